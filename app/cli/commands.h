@@ -1,0 +1,17 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kforge::cli {
+
+// Each add* function declares one subcommand and the action main() runs when it was chosen.
+struct Command {
+    CLI::App* app;
+    std::function<int()> run;
+};
+Command addModulesCommand(CLI::App& app);
+Command addDoctorCommand(CLI::App& app);
+Command addRunCommand(CLI::App& app);
+
+} // namespace kforge::cli

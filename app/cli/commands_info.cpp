@@ -1,0 +1,94 @@
+// kforge modules, kforge doctor.
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/doctor.h>
+
+#include <iostream>
+
+namespace kforge::cli {
+
+Command addModulesCommand(CLI::App& app)
+{
+    struct Options {
+        std::string model;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("modules", "Print the module tree with parameters and replaceable functions");
+    cmd->add_option("MODEL", options->model, "TorchScript file or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
+        ->required();
+    cmd->add_flag("--json", options->json, "JSON array of modules");
+    return {cmd, [options] {
+                auto session = openModel(options->model, {}, {});
+                if (options->json) {
+                    nlohmann::json out = nlohmann::json::array();
+                    for (const auto& m : session->modules())
+                        out.push_back(toJson(m));
+                    std::cout << out.dump(2) << '\n';
+                    return 0;
+                }
+                std::vector<std::vector<std::string>> rows;
+                for (const auto& m : session->modules())
+                    rows.push_back({std::string(size_t(m.depth) * 2, ' ') + (m.path.empty() ? "(root)" : m.path),
+                                    m.typeName, withThousands(m.parameterCount), functionsSummary(m.functions)});
+                std::cout << formatTable({"MODULE", "TYPE", "PARAMS", "FUNCTIONS"}, rows);
+                const auto& root = session->modules().front();
+                std::cout << session->modules().size() << " modules, " << withThousands(root.subtreeParameterCount)
+                          << " parameters; functions in the model: " << functionsSummary(root.subtreeFunctions)
+                          << '\n';
+                return 0;
+            }};
+}
+
+Command addDoctorCommand(CLI::App& app)
+{
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = app.add_subcommand("doctor", "Report LibTorch, CUDA, CUPTI and the interposer self-test");
+    cmd->add_flag("--json", *json, "JSON output");
+    return {cmd, [json] {
+                const SystemReport r = systemReport();
+                if (*json) {
+                    std::cout << nlohmann::json{{"kforge", r.kforgeVersion},
+                                                {"torch", r.torchVersion},
+                                                {"torch_cuda_build", r.torchCudaBuild},
+                                                {"torch_cuda_version", r.torchCudaVersion},
+                                                {"cuda_devices", r.cudaDevices},
+                                                {"cupti_linked", r.cuptiLinked},
+                                                {"cupti_version", r.cuptiVersion},
+                                                {"can_trace", r.canTrace},
+                                                {"trace_status", r.traceStatus},
+                                                {"interposer",
+                                                 {{"dispatch_key", r.interposer.dispatchKey},
+                                                  {"self_test_passed", r.interposer.selfTestPassed},
+                                                  {"self_test", r.interposer.selfTestMessage},
+                                                  {"intercepted_ops", r.interposer.interceptedOps},
+                                                  {"missing_ops", r.interposer.missingOps}}}}
+                                     .dump(2)
+                              << '\n';
+                    return 0;
+                }
+                std::cout << "kforge        " << r.kforgeVersion << '\n'
+                          << "LibTorch      " << r.torchVersion
+                          << (r.torchCudaBuild ? " (CUDA build, CUDA " + r.torchCudaVersion + ")" : " (CPU build)")
+                          << '\n'
+                          << "CUDA devices  " << (r.cudaDevices.empty() ? "none" : "") << '\n';
+                for (const auto& d : r.cudaDevices)
+                    std::cout << "  " << d << '\n';
+                std::cout << "CUPTI         " << (r.cuptiLinked ? "version " + r.cuptiVersion : "not linked") << '\n'
+                          << "can trace     " << r.traceStatus << '\n'
+                          << "interposer    key " << r.interposer.dispatchKey << ", self-test "
+                          << (r.interposer.selfTestPassed ? "passed" : "FAILED") << ": "
+                          << r.interposer.selfTestMessage << '\n'
+                          << "intercepted   " << r.interposer.interceptedOps.size() << " op overloads";
+                if (!r.interposer.missingOps.empty()) {
+                    std::cout << "; missing from this LibTorch:";
+                    for (const auto& op : r.interposer.missingOps)
+                        std::cout << ' ' << op;
+                }
+                std::cout << '\n';
+                return 0;
+            }};
+}
+
+} // namespace kforge::cli

@@ -1,0 +1,34 @@
+// kforge: the command-line face of the engine. Parsing and wiring only; the work is in the engine.
+#include "commands.h"
+
+#include <kforge/error.h>
+#include <kforge/version.h>
+
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"kforge: inspect TorchScript models, run them with kernel providers, profile the effect"};
+    app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION_STRING);
+    app.require_subcommand(1);
+    const std::vector<kforge::cli::Command> commands{kforge::cli::addModulesCommand(app),
+                                                     kforge::cli::addDoctorCommand(app),
+                                                     kforge::cli::addRunCommand(app)};
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        for (const auto& command : commands)
+            if (command.app->parsed())
+                return command.run();
+    } catch (const kforge::Error& e) {
+        std::cerr << "kforge: error: " << e.what() << '\n';
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "kforge: internal error: " << e.what() << '\n';
+        return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,109 @@
+#include "output.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace kforge::cli {
+
+std::string withThousands(long long value)
+{
+    std::string digits = std::to_string(value < 0 ? -value : value);
+    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(size_t(i), ",");
+    return value < 0 ? "-" + digits : digits;
+}
+
+std::string functionsSummary(const std::map<std::string, int>& functions)
+{
+    std::string out;
+    for (const auto& [name, count] : functions)
+        out += (out.empty() ? "" : ", ") + name + (count > 1 ? " x" + std::to_string(count) : "");
+    return out;
+}
+
+std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
+{
+    std::vector<size_t> widths(header.size());
+    for (size_t c = 0; c < header.size(); ++c) {
+        widths[c] = header[c].size();
+        for (const auto& row : rows)
+            widths[c] = std::max(widths[c], c < row.size() ? row[c].size() : 0);
+    }
+    std::ostringstream out;
+    const auto line = [&](const std::vector<std::string>& cells) {
+        std::string text;
+        for (size_t c = 0; c < header.size(); ++c) {
+            const std::string cell = c < cells.size() ? cells[c] : "";
+            text += cell + (c + 1 < header.size() ? std::string(widths[c] - cell.size() + 2, ' ') : "");
+        }
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        out << text << '\n';
+    };
+    line(header);
+    for (const auto& row : rows)
+        line(row);
+    return out.str();
+}
+
+nlohmann::json toJson(const ModuleInfo& m)
+{
+    return {{"path", m.path},
+            {"name", m.name},
+            {"type", m.typeName},
+            {"qualified_type", m.qualifiedTypeName},
+            {"parameters", m.parameterCount},
+            {"parameter_bytes", m.parameterBytes},
+            {"subtree_parameters", m.subtreeParameterCount},
+            {"children", m.children},
+            {"functions", m.functions},
+            {"subtree_functions", m.subtreeFunctions}};
+}
+
+nlohmann::json toJson(const TensorDigest& d)
+{
+    return {{"path", d.path}, {"dtype", d.dtype}, {"device", d.device}, {"shape", d.shape},
+            {"sum", d.sum},   {"max_abs", d.maxAbs}};
+}
+
+nlohmann::json toJson(const LeftoverPatch& p)
+{
+    return {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath},
+            {"thread", p.thread},     {"runtime", p.runtimeId},  {"error", p.error},
+            {"unwound", p.unwound},   {"capture", p.capture}};
+}
+
+std::string describe(const TensorDigest& d)
+{
+    std::string shape;
+    for (auto s : d.shape)
+        shape += (shape.empty() ? "" : ",") + std::to_string(s);
+    char numbers[128];
+    std::snprintf(numbers, sizeof numbers, "sum=%.6g max|x|=%.6g", d.sum, d.maxAbs);
+    return (d.path.empty() ? "output" : "output " + d.path) + ": " + d.dtype + "[" + shape + "] on " + d.device +
+           "  " + numbers;
+}
+
+std::string describe(const LeftoverPatch& p)
+{
+    return p.function + " -> " + p.provider + " pushed by module '" + p.modulePath + "' on thread " +
+           std::to_string(p.thread) + (p.unwound ? " (unwound)" : " (still in effect)") +
+           (p.error.empty() ? "" : ": " + p.error);
+}
+
+std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
+                                        const std::string& inputsFile, OpenOptions options)
+{
+    auto session = ModelSession::open(source, options);
+    for (const auto& warning : session->warnings())
+        std::cerr << "kforge: warning: " << warning << '\n';
+    if (!inputsFile.empty())
+        session->loadInputsFile(inputsFile);
+    else if (!inputSpecs.empty())
+        session->setInputSpecs(inputSpecs);
+    return session;
+}
+
+} // namespace kforge::cli

@@ -1,0 +1,27 @@
+#pragma once
+#include <kforge/model_session.h>
+#include <kforge/runtime_types.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kforge::cli {
+
+std::string withThousands(long long value);
+std::string functionsSummary(const std::map<std::string, int>& functions);
+// Left-aligned columns sized to their widest cell.
+std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+nlohmann::json toJson(const ModuleInfo& module);
+nlohmann::json toJson(const TensorDigest& digest);
+nlohmann::json toJson(const LeftoverPatch& patch);
+std::string describe(const TensorDigest& digest);
+std::string describe(const LeftoverPatch& patch);
+
+// Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
+std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
+                                        const std::string& inputsFile, OpenOptions options = {});
+
+} // namespace kforge::cli

@@ -1,0 +1,65 @@
+#pragma once
+#include <kforge/module_info.h>
+#include <kforge/tensor_digest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+struct OpenOptions {
+    // R11: keep patches that a failed forward left behind, for debugging, instead of unwinding them.
+    bool keepLeftovers = false;
+};
+
+// A loaded TorchScript model (a file, or "builtin:NAME"), its module tree and its example inputs.
+// Opening instruments each module class's forward once with module enter/exit ops (runtime-semantics R2);
+// which modules are hooked is decided at run time by the runtimes activated on the session.
+class ModelSession {
+public:
+    // Throws kforge::Error naming the file or builtin and the cause.
+    static std::unique_ptr<ModelSession> open(const std::string& source, OpenOptions options = {});
+    static std::vector<std::string> builtinModels(); // "builtin:tiny-gpt", ...
+
+    ~ModelSession();
+    ModelSession(const ModelSession&) = delete;
+    ModelSession& operator=(const ModelSession&) = delete;
+
+    const std::string& source() const;
+    std::string displayName() const; // "tiny-gpt", "resnet.pt"
+    bool isBuiltin() const;
+    // A frozen model has its submodules inlined: module scoping is unavailable (a warning says so).
+    bool isFrozen() const;
+    const std::vector<std::string>& warnings() const;
+
+    const std::vector<ModuleInfo>& modules() const; // pre-order, root first
+    const ModuleInfo* findModule(const std::string& path) const;
+
+    // Inputs: builtins and sessions start with default example inputs (files need setInputs/loadInputs).
+    void setInputSpecs(const std::vector<std::string>& specs); // "float32[1,3,224,224]", one per argument
+    void loadInputsFile(const std::string& path);              // torch.save'd tensor, tuple, list or dict
+    std::vector<std::string> describeInputs() const;           // "float32[1,16]" per input
+    bool hasInputs() const;
+    std::vector<std::string> forwardArgumentNames() const;     // the forward schema's names, without self
+
+    // One forward inside the engine's call guard (R10). Throws kforge::Error on failure; the runtime state
+    // is unwound (or kept, with keepLeftovers) and the session stays usable.
+    std::vector<TensorDigest> forward();
+    // Run forwards on `threads` threads, `iterations` each (R12). Returns the digests of the last forward.
+    std::vector<TensorDigest> forwardMany(int iterations, int threads = 1);
+
+    const OpenOptions& options() const;
+    void setKeepLeftovers(bool keep);
+
+    struct Impl;
+    Impl& impl() { return *m_impl; }
+    const Impl& impl() const { return *m_impl; }
+
+private:
+    explicit ModelSession(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace kforge

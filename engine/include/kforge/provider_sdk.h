@@ -1,0 +1,80 @@
+#pragma once
+// The provider SDK: the one public header that includes LibTorch, for people who write kernel providers
+// (built in, or in a plugin .so). A provider replaces one torch.nn.functional function: it is called with
+// the op's boxed stack (same schema as the ATen op) and leaves the op's outputs on it.
+#include <kforge/functions.h>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+enum class ProviderState { Init, Ready };
+
+class KernelProvider {
+public:
+    virtual ~KernelProvider() = default;
+
+    virtual Function function() const = 0;
+    // Registry key, unique: "TorchSDPAKernelProvider".
+    virtual std::string typeName() const = 0;
+    // Type plus settings: "TorchSDPAKernelProvider(backend=MATH)".
+    virtual std::string displayName() const { return typeName(); }
+    virtual std::vector<std::string> devices() const { return {"cpu"}; }
+
+    // Eligibility on observed samples (each one a boxed argument stack): INIT -> READY. Idempotent; false
+    // when some sample is unsupported (the state then stays INIT).
+    bool prepare(const std::vector<torch::jit::Stack>& samples);
+    ProviderState state() const { return m_state; }
+
+    // Runs the provider: pops the arguments and pushes the outputs. The runtime has already excluded the
+    // interposition key, so torch calls made here reach the real kernels. Throws when not READY.
+    void call(const c10::OperatorHandle& op, torch::jit::Stack& stack);
+
+    // Settings as JSON, "type" included. Restoring settings makes the provider READY (as in AITune).
+    virtual nlohmann::json settings() const { return {{"type", typeName()}}; }
+    void restore(const nlohmann::json& settings);
+
+protected:
+    virtual bool supports(const torch::jit::Stack& sample) const { return true; }
+    virtual void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) = 0;
+    // Reads the keys other than "type"; throws kforge::Error naming an unknown key or a bad value.
+    virtual void loadSettings(const nlohmann::json& settings);
+
+private:
+    ProviderState m_state = ProviderState::Init;
+};
+
+struct ProviderTypeInfo {
+    std::string typeName;
+    Function function;
+    std::vector<std::string> devices;
+    std::string description;
+    std::function<std::unique_ptr<KernelProvider>()> create;
+};
+
+// Process-wide catalogue of provider types.
+class ProviderRegistry {
+public:
+    static ProviderRegistry& instance();
+    // Throws kforge::Error on a duplicate type name.
+    void add(ProviderTypeInfo info);
+    const ProviderTypeInfo* find(const std::string& typeName) const;
+    std::vector<ProviderTypeInfo> list() const;
+    // Creates a READY provider from its settings ({"type": ..., ...}); throws kforge::Error naming the
+    // problem (unknown type, unknown key, bad value).
+    std::unique_ptr<KernelProvider> create(const nlohmann::json& settings) const;
+
+private:
+    ProviderRegistry();
+    struct State;
+    std::shared_ptr<State> m_state;
+};
+
+} // namespace kforge

@@ -1,0 +1,72 @@
+#pragma once
+#include <kforge/plan.h>
+#include <kforge/runtime_types.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kforge {
+
+class ModelSession;
+
+// AITune's KernelProviderRuntime in LibTorch (runtime-semantics.md R1-R16). Hooks are placed on the plan's
+// scope modules of one session; function tables and stacks are per thread.
+class KernelProviderRuntime {
+public:
+    // Resolves every enabled entry (scope in the model, function known, provider type registered and
+    // supporting the function); throws kforge::Error listing what is wrong. The session must outlive it.
+    KernelProviderRuntime(ModelSession& session, Plan plan);
+    ~KernelProviderRuntime(); // deactivates
+    KernelProviderRuntime(const KernelProviderRuntime&) = delete;
+    KernelProviderRuntime& operator=(const KernelProviderRuntime&) = delete;
+
+    void activate();   // R6: idempotent, transactional
+    void deactivate(); // R7: idempotent, unwinds every thread this runtime touched
+    bool isActive() const; // R9
+
+    // R8: activates if needed, disables gradients, deactivates on leaving only if it activated.
+    class Applied {
+    public:
+        ~Applied();
+        Applied(Applied&&) noexcept;
+        Applied& operator=(Applied&&) = delete;
+
+    private:
+        friend class KernelProviderRuntime;
+        Applied(KernelProviderRuntime* runtime, bool activated);
+        KernelProviderRuntime* m_runtime;
+        bool m_activated;
+        struct GradGuard;
+        std::unique_ptr<GradGuard> m_noGrad;
+    };
+    [[nodiscard]] Applied applied();
+
+    std::uint64_t id() const;
+    const Plan& plan() const;
+    // Patches of this runtime still in effect on threads that are not inside an engine forward (R11).
+    std::vector<LeftoverPatch> leftovers() const;
+    // Patches that call guards unwound (or kept) after a failed or unbalanced forward (R10), oldest first.
+    std::vector<LeftoverPatch> leftoverReports() const;
+    void clearLeftoverReports();
+
+    struct Impl;
+
+private:
+    std::shared_ptr<Impl> m_impl;
+};
+
+// Every live thread's function table and stacks (R12), for the UI.
+std::vector<ThreadStacksSnapshot> snapshotFunctionStacks();
+
+// The interposition mechanism's start-up self-test (R1), reported by `kforge doctor`.
+struct InterposerReport {
+    std::string dispatchKey;
+    bool selfTestPassed = false;
+    std::string selfTestMessage;
+    std::vector<std::string> interceptedOps; // "aten::gelu", "aten::softmax.int", ...
+    std::vector<std::string> missingOps;     // overloads this LibTorch lacks (reported, not fatal)
+};
+InterposerReport interposerReport();
+
+} // namespace kforge

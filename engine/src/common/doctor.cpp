@@ -1,0 +1,57 @@
+#include <kforge/doctor.h>
+#include <kforge/version.h>
+
+#include "profiling/cupti_info.h"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#ifdef KFORGE_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include <cstdio>
+
+namespace kforge {
+namespace {
+
+std::vector<std::string> listCudaDevices()
+{
+    std::vector<std::string> out;
+#ifdef KFORGE_WITH_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+        return out;
+    for (int i = 0; i < count; ++i) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+            continue;
+        char line[256];
+        std::snprintf(line, sizeof line, "%d: %s (sm_%d%d, %.1f GiB)", i, prop.name, prop.major, prop.minor,
+                      double(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
+        out.emplace_back(line);
+    }
+#endif
+    return out;
+}
+
+} // namespace
+
+SystemReport systemReport()
+{
+    SystemReport r;
+    r.kforgeVersion = KFORGE_VERSION_STRING;
+    r.torchVersion = TORCH_VERSION;
+    r.torchCudaBuild = torch::cuda::is_available() || profiling::torchBuiltWithCuda();
+    r.torchCudaVersion = profiling::torchCudaVersion();
+    r.cudaDevices = listCudaDevices();
+    const profiling::CuptiInfo cupti = profiling::cuptiInfo(!r.cudaDevices.empty());
+    r.cuptiLinked = cupti.linked;
+    r.cuptiVersion = cupti.version;
+    r.canTrace = cupti.canTrace;
+    r.traceStatus = cupti.status;
+    r.interposer = interposerReport();
+    return r;
+}
+
+} // namespace kforge

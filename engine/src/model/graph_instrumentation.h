@@ -1,0 +1,11 @@
+#pragma once
+#include <torch/script.h>
+
+namespace kforge {
+
+// Inserts kforge::module_enter(self) first and kforge::module_exit(self) last into the forward graph of
+// each module class of the tree, once per class (R2). Must run before the first forward: executors cache
+// optimized graphs. Returns the number of classes instrumented.
+int instrumentModuleClasses(const torch::jit::Module& root);
+
+} // namespace kforge

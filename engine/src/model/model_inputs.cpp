@@ -1,0 +1,102 @@
+#include "model/model_inputs.h"
+
+#include <kforge/error.h>
+
+#include "model/model_loader.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/serialize.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace kforge {
+namespace {
+
+at::ScalarType scalarTypeOf(const std::string& dtype)
+{
+    static const std::unordered_map<std::string, at::ScalarType> types{
+        {"float32", at::kFloat}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16}, {"float64", at::kDouble},
+        {"int64", at::kLong},    {"int32", at::kInt},    {"int16", at::kShort},       {"int8", at::kChar},
+        {"uint8", at::kByte},    {"bool", at::kBool}};
+    return types.at(dtype);
+}
+
+} // namespace
+
+at::Tensor makeInputTensor(const TensorSpec& spec)
+{
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(1234);
+    const at::ScalarType type = scalarTypeOf(spec.dtype);
+    if (at::isFloatingType(type))
+        return at::normal(0.0, 1.0, spec.shape, gen).to(type);
+    if (type == at::kBool)
+        return at::zeros(spec.shape, at::kBool);
+    return at::randint(0, 10, spec.shape, gen, at::TensorOptions().dtype(type));
+}
+
+std::string describeIValue(const c10::IValue& value)
+{
+    if (value.isTensor()) {
+        const at::Tensor& t = value.toTensor();
+        std::string dtype = c10::toString(t.scalar_type());
+        static const std::unordered_map<std::string, std::string> names{
+            {"Float", "float32"}, {"Half", "float16"}, {"BFloat16", "bfloat16"}, {"Double", "float64"},
+            {"Long", "int64"},    {"Int", "int32"},    {"Short", "int16"},       {"Char", "int8"},
+            {"Byte", "uint8"},    {"Bool", "bool"}};
+        if (const auto it = names.find(dtype); it != names.end())
+            dtype = it->second;
+        std::string shape;
+        for (int64_t d : t.sizes())
+            shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        return dtype + "[" + shape + "]";
+    }
+    return value.tagKind();
+}
+
+LoadedInputs loadInputsFile(const std::string& path)
+{
+    const std::string where = "inputs file '" + path + "'";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw Error(where, std::filesystem::exists(path, ec) ? "is not a regular file" : "file not found");
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.empty())
+        throw Error(where, "file is empty");
+    c10::IValue value;
+    try {
+        value = torch::pickle_load(bytes);
+    } catch (const c10::Error& e) {
+        throw Error(where, "not a torch.save file (" + describeTorchError(e) + ")");
+    } catch (const std::exception& e) {
+        throw Error(where, std::string("not a torch.save file (") + firstLine(e.what()) + ")");
+    }
+    LoadedInputs out;
+    const auto addArg = [&](const c10::IValue& v) {
+        out.args.push_back(v);
+        out.descriptions.push_back(describeIValue(v));
+    };
+    if (value.isTuple()) {
+        for (const auto& v : value.toTupleRef().elements())
+            addArg(v);
+    } else if (value.isList()) {
+        for (const auto& v : value.toListRef())
+            addArg(v);
+    } else if (value.isGenericDict()) {
+        for (const auto& item : value.toGenericDict()) {
+            if (!item.key().isString())
+                throw Error(where, "a dict of inputs needs string keys (the forward's argument names)");
+            out.kwargs[item.key().toStringRef()] = item.value();
+            out.descriptions.push_back(item.key().toStringRef() + "=" + describeIValue(item.value()));
+        }
+    } else if (value.isTensor()) {
+        addArg(value);
+    } else {
+        throw Error(where, "expected a tensor, a tuple, a list or a dict of tensors, found " + value.tagKind());
+    }
+    return out;
+}
+
+} // namespace kforge

@@ -1,0 +1,24 @@
+#pragma once
+#include <kforge/input_spec.h>
+
+#include <torch/script.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kforge {
+
+// A deterministic example tensor for a spec: normal floats, small non-negative integers (valid indices).
+at::Tensor makeInputTensor(const TensorSpec& spec);
+std::string describeIValue(const c10::IValue& value);
+
+struct LoadedInputs {
+    std::vector<c10::IValue> args;
+    std::unordered_map<std::string, c10::IValue> kwargs;
+    std::vector<std::string> descriptions;
+};
+// A file written by torch.save: a tensor, a tuple/list (positional) or a dict of str (keyword arguments).
+LoadedInputs loadInputsFile(const std::string& path);
+
+} // namespace kforge

@@ -1,0 +1,70 @@
+#include "model/model_loader.h"
+
+#include <kforge/error.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kforge {
+
+std::string firstLine(const std::string& message)
+{
+    const auto end = message.find('\n');
+    return end == std::string::npos ? message : message.substr(0, end);
+}
+
+std::string describeTorchError(const c10::Error& error)
+{
+    // The interpreter prefixes a TorchScript traceback; the cause is its last non-empty line.
+    std::string msg = error.what_without_backtrace();
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+        msg.pop_back();
+    if (msg.find("Traceback of TorchScript") != std::string::npos) {
+        const auto last = msg.rfind('\n');
+        if (last != std::string::npos)
+            msg = msg.substr(last + 1);
+    }
+    return firstLine(msg);
+}
+
+torch::jit::Module loadTorchScriptFile(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const std::string where = "model '" + path + "'";
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status))
+        throw Error(where, "file not found");
+    if (fs::is_directory(status))
+        throw Error(where, "is a directory, not a TorchScript file");
+    if (fs::file_size(path, ec) == 0)
+        throw Error(where, "file is empty");
+
+    char magic[4] = {};
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(where, "cannot be read (permission denied?)");
+    in.read(magic, sizeof magic);
+    if (in.gcount() < 4 || magic[0] != 'P' || magic[1] != 'K')
+        throw Error(where, "not a TorchScript archive (the file is not a zip archive; save models with "
+                           "torch.jit.save)");
+
+    try {
+        torch::jit::Module module = torch::jit::load(path, c10::kCPU);
+        if (!module.find_method("forward"))
+            throw Error(where, "the model has no forward() method");
+        return module;
+    } catch (const c10::Error& e) {
+        const std::string cause = describeTorchError(e);
+        if (cause.find("central directory") != std::string::npos ||
+            cause.find("zip archive") != std::string::npos)
+            throw Error(where, "damaged or truncated zip archive (" + cause + ")");
+        throw Error(where, "not a loadable TorchScript archive (" + cause + ")");
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(where, std::string("not a loadable TorchScript archive (") + firstLine(e.what()) + ")");
+    }
+}
+
+} // namespace kforge

@@ -1,0 +1,15 @@
+#pragma once
+#include <torch/script.h>
+
+#include <string>
+
+namespace kforge {
+
+// torch::jit::load with every failure turned into a kforge::Error naming the file and the cause.
+torch::jit::Module loadTorchScriptFile(const std::string& path);
+
+// First line of a LibTorch error, without its C++ backtrace.
+std::string firstLine(const std::string& message);
+std::string describeTorchError(const c10::Error& error);
+
+} // namespace kforge

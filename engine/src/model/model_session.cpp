@@ -1,0 +1,252 @@
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+
+#include "model/builtin_models.h"
+#include "model/graph_instrumentation.h"
+#include "model/model_inputs.h"
+#include "model/model_loader.h"
+#include "model/module_tree.h"
+#include "model/session_impl.h"
+#include "runtime/call_guard.h"
+#include "runtime/hook_table.h"
+#include "runtime/interposer.h"
+
+#include <ATen/core/grad_mode.h>
+
+#include <filesystem>
+#include <thread>
+
+namespace kforge {
+namespace {
+
+constexpr std::string_view kBuiltinPrefix = "builtin:";
+
+void digestInto(const c10::IValue& value, const std::string& path, std::vector<TensorDigest>& out)
+{
+    if (value.isTensor()) {
+        const at::Tensor t = value.toTensor().detach();
+        TensorDigest d;
+        d.path = path;
+        d.dtype = describeIValue(value).substr(0, describeIValue(value).find('['));
+        d.device = t.device().str();
+        d.shape = t.sizes().vec();
+        const at::Tensor f = t.to(at::kCPU).to(at::kDouble);
+        d.sum = t.numel() ? f.sum().item<double>() : 0.0;
+        d.maxAbs = t.numel() ? f.abs().max().item<double>() : 0.0;
+        out.push_back(std::move(d));
+    } else if (value.isTuple() || value.isList()) {
+        const auto elements = value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
+        for (size_t i = 0; i < elements.size(); ++i)
+            digestInto(elements[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), out);
+    } else if (value.isGenericDict()) {
+        for (const auto& item : value.toGenericDict()) {
+            const std::string key = item.key().isString() ? item.key().toStringRef() : item.key().tagKind();
+            digestInto(item.value(), path.empty() ? key : path + "." + key, out);
+        }
+    }
+}
+
+std::vector<runtime::ObjectKey> objectsOf(const ModelSession::Impl& impl)
+{
+    std::vector<runtime::ObjectKey> out;
+    for (const auto& [object, _] : impl.indexByObject)
+        out.push_back(object);
+    return out;
+}
+
+} // namespace
+
+const c10::ivalue::Object* ModelSession::Impl::objectOf(const std::string& path) const
+{
+    const auto it = indexByPath.find(path);
+    if (it == indexByPath.end())
+        return nullptr;
+    for (const auto& [object, index] : indexByObject)
+        if (index == it->second)
+            return object;
+    return nullptr;
+}
+
+std::vector<std::string> ModelSession::builtinModels()
+{
+    std::vector<std::string> out;
+    for (const auto& name : builtin::names())
+        out.push_back(std::string(kBuiltinPrefix) + name);
+    return out;
+}
+
+std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, OpenOptions options)
+{
+    runtime::ensureInterposer();
+    auto impl = std::make_unique<Impl>();
+    impl->source = source;
+    impl->options = options;
+    if (source.rfind(kBuiltinPrefix, 0) == 0) {
+        const std::string name = source.substr(kBuiltinPrefix.size());
+        auto model = builtin::create(name);
+        if (!model) {
+            std::string known;
+            for (const auto& n : builtinModels())
+                known += (known.empty() ? "" : ", ") + n;
+            throw Error("model '" + source + "'", "no such built-in model (available: " + known + ")");
+        }
+        impl->module = std::move(model->module);
+        impl->inputs = std::move(model->exampleInputs);
+        impl->inputDescriptions = std::move(model->inputDescriptions);
+        impl->builtin = true;
+        impl->displayName = name;
+    } else {
+        impl->module = loadTorchScriptFile(source);
+        impl->module.eval();
+        impl->displayName = std::filesystem::path(source).filename().string();
+    }
+
+    try {
+        instrumentModuleClasses(impl->module);
+        impl->modules = buildModuleTree(impl->module);
+    } catch (const c10::Error& e) {
+        throw Error("model '" + source + "'", "cannot instrument the module graphs (" + describeTorchError(e) + ")");
+    }
+    for (size_t i = 0; i < impl->modules.size(); ++i)
+        impl->indexByPath[impl->modules[i].path] = i;
+    std::vector<std::pair<runtime::ObjectKey, std::string>> objects;
+    for (const auto& item : impl->module.named_modules()) {
+        const auto* object = item.value._ivalue().get();
+        impl->indexByObject[object] = impl->indexByPath.at(item.name);
+        objects.emplace_back(object, item.name);
+    }
+    runtime::Hooks::registerModules(objects);
+
+    impl->frozen = looksFrozen(impl->module);
+    if (impl->frozen)
+        impl->warnings.push_back("the model looks frozen (torch.jit.freeze): its submodules were inlined, so "
+                                 "module scoping is unavailable; plan entries can only target the root \"\"");
+    return std::unique_ptr<ModelSession>(new ModelSession(std::move(impl)));
+}
+
+ModelSession::ModelSession(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+ModelSession::~ModelSession() { runtime::Hooks::unregisterModules(objectsOf(*m_impl)); }
+
+const std::string& ModelSession::source() const { return m_impl->source; }
+std::string ModelSession::displayName() const { return m_impl->displayName; }
+bool ModelSession::isBuiltin() const { return m_impl->builtin; }
+bool ModelSession::isFrozen() const { return m_impl->frozen; }
+const std::vector<std::string>& ModelSession::warnings() const { return m_impl->warnings; }
+const std::vector<ModuleInfo>& ModelSession::modules() const { return m_impl->modules; }
+const OpenOptions& ModelSession::options() const { return m_impl->options; }
+void ModelSession::setKeepLeftovers(bool keep) { m_impl->options.keepLeftovers = keep; }
+
+const ModuleInfo* ModelSession::findModule(const std::string& path) const
+{
+    const auto it = m_impl->indexByPath.find(path);
+    return it == m_impl->indexByPath.end() ? nullptr : &m_impl->modules[it->second];
+}
+
+std::vector<std::string> ModelSession::forwardArgumentNames() const
+{
+    std::vector<std::string> names;
+    const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
+    for (size_t i = 1; i < args.size(); ++i)
+        names.push_back(args[i].name());
+    return names;
+}
+
+void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
+{
+    const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
+    size_t required = 0;
+    for (size_t i = 1; i < args.size(); ++i)
+        required += args[i].default_value() ? 0 : 1;
+    const size_t total = args.size() - 1;
+    if (specs.size() < required || specs.size() > total)
+        throw Error("inputs for '" + m_impl->displayName + "'",
+                    "forward takes " + (required == total ? std::to_string(total)
+                                                          : std::to_string(required) + " to " + std::to_string(total)) +
+                        " input(s), " + std::to_string(specs.size()) + " given with --input");
+    std::vector<c10::IValue> inputs;
+    std::vector<std::string> descriptions;
+    for (const auto& text : specs) {
+        const TensorSpec spec = parseTensorSpec(text);
+        inputs.emplace_back(makeInputTensor(spec));
+        descriptions.push_back(formatTensorSpec(spec));
+    }
+    m_impl->inputs = std::move(inputs);
+    m_impl->kwargs.clear();
+    m_impl->inputDescriptions = std::move(descriptions);
+}
+
+void ModelSession::loadInputsFile(const std::string& path)
+{
+    LoadedInputs loaded = kforge::loadInputsFile(path);
+    m_impl->inputs = std::move(loaded.args);
+    m_impl->kwargs = std::move(loaded.kwargs);
+    m_impl->inputDescriptions = std::move(loaded.descriptions);
+}
+
+std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
+bool ModelSession::hasInputs() const { return !m_impl->inputs.empty() || !m_impl->kwargs.empty(); }
+
+std::vector<TensorDigest> ModelSession::forward()
+{
+    const std::string where = "forward of '" + m_impl->displayName + "'";
+    if (!hasInputs())
+        throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
+    at::NoGradGuard noGrad;
+    runtime::CallGuard guard(m_impl->options.keepLeftovers);
+    runtime::clearLastProviderError();
+    c10::IValue output;
+    std::string error;
+    try {
+        output = m_impl->module.get_method("forward")(m_impl->inputs, m_impl->kwargs);
+    } catch (const Error& e) {
+        error = e.what();
+    } catch (const c10::Error& e) {
+        error = runtime::lastProviderError().empty() ? describeTorchError(e) : runtime::lastProviderError();
+    } catch (const std::exception& e) {
+        error = firstLine(e.what());
+    }
+    if (!error.empty()) {
+        guard.finish(&error);
+        throw Error(where, error + " (inputs: " + [&] {
+            std::string s;
+            for (const auto& d : m_impl->inputDescriptions)
+                s += (s.empty() ? "" : ", ") + d;
+            return s;
+        }() + ")");
+    }
+    guard.finish(nullptr);
+    std::vector<TensorDigest> digests;
+    digestInto(output, "", digests);
+    return digests;
+}
+
+std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)
+{
+    if (threads <= 1) {
+        std::vector<TensorDigest> last;
+        for (int i = 0; i < iterations; ++i)
+            last = forward();
+        return last;
+    }
+    std::vector<std::thread> workers;
+    std::vector<std::vector<TensorDigest>> results(threads);
+    std::vector<std::string> errors(threads);
+    for (int t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] {
+            try {
+                for (int i = 0; i < iterations; ++i)
+                    results[t] = forward();
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    for (auto& w : workers)
+        w.join();
+    for (const auto& e : errors)
+        if (!e.empty())
+            throw Error("forward on " + std::to_string(threads) + " threads", e);
+    return results.back();
+}
+
+} // namespace kforge

@@ -1,0 +1,32 @@
+#pragma once
+// ModelSession's private state, shared by the model and runtime layers of the engine.
+#include <kforge/model_session.h>
+
+#include <torch/script.h>
+
+#include <unordered_map>
+
+namespace kforge {
+
+struct ModelSession::Impl {
+    std::string source;
+    std::string displayName;
+    bool builtin = false;
+    bool frozen = false;
+    OpenOptions options;
+    std::vector<std::string> warnings;
+
+    torch::jit::Module module;
+    std::vector<ModuleInfo> modules;
+    std::unordered_map<std::string, size_t> indexByPath;
+    // Module identity at run time is the TorchScript object `self` (R2).
+    std::unordered_map<const c10::ivalue::Object*, size_t> indexByObject;
+
+    std::vector<c10::IValue> inputs;
+    std::unordered_map<std::string, c10::IValue> kwargs;
+    std::vector<std::string> inputDescriptions;
+
+    const c10::ivalue::Object* objectOf(const std::string& path) const;
+};
+
+} // namespace kforge

@@ -1,0 +1,11 @@
+#include "providers/builtin_providers.h"
+
+namespace kforge::providers {
+
+void registerBuiltinProviders(ProviderRegistry& registry)
+{
+    registerAtenReferenceProviders(registry);
+    registerTorchSdpaProvider(registry);
+}
+
+} // namespace kforge::providers

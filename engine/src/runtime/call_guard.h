@@ -1,0 +1,34 @@
+#pragma once
+// The call guard around every forward the engine starts (R10): it records the stack depths on entry and,
+// when the forward throws between a pre-hook and its post-hook (or returns unbalanced), restores them and
+// reports each leftover. With keepLeftovers (R11) it reports but leaves the patches in effect.
+#include "runtime/thread_state.h"
+
+#include <kforge/runtime_types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kforge::runtime {
+
+class CallGuard {
+public:
+    explicit CallGuard(bool keepLeftovers, const char* capture = nullptr);
+    ~CallGuard();
+    CallGuard(const CallGuard&) = delete;
+    CallGuard& operator=(const CallGuard&) = delete;
+
+    // Call once the forward returned (error == nullptr) or failed. Returns the leftovers it found.
+    std::vector<LeftoverPatch> finish(const std::string* error);
+
+private:
+    ThreadState& m_thread;
+    bool m_keep;
+    bool m_finished = false;
+    bool m_prevObserve;
+    const char* m_prevCapture;
+    std::vector<std::pair<std::uint64_t, std::array<size_t, kFunctionCount>>> m_depths;
+};
+
+} // namespace kforge::runtime

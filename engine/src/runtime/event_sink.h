@@ -1,0 +1,20 @@
+#pragma once
+// The producer side of the event stream (R13). Recording is one relaxed load when nobody observes, and
+// allocation-free when somebody does: every string is interned beforehand.
+#include <kforge/events.h>
+
+#include <atomic>
+
+namespace kforge::runtime::events {
+
+extern std::atomic<bool> gRecording;
+
+inline bool recording() { return gRecording.load(std::memory_order_relaxed); }
+
+void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
+          const char* detail = nullptr);
+
+// Whether a forward should observe intercepted calls to originals too (events, stepping, profiling).
+bool observationWanted();
+
+} // namespace kforge::runtime::events

@@ -1,0 +1,81 @@
+#include "runtime/hook_ops.h"
+
+#include "runtime/event_sink.h"
+#include "runtime/hook_table.h"
+#include "runtime/runtime_core.h"
+#include "runtime/step_points.h"
+
+#include <torch/library.h>
+
+namespace kforge::runtime {
+namespace {
+
+bool anythingToDo()
+{
+    return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed);
+}
+
+void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
+{
+    const c10::IValue self = torch::jit::pop(*stack);
+    if (!anythingToDo() || !self.isObject())
+        return;
+    const auto table = Hooks::snapshot();
+    const auto it = table->modules.find(&self.toObjectRef());
+    if (it == table->modules.end())
+        return;
+    const ModuleHooks& hooks = it->second;
+    if (!hooks.bindings.empty()) {
+        ThreadState& thread = ThreadState::current();
+        if (events::recording())
+            events::emit(EventKind::ModuleEnter, hooks.path, nullptr, nullptr, 0);
+        size_t done = 0;
+        try {
+            for (const RuntimeBinding& b : hooks.bindings) {
+                b.runtime->preHook(thread, hooks.path, b.entries);
+                ++done;
+            }
+        } catch (...) {
+            // A later runtime's pre-hook failed: undo the earlier runtimes' pre-hooks of this entry too.
+            while (done-- > 0)
+                hooks.bindings[done].runtime->postHook(thread, hooks.path, hooks.bindings[done].entries);
+            thread.refreshModeKey();
+            throw;
+        }
+        thread.refreshModeKey();
+    }
+    stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
+}
+
+void moduleExit(const c10::OperatorHandle&, torch::jit::Stack* stack)
+{
+    const c10::IValue self = torch::jit::pop(*stack);
+    if ((!Hooks::anyBound() && !events::recording()) || !self.isObject())
+        return;
+    const auto table = Hooks::snapshot();
+    const auto it = table->modules.find(&self.toObjectRef());
+    if (it == table->modules.end() || it->second.bindings.empty())
+        return;
+    const ModuleHooks& hooks = it->second;
+    ThreadState& thread = ThreadState::current();
+    for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
+        b->runtime->postHook(thread, hooks.path, b->entries);
+    thread.refreshModeKey();
+    if (events::recording())
+        events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
+}
+
+} // namespace
+
+c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
+c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
+
+TORCH_LIBRARY(kforge, m)
+{
+    m.def(torch::schema("kforge::module_enter(Any self) -> ()", c10::AliasAnalysisKind::CONSERVATIVE),
+          torch::CppFunction::makeFromBoxedFunction<&moduleEnter>());
+    m.def(torch::schema("kforge::module_exit(Any self) -> ()", c10::AliasAnalysisKind::CONSERVATIVE),
+          torch::CppFunction::makeFromBoxedFunction<&moduleExit>());
+}
+
+} // namespace kforge::runtime

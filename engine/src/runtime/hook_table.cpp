@@ -1,0 +1,74 @@
+#include "runtime/hook_table.h"
+
+#include "runtime/string_pool.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace kforge::runtime {
+namespace {
+
+std::mutex& writeMutex()
+{
+    static auto* m = new std::mutex();
+    return *m;
+}
+
+std::shared_ptr<const HookTable>& tableSlot()
+{
+    static auto* slot = new std::shared_ptr<const HookTable>(std::make_shared<HookTable>());
+    return *slot;
+}
+
+template <class Edit> void update(Edit edit)
+{
+    std::lock_guard lock(writeMutex());
+    auto next = std::make_shared<HookTable>(*std::atomic_load(&tableSlot()));
+    edit(*next);
+    std::atomic_store(&tableSlot(), std::shared_ptr<const HookTable>(std::move(next)));
+}
+
+} // namespace
+
+std::atomic<int> Hooks::s_bound{0};
+
+std::shared_ptr<const HookTable> Hooks::snapshot() { return std::atomic_load(&tableSlot()); }
+
+void Hooks::registerModules(const std::vector<std::pair<ObjectKey, std::string>>& modules)
+{
+    update([&](HookTable& t) {
+        for (const auto& [object, path] : modules)
+            t.modules[object].path = intern(path);
+    });
+}
+
+void Hooks::unregisterModules(const std::vector<ObjectKey>& objects)
+{
+    update([&](HookTable& t) {
+        for (ObjectKey object : objects)
+            t.modules.erase(object);
+    });
+}
+
+void Hooks::bind(const std::shared_ptr<RuntimeCore>& runtime,
+                 const std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>>& scopes)
+{
+    update([&](HookTable& t) {
+        for (const auto& [object, entries] : scopes)
+            t.modules[object].bindings.push_back({runtime, entries});
+    });
+    s_bound.fetch_add(1);
+}
+
+void Hooks::unbind(const RuntimeCore* runtime)
+{
+    update([&](HookTable& t) {
+        for (auto& [object, hooks] : t.modules)
+            hooks.bindings.erase(std::remove_if(hooks.bindings.begin(), hooks.bindings.end(),
+                                                [&](const RuntimeBinding& b) { return b.runtime.get() == runtime; }),
+                                 hooks.bindings.end());
+    });
+    s_bound.fetch_sub(1);
+}
+
+} // namespace kforge::runtime

@@ -1,0 +1,56 @@
+#pragma once
+// Which modules are hooked, by object identity (R2). Sessions register their module objects; active
+// runtimes add their bindings. Readers take an immutable snapshot; writers copy and swap.
+#include "runtime/provider_function.h"
+
+#include <ATen/core/ivalue.h>
+
+#include <atomic>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace kforge::runtime {
+
+class RuntimeCore; // the runtime's state that hooks call into (runtime_core.h)
+
+struct ResolvedEntry {
+    Function function;
+    ProviderFunctionPtr provider;
+    int planIndex;
+};
+
+struct RuntimeBinding {
+    std::shared_ptr<RuntimeCore> runtime;
+    std::vector<ResolvedEntry> entries; // this scope's entries, plan order
+};
+
+struct ModuleHooks {
+    const char* path = ""; // interned
+    std::vector<RuntimeBinding> bindings; // activation order
+};
+
+using ObjectKey = const c10::ivalue::Object*;
+
+struct HookTable {
+    std::unordered_map<ObjectKey, ModuleHooks> modules;
+};
+
+class Hooks {
+public:
+    static std::shared_ptr<const HookTable> snapshot();
+    static void registerModules(const std::vector<std::pair<ObjectKey, std::string>>& modules);
+    static void unregisterModules(const std::vector<ObjectKey>& objects);
+    // Adds one binding per scope object; all or nothing.
+    static void bind(const std::shared_ptr<RuntimeCore>& runtime,
+                     const std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>>& scopes);
+    static void unbind(const RuntimeCore* runtime);
+
+    // True while some runtime is bound: the enter/exit ops do nothing else otherwise (cheap when inactive).
+    static bool anyBound() { return s_bound.load(std::memory_order_relaxed) > 0; }
+
+private:
+    static std::atomic<int> s_bound;
+};
+
+} // namespace kforge::runtime

@@ -1,0 +1,189 @@
+#include <kforge/runtime.h>
+
+#include "model/session_impl.h"
+#include "runtime/event_sink.h"
+#include "runtime/fusers.h"
+#include "runtime/interposer.h"
+#include "runtime/runtime_core.h"
+#include "runtime/string_pool.h"
+
+#include <kforge/error.h>
+
+#include <ATen/core/grad_mode.h>
+
+namespace kforge {
+
+using namespace runtime;
+
+struct KernelProviderRuntime::Impl {
+    ModelSession::Impl* session;
+    Plan plan;
+    std::shared_ptr<RuntimeCore> core = RuntimeCore::create();
+    std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>> scopes;
+    bool active = false;
+    std::mutex mutex; // serialises activate/deactivate
+};
+
+namespace {
+
+std::string entryWhere(size_t index, const PlanEntry& e)
+{
+    return "plan entry " + std::to_string(index) + " (scope '" + e.scope + "', function '" + e.function + "')";
+}
+
+} // namespace
+
+KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) : m_impl(std::make_shared<Impl>())
+{
+    ensureInterposer();
+    m_impl->session = &session.impl();
+    m_impl->plan = std::move(plan);
+    std::vector<std::string> problems;
+    for (size_t i = 0; i < m_impl->plan.entries.size(); ++i) {
+        const PlanEntry& e = m_impl->plan.entries[i];
+        if (!e.enabled)
+            continue;
+        const std::string where = entryWhere(i, e);
+        const ObjectKey object = m_impl->session->objectOf(e.scope);
+        const auto function = functionFromName(e.function);
+        if (!object)
+            problems.push_back(where + ": no module '" + e.scope + "' in the model");
+        if (!function) {
+            problems.push_back(where + ": unknown function '" + e.function + "'");
+            continue;
+        }
+        std::unique_ptr<KernelProvider> provider;
+        try {
+            provider = ProviderRegistry::instance().create(e.provider);
+        } catch (const Error& err) {
+            problems.push_back(where + ": " + err.what());
+            continue;
+        }
+        if (provider->function() != *function) {
+            problems.push_back(where + ": provider '" + provider->typeName() + "' replaces '" +
+                               std::string(functionName(provider->function())) + "', not '" + e.function + "'");
+            continue;
+        }
+        if (!object)
+            continue;
+        auto fn = makeProviderFunction(std::shared_ptr<KernelProvider>(std::move(provider)));
+        auto scope = std::find_if(m_impl->scopes.begin(), m_impl->scopes.end(),
+                                  [&](const auto& s) { return s.first == object; });
+        if (scope == m_impl->scopes.end())
+            scope = m_impl->scopes.insert(m_impl->scopes.end(), {object, {}});
+        scope->second.push_back({*function, std::move(fn), int(i)});
+    }
+    if (!problems.empty()) {
+        std::string why;
+        for (const auto& p : problems)
+            why += (why.empty() ? "" : "; ") + p;
+        throw Error("plan", why);
+    }
+}
+
+KernelProviderRuntime::~KernelProviderRuntime()
+{
+    try {
+        deactivate();
+    } catch (...) {
+        // A destructor must not throw; deactivate only fails on allocation.
+    }
+}
+
+void KernelProviderRuntime::activate()
+{
+    std::lock_guard lock(m_impl->mutex);
+    // R2: an empty plan installs nothing and stays inactive, as in Python.
+    if (m_impl->active || m_impl->scopes.empty())
+        return;
+    Hooks::bind(m_impl->core, m_impl->scopes); // all or nothing (R6)
+    m_impl->active = true;
+    Fusers::disableWhilePlanActive();
+    if (events::recording())
+        events::emit(EventKind::Activate, nullptr, nullptr, nullptr, 0,
+                     intern("runtime " + std::to_string(m_impl->core->id())));
+}
+
+void KernelProviderRuntime::deactivate()
+{
+    std::lock_guard lock(m_impl->mutex);
+    if (m_impl->active) {
+        Hooks::unbind(m_impl->core.get());
+        m_impl->active = false;
+        Fusers::restoreAfterPlan();
+    }
+    // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op).
+    m_impl->core->unwindAllThreads();
+    if (events::recording())
+        events::emit(EventKind::Deactivate, nullptr, nullptr, nullptr, 0,
+                     intern("runtime " + std::to_string(m_impl->core->id())));
+}
+
+bool KernelProviderRuntime::isActive() const
+{
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->active;
+}
+
+struct KernelProviderRuntime::Applied::GradGuard {
+    at::NoGradGuard noGrad;
+};
+
+KernelProviderRuntime::Applied::Applied(KernelProviderRuntime* runtime, bool activated)
+    : m_runtime(runtime), m_activated(activated), m_noGrad(std::make_unique<GradGuard>())
+{
+}
+
+KernelProviderRuntime::Applied::Applied(Applied&& other) noexcept
+    : m_runtime(std::exchange(other.m_runtime, nullptr)), m_activated(other.m_activated),
+      m_noGrad(std::move(other.m_noGrad))
+{
+}
+
+KernelProviderRuntime::Applied::~Applied()
+{
+    m_noGrad.reset();
+    if (m_runtime && m_activated)
+        m_runtime->deactivate();
+}
+
+KernelProviderRuntime::Applied KernelProviderRuntime::applied()
+{
+    const bool wasActive = isActive();
+    if (!wasActive)
+        activate();
+    return Applied(this, !wasActive);
+}
+
+std::uint64_t KernelProviderRuntime::id() const { return m_impl->core->id(); }
+const Plan& KernelProviderRuntime::plan() const { return m_impl->plan; }
+std::vector<LeftoverPatch> KernelProviderRuntime::leftovers() const { return m_impl->core->leftovers(); }
+std::vector<LeftoverPatch> KernelProviderRuntime::leftoverReports() const { return m_impl->core->reports(); }
+void KernelProviderRuntime::clearLeftoverReports() { m_impl->core->clearReports(); }
+
+std::vector<ThreadStacksSnapshot> snapshotFunctionStacks()
+{
+    std::vector<ThreadStacksSnapshot> out;
+    for (const auto& thread : ThreadState::all()) {
+        ThreadStacksSnapshot snap;
+        snap.thread = thread->id();
+        snap.insideForward = thread->guardDepth.load() > 0;
+        std::lock_guard lock(thread->mutex());
+        for (int i = 0; i < kFunctionCount; ++i) {
+            const auto f = static_cast<Function>(i);
+            FunctionStackSnapshot fs;
+            fs.function = std::string(functionName(f));
+            fs.inEffect = nameOf(thread->inEffectOwner(f).get());
+            for (const auto& [runtimeId, stacks] : thread->allStacks())
+                for (const StackEntry& e : stacks[i])
+                    fs.entries.push_back({nameOf(e.saved.get()), nameOf(e.installed.get()), e.modulePath,
+                                          e.planEntry, runtimeId, e.timeNs});
+            if (!fs.entries.empty() || thread->inEffectOwner(f))
+                snap.functions.push_back(std::move(fs));
+        }
+        out.push_back(std::move(snap));
+    }
+    return out;
+}
+
+} // namespace kforge

@@ -1,0 +1,243 @@
+#include "application_identity.h"
+#include "main_window.h"
+#include "models/module_tree_model.h"
+#include "recent_files.h"
+
+#include <kforge/model_session.h>
+
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMimeData>
+#include <QRandomGenerator>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryFile>
+#include <QTest>
+#include <QUrl>
+
+#include <memory>
+
+using kforge::ui::MainWindow;
+using kforge::ui::ModuleTreeModel;
+using kforge::ui::RecentFiles;
+
+namespace {
+
+constexpr int kLoadTimeoutMs = 60'000;
+const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
+const QString kTinyMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/tiny_mlp.pt");
+
+std::unique_ptr<MainWindow> makeWindow()
+{
+    auto window = std::make_unique<MainWindow>();
+    window->setModalErrors(false);
+    window->show();
+    return window;
+}
+
+QStringList storedRecentFiles() { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
+
+QStringList topLevelModules(const MainWindow& window)
+{
+    const ModuleTreeModel& model = *window.moduleModel();
+    QStringList names;
+    const QModelIndex root = model.index(0, 0);
+    for (int row = 0; row < model.rowCount(root); ++row)
+        names << model.index(row, 0, root).data().toString();
+    return names;
+}
+
+QAction* menuEntry(QMenu* menu, const QString& source)
+{
+    for (QAction* action : menu->actions()) {
+        if (action->data().toString() == source)
+            return action;
+    }
+    return nullptr;
+}
+
+// Sends what a real drag of `mime` onto the window delivers; returns whether the drop was accepted.
+bool drop(MainWindow& window, const QMimeData& mime)
+{
+    const QPoint center = window.rect().center();
+    QDragEnterEvent enter(center, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    if (!enter.isAccepted())
+        return false;
+    QDropEvent dropEvent(QPointF(center), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &dropEvent);
+    return dropEvent.isAccepted();
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Before the first QSettings: the user's real settings must stay untouched.
+        QStandardPaths::setTestModeEnabled(true);
+        kforge::ui::applyApplicationIdentity();
+        QVERIFY2(QSettings().fileName().contains(QStringLiteral("qttest")), qPrintable(QSettings().fileName()));
+        QVERIFY2(QFileInfo::exists(kTinyMlp), qPrintable(kTinyMlp));
+    }
+
+    void init() { QSettings().clear(); }
+
+    void openBuiltin()
+    {
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        window->openSource(kTinyGpt);
+        QVERIFY(window->isLoading()); // the load runs on the thread pool, not in openSource()
+        QTRY_VERIFY_WITH_TIMEOUT(!window->isLoading(), kLoadTimeoutMs);
+
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.first().first().toString(), kTinyGpt);
+        QVERIFY(window->session());
+        QCOMPARE(window->source(), kTinyGpt);
+        QCOMPARE(window->moduleModel()->rowCount(), 1);
+        const QStringList top = topLevelModules(*window);
+        QVERIFY2(top.startsWith(QStringLiteral("embed")) && top.contains(QStringLiteral("blocks")),
+                 qPrintable(top.join(',')));
+        QVERIFY(window->windowTitle().contains(QStringLiteral("tiny-gpt")));
+        QCOMPARE(storedRecentFiles(), QStringList{kTinyGpt});
+    }
+
+    void openBuiltinFromMenu()
+    {
+        const auto window = makeWindow();
+        QAction* action = menuEntry(window->actions().openBuiltin, kTinyGpt);
+        QVERIFY(action);
+        QCOMPARE(action->text(), QStringLiteral("tiny-gpt"));
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        action->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(window->source(), kTinyGpt);
+    }
+
+    void recentFilesKeepTheNewestTen()
+    {
+        RecentFiles recent;
+        for (int i = 0; i < 12; ++i)
+            recent.add(QStringLiteral("/models/m%1.pt").arg(i));
+        recent.add(QStringLiteral("/models/m5.pt"));
+        const QStringList entries = storedRecentFiles();
+        QCOMPARE(entries.size(), RecentFiles::kMaxEntries);
+        QCOMPARE(entries.first(), QStringLiteral("/models/m5.pt"));
+        QCOMPARE(entries.at(1), QStringLiteral("/models/m11.pt"));
+        QVERIFY(!entries.contains(QStringLiteral("/models/m1.pt")));
+        QCOMPARE(entries.count(QStringLiteral("/models/m5.pt")), 1);
+    }
+
+    void failingRecentEntryIsRemoved()
+    {
+        const QString gone = QDir::temp().absoluteFilePath(
+            QStringLiteral("kforge-gone-%1.pt").arg(QRandomGenerator::global()->generate()));
+        QSettings().setValue(QStringLiteral("recentFiles"), QStringList{gone, kTinyGpt});
+        const auto window = makeWindow();
+        QMenu* menu = window->actions().openRecent;
+        QVERIFY(menu->isEnabled());
+        QAction* entry = menuEntry(menu, gone);
+        QVERIFY(entry);
+        QVERIFY(menuEntry(menu, kTinyGpt));
+
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        entry->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QFileInfo(gone).fileName()), qPrintable(message));
+        QVERIFY2(!message.contains(QLatin1Char('\n')), qPrintable(message));
+        QCOMPARE(storedRecentFiles(), QStringList{kTinyGpt});
+        QTRY_VERIFY(!menuEntry(menu, gone));
+        QVERIFY(menuEntry(menu, kTinyGpt));
+    }
+
+    void dropFileLoadsIt()
+    {
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kTinyMlp)});
+        QVERIFY(drop(*window, mime));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, kLoadTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        const QString expected = QFileInfo(kTinyMlp).absoluteFilePath();
+        QCOMPARE(window->source(), expected);
+        QCOMPARE(topLevelModules(*window), (QStringList{"norm", "mlp", "head"}));
+        QCOMPARE(storedRecentFiles(), QStringList{expected});
+    }
+
+    void dropWithoutFileIsRefused()
+    {
+        const auto window = makeWindow();
+        QMimeData mime;
+        mime.setText(QStringLiteral("builtin:tiny-gpt"));
+        QVERIFY(!drop(*window, mime));
+        mime.setUrls({QUrl(QStringLiteral("https://example.com/model.pt"))});
+        QVERIFY(!drop(*window, mime));
+        QVERIFY(!window->isLoading());
+    }
+
+    void invalidFileReportsFailure()
+    {
+        QTemporaryFile file(QDir::temp().absoluteFilePath(QStringLiteral("kforge-garbage-XXXXXX.pt")));
+        QVERIFY(file.open());
+        QByteArray noise(4096, Qt::Uninitialized);
+        QRandomGenerator(42).fillRange(reinterpret_cast<quint32*>(noise.data()), noise.size() / 4);
+        file.write(noise);
+        file.flush();
+
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(file.fileName())});
+        QVERIFY(drop(*window, mime));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QFileInfo(file.fileName()).fileName()), qPrintable(message));
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!window->session());
+        QVERIFY(storedRecentFiles().isEmpty());
+
+        // The window stays usable after a failure.
+        window->openSource(kTinyGpt);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(failed.count(), 1);
+    }
+
+    void latestRequestWins()
+    {
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        QSignalSpy loading(window.get(), &MainWindow::loadingChanged);
+        window->openSource(QDir::temp().absoluteFilePath(QStringLiteral("kforge-never-there.pt")));
+        window->openSource(kTinyGpt);
+        QTRY_VERIFY_WITH_TIMEOUT(!window->isLoading(), kLoadTimeoutMs);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(window->source(), kTinyGpt);
+        QCOMPARE(loading.count(), 2); // one busy period: true, then false
+    }
+
+    void closingWhileLoadingIsSafe()
+    {
+        auto window = makeWindow();
+        window->openSource(kTinyGpt);
+        QVERIFY(window->isLoading());
+        window.reset(); // must wait for the worker rather than crash
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

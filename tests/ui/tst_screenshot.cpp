@@ -1,0 +1,96 @@
+// Runs the real kforge-studio executable the way a user or CI script would.
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+constexpr int kRunTimeoutMs = 120'000;
+const QString kStudio = QStringLiteral(KFORGE_STUDIO_PATH);
+
+struct Run {
+    int exitCode = -1;
+    QString errors;
+};
+
+// Settings go to a scratch folder: the app must not change the user's, and the test checks it does not.
+QProcessEnvironment scratchEnvironment(const QTemporaryDir& dir)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+    return env;
+}
+
+Run runStudio(const QStringList& arguments, const QProcessEnvironment& env)
+{
+    QProcess process;
+    process.setProcessEnvironment(env);
+    process.start(kStudio, arguments);
+    Run run;
+    if (!process.waitForFinished(kRunTimeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        run.errors = QStringLiteral("timed out or failed to start: %1").arg(process.errorString());
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.errors = QString::fromLocal8Bit(process.readAllStandardError());
+    return run;
+}
+
+} // namespace
+
+class TestScreenshot : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(QFileInfo(kStudio).isExecutable(), qPrintable(kStudio)); }
+
+    void screenshotOfBuiltin_data()
+    {
+        QTest::addColumn<bool>("withoutDisplay");
+        QTest::newRow("offscreen platform") << false;
+        // No DISPLAY, WAYLAND_DISPLAY nor QT_QPA_PLATFORM: the app must pick offscreen by itself.
+        QTest::newRow("no display") << true;
+    }
+
+    void screenshotOfBuiltin()
+    {
+        QFETCH(bool, withoutDisplay);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QProcessEnvironment env = scratchEnvironment(dir);
+        if (withoutDisplay) {
+            env.remove(QStringLiteral("DISPLAY"));
+            env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+            env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        }
+        const QString png = dir.filePath(QStringLiteral("shot.png"));
+        const Run run = runStudio({QStringLiteral("builtin:tiny-gpt"), QStringLiteral("--screenshot"), png}, env);
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.errors)));
+
+        const QImage image(png);
+        QVERIFY2(!image.isNull(), qPrintable(png));
+        QVERIFY2(image.width() > 100 && image.height() > 100,
+                 qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
+        const QString settings = dir.filePath(QStringLiteral("config/KernelForge/KForge Studio.conf"));
+        QVERIFY2(!QFileInfo::exists(settings), "a screenshot run must not write settings");
+    }
+
+    void screenshotOfMissingModelFails()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString png = dir.filePath(QStringLiteral("shot.png"));
+        const QString model = dir.filePath(QStringLiteral("no-such-model.pt"));
+        const Run run = runStudio({model, QStringLiteral("--screenshot"), png}, scratchEnvironment(dir));
+        QVERIFY2(run.exitCode > 0, qPrintable(QStringLiteral("exit %1").arg(run.exitCode)));
+        QVERIFY2(run.errors.contains(QStringLiteral("no-such-model.pt")), qPrintable(run.errors));
+        QVERIFY(!QFileInfo::exists(png));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScreenshot)
+#include "tst_screenshot.moc"

@@ -1,0 +1,9 @@
+#pragma once
+
+namespace kforge::ui {
+
+// Organization and application names decide where QSettings keeps recent files and window state; the app
+// and its tests must use the same ones.
+void applyApplicationIdentity();
+
+} // namespace kforge::ui

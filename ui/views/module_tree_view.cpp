@@ -1,0 +1,29 @@
+#include "module_tree_view.h"
+
+#include "models/module_tree_model.h"
+
+#include <QHeaderView>
+
+namespace kforge::ui {
+
+ModuleTreeView::ModuleTreeView(QWidget* parent) : QTreeView(parent)
+{
+    setObjectName(QStringLiteral("moduleTreeView"));
+    setUniformRowHeights(true); // models have thousands of modules; rows all look alike
+    setAlternatingRowColors(true);
+    setSelectionBehavior(QAbstractItemView::SelectRows);
+    setAllColumnsShowFocus(true);
+    header()->setStretchLastSection(true);
+}
+
+void ModuleTreeView::expandAndFit(int depth)
+{
+    if (depth < 0)
+        expandAll();
+    else
+        expandToDepth(depth);
+    for (int column = 0; column < ModuleTreeModel::FunctionsColumn; ++column)
+        resizeColumnToContents(column);
+}
+
+} // namespace kforge::ui
