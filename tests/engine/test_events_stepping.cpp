@@ -1,1 +1,205 @@
+// Events and stepping: runtime-semantics.md R13, R14.
+#include <kforge/error.h>
+#include <kforge/events.h>
+#include <kforge/runtime.h>
+#include <kforge/stepping.h>
+
+#include "test_helpers.h"
+
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+#include <future>
+#include <new>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+// Counts heap allocations of this process (for the allocation-free recording check).
+std::atomic<long> gAllocations{0};
+
+} // namespace
+
+void* operator new(std::size_t size)
+{
+    ++gAllocations;
+    if (void* p = std::malloc(size ? size : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+// R13: one forward of builtin:tiny-gpt with SDPA replaced in blocks.0: the events come in order with content.
+TEST(Events, R13_OrderAndContentForOneForward)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    auto stream = EventStream::attach(4096);
+    {
+        KernelProviderRuntime runtime(
+            *session, planOf({entry("blocks.0", "scaled_dot_product_attention", "TorchSDPAKernelProvider")}));
+        runtime.activate();
+        session->forward();
+        runtime.deactivate();
+    }
+    std::vector<Event> log;
+    stream->drain(log);
+    ASSERT_FALSE(log.empty());
+    for (size_t i = 1; i < log.size(); ++i) {
+        EXPECT_GT(log[i].sequence, log[i - 1].sequence);
+        EXPECT_GE(log[i].timeNs, log[i - 1].timeNs);
+    }
+    std::vector<std::string> shape; // the hooked-scope skeleton of the forward
+    std::map<std::string, int> originals;
+    for (const Event& e : log) {
+        if (e.kind == EventKind::OriginalCall)
+            ++originals[e.function];
+        else
+            shape.push_back(std::string(eventKindName(e.kind)) + " " + e.modulePath + " " + e.function + " " +
+                            (e.provider.empty() ? "" : e.provider.substr(0, e.provider.find('('))) + " " +
+                            std::to_string(e.depth));
+    }
+    const std::vector<std::string> expected{
+        "activate    0",
+        "module_enter blocks.0   0",
+        "push blocks.0 scaled_dot_product_attention TorchSDPAKernelProvider 1",
+        "provider_call blocks.0 scaled_dot_product_attention TorchSDPAKernelProvider 0",
+        "pop blocks.0 scaled_dot_product_attention TorchSDPAKernelProvider 0",
+        "module_exit blocks.0   0",
+        "deactivate    0",
+    };
+    EXPECT_EQ(shape, expected);
+    EXPECT_EQ(originals, (std::map<std::string, int>{{"gelu", 2},
+                                                     {"layer_norm", 5},
+                                                     {"linear", 9},
+                                                     {"scaled_dot_product_attention", 1},
+                                                     {"softmax", 1}}));
+    EXPECT_EQ(stream->dropped(), 0u);
+}
+
+// R13: a full buffer never blocks the forward; it drops and counts.
+TEST(Events, R13_SmallBufferCountsDrops)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    auto stream = EventStream::attach(4);
+    session->forward();
+    std::vector<Event> log;
+    stream->drain(log);
+    EXPECT_EQ(log.size(), 4u);
+    EXPECT_EQ(stream->dropped(), 19u - 4u); // 19 original calls in one forward
+}
+
+// R13: only one observer at a time; a second attach is a clear error.
+TEST(Events, R13_OneObserverAtATime)
+{
+    auto stream = EventStream::attach(16);
+    EXPECT_THROW(EventStream::attach(16), Error);
+}
+
+// R13: recording an event allocates nothing: the same provider calls allocate as much with an observer
+// attached as without one.
+TEST(Events, R13_RecordingAllocatesNothing)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    const auto root = moduleObject(*session, "");
+    callEnterOp(root);
+    const at::Tensor x = at::zeros({4});
+    const auto allocationsOf = [&] {
+        for (int i = 0; i < 10; ++i)
+            at::gelu(x); // warm caches
+        const long before = gAllocations.load();
+        for (int i = 0; i < 100; ++i)
+            at::gelu(x);
+        return gAllocations.load() - before;
+    };
+    const long withoutObserver = allocationsOf();
+    long withObserver = 0;
+    {
+        auto stream = EventStream::attach(1024);
+        withObserver = allocationsOf();
+        std::vector<Event> log;
+        stream->drain(log);
+        EXPECT_GE(log.size(), 100u);
+    }
+    EXPECT_EQ(withObserver, withoutObserver);
+    callExitOp(root);
+}
+
+class Stepping : public ::testing::Test {
+protected:
+    void SetUp() override { registerTestProviders(); }
+    void TearDown() override { Stepper::instance().clearBreakpoints(); }
+};
+
+// R14: a module breakpoint pauses the forward thread; while paused the stacks show that moment; Step goes to
+// the next pause point (the gelu call inside the module), Continue finishes the forward.
+TEST_F(Stepping, R14_BreakpointPausesStepAndContinue)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    Stepper& stepper = Stepper::instance();
+    stepper.addModuleBreakpoint("blocks.0.mlp");
+    auto forward = std::async(std::launch::async, [&] { return session->forward(); });
+
+    const auto first = stepper.waitForPause(std::chrono::seconds(20));
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(first->kind, PausePoint::Kind::ModuleEnter);
+    EXPECT_EQ(first->modulePath, "blocks.0.mlp");
+    const auto snapshot = snapshotFunctionStacks();
+    const auto paused = std::find_if(snapshot.begin(), snapshot.end(), [&](const auto& t) { return t.thread == first->thread; });
+    ASSERT_NE(paused, snapshot.end());
+    EXPECT_TRUE(paused->insideForward);
+    ASSERT_EQ(paused->functions.size(), 1u);
+    EXPECT_EQ(paused->functions[0].inEffect, "TestTagGeluProvider");
+    EXPECT_EQ(paused->functions[0].entries.at(0).modulePath, "blocks.0");
+
+    stepper.resume(Stepper::Resume::Step);
+    // The next pause point inside blocks.0.mlp is its fc linear call, then gelu; step until gelu.
+    std::optional<PausePoint> next;
+    for (int i = 0; i < 5; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        next = stepper.waitForPause(std::chrono::seconds(20));
+        ASSERT_TRUE(next.has_value());
+        if (next->function == "gelu")
+            break;
+        stepper.resume(Stepper::Resume::Step);
+    }
+    ASSERT_TRUE(next.has_value());
+    EXPECT_EQ(next->kind, PausePoint::Kind::FunctionCall);
+    EXPECT_EQ(next->function, "gelu");
+    EXPECT_EQ(next->modulePath, "blocks.0");
+    stepper.removeModuleBreakpoint("blocks.0.mlp");
+    stepper.resume(Stepper::Resume::Continue);
+    EXPECT_EQ(forward.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    EXPECT_NO_THROW(forward.get());
+}
+
+// R14, R10: Abort makes the paused forward throw; the call guard unwinds what its scopes pushed.
+TEST_F(Stepping, R14_AbortUnwindsThroughTheCallGuard)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    Stepper& stepper = Stepper::instance();
+    stepper.addModuleBreakpoint("blocks.0.mlp");
+    auto forward = std::async(std::launch::async, [&] { session->forward(); });
+    ASSERT_TRUE(stepper.waitForPause(std::chrono::seconds(20)).has_value());
+    stepper.resume(Stepper::Resume::Abort);
+    try {
+        forward.get();
+        FAIL() << "abort did not stop the forward";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("aborted"), std::string::npos) << e.what();
+    }
+    const auto reports = runtime.leftoverReports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].modulePath, "blocks.0");
+    EXPECT_TRUE(reports[0].unwound);
+    EXPECT_TRUE(runtime.leftovers().empty());
+}

@@ -25,7 +25,7 @@ torch::jit::Module twoLevelModel(const std::string& childBody, const std::string
     child.define("def forward(self, x: Tensor) -> Tensor:\n    return " + childBody + "\n");
     torch::jit::Module root(c10::QualifiedName("__torch__.Root"), cu, true);
     root.register_module("act", child);
-    root.define("def forward(self, x: Tensor) -> Tensor:\n    return " + rootBody + "\n");
+    root.define("def forward(self, x: Tensor):\n    return " + rootBody + "\n");
     root.eval();
     return root;
 }
@@ -36,6 +36,110 @@ void writeBytes(const std::filesystem::path& path, const std::string& bytes)
 {
     std::ofstream out(path, std::ios::binary);
     out << bytes;
+}
+
+} // namespace kforge::test
+
+#include "model/session_impl.h"
+
+#include <kforge/provider_sdk.h>
+
+#include <ATen/ATen.h>
+
+#include <mutex>
+
+namespace kforge::test {
+namespace {
+
+class TagGeluProvider final : public KernelProvider {
+public:
+    TagGeluProvider(std::string type, double tag) : m_type(std::move(type)), m_tag(tag) {}
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return m_type; }
+
+protected:
+    void run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
+    {
+        const std::string approximate(stack.back().toStringRef());
+        const at::Tensor x = stack[stack.size() - 2].toTensor();
+        torch::jit::drop(stack, 2);
+        ++tagCalls();
+        torch::jit::push(stack, at::gelu(x, approximate) + m_tag);
+    }
+
+private:
+    std::string m_type;
+    double m_tag;
+};
+
+class ThrowingGeluProvider final : public KernelProvider {
+public:
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return "TestThrowingGeluProvider"; }
+
+protected:
+    void run(const c10::OperatorHandle&, torch::jit::Stack&) override { throw std::runtime_error("planted failure"); }
+};
+
+} // namespace
+
+std::atomic<long>& tagCalls()
+{
+    static std::atomic<long> calls{0};
+    return calls;
+}
+
+void registerTestProviders()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        auto& r = ProviderRegistry::instance();
+        r.add({"TestTagGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
+                   return std::make_unique<TagGeluProvider>("TestTagGeluProvider", kTagA);
+               }});
+        r.add({"TestTagBGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
+                   return std::make_unique<TagGeluProvider>("TestTagBGeluProvider", kTagB);
+               }});
+        r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test",
+               [] { return std::make_unique<ThrowingGeluProvider>(); }});
+    });
+}
+
+PlanEntry entry(const std::string& scope, const std::string& function, const std::string& providerType)
+{
+    PlanEntry e;
+    e.scope = scope;
+    e.function = function;
+    e.provider = {{"type", providerType}};
+    return e;
+}
+
+Plan planOf(std::vector<PlanEntry> entries) { return Plan{std::move(entries)}; }
+
+c10::IValue moduleObject(ModelSession& session, const std::string& path)
+{
+    for (const auto& item : session.impl().module.named_modules())
+        if (item.name == path)
+            return item.value._ivalue();
+    throw std::runtime_error("no module " + path);
+}
+
+namespace {
+void callHookOp(const char* name, const c10::IValue& self)
+{
+    const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
+    torch::jit::Stack stack{self};
+    op.callBoxed(&stack);
+}
+} // namespace
+
+void callEnterOp(const c10::IValue& self) { callHookOp("kforge::module_enter", self); }
+void callExitOp(const c10::IValue& self) { callHookOp("kforge::module_exit", self); }
+
+double geluTagOnThisThread()
+{
+    const at::Tensor x = at::zeros({1});
+    return at::gelu(x).item<double>(); // gelu(0) == 0, so the value is the tag
 }
 
 } // namespace kforge::test

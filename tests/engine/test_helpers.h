@@ -24,3 +24,33 @@ void saveModule(const torch::jit::Module& module, const std::filesystem::path& p
 void writeBytes(const std::filesystem::path& path, const std::string& bytes);
 
 } // namespace kforge::test
+
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+
+#include <atomic>
+
+namespace kforge::test {
+
+// Test providers (registered once per process):
+//   TestTagGeluProvider   gelu(x) + 1000: its output says who served the call; counts its calls
+//   TestTagBGeluProvider  gelu(x) + 2000
+//   TestThrowingGeluProvider  throws "planted failure"
+void registerTestProviders();
+std::atomic<long>& tagCalls();
+inline constexpr double kTagA = 1000.0;
+inline constexpr double kTagB = 2000.0;
+
+PlanEntry entry(const std::string& scope, const std::string& function, const std::string& providerType);
+Plan planOf(std::vector<PlanEntry> entries);
+
+// The module object at `path` as the hook ops see it (their `self`).
+c10::IValue moduleObject(ModelSession& session, const std::string& path);
+// Calls kforge::module_enter / module_exit by hand, as AITune's test calls the pre-hook by hand.
+void callEnterOp(const c10::IValue& self);
+void callExitOp(const c10::IValue& self);
+
+// Who serves gelu on this thread right now: 0 = original, kTagA or kTagB.
+double geluTagOnThisThread();
+
+} // namespace kforge::test

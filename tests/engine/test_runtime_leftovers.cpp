@@ -1,1 +1,114 @@
+// Call guard and leftovers: runtime-semantics.md R10, R11, R16.
+#include <kforge/error.h>
+#include <kforge/events.h>
+#include <kforge/runtime.h>
+
+#include "test_helpers.h"
+
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+// Root -> act; act's forward calls gelu and then throws (a data-dependent view of a 2-element tensor into
+// 3 elements), i.e. between its pre-hook and its post-hook.
+std::unique_ptr<ModelSession> throwingSession(TempDir& dir, bool keepLeftovers)
+{
+    saveModule(twoLevelModel("torch.gelu(x).view([3])"), dir.path("throws.pt"));
+    auto session = ModelSession::open(dir.path("throws.pt").string(), {keepLeftovers});
+    session->setInputSpecs({"float32[2]"});
+    return session;
+}
+
+} // namespace
+
+class Leftovers : public ::testing::Test {
+protected:
+    void SetUp() override { registerTestProviders(); }
+    TempDir dir;
+};
+
+// R10: a forward that throws mid-way: the guard unwinds, and a leftover event names module and error.
+TEST_F(Leftovers, R10_GuardUnwindsAndReportsTheModuleAndError)
+{
+    auto session = throwingSession(dir, false);
+    KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    auto events = EventStream::attach(1024);
+    EXPECT_THROW(session->forward(), Error);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    EXPECT_TRUE(runtime.leftovers().empty());
+    const auto reports = runtime.leftoverReports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].function, "gelu");
+    EXPECT_EQ(reports[0].provider, "TestTagGeluProvider");
+    EXPECT_EQ(reports[0].modulePath, "act");
+    EXPECT_TRUE(reports[0].unwound);
+    EXPECT_NE(reports[0].error.find("shape"), std::string::npos) << reports[0].error;
+    std::vector<Event> log;
+    events->drain(log);
+    const auto leftover = std::find_if(log.begin(), log.end(), [](const Event& e) { return e.kind == EventKind::Leftover; });
+    ASSERT_NE(leftover, log.end());
+    EXPECT_EQ(leftover->modulePath, "act");
+    EXPECT_EQ(leftover->function, "gelu");
+    EXPECT_FALSE(leftover->detail.empty());
+}
+
+// R11, R7: with leftovers kept, leftovers() lists the patch (still in effect); deactivate() clears it.
+TEST_F(Leftovers, R11_KeptLeftoverIsListedAndDeactivateClearsIt)
+{
+    auto session = throwingSession(dir, true);
+    KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_THROW(session->forward(), Error);
+    const auto left = runtime.leftovers();
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].function, "gelu");
+    EXPECT_EQ(left[0].provider, "TestTagGeluProvider");
+    EXPECT_EQ(left[0].modulePath, "act");
+    EXPECT_NE(left[0].thread, 0u);
+    EXPECT_GT(left[0].timeNs, 0);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA); // the patch is still in effect: that is what a leftover is
+    const auto snapshot = snapshotFunctionStacks();
+    const bool shown = std::any_of(snapshot.begin(), snapshot.end(), [](const ThreadStacksSnapshot& t) {
+        return std::any_of(t.functions.begin(), t.functions.end(), [](const FunctionStackSnapshot& f) {
+            return f.function == "gelu" && f.inEffect == "TestTagGeluProvider" && f.entries.size() == 1 &&
+                   f.entries[0].modulePath == "act";
+        });
+    });
+    EXPECT_TRUE(shown);
+    runtime.deactivate();
+    EXPECT_TRUE(runtime.leftovers().empty());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R11: a pre-hook run outside any engine call guard (user code calling the enter op) stays listed.
+TEST_F(Leftovers, R11_EnterOpOutsideAGuardIsALeftover)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0.mlp", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    callEnterOp(moduleObject(*session, "blocks.0.mlp"));
+    const auto left = runtime.leftovers();
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].modulePath, "blocks.0.mlp");
+    runtime.deactivate();
+    EXPECT_TRUE(runtime.leftovers().empty());
+}
+
+// R10, R16: after a failed forward the session stays usable and the next forward is clean.
+TEST_F(Leftovers, R10_R16_SessionUsableAfterFailure)
+{
+    auto session = throwingSession(dir, false);
+    KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_THROW(session->forward(), Error);
+    session->setInputSpecs({"float32[3]"}); // now view([3]) fits
+    const long before = tagCalls();
+    EXPECT_NO_THROW(session->forward());
+    EXPECT_EQ(tagCalls() - before, 1);
+    EXPECT_EQ(runtime.leftoverReports().size(), 1u); // only the failed forward's
+}

@@ -1,1 +1,365 @@
+// The runtime contract, runtime-semantics.md R1-R9, R16; AITune's runtime tests ported.
+#include <kforge/error.h>
+#include <kforge/events.h>
+#include <kforge/runtime.h>
+
+#include "model/session_impl.h"
+#include "runtime/fault_injection.h"
+#include "runtime/interposer.h"
+#include "runtime/mode_key.h"
+#include "runtime/thread_state.h"
+#include "test_helpers.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
+#include <torch/csrc/autograd/autograd.h>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+class Runtime : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        registerTestProviders();
+        session = ModelSession::open("builtin:tiny-gpt");
+        tagCalls() = 0;
+    }
+    // gelu calls served by the tagging provider during one forward.
+    long taggedGeluCallsInForward()
+    {
+        const long before = tagCalls();
+        session->forward();
+        return tagCalls() - before;
+    }
+    std::unique_ptr<ModelSession> session;
+};
+
+int countEvents(const std::vector<Event>& events, EventKind kind)
+{
+    return int(std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.kind == kind; }));
+}
+
+} // namespace
+
+// R1: inside the scope the provider runs, outside it the original; nothing left on the thread afterwards.
+TEST_F(Runtime, R1_ProviderRunsOnlyInsideItsScope)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_EQ(taggedGeluCallsInForward(), 1); // blocks.1.mlp's gelu, not blocks.0's
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    runtime.deactivate();
+    EXPECT_EQ(taggedGeluCallsInForward(), 0);
+}
+
+// R1: ops nested inside the original (a composite's decomposition) reach the real kernels: aten::linear
+// decomposes into addmm/matmul, and its result and autograd match the uninterposed op.
+TEST_F(Runtime, R1_CompositeOpKeepsAutogradWhenNoProviderInEffect)
+{
+    runtime::ensureInterposer();
+    const at::Tensor w = at::randn({3, 4}).requires_grad_();
+    const at::Tensor x = at::randn({2, 4});
+    const at::Tensor plainGrad = torch::autograd::grad({at::linear(x, w).sum()}, {w})[0];
+    auto& thread = runtime::ThreadState::current();
+    const bool prev = std::exchange(thread.observe, true);
+    at::Tensor interposedGrad;
+    {
+        c10::impl::IncludeDispatchKeyGuard include(runtime::kModeKey);
+        const at::Tensor y = at::linear(x, w);
+        ASSERT_TRUE(y.requires_grad());
+        interposedGrad = torch::autograd::grad({y.sum()}, {w})[0];
+    }
+    thread.observe = prev;
+    EXPECT_TRUE(at::allclose(plainGrad, interposedGrad));
+}
+
+// R1: a provider that calls the same op inside does not re-enter the interposer.
+TEST_F(Runtime, R1_ProviderCallingTheSameOpReachesTheRealKernel)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_EQ(taggedGeluCallsInForward(), 2); // once per block, not recursively
+}
+
+// R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
+TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
+{
+    for (const auto& item : session->impl().module.named_modules()) {
+        const auto method = item.value.find_method("forward");
+        if (!method)
+            continue;
+        const auto graph = torch::jit::toGraphFunction(method->function()).graph();
+        const std::string text = graph->toString();
+        EXPECT_NE(text.find("kforge::module_enter"), std::string::npos) << item.name;
+        EXPECT_NE(text.find("kforge::module_exit"), std::string::npos) << item.name;
+    }
+}
+
+// R2, R9: an empty plan installs nothing and is_active stays false, as in Python.
+TEST_F(Runtime, R2_R9_EmptyPlanStaysInactive)
+{
+    KernelProviderRuntime runtime(*session, Plan{});
+    runtime.activate();
+    EXPECT_FALSE(runtime.isActive());
+}
+
+// R3 (AITune: transactional pre-hook): the 2nd of 3 steps fails -> the 1st is undone, the error rethrown.
+TEST_F(Runtime, R3_PreHookIsTransactional)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider"),
+                                                    entry("", "layer_norm", "AtenLayerNormProvider"),
+                                                    entry("", "softmax", "AtenSoftmaxProvider")}));
+    runtime.activate();
+    runtime::faults::gBeforePush = [](Function, int planIndex) {
+        if (planIndex == 1)
+            throw std::runtime_error("injected failure on the second entry");
+    };
+    EXPECT_THROW(
+        {
+            try {
+                callEnterOp(moduleObject(*session, ""));
+            } catch (const std::exception& e) {
+                EXPECT_NE(std::string(e.what()).find("injected failure"), std::string::npos);
+                throw;
+            }
+        },
+        std::exception);
+    runtime::faults::gBeforePush = nullptr;
+    auto& thread = runtime::ThreadState::current();
+    EXPECT_EQ(thread.inEffect(Function::Gelu), nullptr);
+    EXPECT_EQ(thread.inEffect(Function::LayerNorm), nullptr);
+    EXPECT_TRUE(runtime.leftovers().empty());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R3, R4: pre-hook pushes in plan order, post-hook pops in reverse order and restores the original.
+TEST_F(Runtime, R3_R4_PrePushesPostRestores)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider"),
+                                                    entry("", "softmax", "AtenSoftmaxProvider")}));
+    runtime.activate();
+    auto events = EventStream::attach(256);
+    const auto root = moduleObject(*session, "");
+    callEnterOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    std::vector<Event> log;
+    events->drain(log);
+    std::vector<std::string> order;
+    for (const auto& e : log)
+        if (e.kind == EventKind::Push || e.kind == EventKind::Pop)
+            order.push_back(std::string(eventKindName(e.kind)) + ":" + e.function);
+    EXPECT_EQ(order, (std::vector<std::string>{"push:gelu", "push:softmax", "pop:softmax", "pop:gelu"}));
+}
+
+// R4 (AITune: post-hook restores after a provider throws); R16: the error names function, provider, module.
+TEST_F(Runtime, R4_R16_PostHookRestoresAfterProviderThrows)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0.mlp", "gelu", "TestThrowingGeluProvider")}));
+    runtime.activate();
+    try {
+        session->forward();
+        FAIL() << "the planted provider failure did not surface";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("gelu"), std::string::npos) << what;
+        EXPECT_NE(what.find("TestThrowingGeluProvider"), std::string::npos) << what;
+        EXPECT_NE(what.find("blocks.0.mlp"), std::string::npos) << what;
+        EXPECT_NE(what.find("planted failure"), std::string::npos) << what;
+    }
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    runtime.deactivate();
+    EXPECT_NO_THROW(session->forward()); // the session stays usable (R16)
+}
+
+// R5: nested scopes replacing the same function: inner wins, outer is back after it, original after that.
+TEST_F(Runtime, R5_NestedScopesAreLastInFirstOut)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider"),
+                                                    entry("blocks.0", "gelu", "TestTagBGeluProvider")}));
+    runtime.activate();
+    const auto root = moduleObject(*session, "");
+    const auto block = moduleObject(*session, "blocks.0");
+    callEnterOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callEnterOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    callExitOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R5: a re-entrant scope (the same module entered twice) composes LIFO too.
+TEST_F(Runtime, R5_ReentrantScopeComposes)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    const auto root = moduleObject(*session, "");
+    callEnterOp(root);
+    callEnterOp(root);
+    callExitOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R5: two runtimes on one model compose the same way; deactivating the inner one leaves the outer one.
+TEST_F(Runtime, R5_TwoRuntimesCompose)
+{
+    KernelProviderRuntime outer(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    KernelProviderRuntime inner(*session, planOf({entry("blocks.0", "gelu", "TestTagBGeluProvider")}));
+    outer.activate();
+    inner.activate();
+    const auto root = moduleObject(*session, "");
+    const auto block = moduleObject(*session, "blocks.0");
+    callEnterOp(root);
+    callEnterOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    callExitOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(root);
+    inner.deactivate();
+    EXPECT_EQ(taggedGeluCallsInForward(), 2); // both gelus now by the outer runtime's provider
+}
+
+// R6 (AITune: idempotent activate): activating twice hooks once: one push per scope entry per forward.
+TEST_F(Runtime, R6_ActivateIsIdempotent)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    runtime.activate();
+    auto events = EventStream::attach(4096);
+    session->forward();
+    std::vector<Event> log;
+    events->drain(log);
+    EXPECT_EQ(countEvents(log, EventKind::Push), 1);
+    EXPECT_EQ(countEvents(log, EventKind::Pop), 1);
+}
+
+// R7 (AITune: deactivate unwinds a pre-hook that ran without its post-hook), idempotent.
+TEST_F(Runtime, R7_DeactivateUnwindsUnbalancedPreHook)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    callEnterOp(moduleObject(*session, ""));
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    EXPECT_TRUE(c10::impl::tls_is_dispatch_key_included(runtime::kModeKey));
+    runtime.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    EXPECT_TRUE(runtime.leftovers().empty());
+    runtime.deactivate();
+    EXPECT_FALSE(runtime.isActive());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R7: deactivate() reaches every thread the runtime touched, not only its own.
+TEST_F(Runtime, R7_DeactivateUnwindsOtherThreads)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    std::mutex m;
+    std::condition_variable cv;
+    int stage = 0;
+    double before = -1, after = -1;
+    std::thread worker([&] {
+        callEnterOp(moduleObject(*session, ""));
+        before = geluTagOnThisThread();
+        std::unique_lock lock(m);
+        stage = 1;
+        cv.notify_all();
+        cv.wait(lock, [&] { return stage == 2; });
+        after = geluTagOnThisThread();
+    });
+    {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stage == 1; });
+    }
+    EXPECT_EQ(runtime.leftovers().size(), 1u);
+    runtime.deactivate();
+    {
+        std::lock_guard lock(m);
+        stage = 2;
+    }
+    cv.notify_all();
+    worker.join();
+    EXPECT_EQ(before, kTagA);
+    EXPECT_EQ(after, 0.0);
+}
+
+// R8 (AITune: applied keeps an existing activation, deactivates when it activated, also on exception).
+TEST_F(Runtime, R8_AppliedRestoresPriorState)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    {
+        auto applied = runtime.applied();
+        EXPECT_TRUE(runtime.isActive());
+        EXPECT_FALSE(at::GradMode::is_enabled());
+    }
+    EXPECT_FALSE(runtime.isActive());
+    EXPECT_TRUE(at::GradMode::is_enabled());
+
+    runtime.activate();
+    {
+        auto applied = runtime.applied();
+    }
+    EXPECT_TRUE(runtime.isActive());
+    runtime.deactivate();
+
+    try {
+        auto applied = runtime.applied();
+        throw std::runtime_error("block failed");
+    } catch (const std::runtime_error&) {
+    }
+    EXPECT_FALSE(runtime.isActive());
+}
+
+// R9: is_active is true exactly while hooks are installed.
+TEST_F(Runtime, R9_IsActiveTracksHooks)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    EXPECT_FALSE(runtime.isActive());
+    runtime.activate();
+    EXPECT_TRUE(runtime.isActive());
+    EXPECT_EQ(taggedGeluCallsInForward(), 1);
+    runtime.deactivate();
+    EXPECT_FALSE(runtime.isActive());
+    EXPECT_EQ(taggedGeluCallsInForward(), 0);
+}
+
+// Plan resolution: unknown scope, unknown function, provider of another function: all reported at once.
+TEST_F(Runtime, PlanProblemsAreReportedTogether)
+{
+    try {
+        KernelProviderRuntime runtime(*session, planOf({entry("nope", "gelu", "TestTagGeluProvider"),
+                                                        entry("", "gelu", "AtenLayerNormProvider"),
+                                                        entry("", "gelu", "NoSuchProvider")}));
+        FAIL();
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("no module 'nope'"), std::string::npos) << what;
+        EXPECT_NE(what.find("replaces 'layer_norm'"), std::string::npos) << what;
+        EXPECT_NE(what.find("NoSuchProvider"), std::string::npos) << what;
+    }
+}
+
+// Reference and SDPA providers give the original's numbers on the built-in model.
+TEST_F(Runtime, ReferenceAndSdpaProvidersMatchTheOriginal)
+{
+    const auto baseline = session->forward();
+    for (const char* backend : {"MATH", "FLASH_ATTENTION"}) {
+        PlanEntry sdpa = entry("", "scaled_dot_product_attention", "TorchSDPAKernelProvider");
+        sdpa.provider["backend"] = backend;
+        KernelProviderRuntime runtime(*session, planOf({sdpa, entry("", "linear", "AtenLinearProvider"),
+                                                        entry("", "layer_norm", "AtenLayerNormProvider")}));
+        auto applied = runtime.applied();
+        const auto out = session->forward();
+        EXPECT_NEAR(out[0].sum, baseline[0].sum, 1e-4) << backend;
+        EXPECT_NEAR(out[0].maxAbs, baseline[0].maxAbs, 1e-5) << backend;
+    }
+}

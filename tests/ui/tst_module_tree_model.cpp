@@ -237,5 +237,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestModuleTreeModel)
+QTEST_GUILESS_MAIN(TestModuleTreeModel) // the models library needs no windows, nor a display
 #include "tst_module_tree_model.moc"

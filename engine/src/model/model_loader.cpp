@@ -13,19 +13,23 @@ std::string firstLine(const std::string& message)
     return end == std::string::npos ? message : message.substr(0, end);
 }
 
-std::string describeTorchError(const c10::Error& error)
+std::string describeErrorMessage(std::string msg)
 {
     // The interpreter prefixes a TorchScript traceback; the cause is its last non-empty line.
-    std::string msg = error.what_without_backtrace();
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
         msg.pop_back();
-    if (msg.find("Traceback of TorchScript") != std::string::npos) {
+    if (msg.find("TorchScript") != std::string::npos) {
         const auto last = msg.rfind('\n');
         if (last != std::string::npos)
             msg = msg.substr(last + 1);
+        for (const char* prefix : {"RuntimeError: ", "Exception: "})
+            if (msg.rfind(prefix, 0) == 0)
+                msg = msg.substr(std::string(prefix).size());
     }
     return firstLine(msg);
 }
+
+std::string describeTorchError(const c10::Error& error) { return describeErrorMessage(error.what_without_backtrace()); }
 
 torch::jit::Module loadTorchScriptFile(const std::string& path)
 {

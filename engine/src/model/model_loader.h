@@ -11,5 +11,7 @@ torch::jit::Module loadTorchScriptFile(const std::string& path);
 // First line of a LibTorch error, without its C++ backtrace.
 std::string firstLine(const std::string& message);
 std::string describeTorchError(const c10::Error& error);
+// The same for any exception text that may carry a TorchScript traceback.
+std::string describeErrorMessage(std::string message);
 
 } // namespace kforge

@@ -194,17 +194,15 @@ std::vector<TensorDigest> ModelSession::forward()
         throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
     at::NoGradGuard noGrad;
     runtime::CallGuard guard(m_impl->options.keepLeftovers);
-    runtime::clearLastProviderError();
+    runtime::clearLastEngineError();
     c10::IValue output;
     std::string error;
     try {
         output = m_impl->module.get_method("forward")(m_impl->inputs, m_impl->kwargs);
-    } catch (const Error& e) {
-        error = e.what();
     } catch (const c10::Error& e) {
-        error = runtime::lastProviderError().empty() ? describeTorchError(e) : runtime::lastProviderError();
+        error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
     } catch (const std::exception& e) {
-        error = firstLine(e.what());
+        error = runtime::lastEngineError().empty() ? describeErrorMessage(e.what()) : runtime::lastEngineError();
     }
     if (!error.empty()) {
         guard.finish(&error);

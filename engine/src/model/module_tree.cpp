@@ -8,14 +8,20 @@
 namespace kforge {
 namespace {
 
-void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts)
+void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts, int depth)
 {
     for (const torch::jit::Node* node : block.nodes()) {
         if (const auto* schema = node->maybeSchema())
             if (const auto function = functionOfOp(schema->name(), schema->overload_name()))
                 ++counts[std::string(functionName(*function))];
+        // Scripted Python helpers (F.layer_norm, F.softmax, ...) are prim::CallFunction: they belong to this
+        // module's forward, so look inside them (not into prim::CallMethod: that is a child module's).
+        if (node->kind() == c10::prim::CallFunction && depth < 16)
+            if (const auto fnType = node->input(0)->type()->cast<c10::FunctionType>())
+                if (auto* graphFn = torch::jit::tryToGraphFunction(*fnType->function()))
+                    countFunctions(*graphFn->graph()->block(), counts, depth + 1);
         for (const torch::jit::Block* inner : node->blocks())
-            countFunctions(*inner, counts);
+            countFunctions(*inner, counts, depth);
     }
 }
 
@@ -40,7 +46,7 @@ std::string readableTypeName(const std::string& qualifiedName)
 std::map<std::string, int> functionInventory(const torch::jit::Graph& graph)
 {
     std::map<std::string, int> counts;
-    countFunctions(*graph.block(), counts);
+    countFunctions(*graph.block(), counts, 0);
     return counts;
 }
 

@@ -17,16 +17,16 @@
 namespace kforge::runtime {
 namespace {
 
-thread_local std::string tlsLastProviderError;
+thread_local std::string tlsLastEngineError;
 thread_local int tlsProbeHits = 0; // counted by the self-test
 
 [[noreturn]] void rethrowWithContext(const ThreadState& thread, Function f, const ProviderFunction& fn,
                                      const std::string& why)
 {
     const char* scope = thread.scopeOf(f);
-    tlsLastProviderError = "function '" + std::string(functionName(f)) + "', provider '" + fn.providerName +
+    tlsLastEngineError = "function '" + std::string(functionName(f)) + "', provider '" + fn.providerName +
                            "', module '" + (scope ? scope : "") + "': " + why;
-    TORCH_CHECK(false, tlsLastProviderError);
+    TORCH_CHECK(false, tlsLastEngineError);
 }
 
 void observeOriginal(ThreadState& thread, Function f)
@@ -147,8 +147,9 @@ const InterposerReport& ensureInterposer()
     return report;
 }
 
-const std::string& lastProviderError() { return tlsLastProviderError; }
-void clearLastProviderError() { tlsLastProviderError.clear(); }
+const std::string& lastEngineError() { return tlsLastEngineError; }
+void setLastEngineError(std::string message) { tlsLastEngineError = std::move(message); }
+void clearLastEngineError() { tlsLastEngineError.clear(); }
 
 } // namespace kforge::runtime
 

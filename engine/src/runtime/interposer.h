@@ -7,8 +7,10 @@ namespace kforge::runtime {
 // kModeKey (R1). Safe to call from any thread; later calls return the first result.
 const InterposerReport& ensureInterposer();
 
-// Set by the interposed kernel when a provider throws: the clean message for the call guard (R16).
-const std::string& lastProviderError();
-void clearLastProviderError();
+// The clean message of an error the engine raised inside a forward (a provider that threw, an abort at a
+// breakpoint): the TorchScript interpreter rewraps exceptions, so the call guard's caller reads it here (R16).
+const std::string& lastEngineError();
+void setLastEngineError(std::string message);
+void clearLastEngineError();
 
 } // namespace kforge::runtime

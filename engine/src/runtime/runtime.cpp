@@ -107,14 +107,16 @@ void KernelProviderRuntime::activate()
 void KernelProviderRuntime::deactivate()
 {
     std::lock_guard lock(m_impl->mutex);
-    if (m_impl->active) {
+    const bool wasActive = m_impl->active;
+    if (wasActive) {
         Hooks::unbind(m_impl->core.get());
         m_impl->active = false;
         Fusers::restoreAfterPlan();
     }
     // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op).
     m_impl->core->unwindAllThreads();
-    if (events::recording())
+    ThreadState::current().refreshModeKey(); // other threads drop the key lazily (interposer.cpp)
+    if (events::recording() && (wasActive || m_impl->core->lastUnwound() > 0))
         events::emit(EventKind::Deactivate, nullptr, nullptr, nullptr, 0,
                      intern("runtime " + std::to_string(m_impl->core->id())));
 }

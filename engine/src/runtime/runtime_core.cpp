@@ -116,6 +116,7 @@ void RuntimeCore::postHook(ThreadState& thread, const char* modulePath, const st
 
 void RuntimeCore::unwindAllThreads()
 {
+    m_lastUnwound = 0;
     for (const auto& thread : ThreadState::all()) {
         std::lock_guard lock(thread->mutex());
         auto& all = thread->allStacks();
@@ -131,6 +132,7 @@ void RuntimeCore::unwindAllThreads()
                 events::emit(EventKind::Unwind, stack.back().modulePath, fname(f),
                              nameOf(stack.back().installed.get()), int(stack.size()));
             restoreEntry(*thread, f, stack.front());
+            m_lastUnwound += stack.size();
         }
         all.erase(it);
     }

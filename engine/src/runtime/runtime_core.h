@@ -19,7 +19,8 @@ public:
     // R4: in reverse plan order, pop each non-empty stack and put the popped callable back.
     void postHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
     // R7: restore every function this runtime patched, on every thread, to the bottom of its stack.
-    void unwindAllThreads();
+    void unwindAllThreads(); // lastUnwound() tells how many entries it removed
+    size_t lastUnwound() const { return m_lastUnwound; }
 
     std::vector<LeftoverPatch> leftovers() const; // R11
     void addReport(LeftoverPatch patch);         // R10
@@ -31,6 +32,7 @@ public:
 
 private:
     std::uint64_t m_id;
+    size_t m_lastUnwound = 0;
     mutable std::mutex m_reportsMutex;
     std::vector<LeftoverPatch> m_reports;
 };

@@ -1,4 +1,5 @@
 #include "runtime/event_sink.h"
+#include "runtime/interposer.h"
 #include "runtime/step_points.h"
 #include "runtime/thread_state.h"
 
@@ -50,8 +51,10 @@ void pauseIfHit(PausePoint::Kind kind, const char* modulePath, const char* funct
     s.stepPending = how == Stepper::Resume::Step;
     s.updateLive();
     s.resumed.notify_all();
-    if (how == Stepper::Resume::Abort)
-        throw Error("forward", "aborted by the user at a breakpoint");
+    if (how == Stepper::Resume::Abort) {
+        setLastEngineError("aborted by the user at a breakpoint");
+        throw Error("forward", lastEngineError());
+    }
 }
 } // namespace runtime::stepping
 

@@ -1,0 +1,92 @@
+#pragma once
+// Shared by the benchmark programs: a reporter that keeps every repetition's time per benchmark, so a
+// summary printed after RunSpecifiedBenchmarks can compute ratios against a baseline measured in the same
+// run, and default flags (repetitions, random interleaving) that the command line can override.
+// Nothing here passes or fails on time: the figures are printed for people to judge.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kforge_bench {
+
+struct Stats {
+    int reps = 0;
+    double mean = 0, median = 0, stddev = 0, min = 0; // ns per iteration
+};
+
+class CollectingReporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run>& runs) override
+    {
+        std::vector<Run> shown;
+        for (const Run& r : runs) {
+            if (!r.error_occurred && r.run_type == Run::RT_Iteration && r.iterations > 0) {
+                m_samples[r.run_name.str()].push_back(r.real_accumulated_time * 1e9 / double(r.iterations));
+                m_samples["cpu:" + r.run_name.str()].push_back(r.cpu_accumulated_time * 1e9 /
+                                                               double(r.iterations));
+            }
+            // Show the aggregates only when there are repetitions; the summary shows the rest.
+            if (r.repetitions <= 1 || r.run_type == Run::RT_Aggregate)
+                shown.push_back(r);
+        }
+        if (!shown.empty())
+            ConsoleReporter::ReportRuns(shown);
+    }
+
+    // Real time per iteration (cpu = true: this thread's CPU time, less sensitive to other processes on a
+    // loaded machine). nullptr when the benchmark did not run (filtered out or failed).
+    const Stats* stats(const std::string& benchmark, bool cpu = false)
+    {
+        const std::string name = (cpu ? "cpu:" : "") + benchmark;
+        const auto it = m_samples.find(name);
+        if (it == m_samples.end() || it->second.empty())
+            return nullptr;
+        auto& cached = m_stats[name];
+        std::vector<double> v = it->second;
+        std::sort(v.begin(), v.end());
+        cached.reps = int(v.size());
+        double sum = 0;
+        for (double x : v)
+            sum += x;
+        cached.mean = sum / v.size();
+        cached.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+        double sq = 0;
+        for (double x : v)
+            sq += (x - cached.mean) * (x - cached.mean);
+        cached.stddev = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0.0;
+        cached.min = v.front();
+        return &cached;
+    }
+
+private:
+    std::map<std::string, std::vector<double>> m_samples;
+    std::map<std::string, Stats> m_stats;
+};
+
+// argv with `defaults` ("--benchmark_x=v") added where the command line does not set that flag.
+inline std::vector<char*> withDefaultFlags(int argc, char** argv, const std::vector<std::string>& defaults)
+{
+    static std::vector<std::string> storage;
+    storage.clear();
+    storage.reserve(defaults.size());
+    std::vector<char*> out(argv, argv + argc);
+    for (const std::string& d : defaults) {
+        const std::string key = d.substr(0, d.find('=') + 1);
+        bool given = false;
+        for (int i = 1; i < argc; ++i)
+            given = given || std::string(argv[i]).rfind(key, 0) == 0;
+        if (!given) {
+            storage.push_back(d);
+            out.push_back(storage.back().data());
+        }
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+} // namespace kforge_bench

@@ -1,0 +1,288 @@
+// Forward time of the built-in models (runtime-semantics.md, Cost: "with no runtime active, an instrumented
+// model runs within 1% of the uninstrumented one"). Per model:
+//
+//   uninstrumented      a fresh module from kforge::builtin::create, forward called directly (NoGradGuard,
+//                       as ModelSession::forward uses) -- the baseline
+//   session_inactive    ModelSession::forward(), no runtime active (the figure the 1% target is about)
+//   active_empty_stack  ModelSession::forward() with an active runtime whose only entry targets a function the
+//                       model never calls (relu for tiny-gpt, gelu for convnet) at the root: every replaceable
+//                       op is intercepted and runs its original
+//   active_all_ref      ModelSession::forward() with Aten<Function>Provider at the root for every function
+//                       the model calls: every replaceable op runs through the reference provider
+//
+// and, to attribute the session_inactive overhead, breakdown rows:
+//
+//   instr_graph_direct  the session's instrumented module, forward called directly (module enter/exit ops)
+//   instr_callguard     as above inside the engine's CallGuard (what ModelSession::forward adds, less digest)
+//   uninstr_digest      the baseline plus the output digest that ModelSession::forward computes
+//
+// The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions.
+#include "bench_common.h"
+
+#include "model/builtin_models.h"
+#include "model/session_impl.h"
+#include "runtime/call_guard.h"
+
+#include <kforge/events.h>
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+#include <kforge/runtime.h>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+
+namespace {
+
+using kforge::KernelProviderRuntime;
+
+struct ModelFixture {
+    std::string name;
+    std::vector<std::string> calledFunctions; // what the model's forward calls
+    std::string unusedFunction;               // one it never calls
+    torch::jit::Module plain;                 // uninstrumented
+    std::vector<c10::IValue> plainInputs;
+    std::unique_ptr<kforge::ModelSession> session;
+    std::unique_ptr<KernelProviderRuntime> emptyStack;
+    std::unique_ptr<KernelProviderRuntime> allReference;
+};
+std::vector<std::unique_ptr<ModelFixture>> gModels;
+
+std::string pascalCase(const std::string& snake)
+{
+    std::string out;
+    bool upper = true;
+    for (char c : snake) {
+        if (c == '_') {
+            upper = true;
+            continue;
+        }
+        out += upper ? char(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
+    }
+    return out;
+}
+
+kforge::PlanEntry referenceEntry(const std::string& function)
+{
+    kforge::PlanEntry e;
+    e.scope = "";
+    e.function = function;
+    e.provider = {{"type", "Aten" + pascalCase(function) + "Provider"}};
+    return e;
+}
+
+c10::IValue plainForward(ModelFixture& m)
+{
+    at::NoGradGuard noGrad;
+    return m.plain.get_method("forward")(m.plainInputs, {});
+}
+
+c10::IValue instrumentedForward(ModelFixture& m)
+{
+    at::NoGradGuard noGrad;
+    auto& impl = m.session->impl();
+    return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
+}
+
+// The same work as ModelSession::forward's digest of a tensor output (model_session.cpp, digestInto).
+double digest(const c10::IValue& out)
+{
+    const at::Tensor t = out.toTensor().detach();
+    std::string dtype = c10::toString(t.scalar_type());
+    std::string device = t.device().str();
+    std::vector<int64_t> shape = t.sizes().vec();
+    const at::Tensor f = t.to(at::kCPU).to(at::kDouble);
+    const double sum = f.sum().item<double>();
+    const double maxAbs = f.abs().max().item<double>();
+    benchmark::DoNotOptimize(dtype.data());
+    benchmark::DoNotOptimize(device.data());
+    benchmark::DoNotOptimize(shape.data());
+    return sum + maxAbs;
+}
+
+void BM_uninstrumented(benchmark::State& state, ModelFixture* m)
+{
+    for (auto _ : state)
+        benchmark::DoNotOptimize(plainForward(*m));
+}
+
+void BM_uninstrDigest(benchmark::State& state, ModelFixture* m)
+{
+    for (auto _ : state)
+        benchmark::DoNotOptimize(digest(plainForward(*m)));
+}
+
+void BM_instrGraphDirect(benchmark::State& state, ModelFixture* m)
+{
+    for (auto _ : state)
+        benchmark::DoNotOptimize(instrumentedForward(*m));
+}
+
+void BM_instrCallGuard(benchmark::State& state, ModelFixture* m)
+{
+    for (auto _ : state) {
+        kforge::runtime::CallGuard guard(false);
+        benchmark::DoNotOptimize(instrumentedForward(*m));
+        guard.finish(nullptr);
+    }
+}
+
+void BM_sessionForward(benchmark::State& state, ModelFixture* m, KernelProviderRuntime* runtime)
+{
+    if (runtime)
+        runtime->activate();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(m->session->forward());
+    if (runtime)
+        runtime->deactivate();
+}
+
+// One observed forward per configuration: which replaceable functions ran, as provider or original.
+std::string observe(ModelFixture& m, KernelProviderRuntime* runtime)
+{
+    std::map<std::string, int> counts;
+    {
+        auto stream = kforge::EventStream::attach();
+        if (runtime)
+            runtime->activate();
+        m.session->forward();
+        if (runtime)
+            runtime->deactivate();
+        std::vector<kforge::Event> events;
+        stream->drain(events);
+        for (const auto& e : events)
+            if (e.kind == kforge::EventKind::ProviderCall)
+                ++counts["provider:" + e.function];
+            else if (e.kind == kforge::EventKind::OriginalCall)
+                ++counts["original:" + e.function];
+    }
+    std::string s;
+    for (const auto& [k, n] : counts)
+        s += (s.empty() ? "" : " ") + k + "x" + std::to_string(n);
+    return s;
+}
+
+void setUp(const std::string& name, std::vector<std::string> called, std::string unused)
+{
+    auto m = std::make_unique<ModelFixture>();
+    m->name = name;
+    m->calledFunctions = std::move(called);
+    m->unusedFunction = std::move(unused);
+    auto model = kforge::builtin::create(name);
+    m->plain = model->module;
+    m->plainInputs = model->exampleInputs;
+    m->session = kforge::ModelSession::open("builtin:" + name);
+    m->emptyStack = std::make_unique<KernelProviderRuntime>(*m->session,
+                                                            kforge::Plan{{referenceEntry(m->unusedFunction)}});
+    kforge::Plan all;
+    for (const auto& f : m->calledFunctions)
+        all.entries.push_back(referenceEntry(f));
+    m->allReference = std::make_unique<KernelProviderRuntime>(*m->session, all);
+
+    // Warm up the graph executors (profiling runs, then the optimized plan) in every configuration.
+    for (int i = 0; i < 5; ++i) {
+        plainForward(*m);
+        instrumentedForward(*m);
+        m->session->forward();
+        for (auto* rt : {m->emptyStack.get(), m->allReference.get()}) {
+            rt->activate();
+            m->session->forward();
+            rt->deactivate();
+        }
+    }
+    const auto ref = plainForward(*m).toTensor();
+    const auto inst = instrumentedForward(*m).toTensor();
+    m->allReference->activate();
+    const auto viaRef = instrumentedForward(*m).toTensor();
+    m->allReference->deactivate();
+    std::printf("%s: instrumented output equals uninstrumented: %s; with all reference providers: %s\n",
+                name.c_str(), at::equal(ref, inst) ? "yes" : "NO", at::allclose(ref, viaRef) ? "yes" : "NO");
+    std::printf("  observed inactive    : %s\n", observe(*m, nullptr).c_str());
+    std::printf("  observed empty stack : %s\n", observe(*m, m->emptyStack.get()).c_str());
+    std::printf("  observed all ref     : %s\n", observe(*m, m->allReference.get()).c_str());
+
+    ModelFixture* p = m.get();
+    const std::string b = name + "/";
+    benchmark::RegisterBenchmark((b + "uninstrumented").c_str(), BM_uninstrumented, p)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "session_inactive").c_str(), BM_sessionForward, p, nullptr)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "active_empty_stack").c_str(), BM_sessionForward, p, p->emptyStack.get())
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "active_all_ref").c_str(), BM_sessionForward, p, p->allReference.get())
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "instr_graph_direct").c_str(), BM_instrGraphDirect, p)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "instr_callguard").c_str(), BM_instrCallGuard, p)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "uninstr_digest").c_str(), BM_uninstrDigest, p)->Unit(benchmark::kMicrosecond);
+    gModels.push_back(std::move(m));
+}
+
+void printSummary(kforge_bench::CollectingReporter& rep)
+{
+    std::printf("\n=== forward summary: time per forward, mean of repetitions (median in brackets); "
+                "ratio to uninstrumented ===\n");
+    std::printf("target (runtime-semantics.md, Cost): session_inactive within 1%% of uninstrumented\n");
+    for (const bool cpu : {false, true}) {
+        std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
+        for (const auto& m : gModels) {
+            const std::string b = m->name + "/";
+            const auto* base = rep.stats(b + "uninstrumented", cpu);
+            if (!base)
+                continue;
+            std::printf("%s (at::get_num_threads()=%d)\n", m->name.c_str(), at::get_num_threads());
+            for (const char* row : {"uninstrumented", "session_inactive", "active_empty_stack", "active_all_ref",
+                                    "instr_graph_direct", "instr_callguard", "uninstr_digest"}) {
+                const auto* s = rep.stats(b + row, cpu);
+                if (!s)
+                    continue;
+                const double ratio = s->mean / base->mean, ratioMedian = s->median / base->median;
+                std::printf("  %-20s %9.2f us [%9.2f] sd %6.2f (%2d reps)  ratio %.4f [%.4f]  %+6.2f%% [%+6.2f%%]%s\n",
+                            row, s->mean / 1e3, s->median / 1e3, s->stddev / 1e3, s->reps, ratio, ratioMedian,
+                            (ratio - 1) * 100, (ratioMedian - 1) * 100,
+                            std::string(row) == "session_inactive"
+                                ? (ratio <= 1.01 ? "  (<=1%: meets target)" : "  (>1%: MISSES target)")
+                                : "");
+            }
+            // Attribution of the inactive overhead, in us per forward (means; differences of noisy figures).
+            const auto* inactive = rep.stats(b + "session_inactive", cpu);
+            const auto* graph = rep.stats(b + "instr_graph_direct", cpu);
+            const auto* guard = rep.stats(b + "instr_callguard", cpu);
+            const auto* dig = rep.stats(b + "uninstr_digest", cpu);
+            if (inactive && graph && guard && dig)
+                std::printf("  inactive overhead %+.2f us = enter/exit ops %+.2f + call guard %+.2f + output digest "
+                            "%+.2f + rest (method lookup, strings) %+.2f\n",
+                            (inactive->mean - base->mean) / 1e3, (graph->mean - base->mean) / 1e3,
+                            (guard->mean - graph->mean) / 1e3, (dig->mean - base->mean) / 1e3,
+                            (inactive->mean - guard->mean - (dig->mean - base->mean)) / 1e3);
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    at::set_num_threads(1);
+    setUp("tiny-gpt", {"layer_norm", "linear", "scaled_dot_product_attention", "gelu", "softmax"}, "relu");
+    setUp("convnet", {"conv2d", "group_norm", "silu", "relu", "linear"}, "gelu");
+    std::printf("\n");
+
+    auto args = kforge_bench::withDefaultFlags(argc, argv,
+                                               {"--benchmark_repetitions=10", "--benchmark_min_time=0.3",
+                                                "--benchmark_enable_random_interleaving=true"});
+    int n = int(args.size()) - 1;
+    benchmark::Initialize(&n, args.data());
+    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
+        return 1;
+    kforge_bench::CollectingReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    printSummary(reporter);
+    benchmark::Shutdown();
+    gModels.clear();
+    return 0;
+}
