@@ -1,4 +1,5 @@
 #pragma once
+#include <kforge/capture.h>
 #include <kforge/module_info.h>
 #include <kforge/tensor_digest.h>
 
@@ -49,6 +50,17 @@ public:
     std::vector<TensorDigest> forward();
     // Run forwards on `threads` threads, `iterations` each (R12). Returns the digests of the last forward.
     std::vector<TensorDigest> forwardMany(int iterations, int threads = 1);
+
+    // Moves the model and its inputs to "cpu" or "cuda[:N]"; throws kforge::Error if the device is absent.
+    void setDevice(const std::string& device);
+    std::string device() const;
+
+    // R15: warms up, then captures one forward into a CUDA graph on a side stream, recording which provider
+    // was in effect for which function in which scope. Needs a CUDA device (kforge::Error otherwise). A
+    // failed capture returns a record with ok=false and its leftovers instead of throwing.
+    CaptureRecord capture(int warmupIterations = 2);
+    std::vector<TensorDigest> replay(const std::string& captureId);
+    std::vector<CaptureRecord> captures() const;
 
     const OpenOptions& options() const;
     void setKeepLeftovers(bool keep);

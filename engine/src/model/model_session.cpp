@@ -5,6 +5,7 @@
 #include "model/graph_instrumentation.h"
 #include "model/model_inputs.h"
 #include "model/model_loader.h"
+#include "model/output_digest.h"
 #include "model/module_tree.h"
 #include "model/session_impl.h"
 #include "runtime/call_guard.h"
@@ -20,31 +21,6 @@ namespace kforge {
 namespace {
 
 constexpr std::string_view kBuiltinPrefix = "builtin:";
-
-void digestInto(const c10::IValue& value, const std::string& path, std::vector<TensorDigest>& out)
-{
-    if (value.isTensor()) {
-        const at::Tensor t = value.toTensor().detach();
-        TensorDigest d;
-        d.path = path;
-        d.dtype = describeIValue(value).substr(0, describeIValue(value).find('['));
-        d.device = t.device().str();
-        d.shape = t.sizes().vec();
-        const at::Tensor f = t.to(at::kCPU).to(at::kDouble);
-        d.sum = t.numel() ? f.sum().item<double>() : 0.0;
-        d.maxAbs = t.numel() ? f.abs().max().item<double>() : 0.0;
-        out.push_back(std::move(d));
-    } else if (value.isTuple() || value.isList()) {
-        const auto elements = value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
-        for (size_t i = 0; i < elements.size(); ++i)
-            digestInto(elements[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), out);
-    } else if (value.isGenericDict()) {
-        for (const auto& item : value.toGenericDict()) {
-            const std::string key = item.key().isString() ? item.key().toStringRef() : item.key().tagKind();
-            digestInto(item.value(), path.empty() ? key : path + "." + key, out);
-        }
-    }
-}
 
 std::vector<runtime::ObjectKey> objectsOf(const ModelSession::Impl& impl)
 {
@@ -214,9 +190,7 @@ std::vector<TensorDigest> ModelSession::forward()
         }() + ")");
     }
     guard.finish(nullptr);
-    std::vector<TensorDigest> digests;
-    digestInto(output, "", digests);
-    return digests;
+    return digestOutput(output);
 }
 
 std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)

@@ -26,6 +26,11 @@ struct ModelSession::Impl {
     std::unordered_map<std::string, c10::IValue> kwargs;
     std::vector<std::string> inputDescriptions;
 
+    std::string device = "cpu";
+    struct Graph; // a CUDA graph and its static output (cuda_capture.cpp)
+    std::vector<CaptureRecord> captures;
+    std::vector<std::shared_ptr<Graph>> graphs; // parallel to captures; null for failed ones
+
     const c10::ivalue::Object* objectOf(const std::string& path) const;
 };
 

@@ -79,6 +79,8 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
                              thread.capture, thread.scopeOf(e.function)});
             thread.setInEffect(e.function, e.provider, modulePath);
             ++done;
+            if (thread.captureLog)
+                thread.captureLog->push_back({modulePath, fname(e.function), e.provider->providerName});
             if (events::recording())
                 events::emit(EventKind::Push, modulePath, fname(e.function), e.provider->providerName,
                              int(stack.size()));

@@ -4,6 +4,7 @@
 // snapshot API reach them from other threads.
 #include "runtime/provider_function.h"
 
+#include <kforge/capture.h>
 #include <kforge/functions.h>
 
 #include <array>
@@ -59,6 +60,7 @@ public:
     // Whether intercepted calls should be observed even when the original runs (events, stepping, profiling).
     bool observe = false;
     const char* capture = nullptr; // see StackEntry::capture
+    std::vector<CapturedProvider>* captureLog = nullptr; // pre-hooks record their installs here (R15)
 
     // Sets or clears the interposition key in this thread's TLS include set. Owner thread only.
     void refreshModeKey();

@@ -1,0 +1,160 @@
+// R15: CUDA graph capture of a forward. Host code (our hooks and providers) runs once while capturing;
+// replays run none of it, so a capture remembers the providers it baked in.
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/provider_sdk.h>
+
+#include "model/model_loader.h"
+#include "model/output_digest.h"
+#include "model/session_impl.h"
+#include "runtime/call_guard.h"
+#include "runtime/clock.h"
+#include "runtime/interposer.h"
+#include "runtime/string_pool.h"
+#include "runtime/thread_state.h"
+
+#include <ATen/core/grad_mode.h>
+#include <torch/cuda.h>
+
+#ifdef KFORGE_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <algorithm>
+#include <set>
+
+namespace kforge {
+
+struct ModelSession::Impl::Graph {
+#ifdef KFORGE_WITH_CUDA
+    at::cuda::CUDAGraph graph;
+#endif
+    c10::IValue output; // static: each replay rewrites it
+};
+
+namespace {
+
+c10::IValue toDevice(const c10::IValue& v, const at::Device& device)
+{
+    if (v.isTensor())
+        return v.toTensor().to(device);
+    if (v.isTuple()) {
+        std::vector<c10::IValue> out;
+        for (const auto& e : v.toTupleRef().elements())
+            out.push_back(toDevice(e, device));
+        return c10::ivalue::Tuple::create(std::move(out));
+    }
+    return v;
+}
+
+} // namespace
+
+bool captureIsStale(const CaptureRecord& record, const Plan& plan)
+{
+    std::set<CapturedProvider> now;
+    for (const PlanEntry& e : plan.entries)
+        if (e.enabled)
+            now.insert({e.scope, e.function, ProviderRegistry::instance().create(e.provider)->displayName()});
+    const std::set<CapturedProvider> then(record.providers.begin(), record.providers.end());
+    return now != then;
+}
+
+void ModelSession::setDevice(const std::string& device)
+{
+    at::Device target(at::kCPU);
+    try {
+        target = at::Device(device);
+    } catch (const c10::Error& e) {
+        throw Error("device '" + device + "'", describeTorchError(e));
+    }
+    if (target.is_cuda() && (!torch::cuda::is_available() || target.index() >= int(torch::cuda::device_count())))
+        throw Error("device '" + device + "'", "no such CUDA device is visible on this machine");
+    m_impl->module.to(target);
+    for (auto& input : m_impl->inputs)
+        input = toDevice(input, target);
+    for (auto& [name, input] : m_impl->kwargs)
+        input = toDevice(input, target);
+    m_impl->device = target.str();
+}
+
+std::string ModelSession::device() const { return m_impl->device; }
+std::vector<CaptureRecord> ModelSession::captures() const { return m_impl->captures; }
+
+CaptureRecord ModelSession::capture(int warmupIterations)
+{
+#ifdef KFORGE_WITH_CUDA
+    if (!torch::cuda::is_available())
+        throw Error("graph capture", "needs a CUDA device, and none is visible on this machine");
+    if (m_impl->device.rfind("cuda", 0) != 0)
+        setDevice("cuda");
+    at::NoGradGuard noGrad;
+    for (int i = 0; i < warmupIterations; ++i)
+        forward(); // cuBLAS/cuDNN workspaces and lazy loading happen outside the capture
+
+    CaptureRecord record;
+    record.id = "capture-" + std::to_string(m_impl->captures.size() + 1);
+    record.timeNs = runtime::nowNs();
+    auto graph = std::make_shared<Impl::Graph>();
+    std::vector<CapturedProvider> installed;
+    {
+        // Capture on a side stream: the default stream cannot be captured.
+        c10::cuda::CUDAStreamGuard streamGuard(c10::cuda::getStreamFromPool());
+        auto& thread = runtime::ThreadState::current();
+        runtime::CallGuard guard(m_impl->options.keepLeftovers, runtime::intern(record.id));
+        thread.captureLog = &installed;
+        runtime::clearLastEngineError();
+        std::string error;
+        try {
+            // Thread-local mode: a UI thread touching CUDA meanwhile does not invalidate the capture.
+            graph->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+            try {
+                graph->output = m_impl->module.get_method("forward")(m_impl->inputs, m_impl->kwargs);
+            } catch (...) {
+                try {
+                    graph->graph.capture_end(); // ends the invalidated capture so the stream is usable
+                } catch (...) {
+                }
+                throw;
+            }
+            graph->graph.capture_end();
+        } catch (const c10::Error& e) {
+            error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
+        } catch (const std::exception& e) {
+            error = runtime::lastEngineError().empty() ? describeErrorMessage(e.what()) : runtime::lastEngineError();
+        }
+        thread.captureLog = nullptr;
+        record.leftovers = guard.finish(error.empty() ? nullptr : &error);
+        record.ok = error.empty();
+        record.error = error;
+    }
+    std::sort(installed.begin(), installed.end());
+    installed.erase(std::unique(installed.begin(), installed.end()), installed.end());
+    record.providers = std::move(installed);
+    m_impl->captures.push_back(record);
+    m_impl->graphs.push_back(record.ok ? graph : nullptr);
+    return record;
+#else
+    throw Error("graph capture", "this build has no CUDA support");
+#endif
+}
+
+std::vector<TensorDigest> ModelSession::replay(const std::string& captureId)
+{
+    for (size_t i = 0; i < m_impl->captures.size(); ++i) {
+        if (m_impl->captures[i].id != captureId)
+            continue;
+        if (!m_impl->graphs[i])
+            throw Error("replay of " + captureId, "the capture failed: " + m_impl->captures[i].error);
+#ifdef KFORGE_WITH_CUDA
+        m_impl->graphs[i]->graph.replay();
+        ++m_impl->captures[i].replays;
+        return digestOutput(m_impl->graphs[i]->output);
+#endif
+    }
+    throw Error("replay of " + captureId, "no such capture in this session");
+}
+
+} // namespace kforge
