@@ -27,8 +27,7 @@ public:
         for (const Run& r : runs) {
             if (!r.error_occurred && r.run_type == Run::RT_Iteration && r.iterations > 0) {
                 m_samples[r.run_name.str()].push_back(r.real_accumulated_time * 1e9 / double(r.iterations));
-                m_samples["cpu:" + r.run_name.str()].push_back(r.cpu_accumulated_time * 1e9 /
-                                                               double(r.iterations));
+                m_samples["cpu:" + r.run_name.str()].push_back(r.cpu_accumulated_time * 1e9 / double(r.iterations));
             }
             // Show the aggregates only when there are repetitions; the summary shows the rest.
             if (r.repetitions <= 1 || r.run_type == Run::RT_Aggregate)

@@ -20,6 +20,7 @@
 #include "bench_common.h"
 
 #include "model/builtin_models.h"
+#include "model/output_digest.h"
 #include "model/session_impl.h"
 #include "runtime/call_guard.h"
 
@@ -89,21 +90,8 @@ c10::IValue instrumentedForward(ModelFixture& m)
     return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
 }
 
-// The same work as ModelSession::forward's digest of a tensor output (model_session.cpp, digestInto).
-double digest(const c10::IValue& out)
-{
-    const at::Tensor t = out.toTensor().detach();
-    std::string dtype = c10::toString(t.scalar_type());
-    std::string device = t.device().str();
-    std::vector<int64_t> shape = t.sizes().vec();
-    const at::Tensor f = t.to(at::kCPU).to(at::kDouble);
-    const double sum = f.sum().item<double>();
-    const double maxAbs = f.abs().max().item<double>();
-    benchmark::DoNotOptimize(dtype.data());
-    benchmark::DoNotOptimize(device.data());
-    benchmark::DoNotOptimize(shape.data());
-    return sum + maxAbs;
-}
+// What ModelSession::forward returns: the output digest (engine/src/model/output_digest.h).
+std::vector<kforge::TensorDigest> digest(const c10::IValue& out) { return kforge::digestOutput(out); }
 
 void BM_uninstrumented(benchmark::State& state, ModelFixture* m)
 {
@@ -177,8 +165,8 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
     m->plain = model->module;
     m->plainInputs = model->exampleInputs;
     m->session = kforge::ModelSession::open("builtin:" + name);
-    m->emptyStack = std::make_unique<KernelProviderRuntime>(*m->session,
-                                                            kforge::Plan{{referenceEntry(m->unusedFunction)}});
+    m->emptyStack =
+        std::make_unique<KernelProviderRuntime>(*m->session, kforge::Plan{{referenceEntry(m->unusedFunction)}});
     kforge::Plan all;
     for (const auto& f : m->calledFunctions)
         all.entries.push_back(referenceEntry(f));
@@ -200,8 +188,8 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
     m->allReference->activate();
     const auto viaRef = instrumentedForward(*m).toTensor();
     m->allReference->deactivate();
-    std::printf("%s: instrumented output equals uninstrumented: %s; with all reference providers: %s\n",
-                name.c_str(), at::equal(ref, inst) ? "yes" : "NO", at::allclose(ref, viaRef) ? "yes" : "NO");
+    std::printf("%s: instrumented output equals uninstrumented: %s; with all reference providers: %s\n", name.c_str(),
+                at::equal(ref, inst) ? "yes" : "NO", at::allclose(ref, viaRef) ? "yes" : "NO");
     std::printf("  observed inactive    : %s\n", observe(*m, nullptr).c_str());
     std::printf("  observed empty stack : %s\n", observe(*m, m->emptyStack.get()).c_str());
     std::printf("  observed all ref     : %s\n", observe(*m, m->allReference.get()).c_str());
@@ -272,9 +260,9 @@ int main(int argc, char** argv)
     setUp("convnet", {"conv2d", "group_norm", "silu", "relu", "linear"}, "gelu");
     std::printf("\n");
 
-    auto args = kforge_bench::withDefaultFlags(argc, argv,
-                                               {"--benchmark_repetitions=10", "--benchmark_min_time=0.3",
-                                                "--benchmark_enable_random_interleaving=true"});
+    auto args = kforge_bench::withDefaultFlags(
+        argc, argv,
+        {"--benchmark_repetitions=10", "--benchmark_min_time=0.3", "--benchmark_enable_random_interleaving=true"});
     int n = int(args.size()) - 1;
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data()))

@@ -12,9 +12,10 @@
 //                    provider, which runs the same ATen op through the boxed provider path.
 //
 // Ops: gelu on 16 floats (on this LibTorch build CPU gelu goes through oneDNN, a few us per call, so its
-// overhead figures are noisy), the same gelu with oneDNN switched off (gelu16_native), relu on 16 floats (a light TensorIterator op), linear [4,16]x[16,16].
-// The summary after the run prints (b)-(a), (c)-(a) in ns per call and the ratios, from means of repetitions,
-// in real time and in CPU time (the latter is steadier when other processes share the cores).
+// overhead figures are noisy), the same gelu with oneDNN switched off (gelu16_native), relu on 16 floats (a light
+// TensorIterator op), linear [4,16]x[16,16]. Also timed: one module_enter + module_exit pair (what each instrumented
+// module forward adds). The summary after the run prints (b)-(a), (c)-(a) in ns per call and the ratios, from means of
+// repetitions, in real time and in CPU time (the latter is steadier when other processes share the cores).
 #include "bench_common.h"
 
 #include "model/session_impl.h"
@@ -48,8 +49,9 @@ struct Fixture {
     std::unique_ptr<KernelProviderRuntime> otherPatched; // softmax at the root: originals for the ops timed
     std::unique_ptr<KernelProviderRuntime> providers;    // Aten{Gelu,Relu,Linear}Provider at the root
     c10::IValue root;
-    at::Tensor x16;              // gelu input: 16 floats
-    at::Tensor lx, lw, lb;       // linear: [4,16] x [16,16]^T + [16]
+    c10::IValue head;      // a submodule no plan entry names (tiny-gpt's "head")
+    at::Tensor x16;        // gelu input: 16 floats
+    at::Tensor lx, lw, lb; // linear: [4,16] x [16,16]^T + [16]
 };
 Fixture* gFx = nullptr;
 
@@ -62,13 +64,23 @@ kforge::PlanEntry entry(const std::string& function, const std::string& provider
     return e;
 }
 
-void callHook(const char* name)
+const c10::OperatorHandle& enterOp()
 {
-    static const auto enter = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_enter", "");
-    static const auto exit = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_exit", "");
-    torch::jit::Stack stack{gFx->root};
-    (std::string(name) == "enter" ? enter : exit).callBoxed(stack);
+    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_enter", "");
+    return op;
 }
+const c10::OperatorHandle& exitOp()
+{
+    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_exit", "");
+    return op;
+}
+// Calls a hook op as the instrumented graph does: boxed, with the module object as its only argument.
+inline void callHook(const c10::OperatorHandle& op, const c10::IValue& self)
+{
+    torch::jit::Stack stack{self};
+    op.callBoxed(stack);
+}
+void callHook(const char* name) { callHook(std::string(name) == "enter" ? enterOp() : exitOp(), gFx->root); }
 
 // Activates a runtime and runs its root module's pre-hook on this thread (as the instrumented forward's
 // first op would); undoes both on leaving.
@@ -151,6 +163,23 @@ template <at::Tensor (*Op)(), bool NoDnnl = false> void BM_provider(benchmark::S
     }
 }
 
+// One module_enter + module_exit pair, as every instrumented module forward runs: with no runtime active,
+// on a module outside every active plan's scopes, and on an active plan's scope module (push + pop).
+void BM_hookPair(benchmark::State& state, KernelProviderRuntime* runtime, bool scopeModule)
+{
+    if (runtime)
+        runtime->activate();
+    const c10::IValue& self = scopeModule ? gFx->root : gFx->head;
+    const auto& enter = enterOp();
+    const auto& exit = exitOp();
+    for (auto _ : state) {
+        callHook(enter, self);
+        callHook(exit, self);
+    }
+    if (runtime)
+        runtime->deactivate();
+}
+
 void BM_includeGuardOnly(benchmark::State& state)
 {
     for (auto _ : state) {
@@ -182,22 +211,34 @@ void sanityCheck()
         return s.empty() ? std::string("no interposer hits") : s;
     };
     std::printf("sanity (one gelu, relu and linear per configuration, observed through the event stream):\n");
-    std::printf("  a  plain        : %s\n", count([] { opGelu(); opRelu(); opLinear(); }).c_str());
+    std::printf("  a  plain        : %s\n", count([] {
+                                                opGelu();
+                                                opRelu();
+                                                opLinear();
+                                            }).c_str());
     std::printf("  b1 orig/guard   : %s\n", count([] {
-                    c10::impl::IncludeDispatchKeyGuard include(kModeKey);
-                    opGelu();
-                    c10::impl::IncludeDispatchKeyGuard include2(kModeKey);
-                    opRelu();
-                    c10::impl::IncludeDispatchKeyGuard include3(kModeKey);
-                    opLinear();
-                }).c_str());
+                                                c10::impl::IncludeDispatchKeyGuard include(kModeKey);
+                                                opGelu();
+                                                c10::impl::IncludeDispatchKeyGuard include2(kModeKey);
+                                                opRelu();
+                                                c10::impl::IncludeDispatchKeyGuard include3(kModeKey);
+                                                opLinear();
+                                            }).c_str());
     {
         InRootScope scope(*gFx->otherPatched);
-        std::printf("  b2 orig/active  : %s\n", count([] { opGelu(); opRelu(); opLinear(); }).c_str());
+        std::printf("  b2 orig/active  : %s\n", count([] {
+                                                    opGelu();
+                                                    opRelu();
+                                                    opLinear();
+                                                }).c_str());
     }
     {
         InRootScope scope(*gFx->providers);
-        std::printf("  c  provider     : %s\n", count([] { opGelu(); opRelu(); opLinear(); }).c_str());
+        std::printf("  c  provider     : %s\n", count([] {
+                                                    opGelu();
+                                                    opRelu();
+                                                    opLinear();
+                                                }).c_str());
     }
     // Without observation, does the key survive an intercepted call that found an empty table?
     bool keptAfterEmptyTable;
@@ -234,13 +275,17 @@ void printSummary(kforge_bench::CollectingReporter& rep)
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
         if (const auto* g = rep.stats("include_guard_only", cpu))
             std::printf("IncludeDispatchKeyGuard alone: %.1f ns (included in b1, not subtracted)\n", g->mean);
+        for (const char* h :
+             {"inactive", "active_unscoped_module", "active_scope_module_1_entry", "active_scope_module_3_entries"})
+            if (const auto* g = rep.stats(std::string("hook_pair/") + h, cpu))
+                std::printf("module_enter+module_exit pair, %-29s %7.1f ns [%7.1f] sd %5.1f\n", h, g->mean, g->median,
+                            g->stddev);
         for (const char* op : {"gelu16", "gelu16_native", "relu16", "linear4x16"}) {
             const std::string base = op;
             const auto* a = rep.stats(base + "/a_plain", cpu);
             if (!a)
                 continue;
-            std::printf("%s: a plain %.1f ns [%.1f] (sd %.1f, %d reps)\n", op, a->mean, a->median, a->stddev,
-                        a->reps);
+            std::printf("%s: a plain %.1f ns [%.1f] (sd %.1f, %d reps)\n", op, a->mean, a->median, a->stddev, a->reps);
             const struct {
                 const char* suffix;
                 const char* label;
@@ -274,8 +319,9 @@ int main(int argc, char** argv)
     gFx = &fx;
     fx.session = kforge::ModelSession::open("builtin:tiny-gpt");
     fx.root = c10::IValue(fx.session->impl().module._ivalue());
-    fx.otherPatched = std::make_unique<KernelProviderRuntime>(
-        *fx.session, kforge::Plan{{entry("softmax", "AtenSoftmaxProvider")}});
+    fx.head = fx.session->impl().module.attr("head");
+    fx.otherPatched =
+        std::make_unique<KernelProviderRuntime>(*fx.session, kforge::Plan{{entry("softmax", "AtenSoftmaxProvider")}});
     fx.providers = std::make_unique<KernelProviderRuntime>(
         *fx.session, kforge::Plan{{entry("gelu", "AtenGeluProvider"), entry("relu", "AtenReluProvider"),
                                    entry("linear", "AtenLinearProvider")}});
@@ -287,6 +333,10 @@ int main(int argc, char** argv)
     sanityCheck();
 
     benchmark::RegisterBenchmark("include_guard_only", BM_includeGuardOnly);
+    benchmark::RegisterBenchmark("hook_pair/inactive", BM_hookPair, nullptr, false);
+    benchmark::RegisterBenchmark("hook_pair/active_unscoped_module", BM_hookPair, fx.otherPatched.get(), false);
+    benchmark::RegisterBenchmark("hook_pair/active_scope_module_1_entry", BM_hookPair, fx.otherPatched.get(), true);
+    benchmark::RegisterBenchmark("hook_pair/active_scope_module_3_entries", BM_hookPair, fx.providers.get(), true);
     benchmark::RegisterBenchmark("gelu16/a_plain", BM_plain<opGelu>);
     benchmark::RegisterBenchmark("gelu16/b1_original_keyguard", BM_originalKeyGuard<opGelu>);
     benchmark::RegisterBenchmark("gelu16/b2_original_runtime_active", BM_originalActive<opGelu>);
@@ -304,9 +354,9 @@ int main(int argc, char** argv)
     benchmark::RegisterBenchmark("linear4x16/b2_original_runtime_active", BM_originalActive<opLinear>);
     benchmark::RegisterBenchmark("linear4x16/c_provider", BM_provider<opLinear>);
 
-    auto args = kforge_bench::withDefaultFlags(argc, argv,
-                                               {"--benchmark_repetitions=10", "--benchmark_min_time=0.2",
-                                                "--benchmark_enable_random_interleaving=true"});
+    auto args = kforge_bench::withDefaultFlags(
+        argc, argv,
+        {"--benchmark_repetitions=10", "--benchmark_min_time=0.2", "--benchmark_enable_random_interleaving=true"});
     int n = int(args.size()) - 1;
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data()))

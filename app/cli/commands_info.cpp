@@ -35,8 +35,7 @@ Command addModulesCommand(CLI::App& app)
                 std::cout << formatTable({"MODULE", "TYPE", "PARAMS", "FUNCTIONS"}, rows);
                 const auto& root = session->modules().front();
                 std::cout << session->modules().size() << " modules, " << withThousands(root.subtreeParameterCount)
-                          << " parameters; functions in the model: " << functionsSummary(root.subtreeFunctions)
-                          << '\n';
+                          << " parameters; functions in the model: " << functionsSummary(root.subtreeFunctions) << '\n';
                 return 0;
             }};
 }
@@ -78,8 +77,8 @@ Command addDoctorCommand(CLI::App& app)
                 std::cout << "CUPTI         " << (r.cuptiLinked ? "version " + r.cuptiVersion : "not linked") << '\n'
                           << "can trace     " << r.traceStatus << '\n'
                           << "interposer    key " << r.interposer.dispatchKey << ", self-test "
-                          << (r.interposer.selfTestPassed ? "passed" : "FAILED") << ": "
-                          << r.interposer.selfTestMessage << '\n'
+                          << (r.interposer.selfTestPassed ? "passed" : "FAILED") << ": " << r.interposer.selfTestMessage
+                          << '\n'
                           << "intercepted   " << r.interposer.interceptedOps.size() << " op overloads";
                 if (!r.interposer.missingOps.empty()) {
                     std::cout << "; missing from this LibTorch:";

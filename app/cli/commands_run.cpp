@@ -78,98 +78,94 @@ Command addRunCommand(CLI::App& app)
     cmd->add_flag("--keep-leftovers", o->keepLeftovers, "leave patches of a failed forward in effect (debugging)");
     cmd->add_flag("--events", o->events, "print the runtime's event log");
     cmd->add_flag("--json", o->json, "JSON output");
-    return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
-                Plan plan;
-                for (const auto& spec : o->provides)
-                    plan.entries.push_back(parseProvideSpec(spec));
-                EventCollector collector;
-                KernelProviderRuntime runtime(*session, plan);
-                std::vector<TensorDigest> outputs;
-                std::string error;
-                {
-                    auto applied = runtime.applied();
-                    try {
-                        outputs = session->forwardMany(o->iterations, o->threads);
-                    } catch (const Error& e) {
-                        error = e.what();
-                    }
-                    // leftovers must be read before applied() deactivates and unwinds them
+    return {
+        cmd, [o] {
+            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
+            Plan plan;
+            for (const auto& spec : o->provides)
+                plan.entries.push_back(parseProvideSpec(spec));
+            EventCollector collector;
+            KernelProviderRuntime runtime(*session, plan);
+            std::vector<TensorDigest> outputs;
+            std::string error;
+            {
+                auto applied = runtime.applied();
+                try {
+                    outputs = session->forwardMany(o->iterations, o->threads);
+                } catch (const Error& e) {
+                    error = e.what();
                 }
-                const auto leftovers = runtime.leftoverReports();
-                collector.stop();
+                // leftovers must be read before applied() deactivates and unwinds them
+            }
+            const auto leftovers = runtime.leftoverReports();
+            collector.stop();
 
-                std::map<CallKey, long long> calls;
-                for (const Event& e : collector.events())
-                    if (e.kind == EventKind::ProviderCall || e.kind == EventKind::OriginalCall)
-                        ++calls[{e.function, e.provider, e.modulePath}];
+            std::map<CallKey, long long> calls;
+            for (const Event& e : collector.events())
+                if (e.kind == EventKind::ProviderCall || e.kind == EventKind::OriginalCall)
+                    ++calls[{e.function, e.provider, e.modulePath}];
 
-                if (o->json) {
-                    nlohmann::json out{{"model", session->displayName()},
-                                       {"inputs", session->describeInputs()},
-                                       {"iterations", o->iterations},
-                                       {"threads", o->threads},
-                                       {"outputs", nlohmann::json::array()},
-                                       {"calls", nlohmann::json::array()},
-                                       {"leftovers", nlohmann::json::array()},
-                                       {"events_dropped", collector.dropped()}};
-                    if (!error.empty())
-                        out["error"] = error;
-                    for (const auto& d : outputs)
-                        out["outputs"].push_back(toJson(d));
-                    for (const auto& [key, n] : calls)
-                        out["calls"].push_back(
-                            {{"function", key.function}, {"provider", key.provider}, {"scope", key.scope}, {"calls", n}});
-                    for (const auto& p : leftovers)
-                        out["leftovers"].push_back(toJson(p));
-                    if (o->events) {
-                        out["events"] = nlohmann::json::array();
-                        for (const Event& e : collector.events())
-                            out["events"].push_back({{"seq", e.sequence},
-                                                     {"time_ns", e.timeNs},
-                                                     {"thread", e.thread},
-                                                     {"kind", std::string(eventKindName(e.kind))},
-                                                     {"module", e.modulePath},
-                                                     {"function", e.function},
-                                                     {"provider", e.provider},
-                                                     {"depth", e.depth},
-                                                     {"detail", e.detail}});
-                    }
-                    std::cout << out.dump(2) << '\n';
-                } else {
-                    std::string inputs;
-                    for (const auto& d : session->describeInputs())
-                        inputs += (inputs.empty() ? "" : ", ") + d;
-                    std::cout << "model " << session->displayName() << "  inputs " << inputs << "  iterations "
-                              << o->iterations << " x " << o->threads << " thread(s)\n";
-                    for (const auto& d : outputs)
-                        std::cout << describe(d) << '\n';
-                    std::vector<std::vector<std::string>> rows;
-                    for (const auto& [key, n] : calls)
-                        rows.push_back({key.function, key.provider, key.scope.empty() ? "-" : key.scope,
-                                        withThousands(n)});
-                    std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
-                    std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
-                    for (const auto& p : leftovers)
-                        std::cout << "  " << describe(p) << '\n';
-                    if (collector.dropped())
-                        std::cout << "events dropped: " << collector.dropped() << '\n';
-                    if (o->events) {
-                        std::cout << "\nevents:\n";
-                        for (const Event& e : collector.events())
-                            std::cout << "  #" << e.sequence << " t" << e.thread << ' ' << eventKindName(e.kind) << ' '
-                                      << (e.modulePath.empty() ? "" : "module=" + e.modulePath + ' ')
-                                      << (e.function.empty() ? "" : "function=" + e.function + ' ')
-                                      << (e.provider.empty() ? "" : "provider=" + e.provider + ' ')
-                                      << (e.depth ? "depth=" + std::to_string(e.depth) + ' ' : "") << e.detail << '\n';
-                    }
+            if (o->json) {
+                nlohmann::json out{{"model", session->displayName()},      {"inputs", session->describeInputs()},
+                                   {"iterations", o->iterations},          {"threads", o->threads},
+                                   {"outputs", nlohmann::json::array()},   {"calls", nlohmann::json::array()},
+                                   {"leftovers", nlohmann::json::array()}, {"events_dropped", collector.dropped()}};
+                if (!error.empty())
+                    out["error"] = error;
+                for (const auto& d : outputs)
+                    out["outputs"].push_back(toJson(d));
+                for (const auto& [key, n] : calls)
+                    out["calls"].push_back(
+                        {{"function", key.function}, {"provider", key.provider}, {"scope", key.scope}, {"calls", n}});
+                for (const auto& p : leftovers)
+                    out["leftovers"].push_back(toJson(p));
+                if (o->events) {
+                    out["events"] = nlohmann::json::array();
+                    for (const Event& e : collector.events())
+                        out["events"].push_back({{"seq", e.sequence},
+                                                 {"time_ns", e.timeNs},
+                                                 {"thread", e.thread},
+                                                 {"kind", std::string(eventKindName(e.kind))},
+                                                 {"module", e.modulePath},
+                                                 {"function", e.function},
+                                                 {"provider", e.provider},
+                                                 {"depth", e.depth},
+                                                 {"detail", e.detail}});
                 }
-                if (!error.empty()) {
-                    std::cerr << "kforge: error: " << error << '\n';
-                    return 1;
+                std::cout << out.dump(2) << '\n';
+            } else {
+                std::string inputs;
+                for (const auto& d : session->describeInputs())
+                    inputs += (inputs.empty() ? "" : ", ") + d;
+                std::cout << "model " << session->displayName() << "  inputs " << inputs << "  iterations "
+                          << o->iterations << " x " << o->threads << " thread(s)\n";
+                for (const auto& d : outputs)
+                    std::cout << describe(d) << '\n';
+                std::vector<std::vector<std::string>> rows;
+                for (const auto& [key, n] : calls)
+                    rows.push_back({key.function, key.provider, key.scope.empty() ? "-" : key.scope, withThousands(n)});
+                std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
+                std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
+                for (const auto& p : leftovers)
+                    std::cout << "  " << describe(p) << '\n';
+                if (collector.dropped())
+                    std::cout << "events dropped: " << collector.dropped() << '\n';
+                if (o->events) {
+                    std::cout << "\nevents:\n";
+                    for (const Event& e : collector.events())
+                        std::cout << "  #" << e.sequence << " t" << e.thread << ' ' << eventKindName(e.kind) << ' '
+                                  << (e.modulePath.empty() ? "" : "module=" + e.modulePath + ' ')
+                                  << (e.function.empty() ? "" : "function=" + e.function + ' ')
+                                  << (e.provider.empty() ? "" : "provider=" + e.provider + ' ')
+                                  << (e.depth ? "depth=" + std::to_string(e.depth) + ' ' : "") << e.detail << '\n';
                 }
-                return 0;
-            }};
+            }
+            if (!error.empty()) {
+                std::cerr << "kforge: error: " << error << '\n';
+                return 1;
+            }
+            return 0;
+        }};
 }
 
 } // namespace kforge::cli

@@ -11,9 +11,8 @@ int main(int argc, char** argv)
     CLI::App app{"kforge: inspect TorchScript models, run them with kernel providers, profile the effect"};
     app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION_STRING);
     app.require_subcommand(1);
-    const std::vector<kforge::cli::Command> commands{kforge::cli::addModulesCommand(app),
-                                                     kforge::cli::addDoctorCommand(app),
-                                                     kforge::cli::addRunCommand(app)};
+    const std::vector<kforge::cli::Command> commands{
+        kforge::cli::addModulesCommand(app), kforge::cli::addDoctorCommand(app), kforge::cli::addRunCommand(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -64,15 +64,14 @@ nlohmann::json toJson(const ModuleInfo& m)
 
 nlohmann::json toJson(const TensorDigest& d)
 {
-    return {{"path", d.path}, {"dtype", d.dtype}, {"device", d.device}, {"shape", d.shape},
-            {"sum", d.sum},   {"max_abs", d.maxAbs}};
+    return {{"path", d.path},   {"dtype", d.dtype}, {"device", d.device},
+            {"shape", d.shape}, {"sum", d.sum},     {"max_abs", d.maxAbs}};
 }
 
 nlohmann::json toJson(const LeftoverPatch& p)
 {
-    return {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath},
-            {"thread", p.thread},     {"runtime", p.runtimeId},  {"error", p.error},
-            {"unwound", p.unwound},   {"capture", p.capture}};
+    return {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath}, {"thread", p.thread},
+            {"runtime", p.runtimeId}, {"error", p.error},       {"unwound", p.unwound},   {"capture", p.capture}};
 }
 
 std::string describe(const TensorDigest& d)
@@ -82,8 +81,8 @@ std::string describe(const TensorDigest& d)
         shape += (shape.empty() ? "" : ",") + std::to_string(s);
     char numbers[128];
     std::snprintf(numbers, sizeof numbers, "sum=%.6g max|x|=%.6g", d.sum, d.maxAbs);
-    return (d.path.empty() ? "output" : "output " + d.path) + ": " + d.dtype + "[" + shape + "] on " + d.device +
-           "  " + numbers;
+    return (d.path.empty() ? "output" : "output " + d.path) + ": " + d.dtype + "[" + shape + "] on " + d.device + "  " +
+           numbers;
 }
 
 std::string describe(const LeftoverPatch& p)

@@ -45,10 +45,10 @@ void expectMentions(const std::string& message, std::initializer_list<std::strin
     for (const auto& part : parts)
         EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in: " << message;
 }
-#define EXPECT_MENTIONS(message, ...)                                                                              \
-    do {                                                                                                           \
-        SCOPED_TRACE("EXPECT_MENTIONS");                                                                           \
-        expectMentions((message), {__VA_ARGS__});                                                                  \
+#define EXPECT_MENTIONS(message, ...)                                                                                  \
+    do {                                                                                                               \
+        SCOPED_TRACE("EXPECT_MENTIONS");                                                                               \
+        expectMentions((message), {__VA_ARGS__});                                                                      \
     } while (false)
 
 std::string readBytes(const fs::path& path)
@@ -112,10 +112,7 @@ TEST(BadModels, MissingFileIsNotFound)
     EXPECT_MENTIONS(openError(path), "model '" + path + "'", "file not found");
 }
 
-TEST(BadModels, EmptyPathIsNotFound)
-{
-    EXPECT_MENTIONS(openError(""), "model ''", "file not found");
-}
+TEST(BadModels, EmptyPathIsNotFound) { EXPECT_MENTIONS(openError(""), "model ''", "file not found"); }
 
 TEST(BadModels, DirectoryIsRejected)
 {
@@ -281,8 +278,10 @@ TEST(BadModels, TooManyInputSpecsForTheForward)
     test::TempDir dir;
     test::saveModule(test::twoLevelModel("torch.relu(x)"), dir.path("m.pt"));
     auto s = ModelSession::open(dir.path("m.pt").string());
-    EXPECT_MENTIONS(errorOf([&] { s->setInputSpecs({"float32[2]", "float32[2]"}); }), "inputs for 'm.pt'",
-                    "forward takes 1 input(s), 2 given");
+    EXPECT_MENTIONS(errorOf([&] {
+                        s->setInputSpecs({"float32[2]", "float32[2]"});
+                    }),
+                    "inputs for 'm.pt'", "forward takes 1 input(s), 2 given");
     EXPECT_FALSE(s->hasInputs());
 }
 
@@ -448,4 +447,3 @@ TEST(BadModels, InputsFileWithWrongShapeFailsAtForwardNamingTheInputs)
     s->loadInputsFile(dir.path("right.pt").string());
     EXPECT_DOUBLE_EQ(s->forward().at(0).sum, 2 * 4 * 3.0);
 }
-

@@ -11,8 +11,8 @@
 using namespace kforge;
 using namespace kforge::test;
 
-#define REQUIRE_CUDA()                                                                                             \
-    if (!torch::cuda::is_available())                                                                              \
+#define REQUIRE_CUDA()                                                                                                 \
+    if (!torch::cuda::is_available())                                                                                  \
     GTEST_SKIP() << "needs a CUDA device; none is visible on this machine"
 
 namespace {
@@ -65,8 +65,8 @@ TEST(Capture, R15_ReplayKeepsCapturedProvidersEagerIsRestored)
     auto session = ModelSession::open("builtin:tiny-gpt");
     session->setDevice("cuda");
     const auto eagerBaseline = session->forward();
-    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0.mlp", "gelu", "AtenGeluProvider"),
-                                                    sdpa("blocks.1", "MATH")}));
+    KernelProviderRuntime runtime(
+        *session, planOf({entry("blocks.0.mlp", "gelu", "AtenGeluProvider"), sdpa("blocks.1", "MATH")}));
     runtime.activate();
     const CaptureRecord record = session->capture();
     ASSERT_TRUE(record.ok) << record.error;

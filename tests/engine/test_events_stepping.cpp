@@ -71,11 +71,9 @@ TEST(Events, R13_OrderAndContentForOneForward)
         "deactivate    0",
     };
     EXPECT_EQ(shape, expected);
-    EXPECT_EQ(originals, (std::map<std::string, int>{{"gelu", 2},
-                                                     {"layer_norm", 5},
-                                                     {"linear", 9},
-                                                     {"scaled_dot_product_attention", 1},
-                                                     {"softmax", 1}}));
+    EXPECT_EQ(originals,
+              (std::map<std::string, int>{
+                  {"gelu", 2}, {"layer_norm", 5}, {"linear", 9}, {"scaled_dot_product_attention", 1}, {"softmax", 1}}));
     EXPECT_EQ(stream->dropped(), 0u);
 }
 
@@ -152,7 +150,8 @@ TEST_F(Stepping, R14_BreakpointPausesStepAndContinue)
     EXPECT_EQ(first->kind, PausePoint::Kind::ModuleEnter);
     EXPECT_EQ(first->modulePath, "blocks.0.mlp");
     const auto snapshot = snapshotFunctionStacks();
-    const auto paused = std::find_if(snapshot.begin(), snapshot.end(), [&](const auto& t) { return t.thread == first->thread; });
+    const auto paused =
+        std::find_if(snapshot.begin(), snapshot.end(), [&](const auto& t) { return t.thread == first->thread; });
     ASSERT_NE(paused, snapshot.end());
     EXPECT_TRUE(paused->insideForward);
     ASSERT_EQ(paused->functions.size(), 1u);

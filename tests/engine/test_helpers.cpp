@@ -100,8 +100,9 @@ void registerTestProviders()
         r.add({"TestTagBGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<TagGeluProvider>("TestTagBGeluProvider", kTagB);
                }});
-        r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test",
-               [] { return std::make_unique<ThrowingGeluProvider>(); }});
+        r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
+                   return std::make_unique<ThrowingGeluProvider>();
+               }});
     });
 }
 

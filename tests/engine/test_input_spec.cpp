@@ -49,15 +49,15 @@ TEST(InputSpec, CanonicalDtypesParseToThemselves)
 TEST(InputSpec, SupportedDtypesListsTheTenCanonicalNames)
 {
     EXPECT_EQ(supportedDtypes(), (std::vector<std::string>{"float32", "float16", "bfloat16", "float64", "int64",
-                                                            "int32", "int16", "int8", "uint8", "bool"}));
+                                                           "int32", "int16", "int8", "uint8", "bool"}));
 }
 
 TEST(InputSpec, PyTorchAndShortAliasesMapToCanonicalDtypes)
 {
     const std::vector<std::pair<std::string, std::string>> aliases{
-        {"float", "float32"}, {"f32", "float32"}, {"half", "float16"},  {"f16", "float16"}, {"bf16", "bfloat16"},
-        {"double", "float64"}, {"f64", "float64"}, {"long", "int64"},    {"i64", "int64"},   {"int", "int32"},
-        {"i32", "int32"},     {"short", "int16"}, {"i16", "int16"},     {"i8", "int8"},     {"u8", "uint8"}};
+        {"float", "float32"},  {"f32", "float32"}, {"half", "float16"}, {"f16", "float16"}, {"bf16", "bfloat16"},
+        {"double", "float64"}, {"f64", "float64"}, {"long", "int64"},   {"i64", "int64"},   {"int", "int32"},
+        {"i32", "int32"},      {"short", "int16"}, {"i16", "int16"},    {"i8", "int8"},     {"u8", "uint8"}};
     for (const auto& [alias, canonical] : aliases)
         EXPECT_EQ(parseTensorSpec(alias + "[1]").dtype, canonical) << alias;
 }
@@ -85,10 +85,7 @@ TEST(InputSpec, WhitespaceAroundDtypeAndDimensionsIsIgnored)
     EXPECT_EQ(spec.shape, (Shape{1, 2, 3}));
 }
 
-TEST(InputSpec, TextKeepsWhatTheUserWrote)
-{
-    EXPECT_EQ(parseTensorSpec(" half[2, 3]").text, " half[2, 3]");
-}
+TEST(InputSpec, TextKeepsWhatTheUserWrote) { EXPECT_EQ(parseTensorSpec(" half[2, 3]").text, " half[2, 3]"); }
 
 TEST(InputSpec, FormatWritesCanonicalDtypeAndCompactShape)
 {

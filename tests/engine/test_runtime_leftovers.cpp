@@ -50,7 +50,8 @@ TEST_F(Leftovers, R10_GuardUnwindsAndReportsTheModuleAndError)
     EXPECT_NE(reports[0].error.find("shape"), std::string::npos) << reports[0].error;
     std::vector<Event> log;
     events->drain(log);
-    const auto leftover = std::find_if(log.begin(), log.end(), [](const Event& e) { return e.kind == EventKind::Leftover; });
+    const auto leftover =
+        std::find_if(log.begin(), log.end(), [](const Event& e) { return e.kind == EventKind::Leftover; });
     ASSERT_NE(leftover, log.end());
     EXPECT_EQ(leftover->modulePath, "act");
     EXPECT_EQ(leftover->function, "gelu");

@@ -110,9 +110,9 @@ TEST_F(Runtime, R2_R9_EmptyPlanStaysInactive)
 // R3 (AITune: transactional pre-hook): the 2nd of 3 steps fails -> the 1st is undone, the error rethrown.
 TEST_F(Runtime, R3_PreHookIsTransactional)
 {
-    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider"),
-                                                    entry("", "layer_norm", "AtenLayerNormProvider"),
-                                                    entry("", "softmax", "AtenSoftmaxProvider")}));
+    KernelProviderRuntime runtime(
+        *session, planOf({entry("", "gelu", "TestTagGeluProvider"), entry("", "layer_norm", "AtenLayerNormProvider"),
+                          entry("", "softmax", "AtenSoftmaxProvider")}));
     runtime.activate();
     runtime::faults::gBeforePush = [](Function, int planIndex) {
         if (planIndex == 1)
@@ -139,8 +139,8 @@ TEST_F(Runtime, R3_PreHookIsTransactional)
 // R3, R4: pre-hook pushes in plan order, post-hook pops in reverse order and restores the original.
 TEST_F(Runtime, R3_R4_PrePushesPostRestores)
 {
-    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider"),
-                                                    entry("", "softmax", "AtenSoftmaxProvider")}));
+    KernelProviderRuntime runtime(
+        *session, planOf({entry("", "gelu", "TestTagGeluProvider"), entry("", "softmax", "AtenSoftmaxProvider")}));
     runtime.activate();
     auto events = EventStream::attach(256);
     const auto root = moduleObject(*session, "");
@@ -336,9 +336,9 @@ TEST_F(Runtime, R9_IsActiveTracksHooks)
 TEST_F(Runtime, PlanProblemsAreReportedTogether)
 {
     try {
-        KernelProviderRuntime runtime(*session, planOf({entry("nope", "gelu", "TestTagGeluProvider"),
-                                                        entry("", "gelu", "AtenLayerNormProvider"),
-                                                        entry("", "gelu", "NoSuchProvider")}));
+        KernelProviderRuntime runtime(
+            *session, planOf({entry("nope", "gelu", "TestTagGeluProvider"), entry("", "gelu", "AtenLayerNormProvider"),
+                              entry("", "gelu", "NoSuchProvider")}));
         FAIL();
     } catch (const Error& e) {
         const std::string what = e.what();

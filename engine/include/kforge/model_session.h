@@ -43,7 +43,7 @@ public:
     void loadInputsFile(const std::string& path);              // torch.save'd tensor, tuple, list or dict
     std::vector<std::string> describeInputs() const;           // "float32[1,16]" per input
     bool hasInputs() const;
-    std::vector<std::string> forwardArgumentNames() const;     // the forward schema's names, without self
+    std::vector<std::string> forwardArgumentNames() const; // the forward schema's names, without self
 
     // One forward inside the engine's call guard (R10). Throws kforge::Error on failure; the runtime state
     // is unwound (or kept, with keepLeftovers) and the session stays usable.

@@ -9,15 +9,15 @@ namespace kforge {
 // One node of a model's module tree, as named_modules() spells it ("" is the root).
 struct ModuleInfo {
     std::string path;
-    std::string name;              // last path component; "" for the root
-    std::string typeName;          // readable: "Block" (module and mangling stripped)
-    std::string qualifiedTypeName; // as TorchScript has it: "__torch__.Block___torch_mangle_3"
+    std::string name;                // last path component; "" for the root
+    std::string typeName;            // readable: "Block" (module and mangling stripped)
+    std::string qualifiedTypeName;   // as TorchScript has it: "__torch__.Block___torch_mangle_3"
     std::int64_t parameterCount = 0; // this module's own parameters (not its children's)
     std::int64_t parameterBytes = 0;
     std::int64_t subtreeParameterCount = 0; // including every descendant
     std::int64_t subtreeParameterBytes = 0;
-    std::vector<std::string> children;      // paths, in declaration order
-    std::map<std::string, int> functions;   // function -> calls in this module's own forward graph
+    std::vector<std::string> children;           // paths, in declaration order
+    std::map<std::string, int> functions;        // function -> calls in this module's own forward graph
     std::map<std::string, int> subtreeFunctions; // the same, summed over the module and its descendants
     int depth = 0;
 };

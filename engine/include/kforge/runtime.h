@@ -21,8 +21,8 @@ public:
     KernelProviderRuntime(const KernelProviderRuntime&) = delete;
     KernelProviderRuntime& operator=(const KernelProviderRuntime&) = delete;
 
-    void activate();   // R6: idempotent, transactional
-    void deactivate(); // R7: idempotent, unwinds every thread this runtime touched
+    void activate();       // R6: idempotent, transactional
+    void deactivate();     // R7: idempotent, unwinds every thread this runtime touched
     bool isActive() const; // R9
 
     // R8: activates if needed, disables gradients, deactivates on leaving only if it activated.

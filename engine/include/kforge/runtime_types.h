@@ -18,7 +18,7 @@ struct StackEntrySnapshot {
 
 struct FunctionStackSnapshot {
     std::string function;
-    std::string inEffect; // "original" or the provider's display name
+    std::string inEffect;                    // "original" or the provider's display name
     std::vector<StackEntrySnapshot> entries; // bottom first
 };
 

@@ -16,10 +16,7 @@ using torch::jit::Module;
 class WeightSource {
 public:
     explicit WeightSource(uint64_t seed) : m_gen(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
-    at::Tensor normal(at::IntArrayRef shape, double std)
-    {
-        return at::normal(0.0, std, shape, m_gen);
-    }
+    at::Tensor normal(at::IntArrayRef shape, double std) { return at::normal(0.0, std, shape, m_gen); }
 
 private:
     at::Generator m_gen;
@@ -51,7 +48,8 @@ Module layerNorm(const std::shared_ptr<torch::jit::CompilationUnit>& cu, int64_t
     m.register_parameter("bias", at::zeros({dim}), false);
     m.define(R"(
 def forward(self, x: Tensor) -> Tensor:
-    return torch.layer_norm(x, [)" + num(dim) + R"(], self.weight, self.bias, 1e-05, True)
+    return torch.layer_norm(x, [)" +
+             num(dim) + R"(], self.weight, self.bias, 1e-05, True)
 )");
     return m;
 }
@@ -82,9 +80,11 @@ def forward(self, ids: Tensor) -> Tensor:
 def forward(self, x: Tensor) -> Tensor:
     B = x.size(0)
     T = x.size(1)
-    qkv = self.qkv.forward(x).view([B, T, 3, )" + num(heads) + ", " + num(headDim) + R"(]).permute([2, 0, 3, 1, 4])
+    qkv = self.qkv.forward(x).view([B, T, 3, )" +
+                    num(heads) + ", " + num(headDim) + R"(]).permute([2, 0, 3, 1, 4])
     y = torch.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], None, 0.0, True)
-    return self.proj.forward(y.transpose(1, 2).reshape([B, T, )" + num(dim) + R"(]))
+    return self.proj.forward(y.transpose(1, 2).reshape([B, T, )" +
+                    num(dim) + R"(]))
 )");
         Module mlp = makeModule("MLP", cu);
         mlp.register_module("fc", linear(w, cu, dim, 4 * dim));
@@ -130,7 +130,8 @@ Module conv(WeightSource& w, const std::shared_ptr<torch::jit::CompilationUnit>&
     m.register_parameter("bias", at::zeros({out}), false);
     m.define(R"(
 def forward(self, x: Tensor) -> Tensor:
-    return torch.conv2d(x, self.weight, self.bias, [)" + num(stride) + ", " + num(stride) + R"(], [1, 1], [1, 1], 1)
+    return torch.conv2d(x, self.weight, self.bias, [)" +
+             num(stride) + ", " + num(stride) + R"(], [1, 1], [1, 1], 1)
 )");
     return m;
 }
@@ -142,7 +143,8 @@ Module groupNorm(const std::shared_ptr<torch::jit::CompilationUnit>& cu, int64_t
     m.register_parameter("bias", at::zeros({channels}), false);
     m.define(R"(
 def forward(self, x: Tensor) -> Tensor:
-    return torch.group_norm(x, )" + num(groups) + R"(, self.weight, self.bias, 1e-05, True)
+    return torch.group_norm(x, )" +
+             num(groups) + R"(, self.weight, self.bias, 1e-05, True)
 )");
     return m;
 }
@@ -180,8 +182,7 @@ def forward(self, x: Tensor) -> Tensor:
 
 const std::map<std::string, std::function<BuiltinModel()>>& factories()
 {
-    static const std::map<std::string, std::function<BuiltinModel()>> f{{"tiny-gpt", tinyGpt},
-                                                                        {"convnet", convNet}};
+    static const std::map<std::string, std::function<BuiltinModel()>> f{{"tiny-gpt", tinyGpt}, {"convnet", convNet}};
     return f;
 }
 

@@ -12,11 +12,16 @@ namespace {
 const std::vector<std::pair<std::string, std::vector<std::string>>>& dtypeAliases()
 {
     static const std::vector<std::pair<std::string, std::vector<std::string>>> aliases{
-        {"float32", {"float32", "float", "f32"}},  {"float16", {"float16", "half", "f16"}},
-        {"bfloat16", {"bfloat16", "bf16"}},         {"float64", {"float64", "double", "f64"}},
-        {"int64", {"int64", "long", "i64"}},        {"int32", {"int32", "int", "i32"}},
-        {"int16", {"int16", "short", "i16"}},       {"int8", {"int8", "i8"}},
-        {"uint8", {"uint8", "u8"}},                 {"bool", {"bool"}},
+        {"float32", {"float32", "float", "f32"}},
+        {"float16", {"float16", "half", "f16"}},
+        {"bfloat16", {"bfloat16", "bf16"}},
+        {"float64", {"float64", "double", "f64"}},
+        {"int64", {"int64", "long", "i64"}},
+        {"int32", {"int32", "int", "i32"}},
+        {"int16", {"int16", "short", "i16"}},
+        {"int8", {"int8", "i8"}},
+        {"uint8", {"uint8", "u8"}},
+        {"bool", {"bool"}},
     };
     return aliases;
 }

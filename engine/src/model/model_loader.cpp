@@ -60,8 +60,7 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
         return module;
     } catch (const c10::Error& e) {
         const std::string cause = describeTorchError(e);
-        if (cause.find("central directory") != std::string::npos ||
-            cause.find("zip archive") != std::string::npos)
+        if (cause.find("central directory") != std::string::npos || cause.find("zip archive") != std::string::npos)
             throw Error(where, "damaged or truncated zip archive (" + cause + ")");
         throw Error(where, "not a loadable TorchScript archive (" + cause + ")");
     } catch (const Error&) {

@@ -137,8 +137,9 @@ void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
     const size_t total = args.size() - 1;
     if (specs.size() < required || specs.size() > total)
         throw Error("inputs for '" + m_impl->displayName + "'",
-                    "forward takes " + (required == total ? std::to_string(total)
-                                                          : std::to_string(required) + " to " + std::to_string(total)) +
+                    "forward takes " +
+                        (required == total ? std::to_string(total)
+                                           : std::to_string(required) + " to " + std::to_string(total)) +
                         " input(s), " + std::to_string(specs.size()) + " given with --input");
     std::vector<c10::IValue> inputs;
     std::vector<std::string> descriptions;
@@ -182,12 +183,13 @@ std::vector<TensorDigest> ModelSession::forward()
     }
     if (!error.empty()) {
         guard.finish(&error);
-        throw Error(where, error + " (inputs: " + [&] {
-            std::string s;
-            for (const auto& d : m_impl->inputDescriptions)
-                s += (s.empty() ? "" : ", ") + d;
-            return s;
-        }() + ")");
+        throw Error(
+            where, error + " (inputs: " + [&] {
+                std::string s;
+                for (const auto& d : m_impl->inputDescriptions)
+                    s += (s.empty() ? "" : ", ") + d;
+                return s;
+            }() + ")");
     }
     guard.finish(nullptr);
     return digestOutput(output);

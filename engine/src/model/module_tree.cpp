@@ -100,7 +100,10 @@ bool looksFrozen(const torch::jit::Module& root)
     for (const torch::jit::Node* node : graph->nodes())
         if (node->kind() == c10::prim::Constant && node->output()->type()->kind() == c10::TypeKind::TensorType)
             return true;
-    return false;
+    // A frozen module without weights: freezing drops the `training` attribute every scripted module has and
+    // gives the type a fresh mangled name (plain C++-built modules lack `training` too, hence both checks).
+    const auto name = root.type()->name();
+    return !root.hasattr("training") && name && name->qualifiedName().find("___torch_mangle_") != std::string::npos;
 }
 
 } // namespace kforge

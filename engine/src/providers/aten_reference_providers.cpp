@@ -45,7 +45,9 @@ private:
 void registerAtenReferenceProviders(ProviderRegistry& registry)
 {
     for (Function f : allFunctions()) {
-        registry.add({AtenReferenceProvider::typeNameFor(f), f, {"cpu", "cuda"},
+        registry.add({AtenReferenceProvider::typeNameFor(f),
+                      f,
+                      {"cpu", "cuda"},
                       "reference: runs the ATen op " + std::string(functionName(f)) + " itself",
                       [f] { return std::make_unique<AtenReferenceProvider>(f); }});
     }

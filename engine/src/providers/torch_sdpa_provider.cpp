@@ -83,8 +83,8 @@ protected:
             if (!value.is_string())
                 throw Error(where, "setting 'backend' must be a string");
             const auto name = value.get<std::string>();
-            const auto it = std::find_if(kBackends.begin(), kBackends.end(),
-                                         [&](const auto& b) { return b.second == name; });
+            const auto it =
+                std::find_if(kBackends.begin(), kBackends.end(), [&](const auto& b) { return b.second == name; });
             if (it == kBackends.end())
                 throw Error(where, "unknown backend '" + name +
                                        "' (known: MATH, FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION)");
@@ -129,8 +129,8 @@ private:
                                                                       std::nullopt, a.scale, a.gqa));
         case Backend::FlashAttention:
             if (!a.q.is_cuda())
-                return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(a.q, a.k, a.v, a.dropout,
-                                                                                  a.causal, a.mask, a.scale));
+                return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(a.q, a.k, a.v, a.dropout, a.causal,
+                                                                                   a.mask, a.scale));
             TORCH_CHECK(!a.mask, "FLASH_ATTENTION on CUDA takes no attn_mask");
             return std::get<0>(
                 at::_scaled_dot_product_flash_attention(a.q, a.k, a.v, a.dropout, a.causal, false, a.scale));
@@ -153,7 +153,9 @@ private:
 
 void registerTorchSdpaProvider(ProviderRegistry& registry)
 {
-    registry.add({"TorchSDPAKernelProvider", Function::ScaledDotProductAttention, {"cpu", "cuda"},
+    registry.add({"TorchSDPAKernelProvider",
+                  Function::ScaledDotProductAttention,
+                  {"cpu", "cuda"},
                   "scaled_dot_product_attention through one SDPA backend (MATH, FLASH_ATTENTION, "
                   "EFFICIENT_ATTENTION, CUDNN_ATTENTION)",
                   [] { return std::make_unique<TorchSdpaProvider>(); }});

@@ -14,16 +14,26 @@ namespace kforge {
 std::string_view eventKindName(EventKind kind)
 {
     switch (kind) {
-    case EventKind::Activate: return "activate";
-    case EventKind::Deactivate: return "deactivate";
-    case EventKind::ModuleEnter: return "module_enter";
-    case EventKind::ModuleExit: return "module_exit";
-    case EventKind::Push: return "push";
-    case EventKind::Pop: return "pop";
-    case EventKind::ProviderCall: return "provider_call";
-    case EventKind::OriginalCall: return "original_call";
-    case EventKind::Leftover: return "leftover";
-    case EventKind::Unwind: return "unwind";
+    case EventKind::Activate:
+        return "activate";
+    case EventKind::Deactivate:
+        return "deactivate";
+    case EventKind::ModuleEnter:
+        return "module_enter";
+    case EventKind::ModuleExit:
+        return "module_exit";
+    case EventKind::Push:
+        return "push";
+    case EventKind::Pop:
+        return "pop";
+    case EventKind::ProviderCall:
+        return "provider_call";
+    case EventKind::OriginalCall:
+        return "original_call";
+    case EventKind::Leftover:
+        return "leftover";
+    case EventKind::Unwind:
+        return "unwind";
     }
     return "unknown";
 }
@@ -54,7 +64,8 @@ std::string str(const char* s) { return s ? std::string(s) : std::string(); }
 } // namespace
 
 struct EventStream::Impl {
-    explicit Impl(std::size_t capacity) : cells(std::bit_ceil(std::max<std::size_t>(capacity, 2))), mask(cells.size() - 1)
+    explicit Impl(std::size_t capacity)
+        : cells(std::bit_ceil(std::max<std::size_t>(capacity, 2))), mask(cells.size() - 1)
     {
         for (std::size_t i = 0; i < cells.size(); ++i)
             cells[i].sequence.store(i, std::memory_order_relaxed);
@@ -116,8 +127,8 @@ void emit(EventKind kind, const char* modulePath, const char* function, const ch
     // inFlight lets detach wait for producers that already hold the pointer.
     stream->inFlight.fetch_add(1, std::memory_order_acq_rel);
     if (gStream.load(std::memory_order_acquire) == stream) {
-        stream->push({nextSequence.fetch_add(1, std::memory_order_relaxed), nowNs(), ThreadState::current().id(),
-                      kind, depth, modulePath, function, provider, detail});
+        stream->push({nextSequence.fetch_add(1, std::memory_order_relaxed), nowNs(), ThreadState::current().id(), kind,
+                      depth, modulePath, function, provider, detail});
     }
     stream->inFlight.fetch_sub(1, std::memory_order_release);
 }

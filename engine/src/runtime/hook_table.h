@@ -26,7 +26,7 @@ struct RuntimeBinding {
 };
 
 struct ModuleHooks {
-    const char* path = ""; // interned
+    const char* path = "";                // interned
     std::vector<RuntimeBinding> bindings; // activation order
 };
 

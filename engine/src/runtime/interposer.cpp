@@ -25,7 +25,7 @@ thread_local int tlsProbeHits = 0; // counted by the self-test
 {
     const char* scope = thread.scopeOf(f);
     tlsLastEngineError = "function '" + std::string(functionName(f)) + "', provider '" + fn.providerName +
-                           "', module '" + (scope ? scope : "") + "': " + why;
+                         "', module '" + (scope ? scope : "") + "': " + why;
     TORCH_CHECK(false, tlsLastEngineError);
 }
 
@@ -37,8 +37,7 @@ void observeOriginal(ThreadState& thread, Function f)
     stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(f), functionName(f).data());
 }
 
-template <int I>
-void interposed(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
+template <int I> void interposed(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
 {
     constexpr auto f = static_cast<Function>(I);
     ThreadState& thread = ThreadState::current();
@@ -64,10 +63,7 @@ void interposed(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::
     }
 }
 
-template <int I> torch::CppFunction kernelFor()
-{
-    return torch::CppFunction::makeFromBoxedFunction<&interposed<I>>();
-}
+template <int I> torch::CppFunction kernelFor() { return torch::CppFunction::makeFromBoxedFunction<&interposed<I>>(); }
 template <int... I> torch::CppFunction kernelAt(int index, std::integer_sequence<int, I...>)
 {
     torch::CppFunction out = torch::CppFunction::makeFallthrough();

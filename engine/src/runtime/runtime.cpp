@@ -178,8 +178,8 @@ std::vector<ThreadStacksSnapshot> snapshotFunctionStacks()
             fs.inEffect = nameOf(thread->inEffectOwner(f).get());
             for (const auto& [runtimeId, stacks] : thread->allStacks())
                 for (const StackEntry& e : stacks[i])
-                    fs.entries.push_back({nameOf(e.saved.get()), nameOf(e.installed.get()), e.modulePath,
-                                          e.planEntry, runtimeId, e.timeNs});
+                    fs.entries.push_back({nameOf(e.saved.get()), nameOf(e.installed.get()), e.modulePath, e.planEntry,
+                                          runtimeId, e.timeNs});
             if (!fs.entries.empty() || thread->inEffectOwner(f))
                 snap.functions.push_back(std::move(fs));
         }

@@ -131,8 +131,8 @@ void RuntimeCore::unwindAllThreads()
                 continue;
             const auto f = static_cast<Function>(i);
             if (events::recording())
-                events::emit(EventKind::Unwind, stack.back().modulePath, fname(f),
-                             nameOf(stack.back().installed.get()), int(stack.size()));
+                events::emit(EventKind::Unwind, stack.back().modulePath, fname(f), nameOf(stack.back().installed.get()),
+                             int(stack.size()));
             restoreEntry(*thread, f, stack.front());
             m_lastUnwound += stack.size();
         }

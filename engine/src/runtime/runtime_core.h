@@ -23,7 +23,7 @@ public:
     size_t lastUnwound() const { return m_lastUnwound; }
 
     std::vector<LeftoverPatch> leftovers() const; // R11
-    void addReport(LeftoverPatch patch);         // R10
+    void addReport(LeftoverPatch patch);          // R10
     std::vector<LeftoverPatch> reports() const;
     void clearReports();
 

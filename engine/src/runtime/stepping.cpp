@@ -21,10 +21,7 @@ struct Stepper::Impl {
     std::optional<PausePoint> paused;
     std::optional<Resume> resumeWith;
 
-    void updateLive()
-    {
-        runtime::stepping::gLive.store(stepPending || !modules.empty() || !functions.empty());
-    }
+    void updateLive() { runtime::stepping::gLive.store(stepPending || !modules.empty() || !functions.empty()); }
 };
 
 namespace runtime::stepping {

@@ -33,8 +33,7 @@ struct ThreadStateHolder {
     {
         std::lock_guard lock(registryMutex());
         auto& r = registry();
-        r.erase(std::remove_if(r.begin(), r.end(),
-                               [&](const auto& w) { return w.expired() || w.lock() == state; }),
+        r.erase(std::remove_if(r.begin(), r.end(), [&](const auto& w) { return w.expired() || w.lock() == state; }),
                 r.end());
     }
 };
@@ -73,9 +72,6 @@ bool ThreadState::anyInEffect() const
                        [](const auto& slot) { return slot.load(std::memory_order_relaxed) != nullptr; });
 }
 
-void ThreadState::refreshModeKey()
-{
-    c10::impl::tls_set_dispatch_key_included(kModeKey, observe || anyInEffect());
-}
+void ThreadState::refreshModeKey() { c10::impl::tls_set_dispatch_key_included(kModeKey, observe || anyInEffect()); }
 
 } // namespace kforge::runtime

@@ -59,7 +59,7 @@ public:
     std::atomic<int> guardDepth{0};
     // Whether intercepted calls should be observed even when the original runs (events, stepping, profiling).
     bool observe = false;
-    const char* capture = nullptr; // see StackEntry::capture
+    const char* capture = nullptr;                       // see StackEntry::capture
     std::vector<CapturedProvider>* captureLog = nullptr; // pre-hooks record their installs here (R15)
 
     // Sets or clears the interposition key in this thread's TLS include set. Owner thread only.
@@ -70,7 +70,7 @@ private:
     std::array<std::atomic<const ProviderFunction*>, kFunctionCount> m_table{};
     std::array<ProviderFunctionPtr, kFunctionCount> m_owners{}; // keep what is in effect alive
     std::array<std::atomic<const char*>, kFunctionCount> m_scopes{};
-    std::map<std::uint64_t, FunctionStacks> m_stacks;          // per runtime id
+    std::map<std::uint64_t, FunctionStacks> m_stacks; // per runtime id
     mutable std::mutex m_mutex;
 };
 
