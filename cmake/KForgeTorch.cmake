@@ -12,11 +12,16 @@ if(KFORGE_ENABLE_CUDA AND KFORGE_NVCC)
     # sm_80 and sm_90 machine code, plus compute_90 PTX for newer chips.
     set(CMAKE_CUDA_ARCHITECTURES "80-real;90")
   endif()
+  # Torch's config resets CMAKE_CUDA_ARCHITECTURES; targets get this value back explicitly (engine/).
+  set(KFORGE_CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})
   if(NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
     # Torch's config autodetects the GPU otherwise, which fails on GPU-less builders.
-    set(ENV{TORCH_CUDA_ARCH_LIST} "8.0;9.0")
+    set(ENV{TORCH_CUDA_ARCH_LIST} "8.0;9.0+PTX")
   endif()
   set(CMAKE_CUDA_COMPILER ${KFORGE_NVCC})
+  # Our .cu files are plain CUDA C++ (no LibTorch headers); CMake 3.25 knows no C++20 flag for nvcc.
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   set(KFORGE_HAVE_CUDA ON)

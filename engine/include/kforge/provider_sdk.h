@@ -8,6 +8,8 @@
 #include <ATen/core/stack.h>
 #include <nlohmann/json.hpp>
 
+#include <torch/version.h>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -57,6 +59,9 @@ struct ProviderTypeInfo {
     std::vector<std::string> devices;
     std::string description;
     std::function<std::unique_ptr<KernelProvider>()> create;
+    // JSON-Schema-like description of the settings other than "type", for `kforge providers` and the GUI's
+    // plan editor: {"backend": {"type": "string", "enum": [...], "default": "MATH"}}.
+    nlohmann::json settingsSchema = nlohmann::json::object();
 };
 
 // Process-wide catalogue of provider types.
@@ -71,10 +76,38 @@ public:
     // problem (unknown type, unknown key, bad value).
     std::unique_ptr<KernelProvider> create(const nlohmann::json& settings) const;
 
+    // Adds every type or none: throws kforge::Error naming the first duplicate.
+    void addAll(std::vector<ProviderTypeInfo> infos);
+
 private:
     ProviderRegistry();
+    friend class PluginStaging;
     struct State;
     std::shared_ptr<State> m_state;
 };
 
+// A plugin's registration runs against a staging registry; the loader commits it all at once.
+class PluginStaging {
+public:
+    static ProviderRegistry makeStaging() { return ProviderRegistry(); }
+};
+
 } // namespace kforge
+
+// What a plugin exports. Put KFORGE_PROVIDER_PLUGIN(myRegisterFunction) in one .cpp of the plugin, where
+// `void myRegisterFunction(kforge::ProviderRegistry&)` calls registry.add(...) for each provider type.
+#define KFORGE_PROVIDER_PLUGIN_ABI_VERSION 1
+#define KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x) #x
+#define KFORGE_PROVIDER_PLUGIN_STRINGIFY(x) KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x)
+#define KFORGE_PROVIDER_PLUGIN_ABI_STRING                                                                         \
+    "kforge-provider-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(KFORGE_PROVIDER_PLUGIN_ABI_VERSION) " torch-" TORCH_VERSION \
+    " cxx11-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
+#define KFORGE_PROVIDER_PLUGIN(registerFunction)                                                                 \
+    extern "C" __attribute__((visibility("default"))) const char* kforge_provider_plugin_abi()                   \
+    {                                                                                                              \
+        return KFORGE_PROVIDER_PLUGIN_ABI_STRING;                                                                  \
+    }                                                                                                              \
+    extern "C" __attribute__((visibility("default"))) void kforge_register_providers(kforge::ProviderRegistry& r) \
+    {                                                                                                              \
+        registerFunction(r);                                                                                       \
+    }

@@ -6,6 +6,7 @@
 #include "runtime/string_pool.h"
 
 #include <map>
+#include <set>
 #include <mutex>
 
 namespace kforge {
@@ -63,6 +64,19 @@ void ProviderRegistry::add(ProviderTypeInfo info)
         throw Error("provider registry", "provider type '" + info.typeName + "' is already registered");
     const std::string name = info.typeName;
     m_state->types.emplace(name, std::move(info));
+}
+
+void ProviderRegistry::addAll(std::vector<ProviderTypeInfo> infos)
+{
+    std::lock_guard lock(m_state->mutex);
+    std::set<std::string> names;
+    for (const auto& info : infos)
+        if (m_state->types.count(info.typeName) || !names.insert(info.typeName).second)
+            throw Error("provider registry", "provider type '" + info.typeName + "' is already registered");
+    for (auto& info : infos) {
+        const std::string name = info.typeName;
+        m_state->types.emplace(name, std::move(info));
+    }
 }
 
 const ProviderTypeInfo* ProviderRegistry::find(const std::string& typeName) const

@@ -158,7 +158,11 @@ void registerTorchSdpaProvider(ProviderRegistry& registry)
                   {"cpu", "cuda"},
                   "scaled_dot_product_attention through one SDPA backend (MATH, FLASH_ATTENTION, "
                   "EFFICIENT_ATTENTION, CUDNN_ATTENTION)",
-                  [] { return std::make_unique<TorchSdpaProvider>(); }});
+                  [] { return std::make_unique<TorchSdpaProvider>(); },
+                  {{"backend",
+                    {{"type", "string"},
+                     {"enum", {"MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"}},
+                     {"default", "MATH"}}}}});
 }
 
 } // namespace kforge::providers

@@ -1,0 +1,49 @@
+// kforge providers: the provider catalogue (built-in and plugin types).
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/plugins.h>
+#include <kforge/provider_catalog.h>
+
+#include <iostream>
+
+namespace kforge::cli {
+
+Command addProvidersCommand(CLI::App& app)
+{
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = app.add_subcommand("providers", "List the kernel provider types: function, devices, settings");
+    cmd->add_flag("--json", *json, "JSON output");
+    return {cmd, [json] {
+                const auto providers = providerCatalog();
+                if (*json) {
+                    nlohmann::json out = nlohmann::json::array();
+                    for (const auto& p : providers)
+                        out.push_back({{"type", p.typeName},
+                                       {"function", p.function},
+                                       {"devices", p.devices},
+                                       {"description", p.description},
+                                       {"settings_schema", nlohmann::json::parse(p.settingsSchemaJson)},
+                                       {"plugin", p.plugin}});
+                    std::cout << out.dump(2) << '\n';
+                    return 0;
+                }
+                std::vector<std::vector<std::string>> rows;
+                for (const auto& p : providers) {
+                    std::string devices;
+                    for (const auto& d : p.devices)
+                        devices += (devices.empty() ? "" : ",") + d;
+                    std::string settings;
+                    const auto schemas = nlohmann::json::parse(p.settingsSchemaJson);
+                    for (const auto& [key, schema] : schemas.items())
+                        settings += (settings.empty() ? "" : " ") + key + "=" +
+                                    (schema.contains("enum") ? schema["enum"].dump() : schema.value("type", "?"));
+                    rows.push_back({p.typeName, p.function, devices, settings.empty() ? "-" : settings,
+                                    p.plugin.empty() ? "built-in" : p.plugin});
+                }
+                std::cout << formatTable({"TYPE", "FUNCTION", "DEVICES", "SETTINGS", "FROM"}, rows);
+                return 0;
+            }};
+}
+
+} // namespace kforge::cli

@@ -1,0 +1,19 @@
+#pragma once
+// The provider registry as plain values, for the CLI and the GUI (no LibTorch here).
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+struct ProviderCatalogEntry {
+    std::string typeName;
+    std::string function;
+    std::vector<std::string> devices;
+    std::string description;
+    std::string settingsSchemaJson; // see ProviderTypeInfo::settingsSchema
+    std::string plugin;             // the plugin's path, "" for built-in types
+};
+
+std::vector<ProviderCatalogEntry> providerCatalog();
+
+} // namespace kforge

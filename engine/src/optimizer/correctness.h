@@ -1,0 +1,16 @@
+#pragma once
+#include <kforge/correctness.h>
+#include <kforge/provider_sdk.h>
+
+#include <optional>
+
+namespace kforge::optimizer {
+
+// Runs the original op and the provider on copies of each sample (gradients off, interposition excluded)
+// and compares structure, shape, dtype, then values. An ineligible provider (prepare() false) fails with
+// that reason. `tolerance` overrides the per-dtype defaults.
+CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHandle& op,
+                                const std::vector<torch::jit::Stack>& samples,
+                                std::optional<Tolerance> tolerance = std::nullopt);
+
+} // namespace kforge::optimizer

@@ -1,0 +1,107 @@
+// Provider plugins: the example plugin loads and its provider runs; faulty plugins are refused with a clear
+// error and leave the registry as it was.
+#include <kforge/error.h>
+#include <kforge/events.h>
+#include <kforge/plugins.h>
+#include <kforge/provider_catalog.h>
+#include <kforge/provider_sdk.h>
+#include <kforge/runtime.h>
+
+#include "test_helpers.h"
+
+#include <gtest/gtest.h>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+std::string faulty(int n) { return std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/libkforge_faulty_plugin_" + std::to_string(n) + ".so"; }
+
+size_t registeredTypes() { return ProviderRegistry::instance().list().size(); }
+
+void expectRefused(const std::string& path, const std::string& cause)
+{
+    const size_t before = registeredTypes();
+    try {
+        loadProviderPlugin(path);
+        FAIL() << path << " was accepted";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(path.substr(path.rfind('/') + 1)), std::string::npos) << what;
+        EXPECT_NE(what.find(cause), std::string::npos) << what;
+    }
+    EXPECT_EQ(registeredTypes(), before);
+}
+
+} // namespace
+
+TEST(Plugins, ExamplePluginRegistersAndRuns)
+{
+    const PluginInfo info = loadProviderPlugin(KFORGE_EXAMPLE_PLUGIN);
+    EXPECT_EQ(info.providerTypes, std::vector<std::string>{"ExampleReluProvider"});
+    EXPECT_EQ(info.abi, providerPluginAbi());
+    const auto catalog = providerCatalog();
+    const auto it = std::find_if(catalog.begin(), catalog.end(), [](const auto& e) { return e.typeName == "ExampleReluProvider"; });
+    ASSERT_NE(it, catalog.end());
+    EXPECT_EQ(it->function, "relu");
+    EXPECT_EQ(it->plugin, info.path);
+
+    auto session = ModelSession::open("builtin:convnet");
+    const auto baseline = session->forward();
+    KernelProviderRuntime runtime(*session, planOf({entry("stage", "relu", "ExampleReluProvider")}));
+    auto stream = EventStream::attach(1024);
+    auto applied = runtime.applied();
+    const auto out = session->forward();
+    EXPECT_NEAR(out[0].sum, baseline[0].sum, 1e-5);
+    std::vector<Event> log;
+    stream->drain(log);
+    EXPECT_TRUE(std::any_of(log.begin(), log.end(), [](const Event& e) {
+        return e.kind == EventKind::ProviderCall && e.provider == "ExampleReluProvider";
+    }));
+
+    // Loading it again is refused: its type is already there.
+    expectRefused(KFORGE_EXAMPLE_PLUGIN, "already loaded");
+}
+
+TEST(Plugins, DuplicateTypeRefusesTheWholePlugin)
+{
+    expectRefused(faulty(1), "already registered");
+    EXPECT_EQ(ProviderRegistry::instance().find("FaultyNewProvider"), nullptr);
+}
+
+TEST(Plugins, ThrowingRegistrationRegistersNothing)
+{
+    expectRefused(faulty(2), "planted registration failure");
+    EXPECT_EQ(ProviderRegistry::instance().find("FaultyThrowingProvider"), nullptr);
+}
+
+TEST(Plugins, AbiMismatchIsRefused)
+{
+    expectRefused(faulty(3), "rebuild the plugin");
+    EXPECT_EQ(ProviderRegistry::instance().find("FaultyAbiProvider"), nullptr);
+}
+
+TEST(Plugins, NotAPluginIsRefused)
+{
+    TempDir dir;
+    writeBytes(dir.path("random.so"), "definitely not an ELF file");
+    expectRefused(dir.path("random.so").string(), "cannot be loaded");
+    expectRefused(dir.path("missing.so").string(), "file not found");
+    // A real shared library without the entry points.
+    expectRefused(std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/../lib/libkforge_engine.so", "not a kforge provider plugin");
+}
+
+TEST(Plugins, ProviderPathLoadsFoldersAndReportsFailures)
+{
+    TempDir dir;
+    writeBytes(dir.path("broken.so"), "nope");
+    setenv("KFORGE_PROVIDER_PATH", (dir.path("").string() + ":/nonexistent-folder").c_str(), 1);
+    std::vector<std::string> errors;
+    const auto loaded = loadProviderPluginsFromEnvironment(errors);
+    unsetenv("KFORGE_PROVIDER_PATH");
+    EXPECT_TRUE(loaded.empty());
+    ASSERT_EQ(errors.size(), 2u);
+    EXPECT_NE(errors[0].find("broken.so"), std::string::npos);
+    EXPECT_NE(errors[1].find("/nonexistent-folder"), std::string::npos);
+}
