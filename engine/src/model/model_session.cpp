@@ -164,18 +164,18 @@ void ModelSession::loadInputsFile(const std::string& path)
 std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
 bool ModelSession::hasInputs() const { return !m_impl->inputs.empty() || !m_impl->kwargs.empty(); }
 
-std::vector<TensorDigest> ModelSession::forward()
+c10::IValue guardedForward(ModelSession::Impl& impl)
 {
-    const std::string where = "forward of '" + m_impl->displayName + "'";
-    if (!hasInputs())
+    const std::string where = "forward of '" + impl.displayName + "'";
+    if (impl.inputs.empty() && impl.kwargs.empty())
         throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
     at::NoGradGuard noGrad;
-    runtime::CallGuard guard(m_impl->options.keepLeftovers);
+    runtime::CallGuard guard(impl.options.keepLeftovers);
     runtime::clearLastEngineError();
     c10::IValue output;
     std::string error;
     try {
-        output = m_impl->module.get_method("forward")(m_impl->inputs, m_impl->kwargs);
+        output = impl.module.get_method("forward")(impl.inputs, impl.kwargs);
     } catch (const c10::Error& e) {
         error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
     } catch (const std::exception& e) {
@@ -183,17 +183,16 @@ std::vector<TensorDigest> ModelSession::forward()
     }
     if (!error.empty()) {
         guard.finish(&error);
-        throw Error(
-            where, error + " (inputs: " + [&] {
-                std::string s;
-                for (const auto& d : m_impl->inputDescriptions)
-                    s += (s.empty() ? "" : ", ") + d;
-                return s;
-            }() + ")");
+        std::string inputs;
+        for (const auto& d : impl.inputDescriptions)
+            inputs += (inputs.empty() ? "" : ", ") + d;
+        throw Error(where, error + " (inputs: " + inputs + ")");
     }
     guard.finish(nullptr);
-    return digestOutput(output);
+    return output;
 }
+
+std::vector<TensorDigest> ModelSession::forward() { return digestOutput(guardedForward(*m_impl)); }
 
 std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)
 {

@@ -34,4 +34,7 @@ struct ModelSession::Impl {
     const c10::ivalue::Object* objectOf(const std::string& path) const;
 };
 
+// One forward inside the engine's call guard (R10); throws kforge::Error with the cause and the inputs.
+c10::IValue guardedForward(ModelSession::Impl& impl);
+
 } // namespace kforge

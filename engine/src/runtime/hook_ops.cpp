@@ -1,5 +1,6 @@
 #include "runtime/hook_ops.h"
 
+#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
@@ -10,9 +11,12 @@
 namespace kforge::runtime {
 namespace {
 
+using profiling::HostRecorder;
+
 bool anythingToDo()
 {
-    return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed);
+    return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed) ||
+           HostRecorder::onThisThread();
 }
 
 void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
@@ -25,6 +29,8 @@ void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
     if (it == table->modules.end())
         return;
     const ModuleHooks& hooks = it->second;
+    if (HostRecorder* recorder = HostRecorder::onThisThread())
+        recorder->moduleEnter(hooks.path);
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
         if (events::recording())
@@ -50,19 +56,24 @@ void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
 void moduleExit(const c10::OperatorHandle&, torch::jit::Stack* stack)
 {
     const c10::IValue self = torch::jit::pop(*stack);
-    if ((!Hooks::anyBound() && !events::recording()) || !self.isObject())
+    HostRecorder* recorder = HostRecorder::onThisThread();
+    if ((!Hooks::anyBound() && !events::recording() && !recorder) || !self.isObject())
         return;
     const auto table = Hooks::snapshot();
     const auto it = table->modules.find(&self.toObjectRef());
-    if (it == table->modules.end() || it->second.bindings.empty())
+    if (it == table->modules.end())
         return;
     const ModuleHooks& hooks = it->second;
-    ThreadState& thread = ThreadState::current();
-    for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
-        b->runtime->postHook(thread, hooks.path, b->entries);
-    thread.refreshModeKey();
-    if (events::recording())
-        events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
+    if (!hooks.bindings.empty()) {
+        ThreadState& thread = ThreadState::current();
+        for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
+            b->runtime->postHook(thread, hooks.path, b->entries);
+        thread.refreshModeKey();
+        if (events::recording())
+            events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
+    }
+    if (recorder)
+        recorder->moduleExit(hooks.path);
 }
 
 } // namespace

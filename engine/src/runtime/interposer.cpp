@@ -3,6 +3,7 @@
 // run with the key excluded, so nested ops reach the real kernels.
 #include "runtime/interposer.h"
 
+#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/mode_key.h"
 #include "runtime/step_points.h"
@@ -43,6 +44,8 @@ template <int I> void interposed(const c10::OperatorHandle& op, c10::DispatchKey
     ThreadState& thread = ThreadState::current();
     const ProviderFunction* fn = thread.inEffect(f);
     c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
+    profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
+    profiling::FunctionCallScope call(recorder, f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
     if (!fn) {
         if (thread.observe)
             observeOriginal(thread, f);

@@ -1,3 +1,4 @@
+#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/interposer.h"
 #include "runtime/step_points.h"
@@ -57,7 +58,8 @@ void pauseIfHit(PausePoint::Kind kind, const char* modulePath, const char* funct
 
 bool runtime::events::observationWanted()
 {
-    return gRecording.load(std::memory_order_relaxed) || stepping::gLive.load(std::memory_order_relaxed);
+    return gRecording.load(std::memory_order_relaxed) || stepping::gLive.load(std::memory_order_relaxed) ||
+           profiling::HostRecorder::onThisThread() != nullptr;
 }
 
 Stepper::Stepper() : m_impl(new Impl()) {}

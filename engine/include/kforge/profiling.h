@@ -1,0 +1,110 @@
+#pragma once
+// Profiling results as plain values: kernel executions (CUDA kernels traced with CUPTI, or ATen op
+// executions timed on the CPU) attributed to module path, function, op and provider; statistics; the
+// comparison of a baseline and a plan run.
+#include <kforge/module_info.h>
+#include <kforge/plan.h>
+#include <kforge/tensor_digest.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+// One kernel execution ("kernel"), memory operation ("memcpy", "memset") or CPU op execution ("cpu_op").
+struct KernelRecord {
+    std::string kind = "cpu_op";
+    std::string name;       // kernel name, or the ATen op for cpu_op: "aten::addmm"
+    std::string modulePath; // innermost module executing when it was launched ("" = root)
+    std::string function;   // the replaceable function whose call launched it, "" when none
+    std::string op;         // the ATen op that launched it
+    std::string provider;   // provider serving `function`, "original", or "" when no function
+    std::int64_t startNs = 0; // relative to the start of the profile
+    std::int64_t durationNs = 0;
+    std::uint64_t thread = 0;
+    int device = -1; // CUDA device, -1 for CPU
+    std::uint32_t stream = 0;
+    std::array<int, 3> grid{0, 0, 0};
+    std::array<int, 3> block{0, 0, 0};
+    int registersPerThread = 0;
+    int sharedMemoryBytes = 0; // static + dynamic
+    std::uint64_t correlation = 0;
+    int iteration = 0;
+    bool graphReplay = false;
+};
+
+// A module scope or a function call on the host timeline (for the trace and the GUI's timeline).
+struct RangeRecord {
+    std::string kind; // "module" or "function"
+    std::string name; // module path or function name
+    std::string provider;
+    std::int64_t startNs = 0;
+    std::int64_t durationNs = 0;
+    std::uint64_t thread = 0;
+    int iteration = 0;
+};
+
+struct ProfileOptions {
+    std::string device = "cpu"; // "cpu" or "cuda"
+    int warmupIterations = 3;
+    int iterations = 10;
+    Plan plan;          // empty = baseline
+    bool usePlan = false;
+    // Progress: (done, total) iterations; return false to cancel (the run stops after the current forward).
+    std::function<bool(int, int)> progress;
+};
+
+struct ProfileRun {
+    std::string device;      // "cpu" or "cuda"
+    std::string deviceName;  // "CPU (LibTorch ops)" or "NVIDIA H200"
+    std::string torchVersion;
+    std::string cuptiVersion;
+    std::string kforgeVersion;
+    std::string model;
+    std::vector<std::string> inputs;
+    int warmupIterations = 0;
+    int iterations = 0;
+    bool cancelled = false;
+    bool usedPlan = false;
+    Plan plan;
+    std::vector<ModuleInfo> modules;
+    std::vector<KernelRecord> records;
+    std::vector<RangeRecord> ranges;
+    std::vector<TensorDigest> outputs; // of the last measured forward
+    // The last forward's output tensors as float32, flattened (the first 2^22 values of each), so that a
+    // comparison can report the output error without the model.
+    std::vector<std::vector<float>> outputValues;
+    std::uint64_t droppedRecords = 0;
+    std::int64_t wallNs = 0; // of the measured iterations
+};
+
+struct StatRow {
+    std::string key; // kernel name (+ geometry), function or module path
+    std::string function;
+    std::string modulePath;
+    long long calls = 0;
+    double totalUs = 0, meanUs = 0, minUs = 0, medianUs = 0, p95Us = 0, maxUs = 0;
+    double share = 0; // of the total time of all rows
+};
+
+enum class GroupBy { Kernel, KernelGeometry, Function, Module };
+std::vector<StatRow> statistics(const std::vector<KernelRecord>& records, GroupBy groupBy);
+
+struct ComparisonRow {
+    std::string key; // function or module path
+    double baselineUs = 0, planUs = 0;
+    double speedup = 0; // baseline / plan; 0 when the plan time is 0
+};
+struct Comparison {
+    std::vector<ComparisonRow> byFunction;
+    std::vector<ComparisonRow> byModule;
+    double baselineTotalUs = 0, planTotalUs = 0, speedup = 0;
+    double maxAbsError = 0, maxRelError = 0; // between the runs' model outputs (digests)
+    bool outputsComparable = true;
+};
+Comparison compare(const ProfileRun& baseline, const ProfileRun& plan);
+
+} // namespace kforge

@@ -1,0 +1,30 @@
+#pragma once
+// The CUDA side of a profile run: CUPTI activity tracing for the duration of the measured forwards, with
+// the host recorder's module scopes and function calls pushed as external correlation ids.
+#include "profiling/host_recorder.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kforge::profiling {
+
+class CudaProfiling {
+public:
+    static bool available(std::string* why);
+    static std::string deviceName();
+    static std::string cuptiVersion();
+
+    explicit CudaProfiling(HostRecorder& recorder); // starts tracing; throws kforge::Error
+    ~CudaProfiling();
+    void synchronize(); // waits for the device to finish the traced work
+    std::vector<KernelRecord> finish(std::uint64_t& dropped); // stops tracing, attributes the records
+
+    struct Impl;
+
+private:
+    HostRecorder& m_recorder;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace kforge::profiling

@@ -1,0 +1,130 @@
+// A profile run: warm-up forwards, then measured forwards recorded on the host (module scopes, function
+// calls, CPU op executions) and, on a CUDA device, traced with CUPTI; everything attributed to module path,
+// function, op and provider.
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/profiler.h>
+#include <kforge/runtime.h>
+#include <kforge/version.h>
+
+#include "model/model_inputs.h"
+#include "model/output_digest.h"
+#include "model/session_impl.h"
+#include "profiling/cuda_profiling.h"
+#include "profiling/host_recorder.h"
+#include "runtime/clock.h"
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+namespace kforge {
+namespace {
+
+constexpr int64_t kMaxOutputValues = int64_t{1} << 22;
+
+void collectValues(const c10::IValue& v, std::vector<std::vector<float>>& out)
+{
+    if (v.isTensor()) {
+        const at::Tensor t = v.toTensor().detach().reshape({-1});
+        const at::Tensor head = t.narrow(0, 0, std::min<int64_t>(t.numel(), kMaxOutputValues));
+        const at::Tensor f = head.to(at::kCPU).to(at::kFloat).contiguous();
+        out.emplace_back(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+    } else if (v.isTuple()) {
+        for (const auto& e : v.toTupleRef().elements())
+            collectValues(e, out);
+    } else if (v.isList()) {
+        for (const auto& e : v.toListRef())
+            collectValues(e, out);
+    } else if (v.isGenericDict()) {
+        for (const auto& item : v.toGenericDict())
+            collectValues(item.value(), out);
+    }
+}
+
+} // namespace
+
+ProfileRun profile(ModelSession& session, const ProfileOptions& options)
+{
+    const std::string where = "profile of '" + session.displayName() + "'";
+    if (options.device != "cpu" && options.device != "cuda")
+        throw Error(where, "unknown device '" + options.device + "' (cpu or cuda)");
+    if (options.iterations < 1 || options.warmupIterations < 0)
+        throw Error(where, "needs at least one measured iteration and a non-negative warm-up");
+    const bool cuda = options.device == "cuda";
+    std::unique_ptr<profiling::CudaProfiling> tracer;
+    if (cuda) {
+        std::string why;
+        if (!profiling::CudaProfiling::available(&why))
+            throw Error(where, "cannot trace CUDA kernels here: " + why + " (use --device cpu)");
+        if (session.device().rfind("cuda", 0) != 0)
+            session.setDevice("cuda");
+    } else if (session.device() != "cpu") {
+        session.setDevice("cpu");
+    }
+
+    ProfileRun run;
+    run.device = options.device;
+    run.deviceName = cuda ? profiling::CudaProfiling::deviceName() : "CPU (ATen op executions)";
+    run.torchVersion = TORCH_VERSION;
+    run.cuptiVersion = cuda ? profiling::CudaProfiling::cuptiVersion() : "";
+    run.kforgeVersion = KFORGE_VERSION_STRING;
+    run.model = session.displayName();
+    run.inputs = session.describeInputs();
+    run.warmupIterations = options.warmupIterations;
+    run.iterations = options.iterations;
+    run.usedPlan = options.usePlan;
+    run.plan = options.plan;
+    run.modules = session.modules();
+
+    std::unique_ptr<KernelProviderRuntime> runtime;
+    if (options.usePlan) {
+        runtime = std::make_unique<KernelProviderRuntime>(session, options.plan);
+        runtime->activate();
+    }
+    const int total = options.warmupIterations + options.iterations;
+    const auto progress = [&](int done) { return !options.progress || options.progress(done, total); };
+    for (int i = 0; i < options.warmupIterations; ++i) {
+        guardedForward(session.impl());
+        if (!progress(i + 1)) {
+            run.cancelled = true;
+            return run;
+        }
+    }
+
+    c10::IValue output;
+    {
+        profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda);
+        if (cuda)
+            tracer = std::make_unique<profiling::CudaProfiling>(recorder);
+        const int64_t start = runtime::nowNs();
+        for (int i = 0; i < options.iterations; ++i) {
+            recorder.beginIteration(i);
+            try {
+                output = guardedForward(session.impl());
+            } catch (...) {
+                recorder.endIteration();
+                throw;
+            }
+            recorder.endIteration();
+            if (!progress(options.warmupIterations + i + 1)) {
+                run.cancelled = true;
+                run.iterations = i + 1;
+                break;
+            }
+        }
+        if (tracer)
+            tracer->synchronize();
+        run.wallNs = runtime::nowNs() - start;
+        if (tracer) {
+            run.records = tracer->finish(run.droppedRecords);
+        } else {
+            run.records = std::move(recorder.records);
+        }
+        run.ranges = std::move(recorder.ranges);
+    }
+    run.outputs = digestOutput(output);
+    collectValues(output, run.outputValues);
+    return run;
+}
+
+} // namespace kforge

@@ -1,0 +1,168 @@
+// Profiling on the CPU: attribution to module path and function, statistics, baseline vs plan.
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/profiler.h>
+
+#include "test_helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+ProfileRun cpuProfile(ModelSession& session, int iterations, Plan plan = {}, bool usePlan = false)
+{
+    ProfileOptions options;
+    options.device = "cpu";
+    options.warmupIterations = 1;
+    options.iterations = iterations;
+    options.plan = std::move(plan);
+    options.usePlan = usePlan;
+    return profile(session, options);
+}
+
+} // namespace
+
+TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun run = cpuProfile(*session, 3);
+    EXPECT_EQ(run.device, "cpu");
+    ASSERT_FALSE(run.records.empty());
+    std::map<std::string, int> functionOps;
+    std::set<std::string> modules;
+    for (const auto& paths : run.modules)
+        modules.insert(paths.path);
+    for (const KernelRecord& r : run.records) {
+        EXPECT_EQ(r.kind, "cpu_op");
+        EXPECT_TRUE(modules.count(r.modulePath)) << r.name << " in unknown module '" << r.modulePath << "'";
+        EXPECT_GE(r.durationNs, 0);
+        EXPECT_GE(r.iteration, 0);
+        EXPECT_LT(r.iteration, 3);
+        if (!r.function.empty()) {
+            ++functionOps[r.function];
+            EXPECT_EQ(r.provider, "original");
+        }
+    }
+    // Each replaceable function call is one top-level op execution: the call counts of one forward x 3.
+    EXPECT_EQ(functionOps, (std::map<std::string, int>{{"gelu", 6},
+                                                       {"layer_norm", 15},
+                                                       {"linear", 27},
+                                                       {"scaled_dot_product_attention", 6},
+                                                       {"softmax", 3}}));
+    // The SDPA calls happen inside the attention modules, gelu inside the MLPs.
+    for (const KernelRecord& r : run.records) {
+        if (r.function == "scaled_dot_product_attention")
+            EXPECT_TRUE(r.modulePath == "blocks.0.attn" || r.modulePath == "blocks.1.attn") << r.modulePath;
+        if (r.function == "gelu")
+            EXPECT_TRUE(r.modulePath == "blocks.0.mlp" || r.modulePath == "blocks.1.mlp") << r.modulePath;
+    }
+    // Module and function ranges for the timeline: one root range per iteration.
+    const auto roots = std::count_if(run.ranges.begin(), run.ranges.end(),
+                                     [](const RangeRecord& r) { return r.kind == "module" && r.name.empty(); });
+    EXPECT_EQ(roots, 3);
+    const auto calls = std::count_if(run.ranges.begin(), run.ranges.end(),
+                                     [](const RangeRecord& r) { return r.kind == "function"; });
+    EXPECT_EQ(calls, 3 * 19);
+    EXPECT_EQ(run.outputs.size(), 1u);
+    ASSERT_EQ(run.outputValues.size(), 1u);
+    EXPECT_EQ(run.outputValues[0].size(), 16u * 256u);
+}
+
+TEST(Profiling, PlanRunAttributesProviders)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun run = cpuProfile(*session, 2, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}), true);
+    int byProvider = 0, byOriginal = 0;
+    for (const KernelRecord& r : run.records) {
+        if (r.function != "gelu")
+            continue;
+        (r.provider == "AtenGeluProvider" ? byProvider : byOriginal)++;
+        if (r.provider == "AtenGeluProvider")
+            EXPECT_EQ(r.modulePath, "blocks.1.mlp");
+    }
+    EXPECT_EQ(byProvider, 2);
+    EXPECT_EQ(byOriginal, 2);
+}
+
+TEST(Profiling, StatisticsOfKnownSamples)
+{
+    std::vector<KernelRecord> records;
+    for (int i = 1; i <= 100; ++i) {
+        KernelRecord r;
+        r.name = "k";
+        r.function = "gelu";
+        r.modulePath = "m";
+        r.durationNs = i * 1000;
+        records.push_back(r);
+    }
+    KernelRecord other;
+    other.name = "other";
+    other.durationNs = 5050 * 1000; // as long as all of "k" together
+    records.push_back(other);
+    const auto rows = statistics(records, GroupBy::Kernel);
+    ASSERT_EQ(rows.size(), 2u);
+    const StatRow& k = rows[0].key == "k" ? rows[0] : rows[1];
+    EXPECT_EQ(k.calls, 100);
+    EXPECT_DOUBLE_EQ(k.totalUs, 5050.0);
+    EXPECT_DOUBLE_EQ(k.meanUs, 50.5);
+    EXPECT_DOUBLE_EQ(k.medianUs, 50.0);
+    EXPECT_DOUBLE_EQ(k.p95Us, 95.0);
+    EXPECT_DOUBLE_EQ(k.minUs, 1.0);
+    EXPECT_DOUBLE_EQ(k.maxUs, 100.0);
+    EXPECT_DOUBLE_EQ(k.share, 0.5);
+    const auto byFunction = statistics(records, GroupBy::Function);
+    EXPECT_EQ(byFunction.size(), 2u); // gelu and "(no function)"
+}
+
+TEST(Profiling, CompareBaselineAndPlan)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun baseline = cpuProfile(*session, 2);
+    const ProfileRun plan = cpuProfile(*session, 2, planOf({entry("", "layer_norm", "AtenLayerNormProvider")}), true);
+    const Comparison c = compare(baseline, plan);
+    EXPECT_TRUE(c.outputsComparable);
+    EXPECT_EQ(c.maxAbsError, 0.0); // the reference provider computes exactly the original
+    const auto ln = std::find_if(c.byFunction.begin(), c.byFunction.end(), [](const auto& r) { return r.key == "layer_norm"; });
+    ASSERT_NE(ln, c.byFunction.end());
+    EXPECT_GT(ln->baselineUs, 0.0);
+    EXPECT_GT(ln->planUs, 0.0);
+    EXPECT_GT(c.speedup, 0.0);
+    EXPECT_FALSE(c.byModule.empty());
+}
+
+TEST(Profiling, ProgressAndCancel)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.warmupIterations = 2;
+    options.iterations = 10;
+    std::vector<int> seen;
+    options.progress = [&](int done, int total) {
+        EXPECT_EQ(total, 12);
+        seen.push_back(done);
+        return done < 4; // cancel after the 2nd measured iteration
+    };
+    const ProfileRun run = profile(*session, options);
+    EXPECT_TRUE(run.cancelled);
+    EXPECT_EQ(run.iterations, 2);
+    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST(Profiling, CudaWithoutDeviceIsAClearError)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.device = "cuda";
+    std::string why;
+    try {
+        profile(*session, options);
+        GTEST_SKIP() << "a CUDA device is present";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("--device cpu"), std::string::npos) << e.what();
+    }
+}
