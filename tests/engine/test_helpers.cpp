@@ -47,6 +47,7 @@ void writeBytes(const std::filesystem::path& path, const std::string& bytes)
 #include <ATen/ATen.h>
 
 #include <mutex>
+#include <thread>
 
 namespace kforge::test {
 namespace {
@@ -70,6 +71,19 @@ protected:
 private:
     std::string m_type;
     double m_tag;
+};
+
+class SlowGeluProvider final : public KernelProvider {
+public:
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return "TestSlowGeluProvider"; }
+
+protected:
+    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        op.callBoxed(stack);
+    }
 };
 
 class ThrowingGeluProvider final : public KernelProvider {
@@ -100,6 +114,8 @@ void registerTestProviders()
         r.add({"TestTagBGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<TagGeluProvider>("TestTagBGeluProvider", kTagB);
                }});
+        r.add({"TestSlowGeluProvider", Function::Gelu, {"cpu"}, "test",
+               [] { return std::make_unique<SlowGeluProvider>(); }});
         r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<ThrowingGeluProvider>();
                }});

@@ -35,6 +35,7 @@ namespace kforge::test {
 // Test providers (registered once per process):
 //   TestTagGeluProvider   gelu(x) + 1000: its output says who served the call; counts its calls
 //   TestTagBGeluProvider  gelu(x) + 2000
+//   TestSlowGeluProvider  correct but sleeps 2 ms per call
 //   TestThrowingGeluProvider  throws "planted failure"
 void registerTestProviders();
 std::atomic<long>& tagCalls();

@@ -3,6 +3,7 @@
 // run with the key excluded, so nested ops reach the real kernels.
 #include "runtime/interposer.h"
 
+#include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/mode_key.h"
@@ -44,6 +45,9 @@ template <int I> void interposed(const c10::OperatorHandle& op, c10::DispatchKey
     ThreadState& thread = ThreadState::current();
     const ProviderFunction* fn = thread.inEffect(f);
     c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
+    if (thread.observe)
+        if (auto* samples = optimizer::SampleCapture::onThisThread())
+            samples->observe(f, *stack, op.schema().arguments().size());
     profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
     profiling::FunctionCallScope call(recorder, f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
     if (!fn) {

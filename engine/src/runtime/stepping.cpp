@@ -1,3 +1,4 @@
+#include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/interposer.h"
@@ -59,7 +60,7 @@ void pauseIfHit(PausePoint::Kind kind, const char* modulePath, const char* funct
 bool runtime::events::observationWanted()
 {
     return gRecording.load(std::memory_order_relaxed) || stepping::gLive.load(std::memory_order_relaxed) ||
-           profiling::HostRecorder::onThisThread() != nullptr;
+           profiling::HostRecorder::onThisThread() != nullptr || optimizer::SampleCapture::onThisThread() != nullptr;
 }
 
 Stepper::Stepper() : m_impl(new Impl()) {}

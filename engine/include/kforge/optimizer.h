@@ -1,0 +1,63 @@
+#pragma once
+// make_plan, as AITune's KernelOptimizer does it (aitune-kernel-forge.md §1.5): profile, rank functions by
+// time, keep those above a minimum time share, try every eligible provider on the observed samples
+// (prepare -> correctness check -> benchmark) and keep the fastest only if it is correct and strictly
+// faster than the original.
+#include <kforge/correctness.h>
+#include <kforge/plan.h>
+#include <kforge/profiling.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+class ModelSession;
+
+struct OptimizeOptions {
+    std::string device = "cpu";
+    int warmupIterations = 3;
+    int iterations = 5;
+    double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
+    int benchmarkRounds = 7;      // each round runs every benchmark sample once; the median round counts
+    // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
+    bool includeReferenceProviders = false;
+    std::function<void(const std::string&)> log; // progress lines
+};
+
+struct CandidateReport {
+    std::string function;
+    std::string provider; // display name with settings
+    nlohmann::json settings;
+    bool eligible = false;
+    CorrectnessReport correctness;
+    double latencyUs = 0;         // median round on the benchmark samples
+    double originalLatencyUs = 0; // the original on the same samples
+    double speedup = 0;           // original / candidate
+    bool kept = false;
+    std::string rejected; // why not kept: "not eligible", "incorrect: ...", "not faster", "slower than X"
+};
+
+struct FunctionReport {
+    std::string function;
+    double sharePercent = 0;
+    int uniqueSamples = 0;
+    int benchmarkSamples = 0;
+    bool tried = false;
+    std::string skipped; // why no candidate was tried
+};
+
+struct OptimizeResult {
+    Plan plan; // kforge dialect, scope "" (the model), winners in profiled-time order
+    std::vector<FunctionReport> functions;
+    std::vector<CandidateReport> candidates;
+};
+
+OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);
+
+// The selection rule, separate so it can be checked on its own: the fastest correct candidate, kept only if
+// strictly faster than the original. Marks `kept` and `rejected` on every candidate of the function.
+void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs);
+
+} // namespace kforge
