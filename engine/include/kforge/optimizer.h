@@ -20,7 +20,7 @@ struct OptimizeOptions {
     int warmupIterations = 3;
     int iterations = 5;
     double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
-    int benchmarkRounds = 7;      // each round runs every benchmark sample once; the median round counts
+    int benchmarkRounds = 7; // rounds alternate candidate and original over every sample; the fastest counts
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
     std::function<void(const std::string&)> log; // progress lines
@@ -32,8 +32,8 @@ struct CandidateReport {
     nlohmann::json settings;
     bool eligible = false;
     CorrectnessReport correctness;
-    double latencyUs = 0;         // median round on the benchmark samples
-    double originalLatencyUs = 0; // the original on the same samples
+    double latencyUs = 0;         // fastest round on the benchmark samples
+    double originalLatencyUs = 0; // the original's fastest round, alternating with the candidates'
     double speedup = 0;           // original / candidate
     bool kept = false;
     std::string rejected; // why not kept: "not eligible", "incorrect: ...", "not faster", "slower than X"

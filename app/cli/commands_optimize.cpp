@@ -1,0 +1,104 @@
+// kforge optimize: make_plan on a model; writes the plan and prints why each candidate was kept or not.
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/optimizer.h>
+#include <kforge/plan.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace kforge::cli {
+namespace {
+
+std::string fixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+} // namespace
+
+Command addOptimizeCommand(CLI::App& app)
+{
+    struct Options {
+        std::string model, out, inputsFile, device = "cpu";
+        std::vector<std::string> inputs;
+        double minShare = 0.0;
+        int warmup = 3, iterations = 5, rounds = 7;
+        bool json = false, quiet = false, reference = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("optimize", "Find the fastest correct provider per function and write a plan");
+    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("--out", o->out, "plan file to write (kforge dialect)")->required();
+    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument");
+    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save");
+    cmd->add_option("--device", o->device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+    cmd->add_option("--min-share", o->minShare, "skip functions below this share of the time (percent)")
+        ->check(CLI::Range(0.0, 100.0));
+    cmd->add_option("--warmup", o->warmup, "warm-up forwards of the profile")->check(CLI::Range(0, 1000));
+    cmd->add_option("--iterations", o->iterations, "measured forwards of the profile")->check(CLI::Range(1, 100000));
+    cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")->check(CLI::Range(1, 1000));
+    cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    cmd->add_flag("--json", o->json, "JSON report");
+    cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
+    return {cmd, [o] {
+                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                OptimizeOptions options;
+                options.device = o->device;
+                options.minSharePercent = o->minShare;
+                options.warmupIterations = o->warmup;
+                options.iterations = o->iterations;
+                options.benchmarkRounds = o->rounds;
+                options.includeReferenceProviders = o->reference;
+                if (!o->quiet)
+                    options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
+                OptimizeResult result = makePlan(*session, options);
+                result.plan.modelName = session->displayName();
+                savePlan(result.plan, o->out);
+                if (o->json) {
+                    nlohmann::json out{{"plan", o->out}, {"functions", nlohmann::json::array()},
+                                       {"candidates", nlohmann::json::array()}};
+                    for (const auto& f : result.functions)
+                        out["functions"].push_back({{"function", f.function},
+                                                    {"share_percent", f.sharePercent},
+                                                    {"unique_samples", f.uniqueSamples},
+                                                    {"benchmark_samples", f.benchmarkSamples},
+                                                    {"skipped", f.skipped}});
+                    for (const auto& c : result.candidates)
+                        out["candidates"].push_back({{"function", c.function},
+                                                     {"provider", c.provider},
+                                                     {"settings", c.settings},
+                                                     {"latency_us", c.latencyUs},
+                                                     {"original_latency_us", c.originalLatencyUs},
+                                                     {"speedup", c.speedup},
+                                                     {"max_abs_error", c.correctness.maxAbsError},
+                                                     {"kept", c.kept},
+                                                     {"rejected", c.rejected}});
+                    std::cout << out.dump(2) << '\n';
+                    return 0;
+                }
+                std::vector<std::vector<std::string>> functions;
+                for (const auto& f : result.functions)
+                    functions.push_back({f.function, fixed(f.sharePercent, 1) + "%", std::to_string(f.uniqueSamples),
+                                         f.skipped.empty() ? "tried" : f.skipped});
+                std::cout << formatTable({"FUNCTION", "SHARE", "SAMPLES", "STATUS"}, functions) << '\n';
+                std::vector<std::vector<std::string>> rows;
+                for (const auto& c : result.candidates)
+                    rows.push_back({c.function, c.provider.empty() ? c.settings.dump() : c.provider,
+                                    c.latencyUs > 0 ? fixed(c.latencyUs, 1) : "-",
+                                    c.originalLatencyUs > 0 ? fixed(c.originalLatencyUs, 1) : "-",
+                                    c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-",
+                                    c.correctness.passed ? fixed(c.correctness.maxAbsError, 7) : "-",
+                                    c.kept ? "KEPT" : c.rejected});
+                std::cout << formatTable({"FUNCTION", "CANDIDATE", "LATENCY us", "ORIGINAL us", "SPEEDUP",
+                                          "MAX ABS ERR", "RESULT"},
+                                         rows);
+                std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
+                return 0;
+            }};
+}
+
+} // namespace kforge::cli
