@@ -38,7 +38,7 @@ if(KFORGE_HAVE_CUDA)
   find_path(KFORGE_CUPTI_INCLUDE cupti.h
     HINTS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/extras/CUPTI/include
           ${CUDAToolkit_TARGET_DIR}/extras/CUPTI/include)
-  find_library(KFORGE_CUPTI_LIBRARY NAMES cupti libcupti.so.13
+  find_library(KFORGE_CUPTI_LIBRARY NAMES libcupti.so.13 cupti NAMES_PER_DIR
     HINTS ${TORCH_INSTALL_PREFIX}/../nvidia/cu13/lib ${CUDAToolkit_LIBRARY_DIR}
           ${CUDAToolkit_TARGET_DIR}/extras/CUPTI/lib64 NO_DEFAULT_PATH)
   if(KFORGE_CUPTI_INCLUDE AND KFORGE_CUPTI_LIBRARY)

@@ -19,6 +19,7 @@ struct RunOptions {
     std::vector<std::string> inputs;
     std::string inputsFile;
     std::vector<std::string> provides;
+    std::string planFile;
     int iterations = 1;
     int threads = 1;
     bool keepLeftovers = false;
@@ -73,6 +74,9 @@ Command addRunCommand(CLI::App& app)
     cmd->add_option("--provide", o->provides,
                     "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry, e.g. "
                     "\"blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider\"");
+    cmd->add_option("--plan", o->planFile,
+                    "plan file (kforge or AITune dialect); its entries come first, --provide entries after them")
+        ->type_name("FILE");
     cmd->add_option("--iterations", o->iterations, "forwards per thread")->check(CLI::Range(1, 1000000));
     cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
     cmd->add_flag("--keep-leftovers", o->keepLeftovers, "leave patches of a failed forward in effect (debugging)");
@@ -81,7 +85,7 @@ Command addRunCommand(CLI::App& app)
     return {
         cmd, [o] {
             auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
-            Plan plan;
+            Plan plan = o->planFile.empty() ? Plan{} : readPlan(o->planFile);
             for (const auto& spec : o->provides)
                 plan.entries.push_back(parseProvideSpec(spec));
             EventCollector collector;
@@ -143,7 +147,8 @@ Command addRunCommand(CLI::App& app)
                     std::cout << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& [key, n] : calls)
-                    rows.push_back({key.function, key.provider, key.scope.empty() ? "-" : key.scope, withThousands(n)});
+                    rows.push_back({key.function, key.provider,
+                                        key.provider == "original" ? "-" : key.scope.empty() ? "(root)" : key.scope, withThousands(n)});
                 std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
                 std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
                 for (const auto& p : leftovers)

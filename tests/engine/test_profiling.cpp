@@ -6,6 +6,7 @@
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include <map>
 
@@ -165,4 +166,33 @@ TEST(Profiling, CudaWithoutDeviceIsAClearError)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("--device cpu"), std::string::npos) << e.what();
     }
+}
+
+// GPU: CUPTI traces the kernels of a CUDA forward and attributes them to modules and functions.
+TEST(Profiling, CudaKernelsAreAttributed)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "needs a CUDA device; none is visible on this machine";
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.device = "cuda";
+    options.warmupIterations = 2;
+    options.iterations = 3;
+    const ProfileRun run = profile(*session, options);
+    EXPECT_EQ(run.device, "cuda");
+    ASSERT_FALSE(run.records.empty());
+    int kernels = 0, linearKernels = 0, inAttention = 0;
+    for (const KernelRecord& r : run.records) {
+        if (r.kind != "kernel")
+            continue;
+        ++kernels;
+        EXPECT_GT(r.durationNs, 0);
+        EXPECT_GE(r.device, 0);
+        linearKernels += r.function == "linear";
+        inAttention += r.modulePath.find(".attn") != std::string::npos;
+    }
+    EXPECT_GT(kernels, 0);
+    EXPECT_GT(linearKernels, 0);
+    EXPECT_GT(inAttention, 0);
+    EXPECT_EQ(run.droppedRecords, 0u);
 }

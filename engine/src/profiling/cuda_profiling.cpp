@@ -1,6 +1,12 @@
+// The CUDA side of a profile run: CUPTI activity tracing (cupti_activity_api) for the measured forwards,
+// module scopes and function calls pushed as external correlation ids and NVTX ranges, and the records
+// attributed on the host tables of the recorder (kernel_attribution).
 #include "profiling/cuda_profiling.h"
 
+#include "profiling/cupti_activity_api.h"
 #include "profiling/cupti_info.h"
+#include "profiling/kernel_attribution.h"
+#include "profiling/nvtx_ranges.h"
 
 #include <kforge/error.h>
 
@@ -12,21 +18,41 @@
 
 namespace kforge::profiling {
 
-struct CudaProfiling::Impl {};
+struct CudaProfiling::Impl {
+    CuptiActivityApi& api = CuptiActivityApi::singleton();
+    bool stopped = false;
+};
+
+namespace {
+
+void pushModule(std::uint64_t id, const char* path)
+{
+    CuptiActivityApi::pushCorrelationId(CorrelationKind::ModuleScope, id);
+    nvtx::pushModuleScope(path);
+}
+void popModule()
+{
+    nvtx::pop();
+    CuptiActivityApi::popCorrelationId(CorrelationKind::ModuleScope);
+}
+void pushCall(std::uint64_t id) { CuptiActivityApi::pushCorrelationId(CorrelationKind::FunctionCall, id); }
+void popCall() { CuptiActivityApi::popCorrelationId(CorrelationKind::FunctionCall); }
+
+} // namespace
 
 bool CudaProfiling::available(std::string* why)
 {
-    const auto fail = [&](const char* reason) {
-        if (why)
-            *why = reason;
-        return false;
-    };
 #ifndef KFORGE_WITH_CUPTI
-    return fail("this build has no CUPTI");
+    if (why)
+        *why = "this build has no CUPTI";
+    return false;
 #else
-    if (!torch::cuda::is_available())
-        return fail("no CUDA device is visible on this machine");
-    return true;
+    if (!torch::cuda::is_available()) {
+        if (why)
+            *why = "no CUDA device is visible on this machine";
+        return false;
+    }
+    return CuptiActivityApi::available(why);
 #endif
 }
 
@@ -45,10 +71,22 @@ std::string CudaProfiling::cuptiVersion() { return cuptiInfo(true).version; }
 
 CudaProfiling::CudaProfiling(HostRecorder& recorder) : m_recorder(recorder), m_impl(std::make_unique<Impl>())
 {
-    throw Error("CUDA profiling", "CUPTI tracing is not wired into this build yet");
+    synchronize(); // warm-up work must not land in the trace
+    m_impl->api.start();
+    m_recorder.hooks = {&pushModule, &popModule, &pushCall, &popCall};
 }
 
-CudaProfiling::~CudaProfiling() = default;
+CudaProfiling::~CudaProfiling()
+{
+    m_recorder.hooks = {};
+    if (!m_impl->stopped) {
+        try {
+            m_impl->api.stop();
+        } catch (...) {
+        }
+        CuptiActivityApi::popAllCorrelationIds();
+    }
+}
 
 void CudaProfiling::synchronize()
 {
@@ -59,8 +97,25 @@ void CudaProfiling::synchronize()
 
 std::vector<KernelRecord> CudaProfiling::finish(std::uint64_t& dropped)
 {
-    dropped = 0;
-    return {};
+    m_recorder.hooks = {};
+    synchronize();
+    m_impl->api.stop();
+    m_impl->stopped = true;
+    CuptiActivityApi::popAllCorrelationIds();
+    nvtx::popAll();
+
+    HostTables tables;
+    for (const auto& [id, call] : m_recorder.functionCalls)
+        tables.functionCalls.emplace(id, FunctionCallAttribution{call.modulePath, call.function, call.op, call.provider});
+    tables.moduleScopes = m_recorder.moduleScopes;
+    tables.graphNodes = m_impl->api.graphNodes();
+    tables.iterationStarts = m_recorder.iterationStarts;
+    AttributionOptions options;
+    options.origin = m_impl->api.origin();
+    options.profileStartHostNs = m_recorder.originNs();
+    const ParsedActivities parsed = m_impl->api.parseCompletedBuffers();
+    dropped = m_impl->api.droppedRecords();
+    return attributeKernels(parsed, tables, options);
 }
 
 } // namespace kforge::profiling

@@ -45,6 +45,7 @@ void HostRecorder::beginIteration(int iteration)
 {
     m_iteration = iteration;
     m_opDepth = 0;
+    iterationStarts.emplace_back(runtime::nowNs(), iteration);
 }
 
 void HostRecorder::endIteration()

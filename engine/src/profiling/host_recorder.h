@@ -48,6 +48,7 @@ public:
     // For the CUDA tracer: what each pushed external correlation id stands for.
     std::unordered_map<std::uint64_t, FunctionCallInfo> functionCalls;
     std::unordered_map<std::uint64_t, std::string> moduleScopes;
+    std::vector<std::pair<std::int64_t, int>> iterationStarts; // (host steady ns, iteration)
 
     // Set by the CUDA tracer: push/pop the external correlation ids CUPTI attaches to launches, and NVTX.
     struct ScopeHooks {

@@ -1,0 +1,183 @@
+#include "profiling/cupti_records.h"
+
+#include <iterator>
+
+namespace kforge::profiling {
+
+#ifdef KFORGE_WITH_CUPTI
+static_assert(kExternalKindFunctionCall == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0);
+static_assert(kExternalKindModuleScope == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1);
+#if CUDA_VERSION >= 13000 && CUDA_VERSION < 13010
+static_assert(sizeof(KernelRecordStruct) == 216, "CUpti_ActivityKernel10 is 216 bytes in CUDA 13.0");
+#endif
+static_assert(sizeof(ApiRecordStruct) == 40);
+static_assert(sizeof(ExternalCorrelationRecordStruct) == 24);
+#endif
+
+namespace {
+
+template <typename T>
+void moveAppend(std::vector<T>& to, std::vector<T>& from)
+{
+    if (to.empty()) {
+        to = std::move(from);
+        return;
+    }
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+#ifdef KFORGE_WITH_CUPTI
+KernelActivity kernelOf(const KernelRecordStruct& k)
+{
+    KernelActivity a;
+    a.name = k.name ? k.name : "";
+    a.start = k.start;
+    a.end = k.end;
+    a.device = k.deviceId;
+    a.context = k.contextId;
+    a.stream = k.streamId;
+    a.correlation = k.correlationId;
+    a.grid = {k.gridX, k.gridY, k.gridZ};
+    a.block = {k.blockX, k.blockY, k.blockZ};
+    a.registers = k.registersPerThread;
+    a.staticSharedMemory = k.staticSharedMemory;
+    a.dynamicSharedMemory = k.dynamicSharedMemory;
+    a.graphNodeId = k.graphNodeId;
+    a.graphId = k.graphId;
+    return a;
+}
+
+MemActivity memcpyOf(const MemcpyRecordStruct& m)
+{
+    MemActivity a;
+    a.kind = MemKind::Memcpy;
+    a.copyKind = m.copyKind;
+    a.srcKind = m.srcKind;
+    a.dstKind = m.dstKind;
+    a.bytes = m.bytes;
+    a.start = m.start;
+    a.end = m.end;
+    a.device = m.deviceId;
+    a.context = m.contextId;
+    a.stream = m.streamId;
+    a.correlation = m.correlationId;
+    a.graphNodeId = m.graphNodeId;
+    a.graphId = m.graphId;
+    return a;
+}
+
+MemActivity memsetOf(const MemsetRecordStruct& m)
+{
+    MemActivity a;
+    a.kind = MemKind::Memset;
+    a.dstKind = static_cast<std::uint8_t>(m.memoryKind);
+    a.bytes = m.bytes;
+    a.start = m.start;
+    a.end = m.end;
+    a.device = m.deviceId;
+    a.context = m.contextId;
+    a.stream = m.streamId;
+    a.correlation = m.correlationId;
+    a.graphNodeId = m.graphNodeId;
+    a.graphId = m.graphId;
+    return a;
+}
+
+ApiActivity apiOf(const ApiRecordStruct& r, ApiKind kind)
+{
+    ApiActivity a;
+    a.kind = kind;
+    a.correlation = r.correlationId;
+    a.cbid = r.cbid;
+    a.start = r.start;
+    a.end = r.end;
+    a.process = r.processId;
+    a.thread = r.threadId;
+    return a;
+}
+#endif
+
+} // namespace
+
+void ParsedActivities::append(ParsedActivities&& other)
+{
+    moveAppend(kernels, other.kernels);
+    moveAppend(mems, other.mems);
+    moveAppend(apis, other.apis);
+    moveAppend(externalCorrelations, other.externalCorrelations);
+    otherRecords += other.otherRecords;
+    other = ParsedActivities{};
+}
+
+bool parseRecord(const void* record, ParsedActivities& out)
+{
+    if (!record)
+        return false;
+#ifdef KFORGE_WITH_CUPTI
+    const auto* activity = static_cast<const CUpti_Activity*>(record);
+    switch (activity->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        out.kernels.push_back(kernelOf(*static_cast<const KernelRecordStruct*>(record)));
+        return true;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        out.mems.push_back(memcpyOf(*static_cast<const MemcpyRecordStruct*>(record)));
+        return true;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        out.mems.push_back(memsetOf(*static_cast<const MemsetRecordStruct*>(record)));
+        return true;
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+        out.apis.push_back(apiOf(*static_cast<const ApiRecordStruct*>(record), ApiKind::Runtime));
+        return true;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        out.apis.push_back(apiOf(*static_cast<const ApiRecordStruct*>(record), ApiKind::Driver));
+        return true;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto& e = *static_cast<const ExternalCorrelationRecordStruct*>(record);
+        out.externalCorrelations.push_back({static_cast<std::uint32_t>(e.externalKind), e.externalId, e.correlationId});
+        return true;
+    }
+    default:
+        break;
+    }
+#endif
+    ++out.otherRecords;
+    return false;
+}
+
+void parseRecords(const std::vector<const void*>& records, ParsedActivities& out)
+{
+    for (const void* record : records)
+        parseRecord(record, out);
+}
+
+BufferParseResult parseBuffer(std::uint8_t* buffer, std::size_t validSize, ParsedActivities& out)
+{
+    BufferParseResult result;
+#ifdef KFORGE_WITH_CUPTI
+    if (!buffer || validSize == 0) {
+        result.ok = true;
+        result.status = CUPTI_ERROR_MAX_LIMIT_REACHED;
+        return result;
+    }
+    CUpti_Activity* record = nullptr;
+    for (;;) {
+        const CUptiResult status = cuptiActivityGetNextRecord(buffer, validSize, &record);
+        if (status == CUPTI_SUCCESS) {
+            ++result.records;
+            parseRecord(record, out);
+            continue;
+        }
+        result.status = status;
+        result.ok = status == CUPTI_ERROR_MAX_LIMIT_REACHED;
+        break;
+    }
+#else
+    (void)buffer;
+    (void)validSize;
+    (void)out;
+#endif
+    return result;
+}
+
+} // namespace kforge::profiling

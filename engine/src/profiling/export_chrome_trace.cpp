@@ -1,0 +1,529 @@
+// Chrome trace JSON, as Perfetto's JSON importer and chrome://tracing read it (anchors-profilers.md §6): complete
+// events on per-thread (host) and per-stream (GPU) lanes, flows from each function call to the records it
+// launched, metadata naming the lanes. Streamed: events go to the ostream through a small buffer as they are
+// formatted; the only memory proportional to the run is a few index arrays.
+#include <kforge/profile_export.h>
+
+#include <kforge/error.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+namespace kforge {
+namespace {
+
+// A buffered JSON token writer over an ostream.
+class Writer {
+public:
+    explicit Writer(std::ostream& out) : m_out(out) { m_buf.reserve(kFlushAt + 4096); }
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+
+    void raw(std::string_view s)
+    {
+        m_buf.append(s);
+        maybeFlush();
+    }
+    void integer(long long v) { number(v); }
+    void unsignedInteger(unsigned long long v) { number(v); }
+
+    // Nanoseconds as microseconds with exactly three decimals: 1234567 -> "1234.567" (no floating point).
+    void micros(std::int64_t ns)
+    {
+        if (ns < 0) {
+            m_buf.push_back('-');
+            ns = -ns;
+        }
+        number(ns / 1000);
+        const auto frac = static_cast<int>(ns % 1000);
+        m_buf.push_back('.');
+        m_buf.push_back(char('0' + frac / 100));
+        m_buf.push_back(char('0' + frac / 10 % 10));
+        m_buf.push_back(char('0' + frac % 10));
+    }
+
+    // A JSON string: quotes, backslashes and control characters escaped (a stray control character makes a
+    // whole trace unloadable, pytorch #130622); invalid UTF-8 replaced by U+FFFD.
+    void string(std::string_view s)
+    {
+        m_buf.push_back('"');
+        static const char* hex = "0123456789abcdef";
+        for (size_t i = 0; i < s.size();) {
+            const auto c = static_cast<unsigned char>(s[i]);
+            if (c < 0x80) {
+                switch (c) {
+                case '"':
+                    m_buf.append("\\\"");
+                    break;
+                case '\\':
+                    m_buf.append("\\\\");
+                    break;
+                case '\n':
+                    m_buf.append("\\n");
+                    break;
+                case '\r':
+                    m_buf.append("\\r");
+                    break;
+                case '\t':
+                    m_buf.append("\\t");
+                    break;
+                default:
+                    if (c < 0x20 || c == 0x7f) {
+                        m_buf.append("\\u00");
+                        m_buf.push_back(hex[c >> 4]);
+                        m_buf.push_back(hex[c & 15]);
+                    } else {
+                        m_buf.push_back(char(c));
+                    }
+                }
+                ++i;
+                continue;
+            }
+            const size_t n = utf8Length(s, i);
+            if (n == 0) {
+                m_buf.append("\\ufffd");
+                ++i;
+            } else {
+                m_buf.append(s.substr(i, n));
+                i += n;
+            }
+        }
+        m_buf.push_back('"');
+        maybeFlush();
+    }
+
+    void flush()
+    {
+        if (!m_buf.empty()) {
+            m_out.write(m_buf.data(), std::streamsize(m_buf.size()));
+            m_buf.clear();
+        }
+    }
+
+private:
+    static constexpr size_t kFlushAt = 1 << 16;
+
+    template <typename T> void number(T v)
+    {
+        char tmp[24];
+        const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
+        m_buf.append(tmp, res.ptr);
+    }
+    void maybeFlush()
+    {
+        if (m_buf.size() >= kFlushAt)
+            flush();
+    }
+    // Length of the well-formed UTF-8 sequence starting at s[i] (lead byte >= 0x80), 0 when ill-formed.
+    static size_t utf8Length(std::string_view s, size_t i)
+    {
+        const auto b = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+        const unsigned lead = b(0);
+        const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) { return b(k) >= lo && b(k) <= hi; };
+        if (lead >= 0xc2 && lead <= 0xdf)
+            return cont(1) ? 2 : 0;
+        if (lead >= 0xe0 && lead <= 0xef) {
+            const unsigned lo = lead == 0xe0 ? 0xa0 : 0x80, hi = lead == 0xed ? 0x9f : 0xbf;
+            return cont(1, lo, hi) && cont(2) ? 3 : 0;
+        }
+        if (lead >= 0xf0 && lead <= 0xf4) {
+            const unsigned lo = lead == 0xf0 ? 0x90 : 0x80, hi = lead == 0xf4 ? 0x8f : 0xbf;
+            return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+        }
+        return 0;
+    }
+
+    std::ostream& m_out;
+    std::string m_buf;
+};
+
+bool onHost(const KernelRecord& r) { return r.kind == "cpu_op" || r.device < 0; }
+
+std::string moduleDisplayName(const std::string& path) { return path.empty() ? "(root)" : path; }
+
+nlohmann::ordered_json planJson(const Plan& plan)
+{
+    try {
+        return nlohmann::ordered_json::parse(toJson(plan));
+    } catch (const std::exception&) {
+        return nullptr; // a plan toJson cannot spell (settings that are not JSON-clean) is left out
+    }
+}
+
+nlohmann::ordered_json runMetadata(const LabeledRun& labeled, int pidBase)
+{
+    const ProfileRun& run = *labeled.run;
+    return {{"label", labeled.label},
+            {"host_pid", 1 + pidBase},
+            {"model", run.model},
+            {"inputs", run.inputs},
+            {"device", run.device},
+            {"device_name", run.deviceName},
+            {"torch_version", run.torchVersion},
+            {"cupti_version", run.cuptiVersion},
+            {"kforge_version", run.kforgeVersion},
+            {"warmup_iterations", run.warmupIterations},
+            {"iterations", run.iterations},
+            {"cancelled", run.cancelled},
+            {"dropped_records", run.droppedRecords},
+            {"wall_ns", run.wallNs},
+            {"used_plan", run.usedPlan},
+            {"plan", run.usedPlan ? planJson(run.plan) : nlohmann::ordered_json(nullptr)},
+            {"records", run.records.size()},
+            {"ranges", run.ranges.size()}};
+}
+
+// Writes one run's events. `first` tracks the comma between events; `nextFlowId` is shared by all runs.
+class RunTraceWriter {
+public:
+    RunTraceWriter(Writer& w, const LabeledRun& labeled, int pidBase, bool& first, unsigned long long& nextFlowId)
+        : m_w(w), m_run(*labeled.run), m_label(labeled.label), m_hostPid(1 + pidBase), m_pidBase(pidBase),
+          m_first(first), m_nextFlowId(nextFlowId)
+    {
+    }
+
+    void write()
+    {
+        indexRanges();
+        writeMetadata();
+        for (size_t i = 0; i < m_run.ranges.size(); ++i)
+            writeRange(i);
+        std::string key;
+        for (const KernelRecord& r : m_run.records) {
+            writeRecord(r);
+            if (!r.function.empty() && !r.graphReplay)
+                if (const long fn = launchingCall(r, key); fn >= 0)
+                    writeFlow(size_t(fn), r);
+        }
+    }
+
+private:
+    int gpuPid(int device) const { return 2 + m_pidBase + std::max(0, device); }
+    std::string suffix() const { return m_label.empty() ? "" : " (" + m_label + ")"; }
+
+    // Function ranges grouped by (function, iteration), each group sorted by start; the innermost module range
+    // around each function range (a sweep per thread over ranges sorted by start, longest first).
+    void indexRanges()
+    {
+        const auto& ranges = m_run.ranges;
+        std::vector<std::uint32_t> order(ranges.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const RangeRecord& x = ranges[a];
+            const RangeRecord& y = ranges[b];
+            if (x.thread != y.thread)
+                return x.thread < y.thread;
+            if (x.startNs != y.startNs)
+                return x.startNs < y.startNs;
+            if (x.durationNs != y.durationNs)
+                return x.durationNs > y.durationNs;
+            return (x.kind == "module") > (y.kind == "module");
+        });
+        m_moduleOfRange.assign(ranges.size(), -1);
+        std::vector<std::uint32_t> stack;
+        std::uint64_t thread = 0;
+        for (std::uint32_t i : order) {
+            const RangeRecord& r = ranges[i];
+            if (stack.empty() || r.thread != thread) {
+                stack.clear();
+                thread = r.thread;
+            }
+            while (!stack.empty() && end(ranges[stack.back()]) <= r.startNs)
+                stack.pop_back();
+            if (r.kind == "module") {
+                stack.push_back(i);
+            } else if (r.kind == "function") {
+                if (!stack.empty())
+                    m_moduleOfRange[i] = std::int32_t(stack.back());
+                m_calls[groupKey(r.name, r.iteration)].push_back(i);
+            }
+        }
+        for (auto& [key, calls] : m_calls)
+            std::sort(calls.begin(), calls.end(),
+                      [&](std::uint32_t a, std::uint32_t b) { return ranges[a].startNs < ranges[b].startNs; });
+    }
+
+    static std::int64_t end(const RangeRecord& r) { return r.startNs + r.durationNs; }
+
+    static std::string groupKey(const std::string& function, int iteration)
+    {
+        std::string key;
+        groupKeyInto(key, function, iteration);
+        return key;
+    }
+    static void groupKeyInto(std::string& key, const std::string& function, int iteration)
+    {
+        key.assign(function);
+        key.push_back('\x1f');
+        char tmp[16];
+        key.append(tmp, std::to_chars(tmp, tmp + sizeof tmp, iteration).ptr);
+    }
+
+    // The function call that launched `r`: a call of r.function in r.iteration on r's thread (when known) that
+    // began at or before the launch. A CPU op execution contains the call it served (the interposer runs inside
+    // the op), so for it the call begins before the op ends; a kernel starts after the call that launched it
+    // began. The latest such call wins. -1 when there is none.
+    long launchingCall(const KernelRecord& r, std::string& key) const
+    {
+        groupKeyInto(key, r.function, r.iteration);
+        const auto found = m_calls.find(key);
+        if (found == m_calls.end())
+            return -1;
+        const auto& calls = found->second;
+        const auto& ranges = m_run.ranges;
+        const std::int64_t anchor = onHost(r) ? r.startNs + r.durationNs : r.startNs;
+        auto it = std::upper_bound(calls.begin(), calls.end(), anchor,
+                                   [&](std::int64_t t, std::uint32_t i) { return t < ranges[i].startNs; });
+        for (int tries = 0; it != calls.begin() && tries < 64; ++tries) {
+            --it;
+            if (r.thread == 0 || ranges[*it].thread == r.thread)
+                return long(*it);
+        }
+        return -1;
+    }
+
+    void beginEvent()
+    {
+        m_w.raw(m_first ? "\n" : ",\n");
+        m_first = false;
+    }
+
+    void metadata(const char* name, int pid, std::uint64_t tid, bool withTid, const std::string& value, long sortIndex)
+    {
+        beginEvent();
+        m_w.raw(R"({"ph":"M","name":")");
+        m_w.raw(name);
+        m_w.raw(R"(","pid":)");
+        m_w.integer(pid);
+        m_w.raw(R"(,"tid":)");
+        m_w.unsignedInteger(withTid ? tid : 0);
+        m_w.raw(R"(,"ts":0,"args":{)");
+        if (sortIndex >= 0) {
+            m_w.raw(R"("sort_index":)");
+            m_w.integer(sortIndex);
+        } else {
+            m_w.raw(R"("name":)");
+            m_w.string(value);
+        }
+        m_w.raw("}}");
+    }
+
+    void writeMetadata()
+    {
+        std::set<std::uint64_t> hostThreads;
+        std::map<int, std::set<std::uint32_t>> streams; // device -> streams
+        for (const RangeRecord& r : m_run.ranges)
+            hostThreads.insert(r.thread);
+        for (const KernelRecord& r : m_run.records) {
+            if (onHost(r))
+                hostThreads.insert(r.thread);
+            else
+                streams[r.device].insert(r.stream);
+        }
+        metadata("process_name", m_hostPid, 0, false, "host" + suffix(), -1);
+        metadata("process_sort_index", m_hostPid, 0, false, "", m_hostPid);
+        long index = 0;
+        for (std::uint64_t t : hostThreads) {
+            metadata("thread_name", m_hostPid, t, true, "thread " + std::to_string(t), -1);
+            metadata("thread_sort_index", m_hostPid, t, true, "", index++);
+        }
+        for (const auto& [device, ids] : streams) {
+            const int pid = gpuPid(device);
+            metadata("process_name", pid, 0, false, "cuda:" + std::to_string(device) + suffix(), -1);
+            metadata("process_sort_index", pid, 0, false, "", pid);
+            index = 0;
+            for (std::uint32_t s : ids) {
+                metadata("thread_name", pid, s, true, "stream " + std::to_string(s), -1);
+                metadata("thread_sort_index", pid, s, true, "", index++);
+            }
+        }
+    }
+
+    void sliceHead(const char* cat, std::string_view name, int pid, std::uint64_t tid, std::int64_t startNs,
+                   std::int64_t durationNs)
+    {
+        beginEvent();
+        m_w.raw(R"({"ph":"X","cat":")");
+        m_w.raw(cat);
+        m_w.raw(R"(","name":)");
+        m_w.string(name);
+        m_w.raw(R"(,"pid":)");
+        m_w.integer(pid);
+        m_w.raw(R"(,"tid":)");
+        m_w.unsignedInteger(tid);
+        m_w.raw(R"(,"ts":)");
+        m_w.micros(startNs);
+        m_w.raw(R"(,"dur":)");
+        m_w.micros(std::max<std::int64_t>(0, durationNs));
+        m_w.raw(R"(,"args":{)");
+    }
+
+    void arg(const char* key, std::string_view value, bool first = false)
+    {
+        m_w.raw(first ? "\"" : ",\"");
+        m_w.raw(key);
+        m_w.raw("\":");
+        m_w.string(value);
+    }
+    void argInt(const char* key, long long value)
+    {
+        m_w.raw(",\"");
+        m_w.raw(key);
+        m_w.raw("\":");
+        m_w.integer(value);
+    }
+    void argDims(const char* key, const std::array<int, 3>& d)
+    {
+        m_w.raw(",\"");
+        m_w.raw(key);
+        m_w.raw("\":[");
+        for (int i = 0; i < 3; ++i) {
+            if (i)
+                m_w.raw(",");
+            m_w.integer(d[size_t(i)]);
+        }
+        m_w.raw("]");
+    }
+
+    const std::string& moduleType(const std::string& path)
+    {
+        if (m_moduleTypes.empty())
+            for (const ModuleInfo& m : m_run.modules)
+                m_moduleTypes.emplace(m.path, m.typeName);
+        static const std::string none;
+        const auto it = m_moduleTypes.find(path);
+        return it == m_moduleTypes.end() ? none : it->second;
+    }
+
+    void writeRange(size_t i)
+    {
+        const RangeRecord& r = m_run.ranges[i];
+        if (r.kind == "module") {
+            sliceHead("module", moduleDisplayName(r.name), m_hostPid, r.thread, r.startNs, r.durationNs);
+            arg("module", r.name, true);
+            if (const std::string& type = moduleType(r.name); !type.empty())
+                arg("type", type);
+        } else {
+            sliceHead(r.kind == "function" ? "function" : "range", r.name, m_hostPid, r.thread, r.startNs,
+                      r.durationNs);
+            arg("function", r.name, true);
+            arg("provider", r.provider);
+            if (m_moduleOfRange[i] >= 0)
+                arg("module", m_run.ranges[size_t(m_moduleOfRange[i])].name);
+        }
+        argInt("iteration", r.iteration);
+        m_w.raw("}}");
+    }
+
+    void writeRecord(const KernelRecord& r)
+    {
+        const bool host = onHost(r);
+        sliceHead(r.kind == "cpu_op" || r.kind == "kernel" || r.kind == "memcpy" || r.kind == "memset" ? r.kind.c_str()
+                                                                                                       : "other",
+                  r.name, host ? m_hostPid : gpuPid(r.device), host ? r.thread : r.stream, r.startNs, r.durationNs);
+        arg("module", r.modulePath, true);
+        arg("function", r.function);
+        arg("op", r.op);
+        arg("provider", r.provider);
+        argInt("iteration", r.iteration);
+        if (r.correlation != 0) {
+            m_w.raw(R"(,"correlation":)");
+            m_w.unsignedInteger(r.correlation);
+        }
+        if (!host) {
+            argInt("device", r.device);
+            argInt("stream", r.stream);
+            m_w.raw(R"(,"thread":)");
+            m_w.unsignedInteger(r.thread);
+            if (r.kind == "kernel") {
+                argDims("grid", r.grid);
+                argDims("block", r.block);
+                argInt("registers_per_thread", r.registersPerThread);
+                argInt("shared_memory_bytes", r.sharedMemoryBytes);
+            }
+            if (r.graphReplay)
+                m_w.raw(R"(,"graph_replay":true)");
+        }
+        m_w.raw("}}");
+    }
+
+    void flowEvent(char ph, unsigned long long id, int pid, std::uint64_t tid, std::int64_t tsNs)
+    {
+        beginEvent();
+        m_w.raw(ph == 's' ? R"({"ph":"s","id":)" : R"({"ph":"f","bp":"e","id":)");
+        m_w.unsignedInteger(id);
+        m_w.raw(R"(,"cat":"launch","name":"launch","pid":)");
+        m_w.integer(pid);
+        m_w.raw(R"(,"tid":)");
+        m_w.unsignedInteger(tid);
+        m_w.raw(R"(,"ts":)");
+        m_w.micros(tsNs);
+        m_w.raw("}");
+    }
+
+    // "s" strictly inside the call's slice, "f" strictly inside the record's slice but outside the call (a CPU op
+    // execution contains the call it served on the same lane): flows bind to the slice open at their time.
+    void writeFlow(size_t call, const KernelRecord& r)
+    {
+        const RangeRecord& fn = m_run.ranges[call];
+        const unsigned long long id = m_nextFlowId++;
+        flowEvent('s', id, m_hostPid, fn.thread, fn.startNs + fn.durationNs / 2);
+        std::int64_t at = r.startNs + r.durationNs / 2;
+        const bool host = onHost(r);
+        if (host && fn.thread == r.thread && fn.startNs >= r.startNs && end(fn) <= r.startNs + r.durationNs) {
+            if (fn.startNs - r.startNs >= 2)
+                at = r.startNs + (fn.startNs - r.startNs) / 2;
+            else if (r.startNs + r.durationNs - end(fn) >= 2)
+                at = end(fn) + (r.startNs + r.durationNs - end(fn)) / 2;
+            else
+                at = r.startNs;
+        }
+        flowEvent('f', id, host ? m_hostPid : gpuPid(r.device), host ? r.thread : r.stream, at);
+    }
+
+    Writer& m_w;
+    const ProfileRun& m_run;
+    std::string m_label;
+    int m_hostPid;
+    int m_pidBase;
+    bool& m_first;
+    unsigned long long& m_nextFlowId;
+    std::vector<std::int32_t> m_moduleOfRange;
+    std::unordered_map<std::string, std::vector<std::uint32_t>> m_calls;
+    std::unordered_map<std::string, std::string> m_moduleTypes;
+};
+
+} // namespace
+
+void writeChromeTrace(const std::vector<LabeledRun>& runs, std::ostream& out)
+{
+    Writer w(out);
+    nlohmann::ordered_json meta{{"format", "kforge-trace"}, {"runs", nlohmann::ordered_json::array()}};
+    for (size_t k = 0; k < runs.size(); ++k) {
+        if (!runs[k].run)
+            throw Error("Chrome trace", "run " + std::to_string(k) + " is missing");
+        meta["runs"].push_back(runMetadata(runs[k], int(100 * k)));
+    }
+    w.raw(R"({"displayTimeUnit":"ns","kforge":)");
+    w.raw(meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    w.raw(R"(,"traceEvents":[)");
+    bool first = true;
+    unsigned long long nextFlowId = 1;
+    for (size_t k = 0; k < runs.size(); ++k)
+        RunTraceWriter(w, runs[k], int(100 * k), first, nextFlowId).write();
+    w.raw("\n]}\n");
+    w.flush();
+    out.flush();
+}
+
+void writeChromeTrace(const ProfileRun& run, std::ostream& out) { writeChromeTrace({LabeledRun{"", &run}}, out); }
+
+} // namespace kforge
