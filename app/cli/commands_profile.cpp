@@ -1,0 +1,677 @@
+// kforge profile, kforge compare, kforge report: profile runs and their tables, baseline vs plan, saved .kfprof
+// files (opened without the model or a GPU). Ctrl+C stops a run after the current forward with a partial result.
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/error.h>
+#include <kforge/profile_export.h>
+#include <kforge/profiler.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+namespace kforge::cli {
+namespace {
+
+constexpr int kInterruptedExitCode = 130; // 128 + SIGINT, as shells report it
+
+// ---- Ctrl+C and progress ---------------------------------------------------------------------------------------
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int) { g_interrupted.store(true); }
+
+// While alive, the first Ctrl+C asks the run to stop after the current forward; a second one kills as usual.
+class InterruptGuard {
+public:
+    InterruptGuard()
+    {
+        g_interrupted = false;
+        struct sigaction action {};
+        action.sa_handler = &onInterrupt;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &action, &m_previous);
+    }
+    ~InterruptGuard() { sigaction(SIGINT, &m_previous, nullptr); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    struct sigaction m_previous {};
+};
+
+// "warm-up 2/3", "iteration 5/10" on stderr: one line rewritten in place on a terminal, one line each otherwise.
+class Progress {
+public:
+    Progress(bool quiet, std::string prefix)
+        : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1), m_prefix(std::move(prefix))
+    {
+    }
+    ~Progress() { done(); }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    std::function<bool(int, int)> callback(int warmup)
+    {
+        return [this, warmup](int done, int total) {
+            if (!m_quiet) {
+                const std::string text =
+                    done <= warmup
+                        ? "warm-up " + std::to_string(done) + "/" + std::to_string(warmup)
+                        : "iteration " + std::to_string(done - warmup) + "/" + std::to_string(total - warmup);
+                if (m_tty) {
+                    std::cerr << '\r' << m_prefix << text << "\x1b[K" << std::flush;
+                    m_lineOpen = true;
+                } else {
+                    std::cerr << m_prefix << text << '\n';
+                }
+            }
+            return !g_interrupted.load();
+        };
+    }
+    void done()
+    {
+        if (m_lineOpen)
+            std::cerr << '\n';
+        m_lineOpen = false;
+    }
+
+private:
+    bool m_quiet, m_tty;
+    std::string m_prefix;
+    bool m_lineOpen = false;
+};
+
+// ---- formatting ------------------------------------------------------------------------------------------------
+
+std::string fixed(double v, int decimals)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, v);
+    return text;
+}
+
+std::string general(double v)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return text;
+}
+
+size_t displayWidth(const std::string& s)
+{
+    size_t n = 0;
+    for (unsigned char c : s)
+        n += (c & 0xc0) != 0x80;
+    return n;
+}
+
+// Columns sized to their widest cell (UTF-8 aware); numbers right-aligned.
+std::string table(const std::vector<std::pair<std::string, bool>>& columns,
+                  const std::vector<std::vector<std::string>>& rows)
+{
+    std::vector<size_t> widths(columns.size());
+    for (size_t c = 0; c < columns.size(); ++c) {
+        widths[c] = displayWidth(columns[c].first);
+        for (const auto& row : rows)
+            widths[c] = std::max(widths[c], c < row.size() ? displayWidth(row[c]) : 0);
+    }
+    std::string out;
+    const auto line = [&](const std::vector<std::string>& cells) {
+        std::string text;
+        for (size_t c = 0; c < columns.size(); ++c) {
+            const std::string cell = c < cells.size() ? cells[c] : "";
+            const std::string pad(widths[c] - displayWidth(cell), ' ');
+            text += columns[c].second ? pad + cell : cell + pad;
+            if (c + 1 < columns.size())
+                text += "  ";
+        }
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        out += text + '\n';
+    };
+    std::vector<std::string> header;
+    for (const auto& [title, right] : columns)
+        header.push_back(title);
+    line(header);
+    for (const auto& row : rows)
+        line(row);
+    return out;
+}
+
+std::string moduleName(const std::string& path) { return path.empty() ? "(root)" : path; }
+
+std::string deviceLine(const ProfileRun& run)
+{
+    if (run.device == "cpu")
+        return "cpu: timing ATen op executions";
+    return run.device + ": " + (run.deviceName.empty() ? std::string("CUDA device") : run.deviceName) +
+           ", tracing CUDA kernels" + (run.cuptiVersion.empty() ? "" : " with CUPTI " + run.cuptiVersion);
+}
+
+std::string planSummary(const ProfileRun& run)
+{
+    if (!run.usedPlan)
+        return "none (baseline)";
+    std::string out = std::to_string(run.plan.entries.size()) + (run.plan.entries.size() == 1 ? " entry" : " entries");
+    for (size_t i = 0; i < run.plan.entries.size(); ++i) {
+        const PlanEntry& e = run.plan.entries[i];
+        out += (i ? "; " : ": ") + moduleName(e.scope) + " " + e.function + " -> " + e.providerType() +
+               (e.enabled ? "" : " (disabled)");
+    }
+    return out;
+}
+
+struct Grouping {
+    std::string name; // "kernel", "geometry", "function", "module"
+    GroupBy by;
+};
+
+Grouping groupingOf(const std::string& name)
+{
+    if (name == "geometry")
+        return {name, GroupBy::KernelGeometry};
+    if (name == "function")
+        return {name, GroupBy::Function};
+    if (name == "module")
+        return {name, GroupBy::Module};
+    return {"kernel", GroupBy::Kernel};
+}
+
+// The tables to show: the one asked for, or kernels, functions and modules.
+std::vector<Grouping> groupings(const std::string& groupBy)
+{
+    if (!groupBy.empty())
+        return {groupingOf(groupBy)};
+    return {groupingOf("kernel"), groupingOf("function"), groupingOf("module")};
+}
+
+std::string tableTitle(const ProfileRun& run, const Grouping& g)
+{
+    const std::string what = run.device == "cpu" ? "ATen ops" : "kernels";
+    switch (g.by) {
+    case GroupBy::Kernel:
+        return what;
+    case GroupBy::KernelGeometry:
+        return what + " by grid and block";
+    case GroupBy::Function:
+        return "functions";
+    case GroupBy::Module:
+        return "modules (own records, children excluded)";
+    }
+    return what;
+}
+
+std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size_t top)
+{
+    const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry;
+    std::vector<std::pair<std::string, bool>> columns{{g.by == GroupBy::Function ? "FUNCTION"
+                                                       : g.by == GroupBy::Module ? "MODULE"
+                                                                                 : "NAME",
+                                                       false},
+                                                      {"CALLS", true},
+                                                      {"TOTAL ms", true},
+                                                      {"MEAN µs", true},
+                                                      {"MEDIAN µs", true},
+                                                      {"P95 µs", true},
+                                                      {"MAX µs", true},
+                                                      {"SHARE %", true}};
+    if (byKernel) {
+        columns.push_back({"FUNCTION", false});
+        columns.push_back({"MODULE", false});
+    }
+    std::vector<std::vector<std::string>> cells;
+    for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i) {
+        const StatRow& r = rows[i];
+        std::vector<std::string> row{g.by == GroupBy::Module ? moduleName(r.key) : r.key,
+                                     withThousands(r.calls),
+                                     fixed(r.totalUs / 1000.0, 3),
+                                     fixed(r.meanUs, 1),
+                                     fixed(r.medianUs, 1),
+                                     fixed(r.p95Us, 1),
+                                     fixed(r.maxUs, 1),
+                                     fixed(100.0 * r.share, 1)};
+        if (byKernel) {
+            row.push_back(r.function.empty() ? "-" : r.function);
+            row.push_back(r.modulePath == "(several)" ? r.modulePath : moduleName(r.modulePath));
+        }
+        cells.push_back(std::move(row));
+    }
+    return table(columns, cells);
+}
+
+nlohmann::json statJson(const StatRow& r)
+{
+    return {{"name", r.key},         {"function", r.function}, {"module", r.modulePath}, {"calls", r.calls},
+            {"total_us", r.totalUs}, {"mean_us", r.meanUs},    {"min_us", r.minUs},      {"median_us", r.medianUs},
+            {"p95_us", r.p95Us},     {"max_us", r.maxUs},      {"share", r.share}};
+}
+
+nlohmann::json planJson(const ProfileRun& run)
+{
+    if (!run.usedPlan)
+        return nullptr;
+    try {
+        return nlohmann::json::parse(toJson(run.plan));
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+nlohmann::json runJson(const ProfileRun& run, const std::string& groupBy, size_t top, const std::string& label = "")
+{
+    nlohmann::json out{{"model", run.model},
+                       {"inputs", run.inputs},
+                       {"device", run.device},
+                       {"device_name", run.deviceName},
+                       {"device_line", deviceLine(run)},
+                       {"torch_version", run.torchVersion},
+                       {"cupti_version", run.cuptiVersion},
+                       {"kforge_version", run.kforgeVersion},
+                       {"warmup_iterations", run.warmupIterations},
+                       {"iterations", run.iterations},
+                       {"cancelled", run.cancelled},
+                       {"dropped_records", run.droppedRecords},
+                       {"wall_ns", run.wallNs},
+                       {"records", run.records.size()},
+                       {"ranges", run.ranges.size()},
+                       {"plan", planJson(run)}};
+    if (!label.empty())
+        out["label"] = label;
+    for (const Grouping& g : groupings(groupBy)) {
+        const auto rows = statistics(run.records, g.by);
+        nlohmann::json list = nlohmann::json::array();
+        for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i)
+            list.push_back(statJson(rows[i]));
+        out[g.by == GroupBy::Function ? "functions" : g.by == GroupBy::Module ? "modules" : "kernels"] = list;
+        if (g.by == GroupBy::KernelGeometry)
+            out["kernel_grouping"] = "geometry";
+    }
+    return out;
+}
+
+void printRunHeader(const ProfileRun& run)
+{
+    std::string inputs;
+    for (const auto& d : run.inputs)
+        inputs += (inputs.empty() ? "" : ", ") + d;
+    std::cout << "model " << run.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n';
+    std::cout << deviceLine(run) << '\n';
+    std::cout << "plan: " << planSummary(run) << '\n';
+    std::cout << "warm-up " << run.warmupIterations << ", measured " << run.iterations
+              << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
+              << " records";
+    if (run.iterations > 0 && run.wallNs > 0)
+        std::cout << ", " << fixed(double(run.wallNs) / 1e6, 3) << " ms wall ("
+                  << fixed(double(run.wallNs) / 1e6 / run.iterations, 3) << " ms per iteration)";
+    std::cout << '\n';
+    if (run.droppedRecords)
+        std::cout << "dropped records: " << withThousands(long(run.droppedRecords))
+                  << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
+    if (run.cancelled)
+        std::cout << "cancelled: partial result of " << run.iterations << " measured iteration(s)\n";
+}
+
+void printRunTables(const ProfileRun& run, const std::string& groupBy, size_t top)
+{
+    if (run.records.empty()) {
+        std::cout << "\nno records" << (run.cancelled ? " (cancelled before the measured iterations)" : "") << '\n';
+        return;
+    }
+    for (const Grouping& g : groupings(groupBy)) {
+        const auto rows = statistics(run.records, g.by);
+        std::cout << '\n' << tableTitle(run, g) << " by total time";
+        if (top && rows.size() > top)
+            std::cout << " (top " << top << " of " << rows.size() << "; --top 0 for all)";
+        std::cout << '\n' << statsTable(rows, g, top);
+    }
+}
+
+// ---- comparison ------------------------------------------------------------------------------------------------
+
+std::string speedupText(const ComparisonRow& r)
+{
+    if (r.planUs <= 0)
+        return r.baselineUs > 0 ? "(gone)" : "-";
+    if (r.baselineUs <= 0)
+        return "(new)";
+    return fixed(r.speedup, 2) + "x";
+}
+
+std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* title, bool modules)
+{
+    std::vector<std::vector<std::string>> cells;
+    for (const ComparisonRow& r : rows)
+        cells.push_back(
+            {modules ? moduleName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1), speedupText(r)});
+    return table({{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}}, cells);
+}
+
+nlohmann::json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const ComparisonRow& r : rows)
+        out.push_back({{"name", r.key}, {"before_us", r.baselineUs}, {"after_us", r.planUs}, {"speedup", r.speedup}});
+    return out;
+}
+
+nlohmann::json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top)
+{
+    const Comparison c = compare(baseline, plan);
+    return {
+        {"baseline", runJson(baseline, "function", top, "baseline")},
+        {"plan", runJson(plan, "function", top, "plan")},
+        {"functions", comparisonRowsJson(c.byFunction)},
+        {"modules", comparisonRowsJson(c.byModule)},
+        {"total", {{"before_us", c.baselineTotalUs}, {"after_us", c.planTotalUs}, {"speedup", c.speedup}}},
+        {"output",
+         {{"comparable", c.outputsComparable}, {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}}}};
+}
+
+void printComparison(const ProfileRun& baseline, const ProfileRun& plan)
+{
+    const Comparison c = compare(baseline, plan);
+    std::string inputs;
+    for (const auto& d : baseline.inputs)
+        inputs += (inputs.empty() ? "" : ", ") + d;
+    std::cout << "model " << baseline.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n'
+              << deviceLine(baseline) << '\n'
+              << "plan: " << planSummary(plan) << '\n'
+              << "baseline: warm-up " << baseline.warmupIterations << ", " << baseline.iterations
+              << " iteration(s); plan: warm-up " << plan.warmupIterations << ", " << plan.iterations
+              << " iteration(s); times are per iteration\n";
+    if (baseline.cancelled || plan.cancelled)
+        std::cout << "cancelled: partial result\n";
+    std::cout << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
+    std::cout << '\n' << comparisonTable(c.byModule, "MODULE", true);
+    std::cout << "\ntotal per iteration: " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
+              << " µs, speedup " << (c.planTotalUs > 0 ? fixed(c.speedup, 2) + "x" : std::string("-")) << '\n';
+    if (c.outputsComparable)
+        std::cout << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
+                  << '\n';
+    else
+        std::cout << "output: not comparable (the runs' outputs differ in number or size)\n";
+}
+
+// ---- shared options --------------------------------------------------------------------------------------------
+
+struct RunSetup {
+    std::string model;
+    std::vector<std::string> inputs;
+    std::string inputsFile;
+    std::string planFile;
+    std::vector<std::string> provides;
+    std::string device = "cpu";
+    int warmup = 3;
+    int iterations = 10;
+    std::string trace;
+    bool json = false;
+    bool quiet = false;
+    std::string save;
+    size_t top = 20;
+};
+
+void addSetupOptions(CLI::App* cmd, RunSetup& o)
+{
+    cmd->add_option("MODEL", o.model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("--plan", o.planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
+        ->type_name("FILE");
+    cmd->add_option("--provide", o.provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")->type_name("SPEC");
+    cmd->add_option("--input", o.inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
+    cmd->add_option("--inputs-file", o.inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
+    cmd->add_option("--device", o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    cmd->add_option("--warmup", o.warmup, "forwards before measuring")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    cmd->add_option("--iterations", o.iterations, "measured forwards")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    cmd->add_option("--trace", o.trace, "write a Chrome trace JSON (opens in Perfetto, chrome://tracing)")
+        ->type_name("FILE.json");
+    cmd->add_option("--save", o.save, "save the run(s) to a .kfprof file for kforge report and the GUI")
+        ->type_name("FILE.kfprof");
+    cmd->add_flag("--json", o.json, "JSON output");
+    cmd->add_flag("--quiet,-q", o.quiet, "no progress on stderr");
+}
+
+Plan planOf(const RunSetup& o)
+{
+    Plan plan = o.planFile.empty() ? Plan{} : readPlan(o.planFile);
+    for (const auto& spec : o.provides)
+        plan.entries.push_back(parseProvideSpec(spec));
+    return plan;
+}
+
+ProfileRun runProfile(ModelSession& session, const RunSetup& o, Plan plan, bool usePlan, const std::string& prefix)
+{
+    ProfileOptions options;
+    options.device = o.device;
+    options.warmupIterations = o.warmup;
+    options.iterations = o.iterations;
+    options.plan = std::move(plan);
+    options.usePlan = usePlan;
+    Progress progress(o.quiet, prefix);
+    options.progress = progress.callback(o.warmup);
+    ProfileRun run = profile(session, options);
+    progress.done();
+    if (run.cancelled && run.records.empty())
+        run.iterations = 0; // stopped during the warm-up: nothing was measured
+    return run;
+}
+
+void reportInterrupted(const ProfileRun& run)
+{
+    std::cerr << "kforge: interrupted: partial result of " << run.iterations << " measured iteration(s)\n";
+}
+
+void writeOutputs(const std::vector<LabeledRun>& runs, const RunSetup& o, const std::string& csv, nlohmann::json& files)
+{
+    if (!o.trace.empty()) {
+        // One run: lanes named "host", "cuda:0"; several: "host (baseline)", "host (plan)", ...
+        std::vector<LabeledRun> traced = runs;
+        if (traced.size() == 1)
+            traced[0].label.clear();
+        writeFileStreaming(o.trace, [&](std::ostream& out) { writeChromeTrace(traced, out); });
+        files["trace"] = o.trace;
+    }
+    if (!csv.empty()) {
+        writeFileStreaming(csv, [&](std::ostream& out) { writeCsv(*runs.front().run, out); });
+        files["csv"] = csv;
+    }
+    if (!o.save.empty()) {
+        saveProfiles(runs, o.save);
+        files["save"] = o.save;
+    }
+}
+
+void printFiles(const nlohmann::json& files)
+{
+    if (files.empty())
+        return;
+    std::cout << '\n';
+    for (const auto& [key, what] :
+         {std::pair{"trace", "trace written to "}, std::pair{"csv", "CSV written to "}, std::pair{"save", "saved to "}})
+        if (files.contains(key))
+            std::cout << what << files.at(key).get<std::string>() << '\n';
+}
+
+} // namespace
+
+Command addProfileCommand(CLI::App& app)
+{
+    struct Options : RunSetup {
+        std::string csv;
+        std::string groupBy;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("profile", "Profile forwards: time per kernel (CUDA) or ATen op (cpu), per "
+                                              "function and per module; export traces and result files");
+    addSetupOptions(cmd, *o);
+    cmd->add_option("--csv", o->csv, "write one CSV row per kernel execution with its attribution")
+        ->type_name("FILE.csv");
+    cmd->add_option("--group-by", o->groupBy,
+                    "one table: kernel, geometry (kernel + grid/block), function or module "
+                    "(default: kernel, function and module tables)")
+        ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
+    cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
+    auto* topOption = cmd->get_option("--top");
+    return {cmd, [o, topOption] {
+                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                const bool usePlan = !o->planFile.empty() || !o->provides.empty();
+                InterruptGuard guard;
+                const ProfileRun run = runProfile(*session, *o, planOf(*o), usePlan, "");
+                nlohmann::json files = nlohmann::json::object();
+                writeOutputs({LabeledRun{run.usedPlan ? "plan" : "baseline", &run}}, *o, o->csv, files);
+                if (o->json) {
+                    nlohmann::json out = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
+                    out["files"] = files;
+                    std::cout << out.dump(2) << '\n';
+                } else {
+                    printRunHeader(run);
+                    printRunTables(run, o->groupBy, o->top);
+                    printFiles(files);
+                }
+                if (run.cancelled) {
+                    reportInterrupted(run);
+                    return kInterruptedExitCode;
+                }
+                return 0;
+            }};
+}
+
+Command addCompareCommand(CLI::App& app)
+{
+    auto o = std::make_shared<RunSetup>();
+    auto* cmd = app.add_subcommand("compare", "Profile the model without and with a plan: time per function and per "
+                                              "module before and after, speedup, output error");
+    addSetupOptions(cmd, *o);
+    return {cmd, [o] {
+                if (o->planFile.empty() && o->provides.empty())
+                    throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
+                const Plan plan = planOf(*o);
+                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                InterruptGuard guard;
+                const ProfileRun baseline = runProfile(*session, *o, {}, false, "baseline: ");
+                ProfileRun planned;
+                const bool planRan = !baseline.cancelled;
+                if (planRan)
+                    planned = runProfile(*session, *o, plan, true, "plan: ");
+                std::vector<LabeledRun> runs{{"baseline", &baseline}};
+                if (planRan)
+                    runs.push_back({"plan", &planned});
+                nlohmann::json files = nlohmann::json::object();
+                writeOutputs(runs, *o, "", files);
+                if (!planRan) {
+                    // Interrupted during the baseline: what was measured, and no comparison.
+                    if (o->json) {
+                        nlohmann::json out{{"baseline", runJson(baseline, "function", 0, "baseline")},
+                                           {"cancelled", true},
+                                           {"files", files}};
+                        std::cout << out.dump(2) << '\n';
+                    } else {
+                        printRunHeader(baseline);
+                        printRunTables(baseline, "function", o->top);
+                        printFiles(files);
+                    }
+                    reportInterrupted(baseline);
+                    return kInterruptedExitCode;
+                }
+                if (o->json) {
+                    nlohmann::json out = comparisonJson(baseline, planned, 0);
+                    out["files"] = files;
+                    out["cancelled"] = planned.cancelled;
+                    std::cout << out.dump(2) << '\n';
+                } else {
+                    printComparison(baseline, planned);
+                    printFiles(files);
+                }
+                if (planned.cancelled) {
+                    reportInterrupted(planned);
+                    return kInterruptedExitCode;
+                }
+                return 0;
+            }};
+}
+
+Command addReportCommand(CLI::App& app)
+{
+    struct Options {
+        std::vector<std::string> files;
+        std::string groupBy;
+        std::string run;
+        size_t top = 20;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("report", "Print the tables of saved .kfprof runs (no model or GPU needed); two "
+                                             "runs (one file or two) print baseline vs plan");
+    cmd->add_option("FILES", o->files, "one or two .kfprof files")->required()->expected(1, 2);
+    cmd->add_option("--group-by", o->groupBy, "one table: kernel, geometry, function or module")
+        ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
+    cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
+    cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
+    cmd->add_flag("--json", o->json, "JSON output");
+    auto* topOption = cmd->get_option("--top");
+    return {cmd, [o, topOption] {
+                std::vector<SavedRun> runs;
+                for (const auto& file : o->files)
+                    for (auto& saved : loadProfiles(file))
+                        runs.push_back(std::move(saved));
+                const size_t jsonTop = topOption->count() ? o->top : 0;
+                if (!o->run.empty()) {
+                    const SavedRun* chosen = nullptr;
+                    for (const auto& r : runs)
+                        if (r.label == o->run && !chosen)
+                            chosen = &r;
+                    if (!chosen && !o->run.empty() && o->run.find_first_not_of("0123456789") == std::string::npos) {
+                        const size_t n = std::stoul(o->run);
+                        if (n >= 1 && n <= runs.size())
+                            chosen = &runs[n - 1];
+                    }
+                    if (!chosen)
+                        throw Error("--run " + o->run,
+                                    "no such run (the files hold " + std::to_string(runs.size()) + " run(s))");
+                    runs = {*chosen};
+                }
+                if (runs.size() == 2 && o->groupBy.empty()) {
+                    // Baseline vs plan: by label, else the run without a plan is the baseline, else file order.
+                    size_t base = 0;
+                    if (runs[1].label == "baseline" ||
+                        (runs[0].label != "baseline" && runs[0].run.usedPlan && !runs[1].run.usedPlan))
+                        base = 1;
+                    const ProfileRun& baseline = runs[base].run;
+                    const ProfileRun& planned = runs[1 - base].run;
+                    if (o->json)
+                        std::cout << comparisonJson(baseline, planned, jsonTop).dump(2) << '\n';
+                    else
+                        printComparison(baseline, planned);
+                    return 0;
+                }
+                if (o->json) {
+                    nlohmann::json out = nlohmann::json::array();
+                    for (const auto& r : runs)
+                        out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
+                    std::cout << (out.size() == 1 ? out[0] : out).dump(2) << '\n';
+                    return 0;
+                }
+                for (size_t i = 0; i < runs.size(); ++i) {
+                    if (runs.size() > 1)
+                        std::cout << (i ? "\n" : "") << "== run " << i + 1 << " of " << runs.size()
+                                  << (runs[i].label.empty() ? "" : ": " + runs[i].label) << " ==\n";
+                    printRunHeader(runs[i].run);
+                    printRunTables(runs[i].run, o->groupBy, o->top);
+                }
+                return 0;
+            }};
+}
+
+} // namespace kforge::cli

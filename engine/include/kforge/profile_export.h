@@ -1,0 +1,86 @@
+#pragma once
+// What leaves a profile run: exports for other tools (Chrome trace JSON that Perfetto opens, CSV of every
+// kernel execution) and .kfprof result files (docs/kfprof-format.md) that `kforge report` and the GUI open
+// without the model or a GPU. Everything here works on ProfileRun values only: a new export format is one
+// more ProfileExporter and touches no collector code.
+#include <kforge/profiling.h>
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+// A run and the label it carries in a trace or a .kfprof file ("baseline", "plan"; "" = none).
+struct LabeledRun {
+    std::string label;
+    const ProfileRun* run = nullptr;
+};
+
+// ---- Chrome trace JSON -----------------------------------------------------------------------------------------
+// {"displayTimeUnit": "ns", "kforge": {run metadata}, "traceEvents": [...]}, streamed to `out` event by event
+// (nothing proportional to the run is built in memory but a few indexes), so large runs go straight to disk.
+//   host lanes: pid 1 "host", tid = host thread: module ranges (cat "module"), function ranges (cat "function")
+//               and, on the CPU, the timed ATen op executions (cat "cpu_op"), all "ph": "X";
+//   GPU lanes:  pid 2 + device "cuda:<device>", tid = stream: kernels, memcpys, memsets ("ph": "X");
+//   flows:      "ph": "s" on the function call, "ph": "f" with "bp": "e" on each record it launched;
+//   metadata:   "ph": "M" process_name / thread_name / process_sort_index / thread_sort_index.
+// ts and dur are microseconds with nanosecond precision ("123.456"). Several runs (baseline and plan) go side by
+// side as separate processes: run k uses pids 1 + 100 k (host) and 2 + 100 k + device.
+void writeChromeTrace(const ProfileRun& run, std::ostream& out);
+void writeChromeTrace(const std::vector<LabeledRun>& runs, std::ostream& out);
+
+// ---- CSV (RFC 4180: header row, CRLF, fields with , " CR LF quoted with "" doubled) -------------------------------
+// One row per kernel execution with its attribution; kCsvColumns in order.
+extern const std::vector<std::string> kCsvColumns;
+void writeCsv(const ProfileRun& run, std::ostream& out);
+void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out);
+// Reads what writeCsv wrote (columns found by header name, in any order; unknown ones ignored, missing ones take
+// KernelRecord's defaults; LF or CRLF). kforge::Error "CSV line N: ..." on a malformed row or value.
+std::vector<KernelRecord> readCsv(std::istream& in);
+
+// ---- One interface for every export format ---------------------------------------------------------------------
+class ProfileExporter {
+public:
+    virtual ~ProfileExporter() = default;
+    virtual std::string name() const = 0;        // "chrome-trace", "csv"
+    virtual std::string extension() const = 0;   // ".json", ".csv"
+    virtual std::string description() const = 0; // one line for --help
+    virtual void write(const ProfileRun& run, std::ostream& out) const = 0;
+};
+// The built-in exporters, in a stable order.
+const std::vector<const ProfileExporter*>& profileExporters();
+// Throws kforge::Error naming the known formats when `name` is none of them.
+const ProfileExporter& profileExporter(const std::string& name);
+// Writes `run` in `format` to `path` through writeFileStreaming.
+void exportProfile(const ProfileRun& run, const std::string& format, const std::string& path);
+
+// Streams `write` into a temporary file beside `path`, flushes it to disk and renames it over `path`: readers
+// see the old file or the whole new one, never a part. On any failure (the callback's exceptions included) the
+// temporary file is removed, `path` is untouched and kforge::Error (naming `path`) says why.
+void writeFileStreaming(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// ---- .kfprof result files (docs/kfprof-format.md) ---------------------------------------------------------------
+inline constexpr const char* kProfileFormatName = "kforge-profile";
+inline constexpr int kProfileFormatVersion = 1;
+
+struct SavedRun {
+    std::string label;
+    ProfileRun run;
+};
+
+// One run, labelled "plan" when it used a plan and "baseline" otherwise. Atomic (writeFileStreaming).
+void saveProfile(const ProfileRun& run, const std::string& path);
+// Several runs in one file (kforge compare --save writes the baseline first, then the plan).
+void saveProfiles(const std::vector<LabeledRun>& runs, const std::string& path);
+void writeProfile(const std::vector<LabeledRun>& runs, std::ostream& out);
+
+// The first run of the file. kforge::Error naming the file: "not found"; "malformed JSON at line L, column C";
+// "not a kforge profile ..."; "format version N is newer than this build reads (1)"; wrong types with the JSON
+// path ("/runs/0/records/12: ...").
+ProfileRun loadProfile(const std::string& path);
+std::vector<SavedRun> loadProfiles(const std::string& path);
+std::vector<SavedRun> parseProfile(const std::string& text, const std::string& where);
+
+} // namespace kforge
