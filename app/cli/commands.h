@@ -13,5 +13,11 @@ struct Command {
 Command addModulesCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
+Command addProvidersCommand(CLI::App& app);
+Command addOptimizeCommand(CLI::App& app);
+Command addPlanCommand(CLI::App& app);
+Command addProfileCommand(CLI::App& app);
+Command addCompareCommand(CLI::App& app);
+Command addReportCommand(CLI::App& app);
 
 } // namespace kforge::cli

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <kforge/error.h>
+#include <kforge/plugins.h>
 #include <kforge/version.h>
 
 #include <iostream>
@@ -11,14 +12,27 @@ int main(int argc, char** argv)
     CLI::App app{"kforge: inspect TorchScript models, run them with kernel providers, profile the effect"};
     app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION_STRING);
     app.require_subcommand(1);
+    std::vector<std::string> plugins;
+    app.add_option("--provider-plugin", plugins, "load a provider plugin (.so) before running the command")
+        ->type_name("LIB.so");
     const std::vector<kforge::cli::Command> commands{
-        kforge::cli::addModulesCommand(app), kforge::cli::addDoctorCommand(app), kforge::cli::addRunCommand(app)};
+        kforge::cli::addModulesCommand(app), kforge::cli::addDoctorCommand(app), kforge::cli::addRunCommand(app),
+        kforge::cli::addProvidersCommand(app), kforge::cli::addOptimizeCommand(app), kforge::cli::addPlanCommand(app),
+        kforge::cli::addProfileCommand(app), kforge::cli::addCompareCommand(app), kforge::cli::addReportCommand(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
     try {
+        // Plugins from KFORGE_PROVIDER_PATH are optional: a broken one is reported, not fatal. One named on
+        // the command line is required.
+        std::vector<std::string> pluginErrors;
+        kforge::loadProviderPluginsFromEnvironment(pluginErrors);
+        for (const auto& message : pluginErrors)
+            std::cerr << "kforge: warning: " << message << '\n';
+        for (const auto& plugin : plugins)
+            kforge::loadProviderPlugin(plugin);
         for (const auto& command : commands)
             if (command.app->parsed())
                 return command.run();

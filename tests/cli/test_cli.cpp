@@ -357,3 +357,497 @@ TEST(Cli, RunWithZeroIterationsIsAUsageError)
     EXPECT_NE(r.exitCode, 0) << r;
     EXPECT_NE(r.exitCode, -1) << r;
 }
+
+// ---- kforge plan, kforge run --plan ----------------------------------------------------------------------------
+
+namespace {
+
+// A temporary folder for plan files, removed at destruction.
+class PlanDir {
+public:
+    PlanDir() : m_dir(fs::temp_directory_path() / ("kforge-cli-plan-" + std::to_string(std::random_device{}())))
+    {
+        fs::create_directories(m_dir);
+    }
+    ~PlanDir()
+    {
+        std::error_code ec;
+        fs::remove_all(m_dir, ec);
+    }
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        std::ofstream(m_dir / name, std::ios::binary) << text;
+        return (m_dir / name).string();
+    }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+private:
+    fs::path m_dir;
+};
+
+// layer_norm replaced in block 0 only, SDPA everywhere.
+const std::string kLayerNormBlock0SdpaEverywhere = R"({
+  "format": "kforge-plan",
+  "version": 1,
+  "model": {"name": "tiny-gpt"},
+  "entries": [
+    {"scope": "blocks.0", "function": "layer_norm", "provider": {"type": "AtenLayerNormProvider"}},
+    {"scope": "", "function": "scaled_dot_product_attention",
+     "provider": {"type": "TorchSDPAKernelProvider", "backend": "MATH"}}
+  ]
+})";
+
+long long callsBy(const json& run, const std::string& function, const std::string& providerPrefix,
+                  const std::string& scope = "*")
+{
+    long long n = 0;
+    for (const auto& c : callsOf(run, function))
+        if (c.at("provider").get<std::string>().rfind(providerPrefix, 0) == 0 && (scope == "*" || c.at("scope") == scope))
+            n += c.at("calls").get<long long>();
+    return n;
+}
+
+} // namespace
+
+TEST(CliPlan, RunWithPlanFileServesLayerNormInBlock0AndSdpaEverywhere)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("p.kfplan.json", kLayerNormBlock0SdpaEverywhere);
+    const Result r = runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json run = parseJson(r);
+    ASSERT_TRUE(run.is_object()) << r;
+    EXPECT_FALSE(run.contains("error")) << r;
+    EXPECT_EQ(callsBy(run, "layer_norm", "AtenLayerNormProvider", "blocks.0"), 2) << run.at("calls").dump(2);
+    EXPECT_EQ(callsBy(run, "layer_norm", "AtenLayerNormProvider"), 2) << run.at("calls").dump(2);
+    EXPECT_EQ(callsBy(run, "layer_norm", "original"), 3) << run.at("calls").dump(2); // block 1 and ln_f
+    EXPECT_EQ(callsBy(run, "scaled_dot_product_attention", "TorchSDPAKernelProvider(backend=MATH)"), 2)
+        << run.at("calls").dump(2);
+    EXPECT_EQ(callsBy(run, "scaled_dot_product_attention", "original"), 0) << run.at("calls").dump(2);
+    EXPECT_TRUE(run.at("leftovers").empty()) << r;
+}
+
+TEST(CliPlan, RunAppendsProvideEntriesAfterThePlan)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("p.kfplan.json", kLayerNormBlock0SdpaEverywhere);
+    const Result r = runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--provide", "blocks.1:gelu:AtenGeluProvider",
+                                "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json run = parseJson(r);
+    ASSERT_TRUE(run.is_object()) << r;
+    EXPECT_EQ(callsBy(run, "gelu", "AtenGeluProvider", "blocks.1"), 1) << run.at("calls").dump(2);
+    EXPECT_EQ(callsBy(run, "layer_norm", "AtenLayerNormProvider", "blocks.0"), 2) << run.at("calls").dump(2);
+}
+
+TEST(CliPlan, RunWithAnAitunePlanFile)
+{
+    PlanDir dir;
+    const std::string plan =
+        dir.write("aitune.json", R"({"providers": [{"type": "TorchSDPAKernelProvider", "backend": "MATH"}]})");
+    const Result r = runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_EQ(callsBy(parseJson(r), "scaled_dot_product_attention", "TorchSDPAKernelProvider"), 2) << r;
+}
+
+TEST(CliPlan, RunWithAMissingOrMalformedPlanFailsNamingIt)
+{
+    const Result missing = runKforge({"run", "builtin:tiny-gpt", "--plan", "/nonexistent.kfplan.json"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    EXPECT_TRUE(contains(missing.err, "/nonexistent.kfplan.json: not found")) << missing;
+    PlanDir dir;
+    const std::string plan = dir.write("bad.json", "{\n  \"format\": \"kforge-plan\",\n  \"entries\": [}\n");
+    const Result bad = runKforge({"run", "builtin:tiny-gpt", "--plan", plan});
+    EXPECT_EQ(bad.exitCode, 1) << bad;
+    EXPECT_TRUE(contains(bad.err, "line 3, column 15")) << bad;
+}
+
+TEST(CliPlan, NewShowAndValidate)
+{
+    PlanDir dir;
+    const std::string plan = dir.path("new.kfplan.json");
+    const Result created = runKforge({"plan", "new", plan, "--model", "builtin:tiny-gpt", "--provide",
+                                      "blocks.0:layer_norm:AtenLayerNormProvider", "--provide",
+                                      ":scaled_dot_product_attention:TorchSDPAKernelProvider:{\"backend\":\"MATH\"}"});
+    ASSERT_EQ(created.exitCode, 0) << created;
+    EXPECT_TRUE(created.err.empty()) << created;
+    const json file = json::parse(readFile(plan));
+    EXPECT_EQ(file.at("format"), "kforge-plan");
+    EXPECT_EQ(file.at("version"), 1);
+    EXPECT_EQ(file.at("model").at("name"), "tiny-gpt");
+    ASSERT_EQ(file.at("entries").size(), 2u);
+    EXPECT_EQ(file.at("entries")[1].at("provider"), (json{{"type", "TorchSDPAKernelProvider"}, {"backend", "MATH"}}));
+
+    const Result shown = runKforge({"plan", "show", plan});
+    EXPECT_EQ(shown.exitCode, 0) << shown;
+    EXPECT_TRUE(contains(shown.out, "TorchSDPAKernelProvider backend=MATH")) << shown;
+    EXPECT_TRUE(contains(shown.out, "blocks.0")) << shown;
+    const Result shownJson = runKforge({"plan", "show", plan, "--json"});
+    EXPECT_EQ(shownJson.exitCode, 0) << shownJson;
+    EXPECT_EQ(parseJson(shownJson), file);
+
+    const Result valid = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt"});
+    EXPECT_EQ(valid.exitCode, 0) << valid;
+    EXPECT_TRUE(contains(valid.out, "valid")) << valid;
+    const Result validJson = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt", "--json"});
+    EXPECT_EQ(validJson.exitCode, 0) << validJson;
+    EXPECT_EQ(parseJson(validJson).at("valid"), true) << validJson;
+}
+
+TEST(CliPlan, ValidateListsEveryProblemOnePerLineWithWhereAndFix)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("bad.kfplan.json", R"({"format": "kforge-plan", "version": 1, "entries": [
+        {"scope": "blocks.0.atn", "function": "scaled_dot_product_attention",
+         "provider": {"type": "TorchSDPAKernelProvider"}},
+        {"scope": "blocks.0.attn", "function": "gelu", "provider": {"type": "AtenGeluProvider"}},
+        {"scope": "", "function": "scaled_dot_product_attention",
+         "provider": {"type": "FlashAttention4KernelProvider", "copy_free_layout": true}},
+        {"scope": "", "function": "layer_norm", "provider": {"type": "AtenLayerNormProvider", "eps": 1}}]})");
+    const Result r = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt"});
+    EXPECT_EQ(r.exitCode, 1) << r;
+    const auto lines = linesOf(r.out);
+    ASSERT_EQ(lines.size(), 4u) << r;
+    const char* paths[] = {"/entries/0/scope", "/entries/1/function", "/entries/2/provider/type", "/entries/3/provider"};
+    const char* kinds[] = {"unknown-scope", "function-not-called", "unavailable-provider", "bad-settings"};
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_TRUE(contains(lines[i], paths[i])) << lines[i];
+        EXPECT_TRUE(contains(lines[i], kinds[i])) << lines[i];
+        EXPECT_TRUE(contains(lines[i], "fix: ")) << lines[i];
+    }
+    EXPECT_TRUE(contains(lines[0], "'blocks.0.attn'")) << lines[0];
+
+    const Result j = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt", "--json"});
+    EXPECT_EQ(j.exitCode, 1) << j;
+    const json report = parseJson(j);
+    ASSERT_TRUE(report.is_object()) << j;
+    EXPECT_EQ(report.at("valid"), false);
+    ASSERT_EQ(report.at("problems").size(), 4u) << j;
+    EXPECT_EQ(report.at("problems")[2].at("entry"), 2);
+    EXPECT_EQ(report.at("problems")[2].at("kind"), "unavailable-provider");
+}
+
+TEST(CliPlan, ValidateReportsMalformedJsonWithLineAndColumn)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("broken.kfplan.json", "{\n  \"format\": \"kforge-plan\"\n  \"entries\": []\n}\n");
+    const Result r = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt"});
+    EXPECT_EQ(r.exitCode, 1) << r;
+    EXPECT_TRUE(contains(r.out, "line 3, column 3")) << r;
+}
+
+TEST(CliPlan, ExportToAituneAndImportBack)
+{
+    PlanDir dir;
+    const std::string aituneText =
+        R"({"providers": [{"type": "FlashAttention4KernelProvider", "qkv_source": "keyword_qkv",
+            "flash_kwargs": {"causal": true, "softmax_scale": 0.125, "pack_gqa": false}, "copy_free_layout": true}]})";
+    const std::string aitune = dir.write("aitune.json", aituneText);
+    const std::string plan = dir.path("imported.kfplan.json");
+    const Result imported = runKforge({"plan", "import", aitune, "--out", plan});
+    ASSERT_EQ(imported.exitCode, 0) << imported;
+    EXPECT_TRUE(contains(imported.out, "kept, unavailable")) << imported;
+    const json file = json::parse(readFile(plan));
+    EXPECT_EQ(file.at("format"), "kforge-plan");
+    EXPECT_EQ(file.at("entries")[0].at("function"), "scaled_dot_product_attention");
+
+    const Result shown = runKforge({"plan", "show", plan});
+    EXPECT_EQ(shown.exitCode, 0) << shown;
+    EXPECT_TRUE(contains(shown.out, "[unavailable]")) << shown;
+
+    const Result exported = runKforge({"plan", "export", plan, "--aitune"});
+    ASSERT_EQ(exported.exitCode, 0) << exported;
+    EXPECT_EQ(parseJson(exported), json::parse(aituneText));
+    const std::string out = dir.path("out.json");
+    const Result toFile = runKforge({"plan", "export", plan, "--aitune", "--out", out});
+    ASSERT_EQ(toFile.exitCode, 0) << toFile;
+    EXPECT_EQ(json::parse(readFile(out)), json::parse(aituneText));
+}
+
+TEST(CliPlan, ExportRefusesAScopedPlanWithTheReason)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("p.kfplan.json", kLayerNormBlock0SdpaEverywhere);
+    const Result r = runKforge({"plan", "export", plan, "--aitune"});
+    EXPECT_EQ(r.exitCode, 1) << r;
+    EXPECT_TRUE(r.out.empty()) << r;
+    EXPECT_TRUE(contains(r.err, "scoped to 'blocks.0'")) << r;
+    const Result noDialect = runKforge({"plan", "export", plan});
+    EXPECT_NE(noDialect.exitCode, 0) << noDialect;
+    EXPECT_NE(noDialect.exitCode, -1) << noDialect;
+}
+
+TEST(CliPlan, ImportIntoAScope)
+{
+    PlanDir dir;
+    const std::string aitune =
+        dir.write("aitune.json", R"({"providers": [{"type": "TorchSDPAKernelProvider", "backend": "MATH"}]})");
+    const std::string plan = dir.path("p.kfplan.json");
+    const Result r = runKforge({"plan", "import", aitune, "--out", plan, "--scope", "blocks.1"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const Result run = runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--json"});
+    ASSERT_EQ(run.exitCode, 0) << run;
+    EXPECT_EQ(callsBy(parseJson(run), "scaled_dot_product_attention", "TorchSDPAKernelProvider", "blocks.1"), 1) << run;
+}
+
+TEST(CliPlan, NewIntoAMissingFolderFailsAndWritesNothing)
+{
+    PlanDir dir;
+    const std::string plan = dir.path("missing/p.kfplan.json");
+    const Result r = runKforge({"plan", "new", plan});
+    EXPECT_EQ(r.exitCode, 1) << r;
+    EXPECT_TRUE(contains(r.err, "does not exist")) << r;
+    EXPECT_FALSE(fs::exists(dir.path("missing"))) << r;
+}
+
+// ---- kforge profile, kforge compare, kforge report --------------------------------------------------------------
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace {
+
+// A temporary folder for profile outputs, removed at destruction.
+class ProfileDir {
+public:
+    ProfileDir() : m_dir(fs::temp_directory_path() / ("kforge-cli-profile-" + std::to_string(std::random_device{}())))
+    {
+        fs::create_directories(m_dir);
+    }
+    ~ProfileDir()
+    {
+        std::error_code ec;
+        fs::remove_all(m_dir, ec);
+    }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+private:
+    fs::path m_dir;
+};
+
+size_t csvDataRows(const std::string& text)
+{
+    size_t rows = 0;
+    for (const auto& line : linesOf(text))
+        rows += !line.empty() && line != "\r";
+    return rows - 1; // the header
+}
+
+} // namespace
+
+TEST(CliProfile, ProfileWritesTraceCsvAndSavedRunThatReportOpens)
+{
+    ProfileDir dir;
+    const std::string trace = dir.path("t.json"), csv = dir.path("t.csv"), saved = dir.path("r.kfprof");
+    const Result r =
+        runKforge({"profile", "builtin:tiny-gpt", "--trace", trace, "--csv", csv, "--save", saved, "--quiet"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_TRUE(r.err.empty()) << r; // --quiet: no progress
+    EXPECT_TRUE(contains(r.out, "cpu: timing ATen op executions")) << r;
+    for (const char* column : {"NAME", "CALLS", "TOTAL ms", "MEAN µs", "MEDIAN µs", "P95 µs", "MAX µs", "SHARE %"})
+        EXPECT_TRUE(contains(r.out, column)) << column << '\n' << r;
+    EXPECT_TRUE(contains(r.out, "aten::linear")) << r;
+    EXPECT_TRUE(contains(r.out, "functions by total time")) << r;
+    EXPECT_TRUE(contains(r.out, "modules (own records")) << r;
+    EXPECT_TRUE(contains(r.out, "scaled_dot_product_attention")) << r;
+
+    const json t = json::parse(readFile(trace));
+    ASSERT_TRUE(t.at("traceEvents").is_array());
+    EXPECT_EQ(t.at("displayTimeUnit"), "ns");
+    size_t slices = 0;
+    for (const json& e : t.at("traceEvents"))
+        slices += e.at("ph") == "X";
+    EXPECT_GT(slices, 0u);
+
+    const json k = json::parse(readFile(saved));
+    EXPECT_EQ(k.at("format"), "kforge-profile");
+    EXPECT_EQ(k.at("version"), 1);
+    const json& run = k.at("runs")[0];
+    EXPECT_EQ(run.at("iterations"), 10);
+    EXPECT_EQ(run.at("warmup_iterations"), 3);
+    EXPECT_EQ(csvDataRows(readFile(csv)), run.at("records").size());
+
+    const Result report = runKforge({"report", saved});
+    ASSERT_EQ(report.exitCode, 0) << report;
+    EXPECT_TRUE(contains(report.out, "cpu: timing ATen op executions")) << report;
+    EXPECT_TRUE(contains(report.out, "aten::linear")) << report;
+    EXPECT_TRUE(contains(report.out, "TOTAL ms")) << report;
+
+    const Result byModule = runKforge({"report", saved, "--group-by", "module", "--json"});
+    ASSERT_EQ(byModule.exitCode, 0) << byModule;
+    const json j = parseJson(byModule);
+    EXPECT_EQ(j.at("device"), "cpu");
+    EXPECT_FALSE(j.contains("kernels")) << j.dump(2);
+    ASSERT_FALSE(j.at("modules").empty()) << j.dump(2);
+    double share = 0;
+    for (const json& row : j.at("modules"))
+        share += row.at("share").get<double>();
+    EXPECT_NEAR(share, 1.0, 1e-9);
+}
+
+TEST(CliProfile, ProgressGoesToStderrAndJsonToStdout)
+{
+    const Result r = runKforge({"profile", "builtin:tiny-gpt", "--warmup", "1", "--iterations", "2", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_TRUE(contains(r.err, "warm-up 1/1")) << r;
+    EXPECT_TRUE(contains(r.err, "iteration 2/2")) << r;
+    const json j = parseJson(r);
+    EXPECT_EQ(j.at("iterations"), 2);
+    EXPECT_EQ(j.at("device_line"), "cpu: timing ATen op executions");
+    for (const char* table : {"kernels", "functions", "modules"})
+        EXPECT_FALSE(j.at(table).empty()) << table;
+    const json& first = j.at("kernels")[0];
+    for (const char* key : {"name", "calls", "total_us", "mean_us", "median_us", "p95_us", "max_us", "share"})
+        EXPECT_TRUE(first.contains(key)) << key;
+}
+
+TEST(CliProfile, ProfileWithAPlanFileServesTheProvider)
+{
+    ProfileDir dir;
+    const std::string plan = dir.path("p.kfplan.json");
+    std::ofstream(plan) << R"({"format": "kforge-plan", "version": 1, "entries": [
+        {"scope": "blocks.1", "function": "gelu", "provider": {"type": "AtenGeluProvider"}}]})";
+    const Result r = runKforge({"profile", "builtin:tiny-gpt", "--plan", plan, "--warmup", "0", "--iterations", "1",
+                                "--group-by", "function", "--json", "-q"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json j = parseJson(r);
+    ASSERT_TRUE(j.at("plan").is_object()) << r;
+    EXPECT_EQ(j.at("plan").at("entries")[0].at("provider").at("type"), "AtenGeluProvider");
+    EXPECT_FALSE(j.contains("kernels"));
+    const Result human = runKforge({"profile", "builtin:tiny-gpt", "--plan", plan, "--iterations", "1", "-q"});
+    ASSERT_EQ(human.exitCode, 0) << human;
+    EXPECT_TRUE(contains(human.out, "plan: 1 entry: blocks.1 gelu -> AtenGeluProvider")) << human;
+}
+
+TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
+{
+    const Result r =
+        runKforge({"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider", "--iterations", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_TRUE(contains(r.out, "SPEEDUP")) << r;
+    EXPECT_TRUE(contains(r.out, "BEFORE µs")) << r;
+    EXPECT_TRUE(contains(r.out, "AFTER µs")) << r;
+    EXPECT_TRUE(contains(r.out, "layer_norm")) << r;
+    EXPECT_TRUE(contains(r.out, "blocks.0.ln1")) << r; // the module table
+    EXPECT_TRUE(contains(r.out, ", speedup ")) << r;
+    EXPECT_TRUE(contains(r.out, "output: max abs error 0, max rel error 0")) << r;
+    EXPECT_TRUE(contains(r.err, "baseline: iteration 2/2")) << r;
+    EXPECT_TRUE(contains(r.err, "plan: iteration 2/2")) << r;
+
+    ProfileDir dir;
+    const std::string both = dir.path("both.kfprof");
+    const Result j = runKforge({"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider",
+                                "--warmup", "1", "--iterations", "2", "--json", "-q", "--save", both});
+    ASSERT_EQ(j.exitCode, 0) << j;
+    const json c = parseJson(j);
+    EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0);
+    EXPECT_EQ(c.at("output").at("comparable"), true);
+    EXPECT_GT(c.at("total").at("speedup").get<double>(), 0.0);
+    bool sawLayerNorm = false;
+    for (const json& row : c.at("functions"))
+        if (row.at("name") == "layer_norm") {
+            sawLayerNorm = true;
+            EXPECT_GT(row.at("before_us").get<double>(), 0.0);
+            EXPECT_GT(row.at("after_us").get<double>(), 0.0);
+        }
+    EXPECT_TRUE(sawLayerNorm) << j;
+
+    // The saved file holds both runs; report shows the comparison again, without the model.
+    const json file = json::parse(readFile(both));
+    ASSERT_EQ(file.at("runs").size(), 2u);
+    EXPECT_EQ(file.at("runs")[0].at("label"), "baseline");
+    EXPECT_EQ(file.at("runs")[1].at("label"), "plan");
+    const Result report = runKforge({"report", both});
+    ASSERT_EQ(report.exitCode, 0) << report;
+    EXPECT_TRUE(contains(report.out, "SPEEDUP")) << report;
+    EXPECT_TRUE(contains(report.out, "output: max abs error 0")) << report;
+    const Result planOnly = runKforge({"report", both, "--run", "plan"});
+    ASSERT_EQ(planOnly.exitCode, 0) << planOnly;
+    EXPECT_TRUE(contains(planOnly.out, "plan: 1 entry: (root) layer_norm -> AtenLayerNormProvider")) << planOnly;
+    EXPECT_TRUE(contains(planOnly.out, "TOTAL ms")) << planOnly;
+}
+
+TEST(CliProfile, ReportComparesTwoFiles)
+{
+    ProfileDir dir;
+    const std::string base = dir.path("base.kfprof"), plan = dir.path("plan.kfprof");
+    ASSERT_EQ(runKforge({"profile", "builtin:tiny-gpt", "--iterations", "1", "-q", "--save", base}).exitCode, 0);
+    ASSERT_EQ(runKforge({"profile", "builtin:tiny-gpt", "--iterations", "1", "-q", "--save", plan, "--provide",
+                         ":gelu:AtenGeluProvider"})
+                  .exitCode,
+              0);
+    // Either order: the run without a plan is the baseline.
+    const Result r = runKforge({"report", plan, base, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json c = parseJson(r);
+    EXPECT_EQ(c.at("baseline").at("plan"), nullptr) << r;
+    EXPECT_TRUE(c.at("plan").at("plan").is_object()) << r;
+    EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0) << r;
+}
+
+TEST(CliProfile, ErrorsAreOneLineWithTheCause)
+{
+    const Result cuda = runKforge({"profile", "builtin:tiny-gpt", "--device", "cuda", "-q"});
+    if (cuda.exitCode == 0)
+        GTEST_SKIP() << "a CUDA device is present";
+    EXPECT_EQ(cuda.exitCode, 1) << cuda;
+    EXPECT_TRUE(contains(cuda.err, "--device cpu")) << cuda;
+
+    const Result noPlan = runKforge({"compare", "builtin:tiny-gpt"});
+    EXPECT_EQ(noPlan.exitCode, 1) << noPlan;
+    EXPECT_TRUE(contains(noPlan.err, "needs a plan")) << noPlan;
+
+    const Result missing = runKforge({"report", "/nonexistent/run.kfprof"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    EXPECT_TRUE(contains(missing.err, "/nonexistent/run.kfprof: not found")) << missing;
+
+    ProfileDir dir;
+    const std::string bad = dir.path("bad.kfprof");
+    std::ofstream(bad) << "{\"format\": \"kforge-profile\",\n \"version\": 1,\n \"runs\": [\n";
+    const Result malformed = runKforge({"report", bad});
+    EXPECT_EQ(malformed.exitCode, 1) << malformed;
+    EXPECT_TRUE(contains(malformed.err, "malformed JSON at line 4")) << malformed;
+
+    const Result badGroup = runKforge({"profile", "builtin:tiny-gpt", "--group-by", "stream"});
+    EXPECT_NE(badGroup.exitCode, 0) << badGroup;
+    EXPECT_NE(badGroup.exitCode, -1) << badGroup;
+}
+
+TEST(CliProfile, CtrlCStopsWithAPartialResult)
+{
+    ProfileDir dir;
+    const std::string saved = dir.path("partial.kfprof"), errPath = dir.path("stderr"), outPath = dir.path("stdout");
+    std::vector<std::string> argv{KFORGE_CLI, "profile",  "builtin:tiny-gpt", "--warmup", "0",
+                                  "--iterations", "100000", "--save", saved};
+    std::vector<char*> cargv;
+    for (auto& a : argv)
+        cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Wait until a few measured iterations ran (progress lines on stderr), then Ctrl+C.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!contains(readFile(errPath), "iteration 3/") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ::kill(pid, SIGINT);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(outPath), readFile(errPath)};
+    EXPECT_EQ(r.exitCode, 130) << r;
+    EXPECT_TRUE(contains(r.err, "interrupted: partial result")) << r;
+    EXPECT_TRUE(contains(r.out, "cancelled: partial result")) << r;
+    EXPECT_TRUE(contains(r.out, "aten::linear")) << r;
+    const json file = json::parse(readFile(saved));
+    const json& run = file.at("runs")[0];
+    EXPECT_EQ(run.at("cancelled"), true);
+    EXPECT_GE(run.at("iterations").get<int>(), 3);
+    EXPECT_LT(run.at("iterations").get<int>(), 100000);
+}

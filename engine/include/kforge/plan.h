@@ -17,12 +17,71 @@ struct PlanEntry {
     std::string providerType() const { return provider.value("type", std::string{}); }
 };
 
+// The plan file format version this build reads and writes (plan-format.md).
+inline constexpr int kPlanFormatVersion = 1;
+// kforge {"format": "kforge-plan", ...} or AITune {"providers": [...]}.
+enum class PlanDialect { Kforge, Aitune };
+
 struct Plan {
     std::vector<PlanEntry> entries; // plan order matters (R3/R4)
+    std::string modelName;          // "model": {"name": ...}; informative
+    std::string modelSha256;        // "model": {"sha256": ...}; of the model file, optional
+    int version = kPlanFormatVersion;
+    nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, kept on a round trip
+    PlanDialect dialect = PlanDialect::Kforge;       // the dialect it was read from (writing is always kforge)
 };
 
 // "blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider" -> an entry with default settings;
 // "SCOPE:FUNCTION:PROVIDER:{json settings}" adds settings. Throws kforge::Error on a malformed spec.
 PlanEntry parseProvideSpec(const std::string& spec);
+
+// ---- Plan files (plan-format.md) -------------------------------------------------------------------------------
+// Reading detects the dialect: kforge {"format": "kforge-plan", ...} or AITune {"providers": [...]}. Errors are
+// kforge::Error naming the file and, for malformed JSON, "line L, column C"; for wrong types, unknown keys in an
+// entry and versions newer than kPlanFormatVersion, the JSON path ("/entries/2/scope").
+Plan readPlan(const std::string& path);
+Plan parsePlan(const std::string& text, const std::string& where);
+// The dialect of a plan text (throws like parsePlan when it is neither).
+PlanDialect planDialect(const std::string& text, const std::string& where);
+
+// The kforge dialect, 2-space indent, ending with a newline.
+std::string toJson(const Plan& plan);
+// Atomic: a temporary file in the target's folder is written, flushed, fsync'ed and renamed over the target.
+// On any failure the temporary file is removed, the target is untouched, and kforge::Error says why.
+void savePlan(const Plan& plan, const std::string& path);
+void writeFileAtomically(const std::string& path, const std::string& text);
+
+// ---- The AITune dialect ----------------------------------------------------------------------------------------
+// {"providers": [{"type": ..., settings}]}: one entry per provider, in `scope` ("" = the runtime's module), the
+// function taken from the provider type. Types this build cannot run are kept with their settings.
+Plan importAitune(const std::string& text, const std::string& scope = "");
+// Reads a file in the AITune dialect (a kforge plan is refused); errors name the file.
+Plan readAitunePlan(const std::string& path, const std::string& scope = "");
+// Throws kforge::Error listing every reason when an enabled entry has a non-root scope or two enabled entries
+// replace the same function. Disabled entries are left out. Unknown top-level keys (Plan::extra) are kept.
+std::string exportAitune(const Plan& plan);
+// The function an AITune or registered provider type replaces ("" when the type is unknown to both).
+std::string functionOfProviderType(const std::string& type);
+// AITune's provider types this build knows by name but has no implementation of (kept, "unavailable").
+bool isKnownAituneOnlyType(const std::string& type);
+
+// ---- Validation against a loaded model (plan-format.md section 3) ----------------------------------------------
+struct PlanProblem {
+    int entry = -1;       // entry index; -1 for the plan as a whole
+    std::string jsonPath; // "/entries/2/scope"
+    // "unknown-scope", "function-not-called", "unknown-function", "unknown-provider", "unavailable-provider",
+    // "wrong-function", "device-unavailable", "duplicate", "bad-settings"
+    std::string kind;
+    std::string message;
+    std::string fix;
+};
+
+class ModelSession;
+// Every problem of every entry (disabled ones included, except for duplicates, which count enabled entries only),
+// in entry order. `device` is "cpu" or "cuda[:N]". Linear in the number of entries.
+std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
+
+// Lower-case hex SHA-256 of a file's bytes; throws kforge::Error when it cannot be read.
+std::string fileSha256(const std::string& path);
 
 } // namespace kforge

@@ -1,0 +1,217 @@
+// kforge plan new | show | validate | export | import: plan files (shared/design/plan-format.md).
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/error.h>
+#include <kforge/plan.h>
+
+#include <iostream>
+
+namespace kforge::cli {
+namespace {
+
+struct PlanOptions {
+    std::string out;
+    std::string model;
+    std::vector<std::string> provides;
+    std::string plan;
+    std::string file;
+    std::string scope;
+    std::string device = "cpu";
+    bool json = false;
+    bool aitune = false;
+};
+
+// "TorchSDPAKernelProvider backend=MATH": the type, then its settings as key=value.
+std::string providerText(const nlohmann::json& provider)
+{
+    if (!provider.is_object())
+        return provider.dump();
+    std::string text = provider.value("type", std::string("(no type)"));
+    for (const auto& [key, value] : provider.items())
+        if (key != "type")
+            text += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    return text;
+}
+
+bool providerAvailable(const PlanEntry& entry)
+{
+    return !entry.providerType().empty() && !functionOfProviderType(entry.providerType()).empty() &&
+           !isKnownAituneOnlyType(entry.providerType());
+}
+
+std::string problemLine(const std::string& planPath, const PlanProblem& p)
+{
+    return planPath + ": " + (p.entry >= 0 ? "entry " + std::to_string(p.entry) + " " : "") + "at " + p.jsonPath +
+           ": " + p.kind + ": " + p.message + "; fix: " + p.fix;
+}
+
+int runNew(const PlanOptions& o)
+{
+    Plan plan;
+    for (const auto& spec : o.provides)
+        plan.entries.push_back(parseProvideSpec(spec));
+    if (!o.model.empty()) {
+        auto session = openModel(o.model, {}, {});
+        plan.modelName = session->displayName();
+        if (!session->isBuiltin())
+            plan.modelSha256 = fileSha256(o.model);
+        // The plan is written anyway (it may be meant for another device or a later model); problems are warned.
+        for (const auto& p : validatePlan(plan, *session))
+            std::cerr << "kforge: warning: " << problemLine(o.out, p) << '\n';
+    }
+    savePlan(plan, o.out);
+    std::cout << "wrote " << o.out << ": " << plan.entries.size() << " entr" << (plan.entries.size() == 1 ? "y" : "ies")
+              << (plan.modelName.empty() ? "" : " for " + plan.modelName) << '\n';
+    return 0;
+}
+
+int runShow(const PlanOptions& o)
+{
+    const Plan plan = readPlan(o.plan);
+    if (o.json) {
+        std::cout << toJson(plan);
+        return 0;
+    }
+    size_t disabled = 0, unavailable = 0;
+    std::vector<std::vector<std::string>> rows;
+    for (size_t i = 0; i < plan.entries.size(); ++i) {
+        const PlanEntry& e = plan.entries[i];
+        disabled += !e.enabled;
+        const bool available = providerAvailable(e);
+        unavailable += !available;
+        rows.push_back({std::to_string(i), e.enabled ? "yes" : "no", e.scope.empty() ? "(root)" : e.scope, e.function,
+                        providerText(e.provider) + (available ? "" : " [unavailable]"), e.note});
+    }
+    std::cout << "plan " << o.plan << ": "
+              << (plan.dialect == PlanDialect::Aitune ? std::string("AITune dialect")
+                                                      : "kforge dialect version " + std::to_string(plan.version))
+              << (plan.modelName.empty() ? "" : ", model " + plan.modelName) << ", " << plan.entries.size()
+              << " entries (" << disabled << " disabled, " << unavailable << " unavailable)\n";
+    std::cout << formatTable({"#", "ENABLED", "SCOPE", "FUNCTION", "PROVIDER", "NOTE"}, rows);
+    return 0;
+}
+
+int runValidate(const PlanOptions& o)
+{
+    Plan plan;
+    try {
+        plan = readPlan(o.plan);
+    } catch (const Error& e) {
+        // A plan that does not parse is invalid: reported like the other problems, exit 1.
+        if (o.json)
+            std::cout << nlohmann::json{{"plan", o.plan},
+                                        {"valid", false},
+                                        {"problems",
+                                         {{{"entry", -1},
+                                           {"path", ""},
+                                           {"kind", "unreadable"},
+                                           {"message", e.why()},
+                                           {"fix", "correct the file"}}}}}
+                             .dump(2)
+                      << '\n';
+        else
+            std::cout << o.plan << ": unreadable: " << e.why() << "; fix: correct the file\n";
+        return 1;
+    }
+    auto session = openModel(o.model, {}, {});
+    const auto problems = validatePlan(plan, *session, o.device);
+    if (o.json) {
+        nlohmann::json out{{"plan", o.plan},
+                           {"model", session->displayName()},
+                           {"device", o.device},
+                           {"entries", plan.entries.size()},
+                           {"valid", problems.empty()},
+                           {"problems", nlohmann::json::array()}};
+        for (const auto& p : problems)
+            out["problems"].push_back(
+                {{"entry", p.entry}, {"path", p.jsonPath}, {"kind", p.kind}, {"message", p.message}, {"fix", p.fix}});
+        std::cout << out.dump(2) << '\n';
+    } else if (problems.empty()) {
+        std::cout << o.plan << ": valid for " << session->displayName() << " on " << o.device << " ("
+                  << plan.entries.size() << " entries)\n";
+    } else {
+        for (const auto& p : problems)
+            std::cout << problemLine(o.plan, p) << '\n';
+        std::cerr << "kforge: " << o.plan << ": " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
+                  << '\n';
+    }
+    return problems.empty() ? 0 : 1;
+}
+
+int runExport(const PlanOptions& o)
+{
+    const std::string text = exportAitune(readPlan(o.plan));
+    if (o.out.empty()) {
+        std::cout << text;
+        return 0;
+    }
+    writeFileAtomically(o.out, text);
+    std::cout << "wrote " << o.out << " (AITune dialect)\n";
+    return 0;
+}
+
+int runImport(const PlanOptions& o)
+{
+    const Plan plan = readAitunePlan(o.file, o.scope);
+    savePlan(plan, o.out);
+    std::cout << "imported " << plan.entries.size() << " provider" << (plan.entries.size() == 1 ? "" : "s") << " from "
+              << o.file << " into " << o.out << (o.scope.empty() ? "" : " (scope '" + o.scope + "')") << '\n';
+    for (size_t i = 0; i < plan.entries.size(); ++i)
+        if (!providerAvailable(plan.entries[i]))
+            std::cout << "  entry " << i << ": '" << plan.entries[i].providerType()
+                      << "' has no implementation in this build: kept, unavailable\n";
+    return 0;
+}
+
+} // namespace
+
+Command addPlanCommand(CLI::App& app)
+{
+    auto o = std::make_shared<PlanOptions>();
+    auto* cmd = app.add_subcommand("plan", "Create, show, validate, export and import plan files");
+    cmd->require_subcommand(1);
+
+    auto* create = cmd->add_subcommand("new", "Write a new plan (kforge dialect)");
+    create->add_option("OUT", o->out, "plan file to write, e.g. my.kfplan.json")->required();
+    create->add_option("--model", o->model, "model the plan is for (TorchScript file or builtin:NAME)");
+    create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
+
+    auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
+    show->add_option("PLAN", o->plan, "plan file")->required();
+    show->add_flag("--json", o->json, "the plan in the kforge dialect");
+
+    auto* validate = cmd->add_subcommand("validate", "Check a plan against a model: every problem, with a fix");
+    validate->add_option("PLAN", o->plan, "plan file")->required();
+    validate->add_option("--model", o->model, "TorchScript file or builtin:NAME")->required();
+    validate->add_option("--device", o->device, "device the plan will run on")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    validate->add_flag("--json", o->json, "JSON output");
+
+    auto* exporter = cmd->add_subcommand("export", "Write a plan in another dialect");
+    exporter->add_option("PLAN", o->plan, "plan file")->required();
+    exporter->add_flag("--aitune", o->aitune, "AITune's KernelOptimizationPlan.to_dict() form")->required();
+    exporter->add_option("--out", o->out, "file to write (default: stdout)");
+
+    auto* importer = cmd->add_subcommand("import", "Read an AITune plan into a kforge plan");
+    importer->add_option("FILE", o->file, "AITune plan ({\"providers\": [...]})")->required();
+    importer->add_option("--out", o->out, "kforge plan to write")->required();
+    importer->add_option("--scope", o->scope, "module path the providers apply to (default: the root)");
+
+    return {cmd, [o, create, show, validate, exporter, importer] {
+                if (create->parsed())
+                    return runNew(*o);
+                if (show->parsed())
+                    return runShow(*o);
+                if (validate->parsed())
+                    return runValidate(*o);
+                if (exporter->parsed())
+                    return runExport(*o);
+                if (importer->parsed())
+                    return runImport(*o);
+                return 2;
+            }};
+}
+
+} // namespace kforge::cli

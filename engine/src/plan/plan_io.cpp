@@ -1,0 +1,438 @@
+// Plan files: reading both dialects (plan-format.md sections 1-2), writing the kforge dialect, atomic saving (4).
+#include <kforge/error.h>
+#include <kforge/plan.h>
+
+#include "plan/plan_json.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace kforge {
+namespace plan_detail {
+
+std::string typeNameOf(const nlohmann::json& value)
+{
+    switch (value.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: return "an integer";
+    case nlohmann::json::value_t::number_float: return "a number";
+    default: return "binary data";
+    }
+}
+
+std::string escapePointerToken(const std::string& key)
+{
+    std::string out;
+    for (char c : key) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
+}
+
+nlohmann::ordered_json toOrdered(const nlohmann::json& value)
+{
+    if (value.is_object()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (const auto& [key, item] : value.items())
+            out[key] = toOrdered(item);
+        return out;
+    }
+    if (value.is_array()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const auto& item : value)
+            out.push_back(toOrdered(item));
+        return out;
+    }
+    switch (value.type()) {
+    case nlohmann::json::value_t::string: return value.get<std::string>();
+    case nlohmann::json::value_t::boolean: return value.get<bool>();
+    case nlohmann::json::value_t::number_integer: return value.get<std::int64_t>();
+    case nlohmann::json::value_t::number_unsigned: return value.get<std::uint64_t>();
+    case nlohmann::json::value_t::number_float: return value.get<double>();
+    default: return nullptr;
+    }
+}
+
+nlohmann::ordered_json providerToOrdered(const nlohmann::json& provider)
+{
+    if (!provider.is_object())
+        return toOrdered(provider);
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (provider.contains("type"))
+        out["type"] = toOrdered(provider["type"]);
+    for (const auto& [key, item] : provider.items())
+        if (key != "type")
+            out[key] = toOrdered(item);
+    return out;
+}
+
+std::string joinProblems(const std::vector<std::string>& problems)
+{
+    std::string out;
+    for (const auto& p : problems)
+        out += (out.empty() ? "" : "; ") + p;
+    return out;
+}
+
+nlohmann::json parseJsonText(const std::string& text, const std::string& where)
+{
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte is 1-based: the position of the last character read (size + 1 at an unexpected end).
+        size_t index = std::min(e.byte == 0 ? size_t(0) : size_t(e.byte - 1), text.size());
+        // An unexpected string is read whole before it is refused: point at its opening quote instead.
+        if (index < text.size() && text[index] == '"' && std::string_view(e.what()).find("unexpected string") !=
+                                                               std::string_view::npos) {
+            for (size_t i = index; i-- > 0;) {
+                size_t backslashes = 0;
+                while (backslashes < i && text[i - 1 - backslashes] == '\\')
+                    ++backslashes;
+                if (text[i] == '"' && backslashes % 2 == 0) {
+                    index = i;
+                    break;
+                }
+            }
+        }
+        size_t line = 1, lineStart = 0;
+        for (size_t i = 0; i < index; ++i)
+            if (text[i] == '\n') {
+                ++line;
+                lineStart = i + 1;
+            }
+        const size_t column = index - lineStart + 1;
+        // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
+        std::string detail = e.what();
+        const auto column_at = detail.find("column ");
+        const auto colon = column_at == std::string::npos ? std::string::npos : detail.find(": ", column_at);
+        if (colon != std::string::npos)
+            detail = detail.substr(colon + 2);
+        else if (const auto bracket = detail.find("] "); bracket != std::string::npos)
+            detail = detail.substr(bracket + 2);
+        throw Error(where, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                               ": " + detail);
+    }
+}
+
+} // namespace plan_detail
+
+using namespace plan_detail;
+
+namespace {
+
+const char* const kFormatName = "kforge-plan";
+
+void readEntry(const nlohmann::json& value, const std::string& path, std::vector<std::string>& problems,
+               PlanEntry& entry)
+{
+    if (!value.is_object()) {
+        problems.push_back(path + ": expected an object, found " + typeNameOf(value));
+        return;
+    }
+    bool hasFunction = false;
+    for (const auto& [key, item] : value.items()) {
+        const std::string at = path + "/" + escapePointerToken(key);
+        if (key == "scope" || key == "function" || key == "note") {
+            if (!item.is_string()) {
+                problems.push_back(at + ": expected a string, found " + typeNameOf(item));
+                continue;
+            }
+            (key == "scope" ? entry.scope : key == "function" ? entry.function : entry.note) = item.get<std::string>();
+            hasFunction |= key == "function";
+        } else if (key == "enabled") {
+            if (!item.is_boolean()) {
+                problems.push_back(at + ": expected true or false, found " + typeNameOf(item));
+                continue;
+            }
+            entry.enabled = item.get<bool>();
+        } else if (key == "provider") {
+            if (!item.is_object()) {
+                problems.push_back(at + ": expected an object with the provider's \"type\" and settings, found " +
+                                   typeNameOf(item));
+                continue;
+            }
+            if (!item.contains("type")) {
+                problems.push_back(at + ": missing \"type\" (the provider's class name, e.g. "
+                                        "\"TorchSDPAKernelProvider\")");
+                continue;
+            }
+            if (!item["type"].is_string()) {
+                problems.push_back(at + "/type: expected a string, found " + typeNameOf(item["type"]));
+                continue;
+            }
+            entry.provider = item;
+        } else {
+            problems.push_back(at + ": unknown key '" + key +
+                               "' in a plan entry (known: scope, function, provider, enabled, note)");
+        }
+    }
+    if (!value.contains("provider"))
+        problems.push_back(path + ": missing \"provider\"");
+    if (!hasFunction && entry.provider.is_object())
+        entry.function = functionOfProviderType(entry.providerType());
+}
+
+Plan parseKforge(const nlohmann::json& root, const std::string& where)
+{
+    Plan plan;
+    std::vector<std::string> problems;
+    if (root.contains("version")) {
+        const auto& v = root["version"];
+        if (!v.is_number_integer() && !v.is_number_unsigned()) {
+            problems.push_back("/version: expected an integer, found " + typeNameOf(v));
+        } else if (v.is_number_unsigned() ? v.get<std::uint64_t>() > std::uint64_t(kPlanFormatVersion)
+                                          : v.get<std::int64_t>() > kPlanFormatVersion) {
+            // Nothing else is read: a newer format may mean anything.
+            throw Error(where, "/version: plan format version " + v.dump() + " is newer than this build understands (" +
+                                   std::to_string(kPlanFormatVersion) + "); update kforge to read it");
+        } else if (v.get<std::int64_t>() < 1) {
+            problems.push_back("/version: expected 1 or more, found " + v.dump());
+        } else {
+            plan.version = int(v.get<std::int64_t>());
+        }
+    }
+    for (const auto& [key, item] : root.items()) {
+        if (key == "format" || key == "version")
+            continue;
+        if (key == "model") {
+            if (!item.is_object()) {
+                problems.push_back("/model: expected an object, found " + typeNameOf(item));
+                continue;
+            }
+            for (const auto& [mkey, mitem] : item.items()) {
+                const std::string at = "/model/" + escapePointerToken(mkey);
+                if (mkey != "name" && mkey != "sha256") {
+                    problems.push_back(at + ": unknown key '" + mkey + "' (known: name, sha256)");
+                } else if (!mitem.is_string()) {
+                    problems.push_back(at + ": expected a string, found " + typeNameOf(mitem));
+                } else {
+                    (mkey == "name" ? plan.modelName : plan.modelSha256) = mitem.get<std::string>();
+                }
+            }
+        } else if (key == "entries") {
+            if (!item.is_array()) {
+                problems.push_back("/entries: expected an array, found " + typeNameOf(item));
+                continue;
+            }
+            plan.entries.resize(item.size());
+            for (size_t i = 0; i < item.size(); ++i)
+                readEntry(item[i], "/entries/" + std::to_string(i), problems, plan.entries[i]);
+        } else {
+            plan.extra[key] = item;
+        }
+    }
+    if (!problems.empty())
+        throw Error(where, joinProblems(problems));
+    return plan;
+}
+
+} // namespace
+
+PlanDialect plan_detail::planDialectOf(const nlohmann::json& root, const std::string& where)
+{
+    if (!root.is_object())
+        throw Error(where, "not a plan: expected a JSON object, found " + typeNameOf(root));
+    if (root.contains("format")) {
+        const auto& f = root["format"];
+        if (!f.is_string())
+            throw Error(where, "/format: expected the string \"kforge-plan\", found " + typeNameOf(f));
+        if (f.get<std::string>() != kFormatName)
+            throw Error(where, "/format: unknown plan format '" + f.get<std::string>() + "' (expected \"kforge-plan\")");
+        return PlanDialect::Kforge;
+    }
+    if (root.contains("providers"))
+        return PlanDialect::Aitune;
+    throw Error(where, "not a plan: expected {\"format\": \"kforge-plan\", ...} or AITune's {\"providers\": [...]}");
+}
+
+PlanDialect planDialect(const std::string& text, const std::string& where)
+{
+    return planDialectOf(parseJsonText(text, where), where);
+}
+
+Plan parsePlan(const std::string& text, const std::string& where)
+{
+    const nlohmann::json root = parseJsonText(text, where);
+    if (planDialectOf(root, where) == PlanDialect::Aitune)
+        return importAituneJson(root, "", where);
+    return parseKforge(root, where);
+}
+
+std::string plan_detail::readTextFile(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        throw Error(path, err == ENOENT ? std::string("not found") : std::strerror(err));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw Error(path, "is a directory, not a plan file");
+    }
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error(path, std::string("cannot read: ") + std::strerror(err));
+        }
+        if (n == 0)
+            break;
+        text.append(buffer, size_t(n));
+    }
+    ::close(fd);
+    return text;
+}
+
+Plan readPlan(const std::string& path)
+{
+    const std::string text = readTextFile(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw Error(path, "file is empty, not a plan");
+    return parsePlan(text, path);
+}
+
+std::string toJson(const Plan& plan)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    out["format"] = kFormatName;
+    out["version"] = kPlanFormatVersion;
+    if (!plan.modelName.empty() || !plan.modelSha256.empty()) {
+        nlohmann::ordered_json model = nlohmann::ordered_json::object();
+        if (!plan.modelName.empty())
+            model["name"] = plan.modelName;
+        if (!plan.modelSha256.empty())
+            model["sha256"] = plan.modelSha256;
+        out["model"] = model;
+    }
+    if (plan.extra.is_object())
+        for (const auto& [key, item] : plan.extra.items())
+            if (key != "format" && key != "version" && key != "model" && key != "entries")
+                out[key] = toOrdered(item);
+    nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+    for (const PlanEntry& e : plan.entries) {
+        nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+        entry["scope"] = e.scope;
+        entry["function"] = e.function;
+        entry["provider"] = e.provider.is_null() ? nlohmann::ordered_json::object() : providerToOrdered(e.provider);
+        entry["enabled"] = e.enabled;
+        if (!e.note.empty())
+            entry["note"] = e.note;
+        entries.push_back(std::move(entry));
+    }
+    out["entries"] = std::move(entries);
+    try {
+        return out.dump(2) + "\n";
+    } catch (const nlohmann::json::exception& e) {
+        throw Error("plan", std::string("cannot be written as JSON: ") + e.what());
+    }
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text)
+{
+    const auto fail = [&](const std::string& why) -> Error {
+        return Error(path, "not saved: " + why + " (the file was left as it was)");
+    };
+    if (path.empty())
+        throw Error("save", "no file name given");
+    // A symbolic link stays a link: the file it points to is replaced.
+    std::string target = path;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+            target = resolved;
+            std::free(resolved);
+        }
+    }
+    const auto slash = target.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+    const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+    if (base.empty() || base == "." || base == "..")
+        throw fail("'" + path + "' does not name a file");
+
+    bool exists = false;
+    mode_t mode = 0666;
+    if (::stat(target.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            throw fail("it is a directory");
+        exists = true;
+        mode = st.st_mode & 07777;
+    }
+    struct stat dirStat {};
+    if (::stat(dir.c_str(), &dirStat) != 0)
+        throw fail("folder '" + dir + "' does not exist");
+    if (!S_ISDIR(dirStat.st_mode))
+        throw fail("'" + dir + "' is not a folder");
+
+    static std::atomic<unsigned> counter{0};
+    std::random_device rd;
+    std::string temp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        temp = dir + "/." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+               std::to_string(rd() & 0xffffff);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            throw fail("cannot create a temporary file in '" + dir + "': " + std::strerror(errno));
+    }
+    if (fd < 0)
+        throw fail("cannot create a temporary file in '" + dir + "'");
+    const auto abandon = [&](const std::string& why) -> Error {
+        if (fd >= 0)
+            ::close(fd);
+        ::unlink(temp.c_str());
+        return fail(why);
+    };
+    size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw abandon(std::string("cannot write: ") + std::strerror(errno));
+        written += size_t(n);
+    }
+    if (exists)
+        (void)::fchmod(fd, mode); // keep the replaced file's permissions
+    if (::fsync(fd) != 0)
+        throw abandon(std::string("cannot flush to disk: ") + std::strerror(errno));
+    const int closed = ::close(fd);
+    fd = -1;
+    if (closed != 0)
+        throw abandon(std::string("cannot close: ") + std::strerror(errno));
+    if (::rename(temp.c_str(), target.c_str()) != 0)
+        throw abandon(std::string("cannot replace the file: ") + std::strerror(errno));
+    // The rename itself is durable once the folder is synced (best effort: not every file system allows it).
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        (void)::fsync(dirFd);
+        ::close(dirFd);
+    }
+}
+
+void savePlan(const Plan& plan, const std::string& path) { writeFileAtomically(path, toJson(plan)); }
+
+} // namespace kforge

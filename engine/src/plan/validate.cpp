@@ -1,0 +1,264 @@
+// Plan validation against a loaded model (plan-format.md section 3): every problem, with where and a fix.
+// Linear in the number of entries: modules, functions and provider types are looked up in indexes, and the
+// expensive parts (provider creation, nearest-name suggestions) are cached per distinct value.
+#include <kforge/error.h>
+#include <kforge/functions.h>
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+#include <kforge/provider_sdk.h>
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+namespace kforge {
+namespace {
+
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string quotedList(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : ", ") + (item.empty() ? std::string("\"\" (the root)") : "'" + item + "'");
+    return out;
+}
+
+// The `limit` candidates nearest to `name`: those that end with ".name" (or contain it) first, then by edit distance.
+std::vector<std::string> nearest(const std::string& name, const std::vector<std::string>& candidates, size_t limit)
+{
+    std::vector<std::pair<size_t, const std::string*>> ranked;
+    ranked.reserve(candidates.size());
+    for (const auto& c : candidates) {
+        size_t score = editDistance(name, c) + 2; // +2 leaves room for the containment ranks below
+        if (!name.empty() && c.size() > name.size() && c.compare(c.size() - name.size(), name.size(), name) == 0 &&
+            c[c.size() - name.size() - 1] == '.')
+            score = 0;
+        else if (!name.empty() && c.find(name) != std::string::npos)
+            score = 1;
+        ranked.emplace_back(score, &c);
+    }
+    const size_t n = std::min(limit, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + long(n), ranked.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first < y.first : *x.second < *y.second;
+    });
+    std::vector<std::string> out;
+    for (size_t i = 0; i < n; ++i)
+        out.push_back(*ranked[i].second);
+    return out;
+}
+
+std::string functionsCalled(const std::map<std::string, int>& functions)
+{
+    std::string out;
+    for (const auto& [name, count] : functions)
+        out += (out.empty() ? "" : ", ") + name + (count > 1 ? " x" + std::to_string(count) : "");
+    return out;
+}
+
+struct Index {
+    const ModelSession& session;
+    std::vector<std::string> modulePaths;
+    std::vector<std::string> functionNames;
+    std::vector<std::string> providerTypes;
+    std::map<std::string, std::vector<std::string>> typesByFunction;   // registered types per function
+    std::map<std::string, std::vector<std::string>> modulesCalling;    // modules whose own forward calls it
+    std::unordered_map<std::string, const ProviderTypeInfo*> infoCache; // registry lookups, nullptr = unknown
+    std::unordered_map<std::string, std::string> settingsErrors;       // provider JSON -> error ("" = fine)
+    std::unordered_map<std::string, std::vector<std::string>> scopeSuggestions;
+
+    explicit Index(const ModelSession& s) : session(s)
+    {
+        for (const ModuleInfo& m : session.modules()) {
+            modulePaths.push_back(m.path);
+            for (const auto& [function, _] : m.functions)
+                modulesCalling[function].push_back(m.path);
+        }
+        for (Function f : allFunctions())
+            functionNames.emplace_back(functionName(f));
+        for (const ProviderTypeInfo& info : ProviderRegistry::instance().list()) {
+            providerTypes.push_back(info.typeName);
+            typesByFunction[std::string(functionName(info.function))].push_back(info.typeName);
+        }
+    }
+
+    const ProviderTypeInfo* info(const std::string& type)
+    {
+        const auto it = infoCache.find(type);
+        if (it != infoCache.end())
+            return it->second;
+        return infoCache[type] = ProviderRegistry::instance().find(type);
+    }
+
+    const std::string& settingsError(const nlohmann::json& provider)
+    {
+        std::string key = provider.dump();
+        const auto it = settingsErrors.find(key);
+        if (it != settingsErrors.end())
+            return it->second;
+        std::string error;
+        try {
+            ProviderRegistry::instance().create(provider);
+        } catch (const Error& e) {
+            error = e.what();
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        return settingsErrors[std::move(key)] = std::move(error);
+    }
+
+    const std::vector<std::string>& suggestScopes(const std::string& scope)
+    {
+        const auto it = scopeSuggestions.find(scope);
+        if (it != scopeSuggestions.end())
+            return it->second;
+        return scopeSuggestions[scope] = nearest(scope, modulePaths, 3);
+    }
+};
+
+// The function the entry's provider type replaces, when that is known.
+std::string providerFunctionHint(const PlanEntry& e)
+{
+    if (!e.provider.is_object() || !e.provider.contains("type") || !e.provider["type"].is_string())
+        return {};
+    return functionOfProviderType(e.provider["type"].get<std::string>());
+}
+
+std::string entryPath(size_t i) { return "/entries/" + std::to_string(i); }
+
+} // namespace
+
+std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& session, const std::string& device)
+{
+    const std::string deviceKind = device.substr(0, device.find(':'));
+    if (deviceKind != "cpu" && deviceKind != "cuda")
+        throw Error("device '" + device + "'", "expected cpu or cuda[:N]");
+    Index index(session);
+    const std::string model = session.displayName();
+    std::vector<PlanProblem> problems;
+    std::unordered_map<std::string, size_t> firstEnabled; // scope '\0' function -> entry
+
+    for (size_t i = 0; i < plan.entries.size(); ++i) {
+        const PlanEntry& e = plan.entries[i];
+        const int entry = int(i);
+        const std::string at = entryPath(i);
+        const auto add = [&](std::string path, std::string kind, std::string message, std::string fix) {
+            problems.push_back({entry, std::move(path), std::move(kind), std::move(message), std::move(fix)});
+        };
+
+        // Scope.
+        const ModuleInfo* module = session.findModule(e.scope);
+        if (!module) {
+            std::string fix = "use an existing module path";
+            const auto& near = index.suggestScopes(e.scope);
+            if (!near.empty())
+                fix += "; nearest: " + quotedList(near);
+            if (session.isFrozen())
+                fix += " (the model is frozen: its submodules are inlined, so only the root \"\" exists)";
+            add(at + "/scope", "unknown-scope", "no module '" + e.scope + "' in " + model, fix);
+        }
+
+        // Function.
+        const std::optional<Function> function = functionFromName(e.function);
+        if (!function) {
+            std::string fix = "use one of: " + quotedList(index.functionNames);
+            if (!providerFunctionHint(e).empty())
+                fix = "use '" + providerFunctionHint(e) + "' (what the provider replaces), or one of: " +
+                      quotedList(index.functionNames);
+            add(at + "/function", "unknown-function", "'" + e.function + "' is not a replaceable function", fix);
+        } else if (module && !module->subtreeFunctions.count(e.function)) {
+            std::string fix;
+            if (module->subtreeFunctions.empty())
+                fix = "nothing replaceable is called in '" + e.scope + "' or below";
+            else
+                fix = "functions called there: " + functionsCalled(module->subtreeFunctions);
+            const auto calling = index.modulesCalling.find(e.function);
+            if (calling != index.modulesCalling.end()) {
+                std::vector<std::string> some(calling->second.begin(),
+                                              calling->second.begin() + long(std::min<size_t>(4, calling->second.size())));
+                fix += "; scopes that call '" + e.function + "': " + quotedList(some) +
+                       (calling->second.size() > some.size() ? ", ..." : "");
+            } else {
+                fix += "; '" + e.function + "' is not called anywhere in " + model;
+            }
+            add(at + "/function", "function-not-called",
+                "'" + e.function + "' is not called in " + (e.scope.empty() ? "the model" : "'" + e.scope + "'") +
+                    " or below",
+                fix);
+        }
+
+        // Provider.
+        const std::string type = e.provider.is_object() && e.provider.contains("type") && e.provider["type"].is_string()
+                                     ? e.provider["type"].get<std::string>()
+                                     : std::string();
+        const ProviderTypeInfo* info = type.empty() ? nullptr : index.info(type);
+        if (type.empty()) {
+            add(at + "/provider", "unknown-provider", "the entry has no provider type",
+                "set provider.type to a provider class (see `kforge providers`)");
+        } else if (!info && isKnownAituneOnlyType(type)) {
+            std::string fix = "kept in the plan; disable the entry or replace it with";
+            const auto& alternatives = index.typesByFunction[functionOfProviderType(type)];
+            fix += alternatives.empty() ? " an available provider" : " one of: " + quotedList(alternatives);
+            add(at + "/provider/type", "unavailable-provider",
+                "'" + type + "' is an AITune provider this build has no implementation of; it cannot run", fix);
+        } else if (!info) {
+            add(at + "/provider/type", "unknown-provider", "unknown provider type '" + type + "' (kept, unavailable)",
+                "use a registered provider type (see `kforge providers`); nearest: " +
+                    quotedList(nearest(type, index.providerTypes, 3)));
+        }
+        const std::string providerFunction = info ? std::string(functionName(info->function))
+                                                  : (type.empty() ? std::string() : functionOfProviderType(type));
+        if (function && !providerFunction.empty() && providerFunction != e.function) {
+            const auto& alternatives = index.typesByFunction[e.function];
+            add(at + "/function", "wrong-function",
+                "provider '" + type + "' replaces '" + providerFunction + "', not '" + e.function + "'",
+                "set the function to '" + providerFunction + "'" +
+                    (alternatives.empty() ? std::string() : ", or use a provider of '" + e.function + "': " +
+                                                                quotedList(alternatives)));
+        }
+        if (info) {
+            if (std::find(info->devices.begin(), info->devices.end(), deviceKind) == info->devices.end()) {
+                std::string devices;
+                for (const auto& d : info->devices)
+                    devices += (devices.empty() ? "" : ", ") + d;
+                add(at + "/provider/type", "device-unavailable",
+                    "provider '" + type + "' does not run on " + deviceKind + " (it runs on: " + devices + ")",
+                    "run on " + (info->devices.empty() ? std::string("another device") : info->devices.front()) +
+                        ", or use another provider of '" + providerFunction + "'");
+            }
+            const std::string& error = index.settingsError(e.provider);
+            if (!error.empty())
+                add(at + "/provider", "bad-settings", error,
+                    info->settingsSchema.empty() ? "remove the settings other than \"type\" (this provider has none)"
+                                                 : "known settings: " + info->settingsSchema.dump());
+        }
+
+        // Duplicates (enabled entries only: a disabled alternative is the GUI's toggle).
+        if (e.enabled) {
+            std::string key = e.scope;
+            key += '\0';
+            key += e.function;
+            const auto [it, inserted] = firstEnabled.emplace(std::move(key), i);
+            if (!inserted)
+                add(at, "duplicate",
+                    "same scope '" + e.scope + "' and function '" + e.function + "' as entry " +
+                        std::to_string(it->second),
+                    "remove or disable one of entries " + std::to_string(it->second) + " and " + std::to_string(i));
+        }
+    }
+    return problems;
+}
+
+} // namespace kforge
