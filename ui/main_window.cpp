@@ -1,23 +1,34 @@
 #include "main_window.h"
 
 #include "model_loader.h"
+#include "models/event_log_model.h"
 #include "models/format.h"
 #include "models/module_tree_model.h"
+#include "models/plan_document.h"
 #include "recent_files.h"
+#include "run_controller.h"
+#include "views/event_log_view.h"
+#include "views/function_stacks_view.h"
+#include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
+#include "views/plan_editor_view.h"
 
+#include <kforge/doctor.h>
 #include <kforge/model_session.h>
 #include <kforge/module_info.h>
+#include <kforge/plan.h>
 #include <kforge/version.h>
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -29,6 +40,9 @@
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QToolBar>
+#include <QUndoStack>
+
+#include <exception>
 
 // Q_INIT_RESOURCE must be used outside any namespace; the explicit call keeps the linker from dropping the
 // resources object of this static library.
@@ -46,6 +60,9 @@ namespace {
 
 const QString kBuiltinPrefix = QStringLiteral("builtin:");
 const QString kModelFileFilter = QStringLiteral("TorchScript models (*.pt *.pth *.ts *.zip);;All files (*)");
+const QString kPlanFileFilter = QStringLiteral("KForge plans (*.kfplan.json *.json);;All files (*)");
+const QString kAituneFileFilter = QStringLiteral("AITune plans (*.json);;All files (*)");
+constexpr int kMessageTimeoutMs = 10'000;
 
 bool isBuiltin(const QString& source) { return source.startsWith(kBuiltinPrefix); }
 
@@ -80,47 +97,107 @@ QPixmap renderSvg(const QString& resource, int size, qreal devicePixelRatio)
     return pixmap;
 }
 
+QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
+
+QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
+
+std::vector<kforge::ProviderCatalogEntry> loadCatalog()
+{
+    try {
+        return kforge::providerCatalog();
+    } catch (const std::exception&) {
+        return {}; // the menus then say there is no provider; the runtime reports the cause on use
+    }
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_loader(new ModelLoader(this)), m_recent(new RecentFiles(this)),
-      m_model(new ModuleTreeModel(this))
+      m_model(new ModuleTreeModel(this)), m_document(new PlanDocument(this)), m_run(new RunController(this)),
+      m_catalog(loadCatalog())
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(tr("KForge Studio"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/kforge.svg")));
     setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
-    m_view = new ModuleTreeView(this);
-    m_view->setModel(m_model);
-    m_placeholder = new QLabel(tr("Open a TorchScript model (Ctrl+O) or drop a file here."), this);
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setEnabled(false);
-    m_pages = new QStackedWidget(this);
-    m_pages->addWidget(m_placeholder);
-    m_pages->addWidget(m_view);
-    setCentralWidget(m_pages);
-
+    createViews();
     createActions();
     createStatusBar();
+    connectRunController();
 
     connect(m_loader, &ModelLoader::busyChanged, this, &MainWindow::setBusy);
     connect(m_loader, &ModelLoader::loaded, this, &MainWindow::showSession);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::reportFailure);
     // Queued: the menu's own "Clear" action must not be deleted while it is being triggered.
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu, Qt::QueuedConnection);
+    connect(m_document, &PlanDocument::planChanged, this, [this] { m_model->setPlan(m_document->plan()); });
+    connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &PlanDocument::filePathChanged, this, &MainWindow::updateTitle);
     rebuildRecentMenu();
-    resize(1100, 700);
+    updateTitle();
+    updateRunActions();
+    resize(1280, 800);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The children outlive this class's members: nothing they emit while being torn down (the last events
+    // of a forward, the undo stack's clean state) may reach this half-destroyed window.
+    m_run->stop();
+    for (QObject* child : children())
+        disconnect(child, nullptr, this, nullptr);
+}
+
+void MainWindow::createViews()
+{
+    m_model->setIcons(icon("hooked"), icon("in-scope"), icon("inside"), icon("breakpoint"));
+    m_page = new ModuleTreePage(m_model, this);
+    m_page->setCatalog(m_catalog);
+    m_placeholder = new QLabel(tr("Open a TorchScript model (Ctrl+O) or drop a file here."), this);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setEnabled(false);
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(m_placeholder);
+    m_pages->addWidget(m_page);
+    setCentralWidget(m_pages);
+
+    m_stacksView = new FunctionStacksView(m_run->stacksModel(), this);
+    m_planEditor = new PlanEditorView(m_document, this);
+    m_planEditor->setCatalog(m_catalog);
+    m_eventView = new EventLogView(m_run->eventLog(), this);
+
+    auto makeDock = [this](const QString& title, const QString& name, QWidget* widget) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(name); // saveState() needs it
+        dock->setWidget(widget);
+        return dock;
+    };
+    m_stacksDock = makeDock(tr("Function Stacks"), QStringLiteral("stacksDock"), m_stacksView);
+    m_planDock = makeDock(tr("Plan"), QStringLiteral("planDock"), m_planEditor);
+    m_eventsDock = makeDock(tr("Event Log"), QStringLiteral("eventsDock"), m_eventView);
+    addDockWidget(Qt::RightDockWidgetArea, m_stacksDock);
+    addDockWidget(Qt::BottomDockWidgetArea, m_planDock);
+    addDockWidget(Qt::BottomDockWidgetArea, m_eventsDock);
+    tabifyDockWidget(m_planDock, m_eventsDock);
+    m_planDock->raise();
+    resizeDocks({m_stacksDock}, {480}, Qt::Horizontal);
+    resizeDocks({m_planDock}, {260}, Qt::Vertical);
+
+    connect(m_page, &ModuleTreePage::addProviderRequested, this, &MainWindow::addPlanEntry);
+    connect(m_page, &ModuleTreePage::moduleBreakpointToggled, m_run, &RunController::toggleModuleBreakpoint);
+    connect(m_page, &ModuleTreePage::currentPathChanged, m_planEditor, &PlanEditorView::setDefaultScope);
+    connect(m_stacksView, &FunctionStacksView::functionBreakpointToggled, m_run,
+            &RunController::toggleFunctionBreakpoint);
+    connect(m_stacksView, &FunctionStacksView::unwindRequested, this, [this] { m_actions.unwind->trigger(); });
+}
 
 void MainWindow::createActions()
 {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    m_actions.open =
-        fileMenu->addAction(QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open…"), this, &MainWindow::chooseFile);
+    m_actions.open = fileMenu->addAction(icon("open"), tr("&Open Model…"), this, &MainWindow::chooseFile);
     m_actions.open->setShortcut(QKeySequence::Open);
     m_actions.open->setStatusTip(tr("Open a TorchScript model file"));
 
@@ -136,11 +213,74 @@ void MainWindow::createActions()
 
     m_actions.openRecent = fileMenu->addMenu(tr("Open &Recent"));
     m_actions.openRecent->setObjectName(QStringLiteral("openRecentMenu"));
+    m_actions.setInputs = fileMenu->addAction(tr("Set &Inputs…"), this, &MainWindow::chooseInputs);
+    m_actions.setInputs->setStatusTip(tr("The forward's inputs, as dtype[shape] per argument"));
+
+    fileMenu->addSeparator();
+    m_actions.newPlan = fileMenu->addAction(icon("new-plan"), tr("&New Plan"), this, &MainWindow::newPlan);
+    m_actions.newPlan->setShortcut(QKeySequence::New);
+    m_actions.openPlan = fileMenu->addAction(icon("open"), tr("Open &Plan…"), this, &MainWindow::choosePlanToOpen);
+    m_actions.openPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_actions.savePlan = fileMenu->addAction(icon("save"), tr("&Save Plan"), this, &MainWindow::savePlan);
+    m_actions.savePlan->setShortcut(QKeySequence::Save);
+    m_actions.savePlanAs = fileMenu->addAction(tr("Save Plan &As…"), this, &MainWindow::choosePlanToSave);
+    m_actions.savePlanAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    m_actions.exportAitune =
+        fileMenu->addAction(icon("export"), tr("&Export AITune Plan…"), this, &MainWindow::choosePlanToExport);
+    m_actions.exportAitune->setStatusTip(tr("Write the plan in AITune's {\"providers\": [...]} form"));
 
     fileMenu->addSeparator();
     m_actions.quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     m_actions.quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     m_actions.quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+    m_actions.undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    m_actions.undo->setIcon(icon("undo"));
+    m_actions.undo->setShortcut(QKeySequence::Undo);
+    m_actions.redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    m_actions.redo->setIcon(icon("redo"));
+    m_actions.redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    editMenu->addAction(m_actions.undo);
+    editMenu->addAction(m_actions.redo);
+    editMenu->addSeparator();
+    m_actions.filter = editMenu->addAction(tr("&Filter Modules"), m_page, &ModuleTreePage::focusFilter);
+    m_actions.filter->setShortcut(QKeySequence::Find);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    m_actions.run = runMenu->addAction(icon("run"), tr("&Run"), this, &MainWindow::runForward);
+    m_actions.run->setShortcut(QKeySequence(Qt::Key_F5));
+    m_actions.run->setStatusTip(tr("One forward with the plan's enabled entries in effect"));
+    m_actions.step = runMenu->addAction(icon("step"), tr("&Step"), this, &MainWindow::stepForward);
+    m_actions.step->setShortcut(QKeySequence(Qt::Key_F10));
+    m_actions.step->setStatusTip(tr("Pause at the next module entry or function call"));
+    m_actions.continueRun = runMenu->addAction(icon("continue"), tr("&Continue"), this, &MainWindow::continueForward);
+    m_actions.continueRun->setShortcut(QKeySequence(Qt::Key_F8));
+    m_actions.abort = runMenu->addAction(icon("abort"), tr("&Abort"), this, &MainWindow::abortForward);
+    m_actions.abort->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    m_actions.abort->setStatusTip(tr("Make the paused forward throw; the call guard unwinds its patches"));
+    runMenu->addSeparator();
+    m_actions.keepLeftovers = runMenu->addAction(tr("&Keep Leftovers"));
+    m_actions.keepLeftovers->setCheckable(true);
+    m_actions.keepLeftovers->setStatusTip(
+        tr("Debugging: leave the patches of a failed forward in effect, to see them in the stacks view"));
+    connect(m_actions.keepLeftovers, &QAction::toggled, m_run, &RunController::setKeepLeftovers);
+    m_actions.unwind = runMenu->addAction(icon("unwind"), tr("&Unwind Leftovers"), this, [this] {
+        const int count = int(m_run->leftovers().size());
+        m_run->unwind();
+        statusBar()->showMessage(tr("Unwound %n leftover patch(es): the originals are back", nullptr, count),
+                                 kMessageTimeoutMs);
+    });
+    m_actions.clearBreakpoints = runMenu->addAction(tr("Clear &Breakpoints"), m_run, &RunController::clearBreakpoints);
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    m_actions.expandAll = viewMenu->addAction(icon("expand"), tr("&Expand All"), m_page, &ModuleTreePage::expandAll);
+    m_actions.collapseAll =
+        viewMenu->addAction(icon("collapse"), tr("&Collapse All"), m_page, &ModuleTreePage::collapseAll);
+    viewMenu->addSeparator();
+    viewMenu->addAction(m_stacksDock->toggleViewAction());
+    viewMenu->addAction(m_planDock->toggleViewAction());
+    viewMenu->addAction(m_eventsDock->toggleViewAction());
 
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
     m_actions.about = helpMenu->addAction(tr("&About KForge Studio"), this, &MainWindow::showAbout);
@@ -149,6 +289,16 @@ void MainWindow::createActions()
     QToolBar* toolBar = addToolBar(tr("Main"));
     toolBar->setObjectName(QStringLiteral("mainToolBar")); // saveState() needs it
     toolBar->addAction(m_actions.open);
+    toolBar->addAction(m_actions.savePlan);
+    toolBar->addSeparator();
+    toolBar->addAction(m_actions.undo);
+    toolBar->addAction(m_actions.redo);
+    toolBar->addSeparator();
+    toolBar->addAction(m_actions.run);
+    toolBar->addAction(m_actions.step);
+    toolBar->addAction(m_actions.continueRun);
+    toolBar->addAction(m_actions.abort);
+    toolBar->addAction(m_actions.unwind);
 }
 
 void MainWindow::createStatusBar()
@@ -158,12 +308,70 @@ void MainWindow::createStatusBar()
     m_busyBar->setRange(0, 0); // indeterminate: torch::jit::load reports no progress
     m_busyBar->setMaximumWidth(120);
     m_busyBar->setTextVisible(false);
+    m_runLabel = new QLabel(this);
+    m_runLabel->setObjectName(QStringLiteral("runStatus"));
+    m_leftoverLabel = new QLabel(this);
+    m_leftoverLabel->setObjectName(QStringLiteral("leftoverStatus"));
+    m_leftoverLabel->setStyleSheet(QStringLiteral("color: #c05000; font-weight: bold;"));
+    m_runtimeLabel = new QLabel(this);
+    m_runtimeLabel->setObjectName(QStringLiteral("runtimeStatus"));
+    m_deviceLabel = new QLabel(tr("CPU"), this);
+    m_deviceLabel->setToolTip(tr("Where forwards run"));
     m_modelLabel = new QLabel(tr("No model loaded"), this);
     statusBar()->addWidget(m_busyLabel);
     statusBar()->addWidget(m_busyBar);
+    statusBar()->addPermanentWidget(m_runLabel);
+    statusBar()->addPermanentWidget(m_leftoverLabel);
+    statusBar()->addPermanentWidget(m_runtimeLabel);
+    statusBar()->addPermanentWidget(m_deviceLabel);
     statusBar()->addPermanentWidget(m_modelLabel);
     m_busyLabel->hide();
     m_busyBar->hide();
+    m_leftoverLabel->hide();
+}
+
+void MainWindow::connectRunController()
+{
+    connect(m_run, &RunController::statisticsChanged, this,
+            [this] { m_model->setRunStatistics(m_run->statistics().modules()); });
+    connect(m_run, &RunController::breakpointsChanged, this,
+            [this] { m_model->setBreakpoints(m_run->moduleBreakpoints()); });
+    connect(m_run, &RunController::runningChanged, this, [this](bool running) {
+        m_stacksView->setCaption(running ? tr("Live: a forward is running") : tr("After the last forward"));
+        m_eventView->setStreamError(m_run->eventStreamError());
+        updateRunActions();
+        updateRunStatus();
+    });
+    connect(m_run, &RunController::pausedChanged, this, [this](bool paused) {
+        const QString path = m_run->pausedModulePath();
+        m_model->setPausedPath(path, paused);
+        if (paused) {
+            m_page->revealPath(path);
+            QString caption = m_run->statusText();
+            if (!caption.isEmpty())
+                caption[0] = caption[0].toUpper();
+            m_stacksView->setCaption(caption);
+        } else if (m_run->isRunning()) {
+            m_stacksView->setCaption(tr("Live: a forward is running"));
+        }
+        updateRunActions();
+        updateRunStatus();
+    });
+    connect(m_run, &RunController::leftoversChanged, this, [this](int count) {
+        m_leftoverLabel->setText(tr("%n leftover(s)", nullptr, count));
+        m_leftoverLabel->setVisible(count > 0);
+        if (count > 0)
+            m_stacksDock->raise();
+        updateRunActions();
+    });
+    connect(m_run, &RunController::runtimeActiveChanged, this,
+            [this](bool active) { m_runtimeLabel->setText(active ? tr("runtime active") : QString()); });
+    connect(m_run, &RunController::runFinished, this, [this](bool ok, const QString& message) {
+        statusBar()->showMessage(message, kMessageTimeoutMs);
+        Q_EMIT runFinished(ok, message);
+        if (!ok && m_modalErrors)
+            QMessageBox::warning(this, tr("Forward Failed"), message);
+    });
 }
 
 void MainWindow::restoreSettings()
@@ -175,11 +383,16 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!maybeKeepPlanEdits()) {
+        event->ignore();
+        return;
+    }
     if (m_persistent) {
         QSettings settings;
         settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("mainWindow/state"), saveState());
     }
+    m_run->stop();
     QMainWindow::closeEvent(event);
 }
 
@@ -215,6 +428,54 @@ void MainWindow::chooseFile()
     openSource(file);
 }
 
+void MainWindow::chooseInputs()
+{
+    if (!m_session)
+        return;
+    QStringList current;
+    for (const std::string& input : m_session->describeInputs())
+        current << QString::fromStdString(input);
+    QStringList names;
+    for (const std::string& name : m_session->forwardArgumentNames())
+        names << QString::fromStdString(name);
+    bool ok = false;
+    const QString text = QInputDialog::getText(
+        this, tr("Forward Inputs"),
+        tr("One dtype[shape] per argument of forward(%1), separated by ';'\ne.g. float32[1,16]; int64[1,8]")
+            .arg(names.join(QStringLiteral(", "))),
+        QLineEdit::Normal, current.join(QStringLiteral("; ")), &ok);
+    if (!ok)
+        return;
+    QStringList specs;
+    for (const QString& part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        specs << part.trimmed();
+    QString error;
+    if (!setInputSpecs(specs, &error) && m_modalErrors)
+        QMessageBox::warning(this, tr("Invalid Inputs"), error);
+}
+
+bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)
+{
+    if (!m_session || m_run->isRunning()) {
+        if (error)
+            *error = m_session ? tr("A forward is running.") : tr("No model is loaded.");
+        return false;
+    }
+    std::vector<std::string> values;
+    for (const QString& spec : specs)
+        values.push_back(spec.toStdString());
+    try {
+        m_session->setInputSpecs(values);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = oneLine(QString::fromUtf8(e.what()));
+        statusBar()->showMessage(oneLine(QString::fromUtf8(e.what())), kMessageTimeoutMs);
+        return false;
+    }
+    statusBar()->showMessage(tr("Inputs: %1").arg(specs.join(QStringLiteral(", "))), kMessageTimeoutMs);
+    return true;
+}
+
 void MainWindow::rebuildRecentMenu()
 {
     QMenu* menu = m_actions.openRecent;
@@ -246,20 +507,29 @@ void MainWindow::setBusy(bool busy)
 
 void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session)
 {
+    m_planEditor->setSession(nullptr);
+    m_run->setSession(session); // stops a forward of the previous model first
     m_session = std::move(session);
     m_source = source;
     const QString name = QString::fromStdString(m_session->displayName());
     m_model->setModules(m_session->modules(), name);
-    m_view->expandAndFit();
-    m_pages->setCurrentWidget(m_view);
-    setWindowTitle(tr("%1 — KForge Studio").arg(name));
+    m_model->setPausedPath({}, false);
+    m_page->view()->expandAndFit();
+    m_pages->setCurrentWidget(m_page);
+    const QString device = QString::fromStdString(m_session->device());
+    m_planEditor->setSession(m_session.get(), device);
+    m_deviceLabel->setText(device.toUpper());
+    updateTitle();
     updateModelStatus();
+    updateRunActions();
     if (m_persistent)
         m_recent->add(source);
 
     QStringList warnings;
     for (const std::string& warning : m_session->warnings())
         warnings << QString::fromStdString(warning);
+    if (!m_session->hasInputs())
+        warnings << tr("no example inputs: set them with File › Set Inputs before running");
     if (!warnings.isEmpty())
         statusBar()->showMessage(warnings.join(QStringLiteral("; ")));
     Q_EMIT modelLoaded(source);
@@ -267,8 +537,7 @@ void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::Mode
 
 void MainWindow::reportFailure(const QString& source, const QString& error)
 {
-    QString message = error;
-    message.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    QString message = oneLine(error);
     const QString label = sourceLabel(source);
     if (!message.contains(label))
         message = QStringLiteral("%1: %2").arg(label, message);
@@ -276,7 +545,7 @@ void MainWindow::reportFailure(const QString& source, const QString& error)
     const bool wasRecent = m_persistent && m_recent->contains(source);
     if (wasRecent)
         m_recent->remove(source);
-    statusBar()->showMessage(tr("Could not open %1").arg(label), 10000);
+    statusBar()->showMessage(tr("Could not open %1").arg(label), kMessageTimeoutMs);
     Q_EMIT loadFailed(message);
 
     if (m_modalErrors) {
@@ -300,16 +569,266 @@ void MainWindow::updateModelStatus()
                                  .arg(QDir::toNativeSeparators(m_source), formatCount(parameters), formatBytes(bytes)));
 }
 
+void MainWindow::updateTitle()
+{
+    const QString path = m_document->filePath();
+    const QString plan = path.isEmpty() ? tr("Untitled plan") : QDir::toNativeSeparators(path);
+    QStringList parts{plan + QStringLiteral("[*]")};
+    if (m_session)
+        parts << QString::fromStdString(m_session->displayName());
+    parts << tr("KForge Studio");
+    setWindowTitle(parts.join(QStringLiteral(" — ")));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::updateRunActions()
+{
+    const bool running = m_run->isRunning();
+    const bool paused = m_run->isPaused();
+    const bool canStart = m_session && !running;
+    m_actions.run->setEnabled(canStart);
+    m_actions.step->setEnabled(canStart || paused);
+    m_actions.continueRun->setEnabled(paused);
+    m_actions.abort->setEnabled(paused);
+    m_actions.unwind->setEnabled(!running && !m_run->leftovers().empty());
+    m_actions.setInputs->setEnabled(canStart);
+}
+
+void MainWindow::updateRunStatus() { m_runLabel->setText(m_run->statusText()); }
+
+QString MainWindow::runStatusText() const { return m_runLabel->text(); }
+
+bool MainWindow::runForward()
+{
+    QString error;
+    if (!m_run->run(m_document->plan(), &error)) {
+        const QString message = tr("Cannot run: %1").arg(error);
+        statusBar()->showMessage(message, kMessageTimeoutMs);
+        Q_EMIT runFinished(false, message);
+        if (m_modalErrors)
+            QMessageBox::warning(this, tr("Cannot Run"), error);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::stepForward()
+{
+    QString error;
+    if (!m_run->step(m_document->plan(), &error)) {
+        const QString message = tr("Cannot step: %1").arg(error);
+        statusBar()->showMessage(message, kMessageTimeoutMs);
+        Q_EMIT runFinished(false, message);
+        if (m_modalErrors)
+            QMessageBox::warning(this, tr("Cannot Step"), error);
+        return false;
+    }
+    updateRunActions();
+    return true;
+}
+
+void MainWindow::continueForward() { m_run->continueRun(); }
+
+void MainWindow::abortForward() { m_run->abort(); }
+
+// ---- Plan files ----------------------------------------------------------------------------------------------
+
+bool MainWindow::maybeKeepPlanEdits()
+{
+    if (!m_document->isModified())
+        return true;
+    Q_EMIT unsavedChangesPrompted();
+    UnsavedChanges choice = m_unsavedChanges;
+    if (choice == UnsavedChanges::Ask) {
+        const QString name =
+            m_document->filePath().isEmpty() ? tr("The plan") : QFileInfo(m_document->filePath()).fileName();
+        const auto answer =
+            QMessageBox::warning(this, tr("Unsaved Plan"), tr("%1 has changes that are not saved.").arg(name),
+                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        choice = answer == QMessageBox::Save      ? UnsavedChanges::Save
+                 : answer == QMessageBox::Discard ? UnsavedChanges::Discard
+                                                  : UnsavedChanges::Cancel;
+    }
+    switch (choice) {
+    case UnsavedChanges::Save:
+        return savePlan();
+    case UnsavedChanges::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool MainWindow::newPlan()
+{
+    if (!maybeKeepPlanEdits())
+        return false;
+    m_document->newPlan();
+    return true;
+}
+
+bool MainWindow::openPlan(const QString& path)
+{
+    if (!maybeKeepPlanEdits())
+        return false;
+    QString error;
+    if (!m_document->load(path, &error)) {
+        reportPlanError(tr("Cannot Open Plan"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Opened plan %1: %n entries", nullptr, int(m_document->plan().entries.size()))
+                                 .arg(QFileInfo(path).fileName()),
+                             kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::savePlan()
+{
+    if (m_document->filePath().isEmpty())
+        return choosePlanToSave();
+    return savePlanAs(m_document->filePath());
+}
+
+bool MainWindow::savePlanAs(const QString& path)
+{
+    QString error;
+    if (!m_document->save(path, &error)) {
+        reportPlanError(tr("Cannot Save Plan"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::exportAitunePlan(const QString& path)
+{
+    QString error;
+    if (!m_document->exportAitune(path, &error)) {
+        reportPlanError(tr("Cannot Export AITune Plan"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+void MainWindow::choosePlanToOpen()
+{
+    QSettings settings;
+    const QString key = QStringLiteral("lastPlanDirectory");
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open Plan"), settings.value(key).toString(), kPlanFileFilter);
+    if (file.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(key, QFileInfo(file).absolutePath());
+    openPlan(file);
+}
+
+bool MainWindow::choosePlanToSave()
+{
+    QSettings settings;
+    const QString key = QStringLiteral("lastPlanDirectory");
+    QString suggestion = m_document->filePath();
+    if (suggestion.isEmpty()) {
+        const QString model = m_session ? QString::fromStdString(m_session->displayName()) : tr("plan");
+        suggestion = QDir(settings.value(key).toString())
+                         .filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".kfplan.json"));
+    }
+    const QString file = QFileDialog::getSaveFileName(this, tr("Save Plan"), suggestion, kPlanFileFilter);
+    if (file.isEmpty())
+        return false;
+    if (m_persistent)
+        settings.setValue(key, QFileInfo(file).absolutePath());
+    return savePlanAs(file);
+}
+
+void MainWindow::choosePlanToExport()
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export AITune Plan"), QString(), kAituneFileFilter);
+    if (!file.isEmpty())
+        exportAitunePlan(file);
+}
+
+void MainWindow::reportPlanError(const QString& title, const QString& message)
+{
+    statusBar()->showMessage(message, kMessageTimeoutMs);
+    Q_EMIT planError(message);
+    if (m_modalErrors)
+        QMessageBox::critical(this, title, message);
+}
+
+void MainWindow::addPlanEntry(const QString& scope, const QString& function, const QString& providerType)
+{
+    kforge::PlanEntry entry;
+    entry.scope = scope.toStdString();
+    entry.function = function.toStdString();
+    entry.provider = nlohmann::json{{"type", providerType.toStdString()}};
+    m_document->addEntry(entry);
+    m_planDock->show();
+    m_planDock->raise();
+    m_planEditor->selectRow(int(m_document->plan().entries.size()) - 1);
+    statusBar()->showMessage(
+        tr("Plan: %1 runs %2 in %3").arg(function, providerType, scope.isEmpty() ? tr("the root") : scope),
+        kMessageTimeoutMs);
+}
+
+// ---- Views by name (screenshots, tests) --------------------------------------------------------------------------
+
+QStringList MainWindow::viewNames()
+{
+    return {QStringLiteral("tree"), QStringLiteral("stacks"), QStringLiteral("plan"), QStringLiteral("events")};
+}
+
+QWidget* MainWindow::viewNamed(const QString& name) const
+{
+    if (name == QLatin1String("tree"))
+        return m_page;
+    if (name == QLatin1String("stacks"))
+        return m_stacksView;
+    if (name == QLatin1String("plan"))
+        return m_planEditor;
+    if (name == QLatin1String("events"))
+        return m_eventView;
+    return nullptr;
+}
+
+QDockWidget* MainWindow::dockNamed(const QString& name) const
+{
+    if (name == QLatin1String("stacks"))
+        return m_stacksDock;
+    if (name == QLatin1String("plan"))
+        return m_planDock;
+    if (name == QLatin1String("events"))
+        return m_eventsDock;
+    return nullptr;
+}
+
 void MainWindow::showAbout()
 {
+    QStringList lines;
+    lines << tr("Kernel providers for LibTorch models: see, plan and measure them.") << QString();
+    lines << tr("KForge %1").arg(QStringLiteral(KFORGE_VERSION_STRING));
+    lines << tr("Qt %1 (built against %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR));
+    try {
+        const kforge::SystemReport report = kforge::systemReport();
+        lines << tr("LibTorch %1").arg(QString::fromStdString(report.torchVersion));
+        lines << (report.torchCudaBuild ? tr("CUDA %1").arg(QString::fromStdString(report.torchCudaVersion))
+                                        : tr("CUDA: not in this LibTorch build"));
+        for (const std::string& device : report.cudaDevices)
+            lines << tr("GPU %1").arg(QString::fromStdString(device));
+        lines << (report.cuptiLinked ? tr("CUPTI %1").arg(QString::fromStdString(report.cuptiVersion))
+                                     : tr("CUPTI: not linked"));
+        lines << tr("Interposer: %1")
+                     .arg(report.interposer.selfTestPassed ? tr("self-test passed")
+                                                           : QString::fromStdString(report.interposer.selfTestMessage));
+    } catch (const std::exception& e) {
+        lines << tr("System report unavailable: %1").arg(oneLine(QString::fromUtf8(e.what())));
+    }
     QMessageBox box(this);
     box.setWindowTitle(tr("About KForge Studio"));
     box.setIconPixmap(renderSvg(QStringLiteral(":/icons/kforge.svg"), 64, devicePixelRatioF()));
     box.setText(tr("<h3>KForge Studio %1</h3>").arg(QStringLiteral(KFORGE_VERSION_STRING)));
-    box.setInformativeText(tr("Kernel providers for LibTorch models: see, plan and measure them.<br><br>"
-                              "KForge %1<br>Qt %2 (built against %3)")
-                               .arg(QStringLiteral(KFORGE_VERSION_STRING), QString::fromLatin1(qVersion()),
-                                    QStringLiteral(QT_VERSION_STR)));
+    box.setInformativeText(lines.join(QStringLiteral("<br>")));
     box.exec();
 }
 
@@ -321,7 +840,19 @@ QString MainWindow::source() const { return m_source; }
 
 ModuleTreeModel* MainWindow::moduleModel() const { return m_model; }
 
-ModuleTreeView* MainWindow::moduleView() const { return m_view; }
+ModuleTreeView* MainWindow::moduleView() const { return m_page->view(); }
+
+ModuleTreePage* MainWindow::modulePage() const { return m_page; }
+
+FunctionStacksView* MainWindow::stacksView() const { return m_stacksView; }
+
+PlanEditorView* MainWindow::planEditor() const { return m_planEditor; }
+
+EventLogView* MainWindow::eventLogView() const { return m_eventView; }
+
+PlanDocument* MainWindow::planDocument() const { return m_document; }
+
+RunController* MainWindow::runController() const { return m_run; }
 
 RecentFiles* MainWindow::recentFiles() const { return m_recent; }
 
@@ -334,5 +865,9 @@ void MainWindow::setModalErrors(bool modal) { m_modalErrors = modal; }
 bool MainWindow::isPersistent() const { return m_persistent; }
 
 void MainWindow::setPersistent(bool persistent) { m_persistent = persistent; }
+
+MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_unsavedChanges; }
+
+void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_unsavedChanges = choice; }
 
 } // namespace kforge::ui

@@ -1,10 +1,14 @@
-// kforge-studio [MODEL] [--screenshot FILE.png]
+// kforge-studio [MODEL] [--plan FILE] [--input SPEC]... [--keep-leftovers] [--break MODULE]... [--run] [--screenshot
+// FILE.png [--view NAME]]
 #include "application_identity.h"
 #include "main_window.h"
+#include "run_controller.h"
 #include "views/module_tree_view.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QImageWriter>
 #include <QPixmap>
 #include <QTimer>
@@ -36,11 +40,32 @@ bool hasDisplay()
 
 void printError(const QString& message) { std::fprintf(stderr, "kforge-studio: %s\n", qPrintable(message)); }
 
-// Renders the window once the model is shown, writes the PNG and quits with the outcome.
-void takeScreenshot(kforge::ui::MainWindow& window, const QString& file)
+constexpr QSize kShotSize(1200, 760);
+
+// What `--view NAME` grabs: the tree is the central page, the others are docks; a dock is floated at the
+// screenshot's size so the view fills the picture.
+QPixmap grabView(kforge::ui::MainWindow& window, const QString& view)
+{
+    if (view.isEmpty())
+        return window.grab();
+    if (QDockWidget* dock = window.dockNamed(view)) {
+        dock->setAttribute(Qt::WA_DontShowOnScreen);
+        dock->setFloating(true);
+        dock->resize(kShotSize);
+        dock->show();
+        dock->raise();
+        QCoreApplication::processEvents(); // lay the floated dock out at its new size
+        return dock->widget()->grab();
+    }
+    QWidget* widget = window.viewNamed(view);
+    return widget ? widget->grab() : window.grab();
+}
+
+// Renders the window (or one view) once the model is shown, writes the PNG and quits with the outcome.
+void takeScreenshot(kforge::ui::MainWindow& window, const QString& file, const QString& view)
 {
     window.moduleView()->expandAndFit(-1);
-    const QPixmap pixmap = window.grab();
+    const QPixmap pixmap = grabView(window, view);
     QImageWriter writer(file);
     if (!writer.write(pixmap.toImage())) {
         printError(QStringLiteral("cannot write %1: %2").arg(file, writer.errorString()));
@@ -71,7 +96,39 @@ int main(int argc, char** argv)
         QStringLiteral("Render the window offscreen once MODEL is shown, save it to <file> (PNG) and exit."),
         QStringLiteral("file"));
     parser.addOption(screenshotOption);
+    const QCommandLineOption viewOption(QStringLiteral("view"),
+                                        QStringLiteral("With --screenshot: render only this view: %1.")
+                                            .arg(kforge::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
+                                        QStringLiteral("name"));
+    parser.addOption(viewOption);
+    const QCommandLineOption planOption(QStringLiteral("plan"), QStringLiteral("Open this plan file."),
+                                        QStringLiteral("file"));
+    parser.addOption(planOption);
+    const QCommandLineOption inputOption(
+        QStringLiteral("input"), QStringLiteral("Forward input, dtype[shape], once per argument (model files)."),
+        QStringLiteral("spec"));
+    parser.addOption(inputOption);
+    const QCommandLineOption runOption(QStringLiteral("run"),
+                                       QStringLiteral("Run one forward with the plan once MODEL is shown."));
+    parser.addOption(runOption);
+    const QCommandLineOption keepOption(
+        QStringLiteral("keep-leftovers"),
+        QStringLiteral("Leave the patches of a failed forward in effect, to inspect them (Run > Keep Leftovers)."));
+    parser.addOption(keepOption);
+    const QCommandLineOption breakOption(
+        QStringLiteral("break"),
+        QStringLiteral("Breakpoint on entering this module path (repeatable); with --run and --screenshot, the "
+                       "picture shows the first pause."),
+        QStringLiteral("module"));
+    parser.addOption(breakOption);
     parser.process(app);
+
+    const QString view = parser.value(viewOption);
+    if (!view.isEmpty() && !kforge::ui::MainWindow::viewNames().contains(view)) {
+        printError(QStringLiteral("unknown view '%1' (expected one of: %2)")
+                       .arg(view, kforge::ui::MainWindow::viewNames().join(QStringLiteral(", "))));
+        return 2;
+    }
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
@@ -81,9 +138,61 @@ int main(int argc, char** argv)
     const QString model = positional.value(0);
 
     kforge::ui::MainWindow window;
-    if (!parser.isSet(screenshotOption)) {
+    const bool batch = parser.isSet(screenshotOption);
+    if (batch) {
+        window.setModalErrors(false);
+        window.setPersistent(false);
+        window.setUnsavedChanges(kforge::ui::MainWindow::UnsavedChanges::Discard);
+    }
+    if (parser.isSet(keepOption))
+        window.actions().keepLeftovers->setChecked(true);
+    for (const QString& path : parser.values(breakOption))
+        window.runController()->toggleModuleBreakpoint(path);
+    if (parser.isSet(planOption) && !window.openPlan(parser.value(planOption)) && batch) {
+        printError(QStringLiteral("cannot open plan %1").arg(parser.value(planOption)));
+        return 1;
+    }
+    // Once the model is shown: its inputs, then the forward; `ready` follows when all that is done.
+    const QStringList inputs = parser.values(inputOption);
+    const bool runFirst = parser.isSet(runOption);
+    auto prepare = [&window, inputs, runFirst](auto ready) {
+        QString error;
+        if (!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) {
+            printError(error);
+            QCoreApplication::exit(1);
+            return;
+        }
+        if (!runFirst) {
+            ready();
+            return;
+        }
+        // Ready at the end of the forward, or at its first pause.
+        auto* once = new QObject(&window);
+        auto done = [once, ready] {
+            if (once->property("done").toBool())
+                return;
+            once->setProperty("done", true);
+            once->deleteLater();
+            ready();
+        };
+        QObject::connect(&window, &kforge::ui::MainWindow::runFinished, once, [done](bool ok, const QString& m) {
+            if (!ok)
+                printError(m);
+            done();
+        });
+        QObject::connect(window.runController(), &kforge::ui::RunController::pausedChanged, once, [done](bool paused) {
+            if (paused)
+                done();
+        });
+        window.runForward();
+    };
+
+    if (!batch) {
         window.restoreSettings();
         window.show();
+        QObject::connect(
+            &window, &kforge::ui::MainWindow::modelLoaded, &app, [prepare] { prepare([] {}); },
+            Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
         if (!model.isEmpty())
             window.openSource(model);
         return app.exec();
@@ -91,21 +200,22 @@ int main(int argc, char** argv)
 
     // Batch run: no dialogs, no changes to the user's settings, a fixed size so screenshots compare.
     const QString file = parser.value(screenshotOption);
-    window.setModalErrors(false);
-    window.setPersistent(false);
     window.setAttribute(Qt::WA_DontShowOnScreen); // a real display must not flash a window
-    window.resize(1200, 760);
+    window.resize(kShotSize);
     window.show();
     QObject::connect(&window, &kforge::ui::MainWindow::loadFailed, &app, [](const QString& message) {
         printError(message);
         QCoreApplication::exit(1);
     });
     // Queued: let the tree lay itself out before it is grabbed.
+    auto shoot = [&window, file, view] {
+        QTimer::singleShot(0, &window, [&window, file, view] { takeScreenshot(window, file, view); });
+    };
     QObject::connect(
-        &window, &kforge::ui::MainWindow::modelLoaded, &app, [&window, file] { takeScreenshot(window, file); },
-        Qt::QueuedConnection);
+        &window, &kforge::ui::MainWindow::modelLoaded, &app, [prepare, shoot] { prepare(shoot); },
+        Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
     if (model.isEmpty())
-        QTimer::singleShot(0, &app, [&window, file] { takeScreenshot(window, file); });
+        QTimer::singleShot(0, &app, shoot);
     else
         window.openSource(model);
     return app.exec();

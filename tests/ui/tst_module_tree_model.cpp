@@ -1,8 +1,12 @@
+#include "models/module_tree_filter_model.h"
 #include "models/module_tree_model.h"
+#include "models/run_statistics.h"
 
 #include <kforge/model_session.h>
+#include <kforge/plan.h>
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QTest>
 
 #include <sstream>
@@ -10,6 +14,7 @@
 #include <vector>
 
 using kforge::ModuleInfo;
+using kforge::ui::ModuleTreeFilterModel;
 using kforge::ui::ModuleTreeModel;
 
 namespace {
@@ -101,6 +106,28 @@ QString cell(const ModuleTreeModel& model, const QString& path, int column, int 
     return model.indexOfPath(path, column).data(role).toString();
 }
 
+kforge::Plan planOf(const char* json) { return kforge::parsePlan(json, "fixture plan"); }
+
+// A plan as a reader sees it: gelu replaced in the MLP, the attention's linears in the attention (off).
+const char* const kPlan = R"({
+  "format": "kforge-plan", "version": 1,
+  "entries": [
+    {"scope": "blocks.0.mlp", "function": "gelu", "provider": {"type": "AtenGeluProvider"}},
+    {"scope": "blocks.0.attn", "function": "linear", "provider": {"type": "AtenLinearProvider"}, "enabled": false}
+  ]
+})";
+
+QStringList visiblePaths(const QAbstractItemModel& model, const QModelIndex& parent = {})
+{
+    QStringList paths;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, 0, parent);
+        paths << index.data(ModuleTreeModel::PathRole).toString();
+        paths << visiblePaths(model, index);
+    }
+    return paths;
+}
+
 } // namespace
 
 class TestModuleTreeModel : public QObject {
@@ -112,7 +139,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setModules(parseFixture(kFixture), QStringLiteral("net"));
 
-        QCOMPARE(model.columnCount(), 4);
+        QCOMPARE(model.columnCount(), 7);
         QCOMPARE(model.rowCount(), 1);
         const QModelIndex root = model.index(0, 0);
         QCOMPARE(root.data().toString(), QStringLiteral("net"));
@@ -202,6 +229,105 @@ private Q_SLOTS:
         QCOMPARE(childNames(model, model.index(0, 0)), (QStringList{"embed", "blocks", "head"}));
         QCOMPARE(countRows(model), 9);
         QVERIFY(!model.indexOfPath(QStringLiteral("ghost")).isValid());
+    }
+
+    void planHooksAndEntries()
+    {
+        ModuleTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setModules(parseFixture(kFixture));
+        model.setPlan(planOf(kPlan));
+
+        QCOMPARE(model.hookState("blocks.0.mlp"), ModuleTreeModel::Hooked);
+        QCOMPARE(model.hookState("blocks.0.mlp.fc"), ModuleTreeModel::InScope);
+        QCOMPARE(model.hookState("blocks.0.attn"), ModuleTreeModel::NotHooked); // its only entry is off
+        QCOMPARE(model.hookState("blocks.0"), ModuleTreeModel::NotHooked);
+        QCOMPARE(cell(model, "blocks.0.mlp", ModuleTreeModel::PlanColumn), QStringLiteral("gelu → AtenGeluProvider"));
+        QCOMPARE(cell(model, "blocks.0.attn", ModuleTreeModel::PlanColumn),
+                 QStringLiteral("linear → AtenLinearProvider (off)"));
+        QCOMPARE(cell(model, "blocks.0.mlp", ModuleTreeModel::HookColumn), QStringLiteral("hooked"));
+        QCOMPARE(cell(model, "blocks.0.mlp.proj", ModuleTreeModel::HookColumn), QStringLiteral("in scope"));
+        // Without icons the model paints plain colours: still a decoration.
+        QVERIFY(model.indexOfPath("blocks.0.mlp", ModuleTreeModel::HookColumn).data(Qt::DecorationRole).isValid());
+        QVERIFY(!model.indexOfPath("embed", ModuleTreeModel::HookColumn).data(Qt::DecorationRole).isValid());
+
+        // Survives a reload of the same modules (the plan is keyed by path).
+        model.setModules(parseFixture(kFixture));
+        QCOMPARE(model.hookState("blocks.0.mlp"), ModuleTreeModel::Hooked);
+        model.setPlan(kforge::Plan{});
+        QCOMPARE(model.hookState("blocks.0.mlp"), ModuleTreeModel::NotHooked);
+        QCOMPARE(cell(model, "blocks.0.mlp", ModuleTreeModel::PlanColumn), QString());
+    }
+
+    void runStatisticsAndPause()
+    {
+        ModuleTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setModules(parseFixture(kFixture));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        std::unordered_map<std::string, kforge::ui::ModuleRunStats> stats;
+        stats["blocks.0.mlp"] = {3, 1, 2'000'000, 1};
+        stats["blocks.0.attn"] = {2, 0, 0, 0};
+        stats[""] = {1, 0, 0, 0};
+        model.setRunStatistics(stats);
+        QVERIFY(changed.count() > 0);
+        QCOMPARE(cell(model, "blocks.0.mlp", ModuleTreeModel::CallsColumn), QStringLiteral("3"));
+        QCOMPARE(cell(model, "blocks.0", ModuleTreeModel::CallsColumn), QStringLiteral("5"));
+        QCOMPARE(cell(model, "", ModuleTreeModel::CallsColumn), QStringLiteral("6"));
+        QCOMPARE(cell(model, "embed", ModuleTreeModel::CallsColumn), QString());
+        QCOMPARE(model.indexOfPath("blocks", ModuleTreeModel::CallsColumn).data(ModuleTreeModel::SortRole).toLongLong(),
+                 5);
+        const QString tip = cell(model, "blocks.0.mlp", ModuleTreeModel::CallsColumn, Qt::ToolTipRole);
+        QVERIFY2(tip.contains(QStringLiteral("2.000 ms")), qPrintable(tip));
+        changed.clear();
+        model.setRunStatistics(stats); // unchanged: no signal
+        QCOMPARE(changed.count(), 0);
+
+        model.setPausedPath(QStringLiteral("blocks.0.mlp"));
+        QCOMPARE(model.hookState("blocks.0.mlp"), ModuleTreeModel::Inside);
+        QCOMPARE(model.hookState("blocks.0"), ModuleTreeModel::Inside);
+        QCOMPARE(model.hookState(""), ModuleTreeModel::Inside);
+        QCOMPARE(model.hookState("blocks.0.mlp.fc"), ModuleTreeModel::NotHooked);
+        QCOMPARE(model.hookState("blocks.0.attn"), ModuleTreeModel::NotHooked);
+        QVERIFY(model.indexOfPath("blocks.0.mlp").data(Qt::BackgroundRole).isValid());
+        QVERIFY(!model.indexOfPath("blocks.0").data(Qt::BackgroundRole).isValid());
+        model.setPausedPath({}, false);
+        QCOMPARE(model.hookState("blocks.0"), ModuleTreeModel::NotHooked);
+
+        model.setBreakpoints({QStringLiteral("head")});
+        QVERIFY(model.indexOfPath("head").data(ModuleTreeModel::BreakpointRole).toBool());
+        QVERIFY(model.indexOfPath("head").data(Qt::DecorationRole).isValid());
+        QVERIFY(!model.indexOfPath("embed").data(ModuleTreeModel::BreakpointRole).toBool());
+    }
+
+    void filterSubstringAndRegex()
+    {
+        ModuleTreeModel model;
+        model.setModules(parseFixture(kFixture));
+        ModuleTreeFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(countRows(filter), 9);
+
+        filter.setFilter(QStringLiteral("MLP"), false); // case-insensitive substring of path or type
+        QCOMPARE(visiblePaths(filter),
+                 (QStringList{"", "blocks", "blocks.0", "blocks.0.mlp", "blocks.0.mlp.fc", "blocks.0.mlp.proj"}));
+        filter.setFilter(QStringLiteral("softmax"), false); // a function of the root's own forward
+        QCOMPARE(visiblePaths(filter), QStringList{""});
+        filter.setFilter(QStringLiteral("scaled_dot"), false);
+        QCOMPARE(visiblePaths(filter), (QStringList{"", "blocks", "blocks.0", "blocks.0.attn"}));
+
+        filter.setFilter(QStringLiteral("^(head|embed)$"), true); // anchored: whole paths
+        QCOMPARE(visiblePaths(filter), (QStringList{"", "embed", "head"}));
+        filter.setFilter(QStringLiteral("\\.(fc|proj)$"), true);
+        QCOMPARE(visiblePaths(filter),
+                 (QStringList{"", "blocks", "blocks.0", "blocks.0.mlp", "blocks.0.mlp.fc", "blocks.0.mlp.proj"}));
+        QVERIFY(filter.filterError().isEmpty());
+        filter.setFilter(QStringLiteral("(unclosed"), true); // invalid: nothing hidden, the error is reported
+        QVERIFY(!filter.filterError().isEmpty());
+        QCOMPARE(countRows(filter), 9);
+        filter.setFilter(QString(), false);
+        QCOMPARE(countRows(filter), 9);
     }
 
     void tinyGpt()

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -41,6 +42,16 @@ Run runStudio(const QStringList& arguments, const QProcessEnvironment& env)
     return run;
 }
 
+// A picture of a view, not a blank canvas: more than a handful of distinct colours.
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
 } // namespace
 
 class TestScreenshot : public QObject {
@@ -77,6 +88,51 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
         const QString settings = dir.filePath(QStringLiteral("config/KernelForge/KForge Studio.conf"));
         QVERIFY2(!QFileInfo::exists(settings), "a screenshot run must not write settings");
+    }
+
+    void screenshotOfView_data()
+    {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<QStringList>("extra");
+        for (const char* view : {"tree", "stacks", "plan", "events"})
+            QTest::newRow(view) << QString::fromLatin1(view) << QStringList();
+        QTest::newRow("events after a run") << QStringLiteral("events") << QStringList{"--run"};
+        QTest::newRow("tree after a run") << QStringLiteral("tree") << QStringList{"--run"};
+        // The picture of the first pause; the app then aborts the paused forward and exits cleanly.
+        QTest::newRow("stacks at a breakpoint")
+            << QStringLiteral("stacks") << QStringList{"--break", "blocks.0.mlp", "--run"};
+    }
+
+    void screenshotOfView()
+    {
+        QFETCH(QString, view);
+        QFETCH(QStringList, extra);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString png = dir.filePath(QStringLiteral("%1.png").arg(view));
+        QStringList arguments{QStringLiteral("builtin:tiny-gpt"), QStringLiteral("--screenshot"), png,
+                              QStringLiteral("--view"), view};
+        arguments << extra;
+        const Run result = runStudio(arguments, scratchEnvironment(dir));
+        QVERIFY2(result.exitCode == 0,
+                 qPrintable(QStringLiteral("exit %1: %2").arg(result.exitCode).arg(result.errors)));
+        const QImage image(png);
+        QVERIFY2(!image.isNull(), qPrintable(png));
+        QVERIFY2(image.width() > 300 && image.height() > 200,
+                 qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
+        QVERIFY2(distinctColours(image) > 8, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(image))));
+    }
+
+    void screenshotOfUnknownViewFails()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("shot.png"));
+        const Run run = runStudio({QStringLiteral("builtin:tiny-gpt"), QStringLiteral("--screenshot"), png,
+                                   QStringLiteral("--view"), QStringLiteral("timeline")},
+                                  scratchEnvironment(dir));
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.errors.contains(QStringLiteral("timeline")), qPrintable(run.errors));
+        QVERIFY(!QFileInfo::exists(png));
     }
 
     void screenshotOfMissingModelFails()

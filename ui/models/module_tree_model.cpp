@@ -2,9 +2,56 @@
 
 #include "format.h"
 
-#include <QStringList>
+#include <kforge/plan.h>
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include <algorithm>
 
 namespace kforge::ui {
+namespace {
+
+// Plain colours stand in for icons when none were given (the models library has no resources).
+QColor stateColor(ModuleTreeModel::HookState state)
+{
+    switch (state) {
+    case ModuleTreeModel::Hooked:
+        return QColor(0xe0, 0x8a, 0x00);
+    case ModuleTreeModel::InScope:
+        return QColor(0x4a, 0x90, 0xd9);
+    case ModuleTreeModel::Inside:
+        return QColor(0x2e, 0xa0, 0x43);
+    case ModuleTreeModel::NotHooked:
+        break;
+    }
+    return {};
+}
+
+QString stateText(ModuleTreeModel::HookState state)
+{
+    switch (state) {
+    case ModuleTreeModel::Hooked:
+        return ModuleTreeModel::tr("hooked");
+    case ModuleTreeModel::InScope:
+        return ModuleTreeModel::tr("in scope");
+    case ModuleTreeModel::Inside:
+        return ModuleTreeModel::tr("inside");
+    case ModuleTreeModel::NotHooked:
+        break;
+    }
+    return {};
+}
+
+bool isBelow(const std::string& path, const std::string& scope)
+{
+    if (scope.empty())
+        return !path.empty();
+    return path.size() > scope.size() && path.compare(0, scope.size(), scope) == 0 && path[scope.size()] == '.';
+}
+
+} // namespace
 
 ModuleTreeModel::ModuleTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 
@@ -14,6 +61,8 @@ void ModuleTreeModel::setModules(std::vector<kforge::ModuleInfo> modules, const 
     m_modules = std::move(modules);
     m_rootName = rootName;
     buildNodes();
+    recomputeHooks();
+    recomputeStatistics();
     endResetModel();
 }
 
@@ -22,6 +71,7 @@ void ModuleTreeModel::clear() { setModules({}); }
 void ModuleTreeModel::buildNodes()
 {
     m_nodes.assign(m_modules.size(), Node{});
+    m_state.assign(m_modules.size(), NodeState{});
     m_nodeByPath.clear();
     for (int i = 0; i < int(m_modules.size()); ++i)
         m_nodeByPath.emplace(m_modules[i].path, i);
@@ -46,6 +96,127 @@ void ModuleTreeModel::buildNodes()
     }
 }
 
+void ModuleTreeModel::setPlan(const kforge::Plan& plan)
+{
+    m_planByScope.clear();
+    for (const kforge::PlanEntry& entry : plan.entries) {
+        QString text = QStringLiteral("%1 → %2").arg(QString::fromStdString(entry.function),
+                                                     QString::fromStdString(entry.providerType()));
+        if (!entry.enabled)
+            text += tr(" (off)");
+        m_planByScope[entry.scope].emplace_back(text, entry.enabled);
+    }
+    recomputeHooks();
+    emitAllChanged(ModuleColumn, ColumnCount - 1);
+}
+
+void ModuleTreeModel::setRunStatistics(const std::unordered_map<std::string, ModuleRunStats>& stats)
+{
+    if (stats == m_stats)
+        return;
+    m_stats = stats;
+    recomputeStatistics();
+    emitAllChanged(CallsColumn, CallsColumn);
+}
+
+void ModuleTreeModel::setPausedPath(const QString& path, bool paused)
+{
+    if (m_paused == paused && m_pausedPath == path)
+        return;
+    m_pausedPath = paused ? path : QString();
+    m_paused = paused;
+    recomputeHooks();
+    emitAllChanged(ModuleColumn, ColumnCount - 1);
+}
+
+QString ModuleTreeModel::pausedPath() const { return m_pausedPath; }
+
+void ModuleTreeModel::setBreakpoints(const QSet<QString>& modulePaths)
+{
+    if (modulePaths == m_breakpoints)
+        return;
+    m_breakpoints = modulePaths;
+    recomputeHooks();
+    emitAllChanged(ModuleColumn, ModuleColumn);
+}
+
+void ModuleTreeModel::setIcons(const QIcon& hooked, const QIcon& inScope, const QIcon& inside, const QIcon& breakpoint)
+{
+    m_hookedIcon = hooked;
+    m_inScopeIcon = inScope;
+    m_insideIcon = inside;
+    m_breakpointIcon = breakpoint;
+    emitAllChanged(ModuleColumn, HookColumn);
+}
+
+void ModuleTreeModel::recomputeHooks()
+{
+    std::vector<std::string> hookedScopes;
+    for (const auto& [scope, entries] : m_planByScope) {
+        for (const auto& [text, enabled] : entries) {
+            if (enabled) {
+                hookedScopes.push_back(scope);
+                break;
+            }
+        }
+    }
+    const std::string paused = m_pausedPath.toStdString();
+    for (int i = 0; i < int(m_modules.size()); ++i) {
+        const std::string& path = m_modules[i].path;
+        NodeState& state = m_state[i];
+        state.planEntries.clear();
+        state.enabledEntries = 0;
+        if (const auto it = m_planByScope.find(path); it != m_planByScope.end()) {
+            for (const auto& [text, enabled] : it->second) {
+                state.planEntries << text;
+                state.enabledEntries += enabled ? 1 : 0;
+            }
+        }
+        state.onPausedPath = m_paused && (path == paused || path.empty() || isBelow(paused, path));
+        state.breakpoint = m_breakpoints.contains(QString::fromStdString(path));
+        if (state.onPausedPath)
+            state.hook = Inside;
+        else if (state.enabledEntries > 0)
+            state.hook = Hooked;
+        else if (std::any_of(hookedScopes.begin(), hookedScopes.end(),
+                             [&](const std::string& scope) { return isBelow(path, scope); }))
+            state.hook = InScope;
+        else
+            state.hook = NotHooked;
+    }
+}
+
+void ModuleTreeModel::recomputeStatistics()
+{
+    for (int i = 0; i < int(m_modules.size()); ++i) {
+        const auto it = m_stats.find(m_modules[i].path);
+        m_state[i].own = it == m_stats.end() ? ModuleRunStats{} : it->second;
+        m_state[i].subtree = m_state[i].own;
+    }
+    // Pre-order: every child comes after its parent, so walking backwards sums whole subtrees.
+    for (int i = int(m_modules.size()) - 1; i > 0; --i) {
+        const int parent = m_nodes[i].parent;
+        if (parent < 0)
+            continue;
+        m_state[parent].subtree.calls += m_state[i].subtree.calls;
+        m_state[parent].subtree.providerCalls += m_state[i].subtree.providerCalls;
+    }
+}
+
+void ModuleTreeModel::emitAllChanged(int firstColumn, int lastColumn)
+{
+    if (m_modules.empty())
+        return;
+    Q_EMIT dataChanged(index(0, firstColumn), index(0, lastColumn));
+    for (int i = 0; i < int(m_modules.size()); ++i) {
+        const auto& children = m_nodes[i].children;
+        if (children.empty() || (i != 0 && m_nodes[i].parent < 0))
+            continue;
+        const QModelIndex parent = createIndex(m_nodes[i].row, 0, quintptr(i));
+        Q_EMIT dataChanged(index(0, firstColumn, parent), index(int(children.size()) - 1, lastColumn, parent));
+    }
+}
+
 const kforge::ModuleInfo* ModuleTreeModel::moduleAt(const QModelIndex& index) const
 {
     const int node = nodeOf(index);
@@ -58,6 +229,12 @@ QModelIndex ModuleTreeModel::indexOfPath(const QString& path, int column) const
     if (it == m_nodeByPath.end() || (it->second != 0 && m_nodes[it->second].parent < 0))
         return {};
     return createIndex(m_nodes[it->second].row, column, quintptr(it->second));
+}
+
+ModuleTreeModel::HookState ModuleTreeModel::hookState(const QString& path) const
+{
+    const auto it = m_nodeByPath.find(path.toStdString());
+    return it == m_nodeByPath.end() ? NotHooked : m_state[it->second].hook;
 }
 
 int ModuleTreeModel::nodeOf(const QModelIndex& index) const
@@ -105,21 +282,48 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
     if (node < 0)
         return {};
     const kforge::ModuleInfo& module = m_modules[node];
+    const NodeState& state = m_state[node];
     switch (role) {
     case Qt::DisplayRole:
         return display(module, node, index.column());
+    case Qt::DecorationRole:
+        return decoration(node, index.column());
     case Qt::ToolTipRole:
-        return toolTip(module);
+        return toolTip(module, node, index.column());
     case Qt::TextAlignmentRole:
-        if (index.column() == ParametersColumn)
+        if (index.column() == ParametersColumn || index.column() == CallsColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter); // Qt 6.4's delegate reads it with toInt()
+        return {};
+    case Qt::FontRole:
+        if (state.onPausedPath) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case Qt::BackgroundRole:
+        if (m_paused && module.path == m_pausedPath.toStdString()) {
+            QColor highlight = stateColor(Inside);
+            highlight.setAlpha(60);
+            return QBrush(highlight);
+        }
         return {};
     case PathRole:
         return QString::fromStdString(module.path);
     case SortRole:
         if (index.column() == ParametersColumn)
             return qint64(module.subtreeParameterCount);
+        if (index.column() == CallsColumn)
+            return qint64(state.subtree.calls);
+        if (index.column() == HookColumn)
+            return int(state.hook);
         return display(module, node, index.column());
+    case HookStateRole:
+        return int(state.hook);
+    case BreakpointRole:
+        return state.breakpoint;
+    case OwnFunctionsRole:
+        return formatFunctions(module.functions);
     default:
         return {};
     }
@@ -127,25 +331,80 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
 
 QVariant ModuleTreeModel::display(const kforge::ModuleInfo& module, int node, int column) const
 {
+    const NodeState& state = m_state[node];
     switch (column) {
     case ModuleColumn:
         if (node == 0)
             return m_rootName.isEmpty() ? tr("(root)") : m_rootName;
         return QString::fromStdString(module.name);
+    case HookColumn:
+        return stateText(state.hook);
     case TypeColumn:
         return QString::fromStdString(module.typeName);
     case ParametersColumn:
         return formatCount(module.subtreeParameterCount);
     case FunctionsColumn:
         return formatFunctions(module.subtreeFunctions);
+    case PlanColumn:
+        return state.planEntries.join(QStringLiteral("; "));
+    case CallsColumn:
+        return state.subtree.calls > 0 ? formatCount(state.subtree.calls) : QString();
     default:
         return {};
     }
 }
 
-QString ModuleTreeModel::toolTip(const kforge::ModuleInfo& module) const
+QVariant ModuleTreeModel::decoration(int node, int column) const
 {
+    const NodeState& state = m_state[node];
+    if (column == ModuleColumn && state.breakpoint) {
+        if (!m_breakpointIcon.isNull())
+            return m_breakpointIcon;
+        return QColor(0xd0, 0x30, 0x30);
+    }
+    if (column != HookColumn || state.hook == NotHooked)
+        return {};
+    const QIcon& icon = state.hook == Hooked ? m_hookedIcon : state.hook == InScope ? m_inScopeIcon : m_insideIcon;
+    if (!icon.isNull())
+        return icon;
+    return stateColor(state.hook);
+}
+
+QString ModuleTreeModel::toolTip(const kforge::ModuleInfo& module, int node, int column) const
+{
+    const NodeState& state = m_state[node];
     QStringList lines;
+    switch (column) {
+    case HookColumn:
+        switch (state.hook) {
+        case Hooked:
+            return tr("Hooked: the scope of %n enabled plan entries; its pre-hook installs their providers and its "
+                      "post-hook restores what was in effect.",
+                      nullptr, state.enabledEntries);
+        case InScope:
+            return tr("Inside a plan scope: calls here see the providers of the enclosing hooked module.");
+        case Inside:
+            return tr("The paused forward is inside this module.");
+        case NotHooked:
+            return tr("Not hooked by the current plan.");
+        }
+        return {};
+    case PlanColumn:
+        if (state.planEntries.isEmpty())
+            return tr("No plan entry is scoped to this module.");
+        return tr("Plan entries scoped here:\n%1").arg(state.planEntries.join(QLatin1Char('\n')));
+    case CallsColumn:
+        lines << tr("Intercepted calls in the last run, in this module and below: %1 (%2 served by a provider)")
+                     .arg(formatCount(state.subtree.calls), formatCount(state.subtree.providerCalls));
+        if (state.own.entries > 0) {
+            lines << tr("Entered %n time(s), %1 ms inside", nullptr, int(state.own.entries))
+                         .arg(QString::number(double(state.own.timeNs) / 1e6, 'f', 3));
+        }
+        lines << tr("Calls are counted for the innermost hooked module around them (a plan scope).");
+        return lines.join(QLatin1Char('\n'));
+    default:
+        break;
+    }
     lines << (module.path.empty() ? tr("Root module") : QString::fromStdString(module.path));
     lines << tr("Type: %1").arg(QString::fromStdString(module.qualifiedTypeName));
     lines << tr("Parameters: %1 (%2)")
@@ -157,6 +416,8 @@ QString ModuleTreeModel::toolTip(const kforge::ModuleInfo& module) const
     const QString own = formatFunctions(module.functions);
     if (!own.isEmpty())
         lines << tr("Functions in its own forward: %1").arg(own);
+    if (state.breakpoint)
+        lines << tr("Breakpoint on module entry");
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -167,12 +428,18 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
     switch (section) {
     case ModuleColumn:
         return tr("Module");
+    case HookColumn:
+        return tr("Hook");
     case TypeColumn:
         return tr("Type");
     case ParametersColumn:
         return tr("Parameters");
     case FunctionsColumn:
         return tr("Functions");
+    case PlanColumn:
+        return tr("Plan entries");
+    case CallsColumn:
+        return tr("Calls");
     default:
         return {};
     }

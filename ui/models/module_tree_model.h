@@ -1,34 +1,77 @@
 #pragma once
+#include "run_statistics.h"
+
 #include <kforge/module_info.h>
 
 #include <QAbstractItemModel>
+#include <QIcon>
+#include <QSet>
+#include <QStringList>
 
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+namespace kforge {
+struct Plan;
+}
+
 namespace kforge::ui {
 
-// The module hierarchy of a model as named_modules() has it. The root module is the single top-level row,
-// so its own parameters and functions have a place to show.
+// The module hierarchy of a model as named_modules() has it, with what the runtime does to each module: hook
+// state, the plan entries scoped to it and the calls of the last run. The root module is the single top-level
+// row, so its own parameters and functions have a place to show.
 class ModuleTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { ModuleColumn, TypeColumn, ParametersColumn, FunctionsColumn, ColumnCount };
+    enum Column {
+        ModuleColumn,
+        HookColumn,
+        TypeColumn,
+        ParametersColumn,
+        CallsColumn,
+        FunctionsColumn,
+        PlanColumn,
+        ColumnCount
+    };
     enum Role {
         PathRole = Qt::UserRole + 1, // QString: the module path, "" for the root
-        SortRole,                    // raw value of the column (qint64 for parameters)
+        SortRole,                    // raw value of the column (qint64 for parameters and calls)
+        HookStateRole,               // int (HookState)
+        BreakpointRole,              // bool: a module-entry breakpoint is set here
+        OwnFunctionsRole,            // QString: the functions of the module's own forward, for filtering
+    };
+    // What the runtime does with a module, the strongest first.
+    enum HookState {
+        NotHooked,
+        InScope, // below the scope of an enabled plan entry: its calls see that provider
+        Hooked,  // the scope of an enabled plan entry: pre- and post-hooks run on it
+        Inside,  // on the path of the module a paused forward is in
     };
     Q_ENUM(Column)
+    Q_ENUM(HookState)
 
     explicit ModuleTreeModel(QObject* parent = nullptr);
 
-    // `modules` in pre-order, root first (ModelSession::modules()). `rootName` labels the root row.
+    // `modules` in pre-order, root first (ModelSession::modules()). `rootName` labels the root row. Plan,
+    // statistics, paused path and breakpoints are kept: they are keyed by module path.
     void setModules(std::vector<kforge::ModuleInfo> modules, const QString& rootName = {});
     void clear();
 
+    // The plan's entries by scope; enabled entries hook their scope module.
+    void setPlan(const kforge::Plan& plan);
+    // Calls and time of the last run, by module path (RunStatistics).
+    void setRunStatistics(const std::unordered_map<std::string, ModuleRunStats>& stats);
+    // The module a paused forward is in; empty `path` with `paused` false clears it.
+    void setPausedPath(const QString& path, bool paused = true);
+    QString pausedPath() const;
+    void setBreakpoints(const QSet<QString>& modulePaths);
+    // Icons for HookStateRole values and breakpoints; without them the model paints plain colours.
+    void setIcons(const QIcon& hooked, const QIcon& inScope, const QIcon& inside, const QIcon& breakpoint);
+
     const kforge::ModuleInfo* moduleAt(const QModelIndex& index) const;
     QModelIndex indexOfPath(const QString& path, int column = ModuleColumn) const;
+    HookState hookState(const QString& path) const;
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -43,16 +86,38 @@ private:
         int row = 0;     // position among the parent's children
         std::vector<int> children;
     };
+    struct NodeState {
+        QStringList planEntries; // "gelu → AtenGeluProvider", disabled ones marked
+        int enabledEntries = 0;
+        HookState hook = NotHooked;
+        bool onPausedPath = false;
+        bool breakpoint = false;
+        ModuleRunStats own;
+        ModuleRunStats subtree;
+    };
 
     void buildNodes();
+    void recomputeHooks();
+    void recomputeStatistics();
+    void emitAllChanged(int firstColumn, int lastColumn);
     int nodeOf(const QModelIndex& index) const;
     QVariant display(const kforge::ModuleInfo& module, int node, int column) const;
-    QString toolTip(const kforge::ModuleInfo& module) const;
+    QVariant decoration(int node, int column) const;
+    QString toolTip(const kforge::ModuleInfo& module, int node, int column) const;
 
     std::vector<kforge::ModuleInfo> m_modules;
-    std::vector<Node> m_nodes; // parallel to m_modules
+    std::vector<Node> m_nodes;      // parallel to m_modules
+    std::vector<NodeState> m_state; // parallel to m_modules
     std::unordered_map<std::string, int> m_nodeByPath;
     QString m_rootName;
+
+    // Kept across setModules(): keyed by path.
+    std::unordered_map<std::string, std::vector<std::pair<QString, bool>>> m_planByScope; // text, enabled
+    std::unordered_map<std::string, ModuleRunStats> m_stats;
+    QString m_pausedPath;
+    bool m_paused = false;
+    QSet<QString> m_breakpoints;
+    QIcon m_hookedIcon, m_inScopeIcon, m_insideIcon, m_breakpointIcon;
 };
 
 } // namespace kforge::ui

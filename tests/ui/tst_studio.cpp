@@ -1,0 +1,583 @@
+// The main window's flows, driven the way a user drives them: the tree's context menu, the plan editor, the
+// plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
+#include "application_identity.h"
+#include "main_window.h"
+#include "models/event_log_model.h"
+#include "models/function_stacks_model.h"
+#include "models/module_tree_filter_model.h"
+#include "models/module_tree_model.h"
+#include "models/plan_document.h"
+#include "models/plan_model.h"
+#include "run_controller.h"
+#include "views/event_log_view.h"
+#include "views/function_stacks_view.h"
+#include "views/module_tree_page.h"
+#include "views/plan_editor_view.h"
+#include "views/provider_settings_form.h"
+
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+#include <kforge/runtime.h>
+#include <kforge/stepping.h>
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QUndoStack>
+
+#include <memory>
+#include <sstream>
+
+using kforge::ui::FunctionStacksModel;
+using kforge::ui::MainWindow;
+using kforge::ui::ModuleTreeModel;
+using kforge::ui::PlanModel;
+
+namespace {
+
+constexpr int kTimeoutMs = 60'000;
+const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
+const QString kThrowingMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/throwing_mlp.pt");
+
+std::unique_ptr<MainWindow> openWindow(const QString& source)
+{
+    auto window = std::make_unique<MainWindow>();
+    window->setModalErrors(false);
+    window->setPersistent(false);
+    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    window->show();
+    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+    QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+    window->openSource(source);
+    if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, kTimeoutMs) || failed.count() > 0)
+        qWarning() << "load failed:"
+                   << (failed.isEmpty() ? QStringLiteral("timeout") : failed.first().first().toString());
+    return window;
+}
+
+// The action of the tree's "Add provider for FUNCTION here" submenu that picks PROVIDER.
+QAction* addProviderAction(QMenu* menu, const QString& function, const QString& provider)
+{
+    auto* sub = menu->findChild<QMenu*>(QStringLiteral("addProvider:%1").arg(function));
+    if (!sub)
+        return nullptr;
+    for (QAction* action : sub->actions()) {
+        if (action->data().toString() == provider)
+            return action;
+    }
+    return nullptr;
+}
+
+QStringList planRow(const MainWindow& window, int row)
+{
+    const PlanModel* model = window.planDocument()->model();
+    QStringList cells;
+    for (int column : {PlanModel::ScopeColumn, PlanModel::FunctionColumn, PlanModel::ProviderColumn})
+        cells << model->index(row, column).data().toString();
+    return cells;
+}
+
+// Waits for the window's next runFinished; returns (ok, message).
+std::pair<bool, QString> waitForRun(QSignalSpy& finished)
+{
+    if (!QTest::qWaitFor([&] { return finished.count() > 0; }, kTimeoutMs))
+        return {false, QStringLiteral("timeout")};
+    const QList<QVariant> args = finished.takeFirst();
+    return {args.at(0).toBool(), args.at(1).toString()};
+}
+
+// Threads as the stacks view keeps them (something in effect or inside a forward), in one comparable text.
+QString describe(std::vector<kforge::ThreadStacksSnapshot> threads)
+{
+    std::erase_if(threads, [](const auto& t) { return t.functions.empty() && !t.insideForward; });
+    std::sort(threads.begin(), threads.end(), [](const auto& a, const auto& b) { return a.thread < b.thread; });
+    std::ostringstream out;
+    for (const auto& t : threads) {
+        out << "thread " << t.thread << (t.insideForward ? " inside" : " idle") << "\n";
+        for (const auto& f : t.functions) {
+            out << "  " << f.function << " = " << f.inEffect << "\n";
+            for (const auto& e : f.entries)
+                out << "    " << e.saved << " -> " << e.installed << " @" << e.modulePath << " #" << e.planEntry
+                    << "\n";
+        }
+    }
+    return QString::fromStdString(out.str());
+}
+
+QString cell(const ModuleTreeModel& model, const QString& path, int column)
+{
+    return model.indexOfPath(path, column).data().toString();
+}
+
+} // namespace
+
+class TestStudio : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        kforge::ui::applyApplicationIdentity();
+        QSettings().clear();
+        QVERIFY2(QFileInfo::exists(kThrowingMlp), qPrintable(kThrowingMlp));
+    }
+
+    void addProviderFromTreeMenu()
+    {
+        const auto window = openWindow(kTinyGpt);
+        QVERIFY(window->session());
+        ModuleTreeModel* tree = window->moduleModel();
+        const std::unique_ptr<QMenu> menu(
+            window->modulePage()->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
+        // One submenu per function the MLP's subtree calls, each listing the catalog's providers of it.
+        QVERIFY(menu->findChild<QMenu*>(QStringLiteral("addProvider:linear")));
+        QAction* add = addProviderAction(menu.get(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        QVERIFY(add);
+        QVERIFY(!addProviderAction(menu.get(), QStringLiteral("softmax"), QStringLiteral("AtenSoftmaxProvider")));
+        add->trigger();
+
+        QCOMPARE(window->planDocument()->model()->rowCount(), 1);
+        QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
+        QTableView* table = window->planEditor()->view();
+        QCOMPARE(table->model()->rowCount(), 1);
+        QCOMPARE(table->currentIndex().row(), 0);
+        QVERIFY(window->dockNamed(QStringLiteral("plan"))->isVisible());
+        // Validated against the model: a correct entry has no problem.
+        QCOMPARE(table->model()->index(0, PlanModel::ProblemsColumn).data().toString(), QString());
+        // The settings form follows the selected entry.
+        QCOMPARE(window->planEditor()->settingsForm()->row(), 0);
+        // The tree shows the hook and the entry.
+        QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Hooked);
+        QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp.fc")), ModuleTreeModel::InScope);
+        QCOMPARE(cell(*tree, "blocks.0.mlp", ModuleTreeModel::PlanColumn), QStringLiteral("gelu → AtenGeluProvider"));
+        QVERIFY(window->isWindowModified());
+        QVERIFY2(window->windowTitle().contains(QStringLiteral("Untitled plan[*]")), qPrintable(window->windowTitle()));
+    }
+
+    void undoRedo()
+    {
+        const auto window = openWindow(kTinyGpt);
+        const MainWindow::Actions& actions = window->actions();
+        QCOMPARE(actions.undo->shortcut(), QKeySequence(QKeySequence::Undo));
+        QVERIFY(actions.redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+        QVERIFY(!actions.undo->isEnabled());
+
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        window->addPlanEntry(QStringLiteral("head"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
+        // An edit in the table: the enable box.
+        PlanModel* model = window->planDocument()->model();
+        QVERIFY(model->setData(model->index(0, PlanModel::EnabledColumn), Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::NotHooked);
+        // Move down, from the editor's toolbar.
+        window->planEditor()->selectRow(0);
+        window->planEditor()->actions().moveDown->trigger();
+        QCOMPARE(planRow(*window, 1), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
+
+        actions.undo->trigger(); // move
+        QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
+        actions.undo->trigger(); // disable
+        QVERIFY(window->planDocument()->plan().entries.front().enabled);
+        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Hooked);
+        actions.undo->trigger();
+        actions.undo->trigger();
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(!window->isWindowModified());
+        QVERIFY(!actions.undo->isEnabled());
+
+        for (int i = 0; i < 4; ++i)
+            actions.redo->trigger();
+        QCOMPARE(model->rowCount(), 2);
+        QCOMPARE(planRow(*window, 1), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
+        QVERIFY(!window->planDocument()->plan().entries.back().enabled);
+        QVERIFY(window->isWindowModified());
+
+        // The settings form edits through the undo stack too.
+        auto* undo = window->planDocument()->undoStack();
+        const int before = undo->count();
+        window->planDocument()->editEntry(0, window->planDocument()->plan().entries.front(), QStringLiteral("noop"));
+        QCOMPARE(undo->count(), before + 1);
+        window->planEditor()->selectRow(0);
+        window->planEditor()->actions().remove->trigger();
+        QCOMPARE(model->rowCount(), 1);
+        actions.undo->trigger();
+        QCOMPARE(model->rowCount(), 2);
+    }
+
+    void savePlanAndReopen()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(QStringLiteral("tiny-gpt.kfplan.json"));
+        const auto window = openWindow(kTinyGpt);
+        QSignalSpy prompted(window.get(), &MainWindow::unsavedChangesPrompted);
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        window->addPlanEntry(QStringLiteral("blocks.1.attn"), QStringLiteral("scaled_dot_product_attention"),
+                             QStringLiteral("TorchSDPAKernelProvider"));
+        QVERIFY(window->savePlanAs(file));
+        QVERIFY(!window->isWindowModified());
+        QVERIFY2(window->windowTitle().startsWith(QDir::toNativeSeparators(file)), qPrintable(window->windowTitle()));
+        QCOMPARE(kforge::readPlan(file.toStdString()).entries.size(), size_t(2));
+
+        QVERIFY(window->newPlan()); // nothing unsaved: no prompt
+        QCOMPARE(prompted.count(), 0);
+        QCOMPARE(window->planDocument()->model()->rowCount(), 0);
+        QVERIFY(window->windowTitle().startsWith(QStringLiteral("Untitled plan")));
+
+        QVERIFY(window->openPlan(file));
+        QCOMPARE(window->planDocument()->model()->rowCount(), 2);
+        QCOMPARE(planRow(*window, 1),
+                 (QStringList{"blocks.1.attn", "scaled_dot_product_attention", "TorchSDPAKernelProvider"}));
+        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.1.attn")), ModuleTreeModel::Hooked);
+        QCOMPARE(window->planDocument()->filePath(), QFileInfo(file).absoluteFilePath());
+
+        // Unsaved edits: Cancel keeps them (open refused, close refused); Discard lets the open go on.
+        window->addPlanEntry(QStringLiteral("head"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
+        window->setUnsavedChanges(MainWindow::UnsavedChanges::Cancel);
+        QVERIFY(!window->openPlan(file));
+        QCOMPARE(prompted.count(), 1);
+        QCOMPARE(window->planDocument()->model()->rowCount(), 3);
+        QVERIFY(!window->close());
+        QVERIFY(window->isVisible());
+        window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+        QVERIFY(window->openPlan(file));
+        QCOMPARE(window->planDocument()->model()->rowCount(), 2);
+
+        // Save writes to the plan's file (Ctrl+S) without asking.
+        QCOMPARE(window->actions().savePlan->shortcut(), QKeySequence(QKeySequence::Save));
+        window->planDocument()->removeEntry(0);
+        window->actions().savePlan->trigger();
+        QVERIFY(!window->isWindowModified());
+        QCOMPARE(kforge::readPlan(file.toStdString()).entries.size(), size_t(1));
+
+        // A broken file is reported, the plan stays.
+        QSignalSpy planError(window.get(), &MainWindow::planError);
+        QVERIFY(!window->openPlan(dir.filePath(QStringLiteral("missing.kfplan.json"))));
+        QCOMPARE(planError.count(), 1);
+        QVERIFY2(planError.first().first().toString().contains(QStringLiteral("missing.kfplan.json")),
+                 qPrintable(planError.first().first().toString()));
+        QCOMPARE(window->planDocument()->model()->rowCount(), 1);
+
+        // AITune export refuses scoped entries with the reason, accepts a root plan.
+        QVERIFY(!window->exportAitunePlan(dir.filePath(QStringLiteral("aitune.json"))));
+        QCOMPARE(planError.count(), 2);
+        window->newPlan();
+        window->addPlanEntry(QString(), QStringLiteral("scaled_dot_product_attention"),
+                             QStringLiteral("TorchSDPAKernelProvider"));
+        QVERIFY(window->exportAitunePlan(dir.filePath(QStringLiteral("aitune.json"))));
+    }
+
+    void settingsFormEditsThroughUndo()
+    {
+        const auto window = openWindow(kTinyGpt);
+        window->addPlanEntry(QStringLiteral("blocks.0.attn"), QStringLiteral("scaled_dot_product_attention"),
+                             QStringLiteral("TorchSDPAKernelProvider"));
+        kforge::ui::ProviderSettingsForm* form = window->planEditor()->settingsForm();
+        QCOMPARE(form->row(), 0);
+        QVERIFY(form->fieldCount() >= 1);
+        auto* backend = form->findChild<QComboBox*>(QStringLiteral("setting:backend"));
+        QVERIFY(backend);
+        QCOMPARE(backend->currentText(), QStringLiteral("MATH")); // the schema's default
+        const int flash = backend->findText(QStringLiteral("FLASH_ATTENTION"));
+        QVERIFY(flash >= 0);
+        backend->setCurrentIndex(flash);
+        Q_EMIT backend->activated(flash);
+        const auto provider = [&] { return window->planDocument()->plan().entries.front().provider; };
+        QCOMPARE(provider().value("backend", std::string()), std::string("FLASH_ATTENTION"));
+        QCOMPARE(window->planDocument()->model()->index(0, PlanModel::SettingsColumn).data().toString(),
+                 QStringLiteral(R"({"backend":"FLASH_ATTENTION"})"));
+        window->actions().undo->trigger();
+        QVERIFY(!provider().contains("backend"));
+        // The form follows the undo (same entry, same type: the field is updated in place).
+        QTRY_COMPARE(form->findChild<QComboBox*>(QStringLiteral("setting:backend"))->currentText(),
+                     QStringLiteral("MATH"));
+    }
+
+    void validationMessagesInline()
+    {
+        const auto window = openWindow(kTinyGpt);
+        window->addPlanEntry(QStringLiteral("blocks.7"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->addPlanEntry(QStringLiteral("embed"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        const PlanModel* model = window->planDocument()->model();
+        QVERIFY(model->index(0, 0).data(PlanModel::ProblemCountRole).toInt() > 0);
+        QVERIFY2(!model->index(0, PlanModel::ProblemsColumn).data().toString().isEmpty(), "unknown scope not reported");
+        QVERIFY(model->index(1, 0).data(PlanModel::ProblemCountRole).toInt() > 0); // gelu is not called in embed
+        window->planDocument()->undoStack()->undo();
+        window->planDocument()->undoStack()->undo();
+        window->addPlanEntry(QStringLiteral("blocks.0"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        QCOMPARE(model->index(0, 0).data(PlanModel::ProblemCountRole).toInt(), 0);
+    }
+
+    void runWithPlanCountsCalls()
+    {
+        const auto window = openWindow(kTinyGpt);
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QCOMPARE(window->actions().run->shortcut(), QKeySequence(Qt::Key_F5));
+        window->actions().run->trigger();
+        QVERIFY(window->runController()->isRunning()); // off the UI thread: run() returns at once
+        const auto [ok, message] = waitForRun(finished);
+        QVERIFY2(ok, qPrintable(message));
+
+        const ModuleTreeModel* tree = window->moduleModel();
+        const QModelIndex mlp = tree->indexOfPath(QStringLiteral("blocks.0.mlp"), ModuleTreeModel::CallsColumn);
+        // gelu by the provider, the two linears inside the hooked MLP by the originals.
+        QVERIFY2(mlp.data(ModuleTreeModel::SortRole).toLongLong() >= 3, qPrintable(mlp.data().toString()));
+        QVERIFY(
+            tree->indexOfPath(QString(), ModuleTreeModel::CallsColumn).data(ModuleTreeModel::SortRole).toLongLong() >
+            mlp.data(ModuleTreeModel::SortRole).toLongLong());
+        const auto& stats = window->runController()->statistics().modules();
+        QCOMPARE(stats.at("blocks.0.mlp").providerCalls, std::int64_t(1));
+        QCOMPARE(stats.at("blocks.0.mlp").entries, std::int64_t(1));
+
+        // The event log has the run, provider call included.
+        const kforge::ui::EventLogModel* log = window->runController()->eventLog();
+        QAbstractItemModelTester tester(window->eventLogView()->filterModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        bool providerCall = false;
+        for (int row = 0; row < log->rowCount(); ++row)
+            providerCall |= log->event(row).kind == kforge::EventKind::ProviderCall &&
+                            log->event(row).provider == "AtenGeluProvider";
+        QVERIFY(providerCall);
+        QVERIFY2(window->eventLogView()->countersText().contains(QStringLiteral("0 dropped")),
+                 qPrintable(window->eventLogView()->countersText()));
+        // Deactivated after a clean run, nothing left over.
+        QVERIFY(!window->runController()->runtimeActive());
+        QVERIFY(window->runController()->leftovers().empty());
+
+        // A second run starts the statistics over.
+        window->runForward();
+        QVERIFY(waitForRun(finished).first);
+        QCOMPARE(window->runController()->statistics().modules().at("blocks.0.mlp").providerCalls, std::int64_t(1));
+    }
+
+    void leftoverShownAndUnwound()
+    {
+        const auto window = openWindow(kThrowingMlp);
+        QVERIFY(window->session());
+        QString error;
+        QVERIFY2(window->setInputSpecs({QStringLiteral("float32[2]")}, &error), qPrintable(error));
+        window->addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->actions().keepLeftovers->setChecked(true);
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        const auto [ok, message] = waitForRun(finished);
+        QVERIFY2(!ok, qPrintable(message));
+
+        // The stacks view shows the leftover with its reason, in the warning colour, and offers Unwind.
+        FunctionStacksModel* stacks = window->runController()->stacksModel();
+        QAbstractItemModelTester tester(stacks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(stacks->leftovers().size(), size_t(1));
+        const kforge::LeftoverPatch& patch = stacks->leftovers().front();
+        QCOMPARE(patch.function, std::string("gelu"));
+        QCOMPARE(patch.provider, std::string("AtenGeluProvider"));
+        QCOMPARE(patch.modulePath, std::string("act"));
+        QVERIFY2(!patch.error.empty(), "the leftover's error text is missing");
+        const QModelIndex group = stacks->index(stacks->rowCount() - 1, 0);
+        QCOMPARE(stacks->kindOf(group), FunctionStacksModel::RowKind::LeftoverGroup);
+        const QModelIndex row = stacks->index(0, FunctionStacksModel::DetailColumn, group);
+        QVERIFY2(row.data().toString().contains(QStringLiteral("exit of act never ran")),
+                 qPrintable(row.data().toString()));
+        QVERIFY(row.data(Qt::ForegroundRole).isValid());
+        QPushButton* unwind = window->stacksView()->unwindButton();
+        QVERIFY(unwind->isEnabled());
+        QVERIFY(window->actions().unwind->isEnabled());
+        QVERIFY(window->runController()->runtimeActive());
+        // The patch really is in effect on the forward thread.
+        bool inEffect = false;
+        for (const auto& thread : kforge::snapshotFunctionStacks())
+            for (const auto& f : thread.functions)
+                inEffect |= thread.thread == patch.thread && f.function == "gelu" && f.inEffect == "AtenGeluProvider";
+        QVERIFY(inEffect);
+
+        QTest::mouseClick(unwind, Qt::LeftButton);
+        QVERIFY(window->runController()->leftovers().empty());
+        QCOMPARE(stacks->leftovers().size(), size_t(0));
+        QVERIFY(!unwind->isEnabled());
+        for (const auto& thread : kforge::snapshotFunctionStacks())
+            for (const auto& f : thread.functions)
+                QVERIFY2(!(thread.thread == patch.thread && f.function == "gelu"), "gelu still replaced after Unwind");
+        QVERIFY(!window->runController()->runtimeActive());
+
+        // Without keep-leftovers the call guard unwinds at once: nothing to show.
+        window->actions().keepLeftovers->setChecked(false);
+        QVERIFY(window->runForward());
+        QVERIFY(!waitForRun(finished).first);
+        QCOMPARE(stacks->leftovers().size(), size_t(0));
+    }
+
+    void steppingPausesAtBreakpoint()
+    {
+        const auto window = openWindow(kTinyGpt);
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        ModuleTreeModel* tree = window->moduleModel();
+        {
+            const std::unique_ptr<QMenu> menu(
+                window->modulePage()->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
+            QAction* toggle = menu->findChild<QAction*>(QStringLiteral("toggleModuleBreakpoint"));
+            QVERIFY(toggle);
+            QVERIFY(!toggle->isChecked());
+            toggle->trigger();
+        }
+        QVERIFY(tree->indexOfPath(QStringLiteral("blocks.0.mlp")).data(ModuleTreeModel::BreakpointRole).toBool());
+
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        kforge::ui::RunController* run = window->runController();
+        QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
+        QCOMPARE(window->runStatusText(), QStringLiteral("paused at blocks.0.mlp (module enter)"));
+        QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Inside);
+        QCOMPARE(tree->hookState(QStringLiteral("blocks")), ModuleTreeModel::Inside);
+        QCOMPARE(tree->hookState(QStringLiteral("blocks.1")), ModuleTreeModel::NotHooked);
+        QCOMPARE(window->modulePage()->currentPath(), QStringLiteral("blocks.0.mlp"));
+        QVERIFY(window->actions().continueRun->isEnabled());
+        QVERIFY(window->actions().abort->isEnabled());
+        QVERIFY(!window->actions().run->isEnabled());
+
+        // The stacks view shows that moment: what the runtime reports now, the MLP's gelu provider installed.
+        const QString shown = describe(run->stacksModel()->threads());
+        QCOMPARE(shown, describe(kforge::snapshotFunctionStacks()));
+        QVERIFY2(shown.contains(QStringLiteral("gelu = AtenGeluProvider")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("original -> AtenGeluProvider @blocks.0.mlp")), qPrintable(shown));
+        QCOMPARE(window->stacksView()->caption(), QStringLiteral("Paused at blocks.0.mlp (module enter)"));
+
+        // Step: the next pause point, the forward still inside the MLP.
+        QCOMPARE(window->actions().step->shortcut(), QKeySequence(Qt::Key_F10));
+        const kforge::PausePoint first = *run->pausePoint();
+        window->actions().step->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
+        const kforge::PausePoint second = *run->pausePoint();
+        QVERIFY(second.kind != first.kind || second.modulePath != first.modulePath ||
+                second.function != first.function);
+        QVERIFY2(window->runStatusText().startsWith(QStringLiteral("paused at")), qPrintable(window->runStatusText()));
+        QCOMPARE(describe(run->stacksModel()->threads()), describe(kforge::snapshotFunctionStacks()));
+
+        // Continue: the forward finishes (the breakpoint is not hit again in this forward).
+        QCOMPARE(window->actions().continueRun->shortcut(), QKeySequence(Qt::Key_F8));
+        window->actions().continueRun->trigger();
+        const auto [ok, message] = waitForRun(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY(!run->isPaused());
+        QCOMPARE(window->runStatusText(), QString());
+        QCOMPARE(tree->hookState(QStringLiteral("blocks")), ModuleTreeModel::NotHooked);
+
+        // Abort at the breakpoint: the forward throws, the call guard unwinds.
+        QVERIFY(window->runForward());
+        QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
+        window->actions().abort->trigger();
+        const auto [aborted, why] = waitForRun(finished);
+        QVERIFY(!aborted);
+        QVERIFY2(why.contains(QStringLiteral("aborted")), qPrintable(why));
+        QVERIFY(run->leftovers().empty());
+        run->toggleModuleBreakpoint(QStringLiteral("blocks.0.mlp"));
+        QVERIFY(run->moduleBreakpoints().isEmpty());
+
+        // Step from idle pauses at the root's entry.
+        QVERIFY(window->stepForward());
+        QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
+        QCOMPARE(window->runStatusText(), QStringLiteral("paused at (root) (module enter)"));
+        window->continueForward();
+        QVERIFY(waitForRun(finished).first);
+    }
+
+    void closingWhilePausedIsSafe()
+    {
+        auto window = openWindow(kTinyGpt);
+        window->runController()->toggleModuleBreakpoint(QStringLiteral("blocks.1"));
+        QVERIFY(window->runForward());
+        QTRY_VERIFY_WITH_TIMEOUT(window->runController()->isPaused(), kTimeoutMs);
+        window.reset(); // aborts the paused forward and waits for it, rather than hang or crash
+        QVERIFY(!kforge::Stepper::instance().paused());
+        // Its breakpoints went with it: a new window's forward runs through.
+        window = openWindow(kTinyGpt);
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        QVERIFY(waitForRun(finished).first);
+    }
+
+    void functionBreakpointFromStacksView()
+    {
+        const auto window = openWindow(kTinyGpt);
+        QMenu* menu = window->stacksView()->breakpointMenu();
+        Q_EMIT menu->aboutToShow();
+        QAction* softmax = nullptr;
+        for (QAction* action : menu->actions())
+            if (action->data().toString() == QLatin1String("softmax"))
+                softmax = action;
+        QVERIFY(softmax);
+        softmax->trigger();
+        QVERIFY(window->runController()->functionBreakpoints().contains(QStringLiteral("softmax")));
+
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        QTRY_VERIFY_WITH_TIMEOUT(window->runController()->isPaused(), kTimeoutMs);
+        QVERIFY2(window->runStatusText().endsWith(QStringLiteral("(softmax call)")),
+                 qPrintable(window->runStatusText()));
+        window->runController()->clearBreakpoints(); // also lets the forward go on
+        window->continueForward();
+        QVERIFY(waitForRun(finished).first);
+    }
+
+    void filterAndDocks()
+    {
+        const auto window = openWindow(kTinyGpt);
+        kforge::ui::ModuleTreePage* page = window->modulePage();
+        QCOMPARE(window->actions().filter->shortcut(), QKeySequence(QKeySequence::Find));
+        window->activateWindow();
+        window->actions().filter->trigger();
+        QTRY_VERIFY(page->filterEdit()->hasFocus());
+        QTest::keyClicks(page->filterEdit(), QStringLiteral("attn.qkv"));
+        kforge::ui::ModuleTreeFilterModel* proxy = page->filterModel();
+        const QModelIndex root = proxy->index(0, 0);
+        QCOMPARE(proxy->rowCount(root), 1); // blocks
+        page->regexBox()->setChecked(true);
+        page->filterEdit()->setText(QStringLiteral("^blocks\\.[01]\\.mlp$"));
+        QCOMPARE(proxy->rowCount(proxy->index(0, 0, root)), 2); // blocks.0, blocks.1
+
+        // Docks have names, so their layout survives in QSettings.
+        for (const QString& name : {QStringLiteral("stacks"), QStringLiteral("plan"), QStringLiteral("events")}) {
+            QVERIFY(window->dockNamed(name));
+            QVERIFY(!window->dockNamed(name)->objectName().isEmpty());
+            QVERIFY(window->viewNamed(name));
+        }
+    }
+
+    void dockLayoutIsRestored()
+    {
+        QSettings().clear();
+        {
+            auto window = std::make_unique<MainWindow>();
+            window->setModalErrors(false);
+            window->show();
+            window->dockNamed(QStringLiteral("events"))->close();
+            QVERIFY(window->close());
+        }
+        QVERIFY(!QSettings().value(QStringLiteral("mainWindow/state")).toByteArray().isEmpty());
+        auto window = std::make_unique<MainWindow>();
+        window->restoreSettings();
+        window->show();
+        QVERIFY(window->dockNamed(QStringLiteral("stacks"))->isVisible());
+        QVERIFY(!window->dockNamed(QStringLiteral("events"))->isVisible());
+        QSettings().clear();
+    }
+};
+
+QTEST_MAIN(TestStudio)
+#include "tst_studio.moc"

@@ -1,0 +1,270 @@
+#include "plan_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include <algorithm>
+
+namespace kforge::ui {
+
+PlanModel::PlanModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void PlanModel::setPlan(kforge::Plan plan)
+{
+    beginResetModel();
+    m_plan = std::move(plan);
+    m_problems.clear();
+    endResetModel();
+    Q_EMIT planChanged();
+}
+
+void PlanModel::insertEntry(int row, kforge::PlanEntry entry)
+{
+    row = std::clamp(row, 0, entryCount());
+    beginInsertRows({}, row, row);
+    m_plan.entries.insert(m_plan.entries.begin() + row, std::move(entry));
+    endInsertRows();
+    Q_EMIT planChanged();
+}
+
+kforge::PlanEntry PlanModel::takeEntry(int row)
+{
+    beginRemoveRows({}, row, row);
+    kforge::PlanEntry entry = std::move(m_plan.entries.at(size_t(row)));
+    m_plan.entries.erase(m_plan.entries.begin() + row);
+    endRemoveRows();
+    Q_EMIT planChanged();
+    return entry;
+}
+
+void PlanModel::moveEntry(int from, int to)
+{
+    if (from == to || from < 0 || to < 0 || from >= entryCount() || to >= entryCount())
+        return;
+    // beginMoveRows wants the destination as the row the item goes before, in the old numbering.
+    beginMoveRows({}, from, from, {}, to > from ? to + 1 : to);
+    kforge::PlanEntry entry = std::move(m_plan.entries[size_t(from)]);
+    m_plan.entries.erase(m_plan.entries.begin() + from);
+    m_plan.entries.insert(m_plan.entries.begin() + to, std::move(entry));
+    endMoveRows();
+    Q_EMIT planChanged();
+}
+
+void PlanModel::replaceEntry(int row, kforge::PlanEntry entry)
+{
+    m_plan.entries.at(size_t(row)) = std::move(entry);
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    Q_EMIT planChanged();
+}
+
+void PlanModel::setEditHandler(EditHandler handler) { m_editHandler = std::move(handler); }
+
+void PlanModel::setProblems(std::vector<kforge::PlanProblem> problems)
+{
+    m_problems = std::move(problems);
+    if (entryCount() > 0)
+        Q_EMIT dataChanged(index(0, 0), index(entryCount() - 1, ColumnCount - 1));
+}
+
+QStringList PlanModel::problemsOf(int row) const
+{
+    QStringList out;
+    for (const kforge::PlanProblem& problem : m_problems) {
+        if (problem.entry != row)
+            continue;
+        QString line = QString::fromStdString(problem.message);
+        if (!problem.fix.empty())
+            line += QStringLiteral(" — ") + QString::fromStdString(problem.fix);
+        out << line;
+    }
+    return out;
+}
+
+QStringList PlanModel::planProblems() const { return problemsOf(-1); }
+
+QString PlanModel::settingsText(const kforge::PlanEntry& entry)
+{
+    if (!entry.provider.is_object())
+        return entry.provider.is_null() ? QString() : QString::fromStdString(entry.provider.dump());
+    nlohmann::json settings = entry.provider;
+    settings.erase("type");
+    return settings.empty() ? QString() : QString::fromStdString(settings.dump());
+}
+
+int PlanModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : entryCount(); }
+
+int PlanModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant PlanModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= entryCount())
+        return {};
+    const kforge::PlanEntry& e = entry(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::EditRole:
+        switch (column) {
+        case EnabledColumn:
+            return {}; // a check box; the entry's number is the vertical header's
+        case ScopeColumn:
+            if (role == Qt::DisplayRole && e.scope.empty())
+                return tr("(root)");
+            return QString::fromStdString(e.scope);
+        case FunctionColumn:
+            return QString::fromStdString(e.function);
+        case ProviderColumn:
+            return QString::fromStdString(e.providerType());
+        case SettingsColumn:
+            return settingsText(e);
+        case NoteColumn:
+            return QString::fromStdString(e.note);
+        case ProblemsColumn: {
+            if (role == Qt::EditRole)
+                return {};
+            const QStringList problems = problemsOf(index.row());
+            if (problems.isEmpty())
+                return QString();
+            return problems.size() == 1 ? problems.first()
+                                        : tr("%1 (+%2 more)").arg(problems.first()).arg(problems.size() - 1);
+        }
+        default:
+            return {};
+        }
+    case Qt::CheckStateRole:
+        if (column == EnabledColumn)
+            return e.enabled ? Qt::Checked : Qt::Unchecked;
+        return {};
+    case Qt::ToolTipRole:
+        if (column == ProblemsColumn || column == EnabledColumn) {
+            const QStringList problems = problemsOf(index.row());
+            if (!problems.isEmpty())
+                return problems.join(QLatin1Char('\n'));
+            if (column == ProblemsColumn)
+                return tr("No problem found against the loaded model.");
+        }
+        if (column == EnabledColumn)
+            return e.enabled ? tr("Enabled: the runtime applies this entry") : tr("Disabled: kept in the plan only");
+        return {};
+    case Qt::ForegroundRole:
+        if (column == ProblemsColumn && !problemsOf(index.row()).isEmpty())
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (!e.enabled && column != ProblemsColumn)
+            return QBrush(QColor(0x80, 0x80, 0x80));
+        return {};
+    case ProblemCountRole:
+        return int(problemsOf(index.row()).size());
+    case FunctionRole:
+        return QString::fromStdString(e.function);
+    default:
+        return {};
+    }
+}
+
+bool PlanModel::submitEdit(int row, const kforge::PlanEntry& entry, const QString& what)
+{
+    if (m_editHandler)
+        return m_editHandler(row, entry, what);
+    replaceEntry(row, entry);
+    return true;
+}
+
+bool PlanModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (!index.isValid() || index.row() >= entryCount())
+        return false;
+    kforge::PlanEntry e = entry(index.row());
+    const int column = index.column();
+    if (column == EnabledColumn && role == Qt::CheckStateRole) {
+        const bool enabled = value.toInt() == Qt::Checked;
+        if (enabled == e.enabled)
+            return false;
+        e.enabled = enabled;
+        return submitEdit(index.row(), e, enabled ? tr("Enable entry") : tr("Disable entry"));
+    }
+    if (role != Qt::EditRole)
+        return false;
+    const std::string text = value.toString().trimmed().toStdString();
+    switch (column) {
+    case ScopeColumn:
+        if (text == e.scope)
+            return false;
+        e.scope = text;
+        return submitEdit(index.row(), e, tr("Edit scope"));
+    case FunctionColumn:
+        if (text == e.function || text.empty())
+            return false;
+        e.function = text;
+        return submitEdit(index.row(), e, tr("Edit function"));
+    case ProviderColumn: {
+        if (text == e.providerType() || text.empty())
+            return false;
+        // Settings belong to a provider type: a new type starts from its defaults.
+        e.provider = nlohmann::json{{"type", text}};
+        return submitEdit(index.row(), e, tr("Change provider"));
+    }
+    case SettingsColumn: {
+        nlohmann::json settings = nlohmann::json::object();
+        if (!text.empty()) {
+            settings = nlohmann::json::parse(text, nullptr, false);
+            if (settings.is_discarded() || !settings.is_object()) {
+                Q_EMIT editRejected(tr("Settings must be a JSON object, like {\"backend\": \"MATH\"}"));
+                return false;
+            }
+        }
+        settings["type"] = e.providerType();
+        if (settings == e.provider)
+            return false;
+        e.provider = std::move(settings);
+        return submitEdit(index.row(), e, tr("Edit provider settings"));
+    }
+    case NoteColumn:
+        if (value.toString().toStdString() == e.note)
+            return false;
+        e.note = value.toString().toStdString();
+        return submitEdit(index.row(), e, tr("Edit note"));
+    default:
+        return false;
+    }
+}
+
+Qt::ItemFlags PlanModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (index.column() == EnabledColumn)
+        flags |= Qt::ItemIsUserCheckable;
+    else if (index.column() != ProblemsColumn)
+        flags |= Qt::ItemIsEditable;
+    return flags;
+}
+
+QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole)
+        return {};
+    if (orientation == Qt::Vertical)
+        return section + 1; // plan order, as the runtime applies it
+
+    switch (section) {
+    case EnabledColumn:
+        return tr("On");
+    case ScopeColumn:
+        return tr("Scope");
+    case FunctionColumn:
+        return tr("Function");
+    case ProviderColumn:
+        return tr("Provider");
+    case SettingsColumn:
+        return tr("Settings");
+    case NoteColumn:
+        return tr("Note");
+    case ProblemsColumn:
+        return tr("Problems");
+    default:
+        return {};
+    }
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,432 @@
+#include "run_controller.h"
+
+#include "models/event_log_model.h"
+#include "models/function_stacks_model.h"
+
+#include <kforge/events.h>
+#include <kforge/model_session.h>
+#include <kforge/runtime.h>
+
+#include <QThread>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+namespace kforge::ui {
+namespace {
+
+constexpr int kRefreshIntervalMs = 33;           // ~30 Hz
+constexpr std::size_t kStreamCapacity = 1 << 18; // events buffered between two drains
+constexpr std::size_t kMaxDrainPerTick = 100'000;
+
+bool samePoint(const std::optional<kforge::PausePoint>& a, const std::optional<kforge::PausePoint>& b)
+{
+    if (a.has_value() != b.has_value())
+        return false;
+    if (!a)
+        return true;
+    return a->kind == b->kind && a->modulePath == b->modulePath && a->function == b->function && a->thread == b->thread;
+}
+
+bool hasEnabledEntry(const kforge::Plan& plan)
+{
+    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
+}
+
+QString describe(const std::exception& e) { return QString::fromUtf8(e.what()).replace(QLatin1Char('\n'), ' '); }
+
+} // namespace
+
+RunController::RunController(QObject* parent)
+    : QObject(parent), m_eventLog(new EventLogModel(this)), m_stacks(new FunctionStacksModel(this)),
+      m_timer(new QTimer(this)), m_watcher(new QFutureWatcher<QString>(this))
+{
+    m_pool.setMaxThreadCount(1);
+    m_pool.setExpiryTimeout(-1); // the forward thread lives as long as the controller: leftovers stay reachable
+    m_pool.setObjectName(QStringLiteral("kforge-forward"));
+    m_timer->setInterval(kRefreshIntervalMs);
+    connect(m_timer, &QTimer::timeout, this, &RunController::tick);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &RunController::finish);
+    attachStream();
+    m_timer->start();
+}
+
+RunController::~RunController()
+{
+    m_timer->stop();
+    stop();
+    Stepper& stepper = Stepper::instance();
+    for (const QString& path : std::as_const(m_moduleBreakpoints))
+        stepper.removeModuleBreakpoint(path.toStdString());
+    for (const QString& function : std::as_const(m_functionBreakpoints))
+        stepper.removeFunctionBreakpoint(function.toStdString());
+    m_runtime.reset(); // deactivates: no patch of ours outlives the window
+    m_stream.reset();
+    m_pool.waitForDone();
+}
+
+void RunController::attachStream()
+{
+    if (m_stream)
+        return;
+    try {
+        m_stream = kforge::EventStream::attach(kStreamCapacity);
+        m_streamError.clear();
+    } catch (const std::exception& e) {
+        m_streamError = describe(e); // another observer holds the stream; runs still work, without events
+    }
+}
+
+void RunController::setSession(std::shared_ptr<kforge::ModelSession> session)
+{
+    stop();
+    m_runtime.reset();
+    m_session = std::move(session);
+    m_statistics.clear();
+    m_stacks->clear();
+    m_leftoverCount = 0;
+    Q_EMIT statisticsChanged();
+    Q_EMIT leftoversChanged(0);
+    if (m_runtimeActive) {
+        m_runtimeActive = false;
+        Q_EMIT runtimeActiveChanged(false);
+    }
+}
+
+kforge::ModelSession* RunController::session() const { return m_session.get(); }
+
+EventLogModel* RunController::eventLog() const { return m_eventLog; }
+
+FunctionStacksModel* RunController::stacksModel() const { return m_stacks; }
+
+const RunStatistics& RunController::statistics() const { return m_statistics; }
+
+bool RunController::run(const kforge::Plan& plan, QString* error) { return start(plan, false, error); }
+
+bool RunController::step(const kforge::Plan& plan, QString* error)
+{
+    if (m_paused) {
+        m_resumedFrom = std::exchange(m_paused, std::nullopt);
+        Q_EMIT pausedChanged(false);
+        Stepper::instance().resume(Stepper::Resume::Step);
+        return true;
+    }
+    return start(plan, true, error);
+}
+
+void RunController::continueRun()
+{
+    if (!m_paused)
+        return;
+    m_resumedFrom = std::exchange(m_paused, std::nullopt);
+    Q_EMIT pausedChanged(false);
+    Stepper::instance().resume(Stepper::Resume::Continue);
+}
+
+void RunController::abort()
+{
+    if (!m_paused)
+        return;
+    m_resumedFrom = std::exchange(m_paused, std::nullopt);
+    Q_EMIT pausedChanged(false);
+    Stepper::instance().resume(Stepper::Resume::Abort);
+}
+
+bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* error)
+{
+    auto fail = [error](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_session)
+        return fail(tr("No model is loaded."));
+    if (m_running)
+        return fail(tr("A forward is already running."));
+
+    drainEvents();     // what happened before this run belongs to the log, not to its statistics
+    m_runtime.reset(); // deactivating the previous runtime unwinds whatever it left behind
+    m_statistics.clear();
+    m_haveTimeBase = false;
+    attachStream();
+    if (hasEnabledEntry(plan)) {
+        try {
+            m_runtime = std::make_unique<kforge::KernelProviderRuntime>(*m_session, plan);
+            m_runtime->activate();
+        } catch (const std::exception& e) {
+            m_runtime.reset();
+            refreshStacks();
+            return fail(describe(e));
+        }
+    }
+    try {
+        m_session->setKeepLeftovers(m_keepLeftovers);
+    } catch (const std::exception& e) {
+        return fail(describe(e));
+    }
+    if (pauseAtStart && !m_moduleBreakpoints.contains(QString())) {
+        Stepper::instance().addModuleBreakpoint(""); // the root's entry: the first pause point of a forward
+        m_pauseAtStartPending = true;
+    }
+
+    m_running = true;
+    m_paused.reset();
+    Q_EMIT runningChanged(true);
+    Q_EMIT statisticsChanged();
+    const bool active = m_runtime && m_runtime->isActive();
+    if (active != m_runtimeActive) {
+        m_runtimeActive = active;
+        Q_EMIT runtimeActiveChanged(active);
+    }
+
+    kforge::ModelSession* session = m_session.get();
+    m_watcher->setFuture(QtConcurrent::run(&m_pool, [session]() -> QString {
+        // Exceptions must not escape into the pool: the UI reads the outcome as a string.
+        try {
+            session->forward();
+            return {};
+        } catch (const std::exception& e) {
+            const QString message = describe(e);
+            return message.isEmpty() ? QStringLiteral("forward failed") : message;
+        } catch (...) {
+            return QStringLiteral("forward failed: unknown error");
+        }
+    }));
+    return true;
+}
+
+void RunController::finish()
+{
+    if (!m_running)
+        return;
+    const QString error = m_watcher->future().result();
+    drainEvents(); // the run's last events still count for its statistics
+    m_running = false;
+    if (m_pauseAtStartPending) {
+        Stepper::instance().removeModuleBreakpoint("");
+        m_pauseAtStartPending = false;
+    }
+    const bool wasPaused = m_paused.has_value();
+    m_paused.reset();
+    m_resumedFrom.reset();
+
+    // Leftovers a failed forward kept (keep-leftovers mode) are what the user came to look at: the runtime
+    // stays as it is until they unwind. Otherwise it is switched off, as applied() would.
+    std::vector<kforge::LeftoverPatch> left = leftovers();
+    if (m_runtime && left.empty())
+        m_runtime->deactivate();
+    drainEvents();
+    refreshStacks();
+    const bool active = m_runtime && m_runtime->isActive();
+    if (active != m_runtimeActive) {
+        m_runtimeActive = active;
+        Q_EMIT runtimeActiveChanged(active);
+    }
+    if (wasPaused)
+        Q_EMIT pausedChanged(false);
+    Q_EMIT runningChanged(false);
+
+    QString message;
+    if (error.isEmpty()) {
+        message = tr("Forward finished: %n intercepted call(s)", nullptr, int(m_statistics.totalCalls()));
+    } else {
+        message = tr("Forward failed: %1").arg(error);
+        if (!left.empty())
+            message += tr(" (%n leftover patch(es) kept)", nullptr, int(left.size()));
+    }
+    Q_EMIT runFinished(error.isEmpty(), message);
+}
+
+void RunController::stop()
+{
+    if (!m_running)
+        return;
+    QFuture<QString> future = m_watcher->future();
+    Stepper& stepper = Stepper::instance();
+    while (!future.isFinished()) {
+        if (stepper.paused())
+            stepper.resume(Stepper::Resume::Abort);
+        QThread::msleep(2);
+    }
+    finish();
+}
+
+bool RunController::isRunning() const { return m_running; }
+
+bool RunController::isPaused() const { return m_paused.has_value(); }
+
+std::optional<kforge::PausePoint> RunController::pausePoint() const { return m_paused; }
+
+QString RunController::pausedModulePath() const
+{
+    if (!m_paused)
+        return {};
+    if (m_paused->kind == PausePoint::Kind::ModuleEnter || !m_paused->modulePath.empty())
+        return QString::fromStdString(m_paused->modulePath);
+    return QString::fromStdString(m_statistics.currentModule(m_paused->thread));
+}
+
+QString RunController::statusText() const
+{
+    if (m_paused) {
+        QString where = pausedModulePath();
+        if (where.isEmpty())
+            where = tr("(root)");
+        if (m_paused->kind == PausePoint::Kind::ModuleEnter)
+            return tr("paused at %1 (module enter)").arg(where);
+        return tr("paused at %1 (%2 call)").arg(where, QString::fromStdString(m_paused->function));
+    }
+    if (m_running)
+        return tr("running");
+    return {};
+}
+
+void RunController::toggleModuleBreakpoint(const QString& path)
+{
+    Stepper& stepper = Stepper::instance();
+    if (m_moduleBreakpoints.remove(path)) {
+        if (!(path.isEmpty() && m_pauseAtStartPending))
+            stepper.removeModuleBreakpoint(path.toStdString());
+    } else {
+        m_moduleBreakpoints.insert(path);
+        stepper.addModuleBreakpoint(path.toStdString());
+        if (path.isEmpty())
+            m_pauseAtStartPending = false; // the user's own now: keep it after the first pause
+    }
+    Q_EMIT breakpointsChanged();
+}
+
+void RunController::toggleFunctionBreakpoint(const QString& function)
+{
+    Stepper& stepper = Stepper::instance();
+    if (m_functionBreakpoints.remove(function)) {
+        stepper.removeFunctionBreakpoint(function.toStdString());
+    } else {
+        m_functionBreakpoints.insert(function);
+        stepper.addFunctionBreakpoint(function.toStdString());
+    }
+    m_stacks->setFunctionBreakpoints(m_functionBreakpoints);
+    Q_EMIT breakpointsChanged();
+}
+
+void RunController::clearBreakpoints()
+{
+    Stepper& stepper = Stepper::instance();
+    for (const QString& path : std::as_const(m_moduleBreakpoints))
+        stepper.removeModuleBreakpoint(path.toStdString());
+    for (const QString& function : std::as_const(m_functionBreakpoints))
+        stepper.removeFunctionBreakpoint(function.toStdString());
+    m_moduleBreakpoints.clear();
+    m_functionBreakpoints.clear();
+    m_stacks->setFunctionBreakpoints({});
+    Q_EMIT breakpointsChanged();
+}
+
+void RunController::setKeepLeftovers(bool keep) { m_keepLeftovers = keep; }
+
+bool RunController::runtimeActive() const { return m_runtimeActive; }
+
+std::vector<kforge::LeftoverPatch> RunController::leftovers() const
+{
+    if (!m_runtime)
+        return {};
+    return FunctionStacksModel::withReasons(m_runtime->leftovers(), m_runtime->leftoverReports());
+}
+
+void RunController::unwind()
+{
+    if (!m_runtime || m_running)
+        return;
+    m_runtime->deactivate();
+    m_runtime->clearLeftoverReports();
+    refresh();
+    if (m_runtimeActive) {
+        m_runtimeActive = false;
+        Q_EMIT runtimeActiveChanged(false);
+    }
+}
+
+void RunController::refresh()
+{
+    drainEvents();
+    updatePause();
+    refreshStacks();
+}
+
+void RunController::tick()
+{
+    drainEvents();
+    updatePause();
+    if (m_running || m_leftoverCount > 0)
+        refreshStacks();
+}
+
+void RunController::drainEvents()
+{
+    if (!m_stream)
+        return;
+    std::vector<kforge::Event> batch;
+    m_stream->drain(batch, kMaxDrainPerTick);
+    m_eventLog->setDropped(m_stream->dropped());
+    if (batch.empty())
+        return;
+    bool changed = false;
+    for (const kforge::Event& event : batch) {
+        if (!m_running)
+            continue; // between runs: the log keeps them, the last run's statistics do not
+        if (!m_haveTimeBase) {
+            m_stacks->setTimeBase(event.timeNs);
+            m_haveTimeBase = true;
+        }
+        changed |= m_statistics.add(event);
+        if (m_forwardThread == 0 && (event.kind == EventKind::ModuleEnter || event.kind == EventKind::ProviderCall ||
+                                     event.kind == EventKind::OriginalCall)) {
+            m_forwardThread = event.thread;
+            m_stacks->setForwardThread(event.thread);
+        }
+    }
+    m_eventLog->append(std::move(batch));
+    if (changed)
+        Q_EMIT statisticsChanged();
+}
+
+void RunController::refreshStacks()
+{
+    std::vector<kforge::LeftoverPatch> left = leftovers();
+    const int count = int(left.size());
+    m_stacks->setSnapshot(kforge::snapshotFunctionStacks(), std::move(left));
+    if (count != m_leftoverCount) {
+        m_leftoverCount = count;
+        Q_EMIT leftoversChanged(count);
+    }
+}
+
+void RunController::updatePause()
+{
+    if (!m_running)
+        return;
+    std::optional<kforge::PausePoint> now = Stepper::instance().paused();
+    // Until the forward thread wakes up, the stepper still reports the pause we resumed from.
+    if (m_resumedFrom && samePoint(now, m_resumedFrom))
+        return;
+    m_resumedFrom.reset();
+    if (samePoint(now, m_paused))
+        return;
+    if (now && m_pauseAtStartPending) {
+        Stepper::instance().removeModuleBreakpoint("");
+        m_pauseAtStartPending = false;
+    }
+    if (now && m_forwardThread == 0) {
+        m_forwardThread = now->thread;
+        m_stacks->setForwardThread(now->thread);
+    }
+    const bool pausedBefore = m_paused.has_value();
+    m_paused = now;
+    drainEvents();   // the events up to the pause: the tree's "inside" path depends on them
+    refreshStacks(); // the moment of the pause
+    if (pausedBefore != m_paused.has_value() || m_paused)
+        Q_EMIT pausedChanged(m_paused.has_value());
+}
+
+} // namespace kforge::ui

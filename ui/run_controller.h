@@ -1,0 +1,127 @@
+#pragma once
+#include "models/run_statistics.h"
+
+#include <kforge/plan.h>
+#include <kforge/runtime_types.h>
+#include <kforge/stepping.h>
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QThreadPool>
+
+#include <memory>
+#include <optional>
+
+class QTimer;
+
+namespace kforge {
+class EventStream;
+class KernelProviderRuntime;
+class ModelSession;
+} // namespace kforge
+
+namespace kforge::ui {
+
+class EventLogModel;
+class FunctionStacksModel;
+
+// Runs forwards of one session with a plan's runtime active, off the UI thread, and keeps the UI's picture
+// of it current: a timer (~30 Hz) drains the event stream into the event log and the run statistics, takes
+// function-stack snapshots while a forward runs or is paused, and notices pauses at breakpoints.
+//
+// Forwards run on one dedicated pool thread that never expires, so patches a failed forward leaves behind
+// (keep-leftovers mode) stay on a live thread where the stacks view and unwinding can reach them.
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override; // aborts a paused forward, waits for the worker, removes its breakpoints
+
+    // Stops a forward in progress first (see stop()).
+    void setSession(std::shared_ptr<kforge::ModelSession> session);
+    kforge::ModelSession* session() const;
+
+    EventLogModel* eventLog() const;
+    FunctionStacksModel* stacksModel() const;
+    const RunStatistics& statistics() const;
+
+    // One forward with the enabled entries of `plan` in effect (no runtime for a plan without any). Returns
+    // false with `error` set when nothing started: no session, already running, plan rejected by the runtime.
+    bool run(const kforge::Plan& plan, QString* error = nullptr);
+    // Paused: single step. Idle: starts a forward that pauses at its first pause point.
+    bool step(const kforge::Plan& plan, QString* error = nullptr);
+    void continueRun();
+    void abort();
+    // Aborts a paused forward and waits for the worker (blocking; used when the session goes away).
+    void stop();
+
+    bool isRunning() const;
+    bool isPaused() const;
+    std::optional<kforge::PausePoint> pausePoint() const;
+    // Where the paused forward is: the pause point's module, or the innermost hooked module of its thread.
+    QString pausedModulePath() const;
+    QString statusText() const; // "paused at blocks.0.mlp (module enter)", "running", ""
+
+    void toggleModuleBreakpoint(const QString& path);
+    void toggleFunctionBreakpoint(const QString& function);
+    void clearBreakpoints();
+    QSet<QString> moduleBreakpoints() const { return m_moduleBreakpoints; }
+    QSet<QString> functionBreakpoints() const { return m_functionBreakpoints; }
+
+    void setKeepLeftovers(bool keep); // applied to the session when a forward starts
+    bool keepLeftovers() const { return m_keepLeftovers; }
+
+    bool runtimeActive() const;
+    std::vector<kforge::LeftoverPatch> leftovers() const;
+    // Deactivates the runtime, which restores every function a leftover patch left replaced (R7).
+    void unwind();
+
+    // Drains events and refreshes snapshots now (the timer does it ~30 times a second).
+    void refresh();
+    QString eventStreamError() const { return m_streamError; }
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    void pausedChanged(bool paused);
+    void runFinished(bool ok, const QString& message);
+    void statisticsChanged();
+    void breakpointsChanged();
+    void leftoversChanged(int count);
+    void runtimeActiveChanged(bool active);
+
+private:
+    bool start(const kforge::Plan& plan, bool pauseAtStart, QString* error);
+    void finish();
+    void tick();
+    void drainEvents();
+    void refreshStacks();
+    void updatePause();
+    void attachStream();
+
+    std::shared_ptr<kforge::ModelSession> m_session;
+    std::unique_ptr<kforge::KernelProviderRuntime> m_runtime; // after m_session: destroyed first
+    std::shared_ptr<kforge::EventStream> m_stream;
+    QString m_streamError;
+    EventLogModel* m_eventLog;
+    FunctionStacksModel* m_stacks;
+    RunStatistics m_statistics;
+    QTimer* m_timer;
+    QThreadPool m_pool;
+    QFutureWatcher<QString>* m_watcher;
+
+    bool m_running = false;
+    bool m_keepLeftovers = false;
+    bool m_pauseAtStartPending = false; // the temporary root breakpoint of step() from idle
+    std::optional<kforge::PausePoint> m_paused;
+    std::optional<kforge::PausePoint> m_resumedFrom;
+    QSet<QString> m_moduleBreakpoints;
+    QSet<QString> m_functionBreakpoints;
+    int m_leftoverCount = 0;
+    bool m_runtimeActive = false;
+    std::uint64_t m_forwardThread = 0;
+    bool m_haveTimeBase = false;
+};
+
+} // namespace kforge::ui

@@ -1,0 +1,181 @@
+#include "module_tree_page.h"
+
+#include "models/module_tree_filter_model.h"
+#include "models/module_tree_model.h"
+#include "views/module_tree_view.h"
+
+#include <kforge/module_info.h>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kforge::ui {
+
+ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
+    : QWidget(parent), m_model(model), m_filter(new ModuleTreeFilterModel(this)), m_view(new ModuleTreeView(this)),
+      m_filterEdit(new QLineEdit(this)), m_regexBox(new QCheckBox(tr("Regex"), this)), m_filterStatus(new QLabel(this))
+{
+    setObjectName(QStringLiteral("moduleTreePage"));
+    m_filter->setSourceModel(model);
+    m_view->setModel(m_filter);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+
+    m_filterEdit->setObjectName(QStringLiteral("moduleFilter"));
+    m_filterEdit->setPlaceholderText(tr("Filter modules by path, type or function (Ctrl+F)"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_regexBox->setObjectName(QStringLiteral("moduleFilterRegex"));
+    m_regexBox->setToolTip(tr("Read the filter as a regular expression (case-insensitive)"));
+    m_filterStatus->setObjectName(QStringLiteral("moduleFilterStatus"));
+
+    auto* expand = new QToolButton(this);
+    expand->setIcon(QIcon(QStringLiteral(":/icons/expand.svg")));
+    expand->setToolTip(tr("Expand all"));
+    connect(expand, &QToolButton::clicked, this, &ModuleTreePage::expandAll);
+    auto* collapse = new QToolButton(this);
+    collapse->setIcon(QIcon(QStringLiteral(":/icons/collapse.svg")));
+    collapse->setToolTip(tr("Collapse all"));
+    connect(collapse, &QToolButton::clicked, this, &ModuleTreePage::collapseAll);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 0);
+    bar->addWidget(m_filterEdit, 1);
+    bar->addWidget(m_regexBox);
+    bar->addWidget(m_filterStatus);
+    bar->addWidget(expand);
+    bar->addWidget(collapse);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &ModuleTreePage::applyFilter);
+    connect(m_regexBox, &QCheckBox::toggled, this, &ModuleTreePage::applyFilter);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &ModuleTreePage::showContextMenu);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { Q_EMIT currentPathChanged(currentPath()); });
+}
+
+ModuleTreeView* ModuleTreePage::view() const { return m_view; }
+
+ModuleTreeFilterModel* ModuleTreePage::filterModel() const { return m_filter; }
+
+QLineEdit* ModuleTreePage::filterEdit() const { return m_filterEdit; }
+
+QCheckBox* ModuleTreePage::regexBox() const { return m_regexBox; }
+
+void ModuleTreePage::setCatalog(std::vector<kforge::ProviderCatalogEntry> catalog) { m_catalog = std::move(catalog); }
+
+void ModuleTreePage::applyFilter()
+{
+    m_filter->setFilter(m_filterEdit->text(), m_regexBox->isChecked());
+    const QString error = m_filter->filterError();
+    m_filterStatus->setText(error.isEmpty() ? QString() : tr("invalid regex"));
+    m_filterStatus->setToolTip(error);
+    // A filtered tree is only useful open: show every match.
+    if (!m_filter->filterText().isEmpty() && error.isEmpty())
+        m_view->expandAll();
+}
+
+void ModuleTreePage::focusFilter()
+{
+    m_filterEdit->setFocus(Qt::ShortcutFocusReason);
+    m_filterEdit->selectAll();
+}
+
+void ModuleTreePage::expandAll() { m_view->expandAll(); }
+
+void ModuleTreePage::collapseAll()
+{
+    m_view->collapseAll();
+    m_view->expand(m_filter->index(0, 0)); // the root alone says little
+}
+
+void ModuleTreePage::revealPath(const QString& path)
+{
+    const QModelIndex index = m_filter->mapFromSource(m_model->indexOfPath(path));
+    if (!index.isValid())
+        return;
+    for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
+        m_view->expand(parent);
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
+}
+
+QString ModuleTreePage::currentPath() const
+{
+    return m_view->currentIndex().data(ModuleTreeModel::PathRole).toString();
+}
+
+void ModuleTreePage::showContextMenu(const QPoint& pos)
+{
+    const QModelIndex index = m_filter->mapToSource(m_view->indexAt(pos));
+    if (!index.isValid())
+        return;
+    QMenu* menu = createContextMenu(index, this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(m_view->viewport()->mapToGlobal(pos));
+}
+
+QMenu* ModuleTreePage::createContextMenu(const QModelIndex& sourceIndex, QWidget* parent)
+{
+    auto* menu = new QMenu(parent);
+    menu->setObjectName(QStringLiteral("moduleContextMenu"));
+    const kforge::ModuleInfo* module = m_model->moduleAt(sourceIndex);
+    if (!module)
+        return menu;
+    const QString path = QString::fromStdString(module->path);
+    const QString where = path.isEmpty() ? tr("the root") : path;
+
+    for (const auto& [function, calls] : module->subtreeFunctions) {
+        if (calls <= 0)
+            continue;
+        const QString name = QString::fromStdString(function);
+        QMenu* sub = menu->addMenu(tr("Add provider for %1 here").arg(name));
+        sub->setObjectName(QStringLiteral("addProvider:%1").arg(name));
+        for (const kforge::ProviderCatalogEntry& provider : m_catalog) {
+            if (provider.function != function)
+                continue;
+            const QString type = QString::fromStdString(provider.typeName);
+            QStringList devices;
+            for (const std::string& device : provider.devices)
+                devices << QString::fromStdString(device);
+            QAction* action = sub->addAction(devices.isEmpty() ? type : tr("%1 (%2)").arg(type, devices.join(", ")));
+            action->setData(type);
+            action->setToolTip(QString::fromStdString(provider.description));
+            action->setStatusTip(tr("Add an entry to the plan: in %1, %2 runs %3").arg(where, name, type));
+            connect(action, &QAction::triggered, this,
+                    [this, path, name, type] { Q_EMIT addProviderRequested(path, name, type); });
+        }
+        if (sub->isEmpty())
+            sub->addAction(tr("(no provider for %1)").arg(name))->setEnabled(false);
+    }
+    if (module->subtreeFunctions.empty())
+        menu->addAction(tr("No replaceable function is called here"))->setEnabled(false);
+
+    menu->addSeparator();
+    QAction* breakpoint = menu->addAction(QIcon(QStringLiteral(":/icons/breakpoint.svg")), tr("Break on Entry"));
+    breakpoint->setObjectName(QStringLiteral("toggleModuleBreakpoint"));
+    breakpoint->setCheckable(true);
+    breakpoint->setChecked(sourceIndex.siblingAtColumn(0).data(ModuleTreeModel::BreakpointRole).toBool());
+    breakpoint->setStatusTip(tr("Pause a forward when it enters %1").arg(where));
+    connect(breakpoint, &QAction::triggered, this, [this, path] { Q_EMIT moduleBreakpointToggled(path); });
+
+    menu->addSeparator();
+    menu->addAction(tr("Copy Path"), this, [path] { QGuiApplication::clipboard()->setText(path); });
+    menu->addAction(QIcon(QStringLiteral(":/icons/expand.svg")), tr("Expand All"), this, &ModuleTreePage::expandAll);
+    menu->addAction(QIcon(QStringLiteral(":/icons/collapse.svg")), tr("Collapse All"), this,
+                    &ModuleTreePage::collapseAll);
+    return menu;
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,63 @@
+#pragma once
+#include <kforge/provider_catalog.h>
+
+#include <QWidget>
+
+#include <vector>
+
+class QAction;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+
+namespace kforge::ui {
+
+class ModuleTreeFilterModel;
+class ModuleTreeModel;
+class ModuleTreeView;
+
+// The module tree page: a filter bar (substring or regex, Ctrl+F focuses it), expand/collapse, the tree, and
+// the context menu that adds plan entries and toggles module breakpoints.
+class ModuleTreePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModuleTreePage(ModuleTreeModel* model, QWidget* parent = nullptr);
+
+    ModuleTreeView* view() const;
+    ModuleTreeFilterModel* filterModel() const;
+    QLineEdit* filterEdit() const;
+    QCheckBox* regexBox() const;
+
+    void setCatalog(std::vector<kforge::ProviderCatalogEntry> catalog);
+    // The menu the tree shows for the module at `sourceIndex` (an index of the ModuleTreeModel); the caller
+    // owns it. "Add provider for <function> here" submenus list the catalog's providers of each function the
+    // module's subtree calls.
+    QMenu* createContextMenu(const QModelIndex& sourceIndex, QWidget* parent = nullptr);
+
+    void focusFilter();
+    void expandAll();
+    void collapseAll();
+    // Expands down to `path` and selects it.
+    void revealPath(const QString& path);
+    QString currentPath() const; // the selected module's path; "" for the root or none
+
+Q_SIGNALS:
+    void addProviderRequested(const QString& scope, const QString& function, const QString& providerType);
+    void moduleBreakpointToggled(const QString& path);
+    void currentPathChanged(const QString& path);
+
+private:
+    void applyFilter();
+    void showContextMenu(const QPoint& pos);
+
+    ModuleTreeModel* m_model;
+    ModuleTreeFilterModel* m_filter;
+    ModuleTreeView* m_view;
+    QLineEdit* m_filterEdit;
+    QCheckBox* m_regexBox;
+    QLabel* m_filterStatus;
+    std::vector<kforge::ProviderCatalogEntry> m_catalog;
+};
+
+} // namespace kforge::ui
