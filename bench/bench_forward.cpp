@@ -12,8 +12,11 @@
 //
 // and, to attribute the session_inactive overhead, breakdown rows:
 //
+//   *_no_digest         the three session rows above through kforge::guardedForward (session_impl.h):
+//                       ModelSession::forward less the output digest it returns
 //   instr_graph_direct  the session's instrumented module, forward called directly (module enter/exit ops)
 //   instr_callguard     as above inside the engine's CallGuard (what ModelSession::forward adds, less digest)
+//   instr_guard_digest  as above plus the output digest: ModelSession::forward less its error handling
 //   uninstr_digest      the baseline plus the output digest that ModelSession::forward computes
 //
 // The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions.
@@ -120,12 +123,33 @@ void BM_instrCallGuard(benchmark::State& state, ModelFixture* m)
     }
 }
 
+void BM_instrCallGuardDigest(benchmark::State& state, ModelFixture* m)
+{
+    for (auto _ : state) {
+        kforge::runtime::CallGuard guard(false);
+        c10::IValue out = instrumentedForward(*m);
+        guard.finish(nullptr);
+        benchmark::DoNotOptimize(digest(out));
+    }
+}
+
 void BM_sessionForward(benchmark::State& state, ModelFixture* m, KernelProviderRuntime* runtime)
 {
     if (runtime)
         runtime->activate();
     for (auto _ : state)
         benchmark::DoNotOptimize(m->session->forward());
+    if (runtime)
+        runtime->deactivate();
+}
+
+// ModelSession::forward less the output digest: the engine's guarded forward (session_impl.h).
+void BM_sessionNoDigest(benchmark::State& state, ModelFixture* m, KernelProviderRuntime* runtime)
+{
+    if (runtime)
+        runtime->activate();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(kforge::guardedForward(m->session->impl()));
     if (runtime)
         runtime->deactivate();
 }
@@ -203,9 +227,17 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "active_all_ref").c_str(), BM_sessionForward, p, p->allReference.get())
         ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "inactive_no_digest").c_str(), BM_sessionNoDigest, p, nullptr)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "empty_stack_no_digest").c_str(), BM_sessionNoDigest, p, p->emptyStack.get())
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "all_ref_no_digest").c_str(), BM_sessionNoDigest, p, p->allReference.get())
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "instr_graph_direct").c_str(), BM_instrGraphDirect, p)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "instr_callguard").c_str(), BM_instrCallGuard, p)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "instr_guard_digest").c_str(), BM_instrCallGuardDigest, p)
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "uninstr_digest").c_str(), BM_uninstrDigest, p)->Unit(benchmark::kMicrosecond);
     gModels.push_back(std::move(m));
 }
@@ -224,7 +256,9 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 continue;
             std::printf("%s (at::get_num_threads()=%d)\n", m->name.c_str(), at::get_num_threads());
             for (const char* row : {"uninstrumented", "session_inactive", "active_empty_stack", "active_all_ref",
-                                    "instr_graph_direct", "instr_callguard", "uninstr_digest"}) {
+                                    "inactive_no_digest", "empty_stack_no_digest", "all_ref_no_digest",
+                                    "instr_graph_direct", "instr_callguard", "instr_guard_digest",
+                                    "uninstr_digest"}) {
                 const auto* s = rep.stats(b + row, cpu);
                 if (!s)
                     continue;
@@ -232,7 +266,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 std::printf("  %-20s %9.2f us [%9.2f] sd %6.2f (%2d reps)  ratio %.4f [%.4f]  %+6.2f%% [%+6.2f%%]%s\n",
                             row, s->mean / 1e3, s->median / 1e3, s->stddev / 1e3, s->reps, ratio, ratioMedian,
                             (ratio - 1) * 100, (ratioMedian - 1) * 100,
-                            std::string(row) == "session_inactive"
+                            (std::string(row) == "session_inactive" || std::string(row) == "inactive_no_digest")
                                 ? (ratio <= 1.01 ? "  (<=1%: meets target)" : "  (>1%: MISSES target)")
                                 : "");
             }

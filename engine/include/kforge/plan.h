@@ -1,4 +1,6 @@
 #pragma once
+#include <kforge/atomic_file.h>
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -49,7 +51,6 @@ std::string toJson(const Plan& plan);
 // Atomic: a temporary file in the target's folder is written, flushed, fsync'ed and renamed over the target.
 // On any failure the temporary file is removed, the target is untouched, and kforge::Error says why.
 void savePlan(const Plan& plan, const std::string& path);
-void writeFileAtomically(const std::string& path, const std::string& text);
 
 // ---- The AITune dialect ----------------------------------------------------------------------------------------
 // {"providers": [{"type": ..., settings}]}: one entry per provider, in `scope` ("" = the runtime's module), the

@@ -3,6 +3,7 @@
 // kernel execution) and .kfprof result files (docs/kfprof-format.md) that `kforge report` and the GUI open
 // without the model or a GPU. Everything here works on ProfileRun values only: a new export format is one
 // more ProfileExporter and touches no collector code.
+#include <kforge/atomic_file.h>
 #include <kforge/profiling.h>
 
 #include <functional>
@@ -56,10 +57,6 @@ const ProfileExporter& profileExporter(const std::string& name);
 // Writes `run` in `format` to `path` through writeFileStreaming.
 void exportProfile(const ProfileRun& run, const std::string& format, const std::string& path);
 
-// Streams `write` into a temporary file beside `path`, flushes it to disk and renames it over `path`: readers
-// see the old file or the whole new one, never a part. On any failure (the callback's exceptions included) the
-// temporary file is removed, `path` is untouched and kforge::Error (naming `path`) says why.
-void writeFileStreaming(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // ---- .kfprof result files (docs/kfprof-format.md) ---------------------------------------------------------------
 inline constexpr const char* kProfileFormatName = "kforge-profile";

@@ -14,9 +14,12 @@ void digestInto(const c10::IValue& value, const std::string& path, std::vector<T
         d.dtype = describeIValue(value).substr(0, describeIValue(value).find('['));
         d.device = t.device().str();
         d.shape = t.sizes().vec();
-        const at::Tensor f = t.to(at::kCPU).to(at::kDouble);
-        d.sum = t.numel() ? f.sum().item<double>() : 0.0;
-        d.maxAbs = t.numel() ? f.abs().max().item<double>() : 0.0;
+        // Reductions in double without copying the tensor to double first (this runs after every forward).
+        if (t.numel() && !t.is_complex()) {
+            const at::Tensor v = t.scalar_type() == at::kBool ? t.to(at::kByte) : t;
+            d.sum = v.sum(at::kDouble).item<double>();
+            d.maxAbs = v.abs().max().to(at::kDouble).item<double>();
+        }
         out.push_back(std::move(d));
     } else if (value.isTuple() || value.isList()) {
         const auto elements = value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();

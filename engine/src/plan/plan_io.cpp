@@ -1,4 +1,5 @@
 // Plan files: reading both dialects (plan-format.md sections 1-2), writing the kforge dialect, atomic saving (4).
+#include <kforge/atomic_file.h>
 #include <kforge/error.h>
 #include <kforge/plan.h>
 
@@ -348,88 +349,6 @@ std::string toJson(const Plan& plan)
         return out.dump(2) + "\n";
     } catch (const nlohmann::json::exception& e) {
         throw Error("plan", std::string("cannot be written as JSON: ") + e.what());
-    }
-}
-
-void writeFileAtomically(const std::string& path, const std::string& text)
-{
-    const auto fail = [&](const std::string& why) -> Error {
-        return Error(path, "not saved: " + why + " (the file was left as it was)");
-    };
-    if (path.empty())
-        throw Error("save", "no file name given");
-    // A symbolic link stays a link: the file it points to is replaced.
-    std::string target = path;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-        if (char* resolved = ::realpath(path.c_str(), nullptr)) {
-            target = resolved;
-            std::free(resolved);
-        }
-    }
-    const auto slash = target.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
-    const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-    if (base.empty() || base == "." || base == "..")
-        throw fail("'" + path + "' does not name a file");
-
-    bool exists = false;
-    mode_t mode = 0666;
-    if (::stat(target.c_str(), &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            throw fail("it is a directory");
-        exists = true;
-        mode = st.st_mode & 07777;
-    }
-    struct stat dirStat {};
-    if (::stat(dir.c_str(), &dirStat) != 0)
-        throw fail("folder '" + dir + "' does not exist");
-    if (!S_ISDIR(dirStat.st_mode))
-        throw fail("'" + dir + "' is not a folder");
-
-    static std::atomic<unsigned> counter{0};
-    std::random_device rd;
-    std::string temp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        temp = dir + "/." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-               std::to_string(rd() & 0xffffff);
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            throw fail("cannot create a temporary file in '" + dir + "': " + std::strerror(errno));
-    }
-    if (fd < 0)
-        throw fail("cannot create a temporary file in '" + dir + "'");
-    const auto abandon = [&](const std::string& why) -> Error {
-        if (fd >= 0)
-            ::close(fd);
-        ::unlink(temp.c_str());
-        return fail(why);
-    };
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            throw abandon(std::string("cannot write: ") + std::strerror(errno));
-        written += size_t(n);
-    }
-    if (exists)
-        (void)::fchmod(fd, mode); // keep the replaced file's permissions
-    if (::fsync(fd) != 0)
-        throw abandon(std::string("cannot flush to disk: ") + std::strerror(errno));
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0)
-        throw abandon(std::string("cannot close: ") + std::strerror(errno));
-    if (::rename(temp.c_str(), target.c_str()) != 0)
-        throw abandon(std::string("cannot replace the file: ") + std::strerror(errno));
-    // The rename itself is durable once the folder is synced (best effort: not every file system allows it).
-    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirFd >= 0) {
-        (void)::fsync(dirFd);
-        ::close(dirFd);
     }
 }
 
