@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kforge {
@@ -55,6 +56,9 @@ public:
 private:
     std::shared_ptr<Impl> m_impl;
 };
+
+// What the runtime changed in LibTorch while plans are active, for the user to know (e.g. fusers off).
+std::vector<std::string> runtimeNotices();
 
 // Every live thread's function table and stacks (R12), for the UI.
 std::vector<ThreadStacksSnapshot> snapshotFunctionStacks();

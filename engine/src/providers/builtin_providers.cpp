@@ -6,6 +6,8 @@ void registerBuiltinProviders(ProviderRegistry& registry)
 {
     registerAtenReferenceProviders(registry);
     registerTorchSdpaProvider(registry);
+    registerCpuProviders(registry);
+    registerCudaProviders(registry);
 }
 
 } // namespace kforge::providers

@@ -163,6 +163,13 @@ std::vector<LeftoverPatch> KernelProviderRuntime::leftovers() const { return m_i
 std::vector<LeftoverPatch> KernelProviderRuntime::leftoverReports() const { return m_impl->core->reports(); }
 void KernelProviderRuntime::clearLeftoverReports() { m_impl->core->clearReports(); }
 
+std::vector<std::string> runtimeNotices()
+{
+    if (Fusers::disabledForPlan())
+        return {Fusers::notice()};
+    return {};
+}
+
 std::vector<ThreadStacksSnapshot> snapshotFunctionStacks()
 {
     std::vector<ThreadStacksSnapshot> out;

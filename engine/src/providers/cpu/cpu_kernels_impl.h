@@ -1,0 +1,717 @@
+// The Cpu*Provider kernels, once per instruction set. Not a normal header: cpu_kernels_{default,avx2,avx512}.cpp
+// each include it exactly once, after <ATen/cpu/vec/vec.h> for their ISA and after defining
+//   KFORGE_CPU_ISA_NS       the namespace of this copy (isa_default, isa_avx2, isa_avx512)
+//   KFORGE_CPU_ISA          its Isa enumerator
+//   KFORGE_CPU_ISA_NAME     "DEFAULT", "AVX2", "AVX512"
+//   KFORGE_CPU_TABLE_FN     the accessor it defines (defaultKernels, avx2Kernels, avx512Kernels)
+// Everything but the accessor has internal linkage, so the copies never meet at link time.
+//
+// Arithmetic is in float32 (bfloat16 is widened on load and rounded, nearest even, once per output element on
+// store, like ATen's CPU kernels for these ops); only layer_norm's per-row merge of its lane statistics uses
+// double.
+#include "providers/cpu/cpu_kernels.h"
+
+#include <ATen/cpu/vec/vec.h>
+#include <c10/util/BFloat16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace kforge::providers::cpu {
+namespace KFORGE_CPU_ISA_NS {
+namespace {
+
+using fVec = at::vec::Vectorized<float>;
+using bf16 = c10::BFloat16;
+constexpr std::int64_t W = fVec::size(); // float lanes
+constexpr std::int64_t kStep = 2 * W;    // elements per load2/store2: one Vectorized<BFloat16>
+// Work per parallel chunk, in elements (ATen's at::internal::GRAIN_SIZE).
+constexpr std::int64_t kGrainElements = 32768;
+
+std::int64_t rowGrain(std::int64_t elementsPerRow)
+{
+    return std::max<std::int64_t>(1, kGrainElements / std::max<std::int64_t>(1, elementsPerRow));
+}
+
+// Loads and stores of float vectors from float or bfloat16 memory. The partial forms take 0 <= n < width
+// elements; lanes past n load as 0 and are not stored.
+template <typename T> struct Io;
+
+template <> struct Io<float> {
+    static void load2(const float* p, fVec& a, fVec& b)
+    {
+        a = fVec::loadu(p);
+        b = fVec::loadu(p + W);
+    }
+    static void load2(const float* p, std::int64_t n, fVec& a, fVec& b)
+    {
+        if (n > W) {
+            a = fVec::loadu(p);
+            b = fVec::loadu(p + W, n - W);
+        } else {
+            a = fVec::loadu(p, n);
+            b = fVec(0.0f);
+        }
+    }
+    static void store2(float* p, const fVec& a, const fVec& b)
+    {
+        a.store(p);
+        b.store(p + W);
+    }
+    static void store2(float* p, std::int64_t n, const fVec& a, const fVec& b)
+    {
+        if (n > W) {
+            a.store(p);
+            b.store(p + W, n - W);
+        } else if (n > 0) {
+            a.store(p, n);
+        }
+    }
+    static fVec load1(const float* p) { return fVec::loadu(p); }
+    static fVec load1(const float* p, std::int64_t n) { return fVec::loadu(p, n); }
+    static void store1(float* p, const fVec& a) { a.store(p); }
+    static void store1(float* p, std::int64_t n, const fVec& a) { a.store(p, n); }
+};
+
+template <> struct Io<bf16> {
+    using bVec = at::vec::Vectorized<bf16>;
+    static_assert(bVec::size() == kStep, "one Vectorized<BFloat16> widens to two Vectorized<float>");
+
+    static void load2(const bf16* p, fVec& a, fVec& b) { at::vec::load_fp32_from_bf16(p, a, b); }
+    static void load2(const bf16* p, std::int64_t n, fVec& a, fVec& b)
+    {
+        std::tie(a, b) = at::vec::convert_bfloat16_float(bVec::loadu(p, static_cast<int16_t>(n)));
+    }
+    static void store2(bf16* p, const fVec& a, const fVec& b) { at::vec::convert_float_bfloat16(a, b).store(p); }
+    static void store2(bf16* p, std::int64_t n, const fVec& a, const fVec& b)
+    {
+        if (n > 0)
+            at::vec::convert_float_bfloat16(a, b).store(p, static_cast<int>(n));
+    }
+    static fVec load1(const bf16* p)
+    {
+        fVec a;
+        at::vec::load_fp32_from_bf16(p, a);
+        return a;
+    }
+    static fVec load1(const bf16* p, std::int64_t n)
+    {
+        return std::get<0>(at::vec::convert_bfloat16_float(bVec::loadu(p, static_cast<int16_t>(n))));
+    }
+    static void store1(bf16* p, const fVec& a) { at::vec::convert_float_bfloat16(a, a).store(p, static_cast<int>(W)); }
+    static void store1(bf16* p, std::int64_t n, const fVec& a)
+    {
+        if (n > 0)
+            at::vec::convert_float_bfloat16(a, a).store(p, static_cast<int>(n));
+    }
+};
+
+float hsum(const fVec& v)
+{
+    alignas(64) float lanes[W];
+    v.store(lanes);
+    float s = 0.0f;
+    for (std::int64_t l = 0; l < W; ++l)
+        s += lanes[l];
+    return s;
+}
+
+float hmax(const fVec& v)
+{
+    alignas(64) float lanes[W];
+    v.store(lanes);
+    float m = lanes[0];
+    for (std::int64_t l = 1; l < W; ++l)
+        m = std::max(m, lanes[l]);
+    return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Element-wise: y = op(x) on n contiguous elements, 2W at a time, the tail as one partial step.
+
+template <typename T, typename Op> void elementwise(const T* x, T* y, std::int64_t n, const Op& op)
+{
+    parallelFor(0, n, kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t i = begin;
+        for (; i + kStep <= end; i += kStep) {
+            fVec a, b;
+            Io<T>::load2(x + i, a, b);
+            Io<T>::store2(y + i, op(a), op(b));
+        }
+        if (i < end) {
+            fVec a, b;
+            Io<T>::load2(x + i, end - i, a, b);
+            Io<T>::store2(y + i, end - i, op(a), op(b));
+        }
+    });
+}
+
+// The element-wise math. ATen's Vectorized<float>::erf / tanh / exp call Sleef (an out-of-line call per vector
+// that dominates these kernels); ours use ATen's inlined exp_u20 polynomial instead (error <= 20 ulp, i.e. a
+// relative 2.4e-6 on exp, which moves GELU/SiLU results by at most ~1e-6 relative: far inside float32
+// tolerances and invisible after bfloat16 rounding). On the DEFAULT build exp_u20 is std::exp.
+
+// erf: the Abramowitz-Stegun 7.1.26 form that Vectorized<float>::erf also uses (|error| <= 1.5e-7),
+// erf(|x|) = 1 - t (p1 + p2 t + p3 t^2 + p4 t^3 + p5 t^4) exp(-x^2), t = 1 / (1 + p |x|), sign restored.
+fVec erfAs(const fVec& x)
+{
+    const fVec negZero(-0.0f), one(1.0f), p(0.3275911f);
+    const fVec p1(0.254829592f), p2(-0.284496736f), p3(1.421413741f), p4(-1.453152027f), p5(1.061405429f);
+    const fVec sign = x & negZero;
+    const fVec t = one / at::vec::fmadd(p, x.abs(), one);
+    fVec r = at::vec::fmadd(p5, t, p4);
+    r = at::vec::fmadd(r, t, p3);
+    r = at::vec::fmadd(r, t, p2);
+    r = at::vec::fmadd(r, t, p1);
+    const fVec e = (x * x).neg().exp_u20(); // exp_u20 gives 0 below ln(FLT_MIN): erf(+-inf) = +-1
+    return at::vec::fmadd(e.neg() * t, r, one) ^ sign;
+}
+
+// GELU, exact form: x/2 (1 + erf(x / sqrt 2)).
+struct GeluErf {
+    fVec operator()(const fVec& x) const
+    {
+        const fVec kAlpha(static_cast<float>(M_SQRT1_2)), kHalf(0.5f), kOne(1.0f);
+        return x * kHalf * (kOne + erfAs(x * kAlpha));
+    }
+};
+
+// GELU, tanh approximation: x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), computed through the identity
+// (1 + tanh(u)) / 2 = 1 / (1 + exp(-2u)): one exp and one division per element.
+struct GeluTanh {
+    fVec operator()(const fVec& x) const
+    {
+        const fVec kMinusTwoBeta(static_cast<float>(-2.0 * M_SQRT2 * M_2_SQRTPI * 0.5)), kKappa(0.044715f), kOne(1.0f);
+        const fVec u = at::vec::fmadd(kKappa * x * x, x, x); // x + kappa x^3
+        return x / (kOne + (kMinusTwoBeta * u).exp_u20());
+    }
+};
+
+// SiLU: x / (1 + exp(-x)).
+struct Silu {
+    fVec operator()(const fVec& x) const { return x / (fVec(1.0f) + x.neg().exp_u20()); }
+};
+
+template <typename T> void geluT(const void* x, void* y, std::int64_t n, bool tanh)
+{
+    if (tanh)
+        elementwise(static_cast<const T*>(x), static_cast<T*>(y), n, GeluTanh{});
+    else
+        elementwise(static_cast<const T*>(x), static_cast<T*>(y), n, GeluErf{});
+}
+
+void gelu(c10::ScalarType dtype, const void* x, void* y, std::int64_t n, bool tanh)
+{
+    if (dtype == c10::ScalarType::BFloat16)
+        geluT<bf16>(x, y, n, tanh);
+    else
+        geluT<float>(x, y, n, tanh);
+}
+
+void silu(c10::ScalarType dtype, const void* x, void* y, std::int64_t n)
+{
+    if (dtype == c10::ScalarType::BFloat16)
+        elementwise(static_cast<const bf16*>(x), static_cast<bf16*>(y), n, Silu{});
+    else
+        elementwise(static_cast<const float*>(x), static_cast<float*>(y), n, Silu{});
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// layer_norm: one pass of Welford updates over the row with 4 independent accumulator vectors (4W lanes, each
+// lane a Welford state over its own strided subsequence, all with the same count), merged with Chan's
+// formula; the < 4W elements left over are summarized exactly (mean, then squared deviations) and merged the
+// same way. Then one normalize pass.
+
+// Row statistics are combined in double: the lane states are few (4W per row) but summing 4W lane means of
+// a row with a large common offset in float would cost more digits than the Welford updates themselves.
+struct Moments {
+    double mean = 0.0;
+    double m2 = 0.0; // sum of squared deviations
+    std::int64_t n = 0;
+};
+
+Moments merge(const Moments& a, const Moments& b)
+{
+    if (a.n == 0)
+        return b;
+    if (b.n == 0)
+        return a;
+    const std::int64_t n = a.n + b.n;
+    const double delta = b.mean - a.mean;
+    const double wb = static_cast<double>(b.n) / static_cast<double>(n);
+    Moments out;
+    out.n = n;
+    out.mean = a.mean + delta * wb;
+    out.m2 = a.m2 + b.m2 + delta * delta * static_cast<double>(a.n) * wb;
+    return out;
+}
+
+template <typename T> Moments welfordRow(const T* x, std::int64_t n)
+{
+    fVec mean0(0.0f), mean1(0.0f), mean2(0.0f), mean3(0.0f);
+    fVec m20(0.0f), m21(0.0f), m22(0.0f), m23(0.0f);
+    std::int64_t count = 0;
+    std::int64_t i = 0;
+    auto update = [](const fVec& v, fVec& mean, fVec& m2, const fVec& invCount) {
+        const fVec delta = v - mean;
+        mean = at::vec::fmadd(delta, invCount, mean);
+        m2 = at::vec::fmadd(delta, v - mean, m2);
+    };
+    for (; i + 4 * W <= n; i += 4 * W) {
+        fVec v0, v1, v2, v3;
+        Io<T>::load2(x + i, v0, v1);
+        Io<T>::load2(x + i + kStep, v2, v3);
+        ++count;
+        const fVec invCount(1.0f / static_cast<float>(count));
+        update(v0, mean0, m20, invCount);
+        update(v1, mean1, m21, invCount);
+        update(v2, mean2, m22, invCount);
+        update(v3, mean3, m23, invCount);
+    }
+    Moments lanes;
+    if (count > 0) {
+        // 4W lane states of equal count: mean of means, M2 = sum M2 + count * sum (mean_l - mean)^2.
+        alignas(64) float means[4 * W];
+        alignas(64) float m2s[4 * W];
+        mean0.store(means);
+        mean1.store(means + W);
+        mean2.store(means + 2 * W);
+        mean3.store(means + 3 * W);
+        m20.store(m2s);
+        m21.store(m2s + W);
+        m22.store(m2s + 2 * W);
+        m23.store(m2s + 3 * W);
+        double sumMeans = 0.0, sumM2 = 0.0;
+        for (std::int64_t l = 0; l < 4 * W; ++l) {
+            sumMeans += means[l];
+            sumM2 += m2s[l];
+        }
+        lanes.mean = sumMeans / static_cast<double>(4 * W);
+        double spread = 0.0;
+        for (std::int64_t l = 0; l < 4 * W; ++l)
+            spread += (means[l] - lanes.mean) * (means[l] - lanes.mean);
+        lanes.m2 = sumM2 + static_cast<double>(count) * spread;
+        lanes.n = count * 4 * W;
+    }
+    Moments tail; // the < 4W elements after the last full step: mean, then squared deviations
+    if (i < n) {
+        double sum = 0.0;
+        for (std::int64_t j = i; j < n; ++j)
+            sum += static_cast<float>(x[j]);
+        tail.n = n - i;
+        tail.mean = sum / static_cast<double>(tail.n);
+        for (std::int64_t j = i; j < n; ++j) {
+            const double d = static_cast<float>(x[j]) - tail.mean;
+            tail.m2 += d * d;
+        }
+    }
+    return merge(lanes, tail);
+}
+
+template <typename T>
+void layerNormRow(const T* x, const float* weight, const float* bias, T* y, std::int64_t n, float eps)
+{
+    const Moments m = welfordRow(x, n);
+    const float var = static_cast<float>(std::max(m.m2 / static_cast<double>(n), 0.0));
+    const float rstd = 1.0f / std::sqrt(var + eps);
+    const fVec meanV(static_cast<float>(m.mean)), rstdV(rstd);
+    auto normalize = [&](fVec v, std::int64_t at) {
+        v = (v - meanV) * rstdV;
+        if (weight)
+            v = v * fVec::loadu(weight + at);
+        if (bias)
+            v = v + fVec::loadu(bias + at);
+        return v;
+    };
+    auto normalizePartial = [&](fVec v, std::int64_t at, std::int64_t count) {
+        v = (v - meanV) * rstdV;
+        if (weight)
+            v = v * fVec::loadu(weight + at, count);
+        if (bias)
+            v = v + fVec::loadu(bias + at, count);
+        return v;
+    };
+    std::int64_t i = 0;
+    for (; i + kStep <= n; i += kStep) {
+        fVec a, b;
+        Io<T>::load2(x + i, a, b);
+        Io<T>::store2(y + i, normalize(a, i), normalize(b, i + W));
+    }
+    if (i < n) {
+        const std::int64_t rest = n - i;
+        fVec a, b;
+        Io<T>::load2(x + i, rest, a, b);
+        const fVec na = normalizePartial(a, i, std::min(rest, W));
+        const fVec nb = rest > W ? normalizePartial(b, i + W, rest - W) : fVec(0.0f);
+        Io<T>::store2(y + i, rest, na, nb);
+    }
+}
+
+template <typename T>
+void layerNormT(const void* xv, const float* weight, const float* bias, void* yv, std::int64_t rows, std::int64_t cols,
+                float eps)
+{
+    const T* x = static_cast<const T*>(xv);
+    T* y = static_cast<T*>(yv);
+    parallelFor(0, rows, rowGrain(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r)
+            layerNormRow(x + r * cols, weight, bias, y + r * cols, cols, eps);
+    });
+}
+
+void layerNorm(c10::ScalarType dtype, const void* x, const float* weight, const float* bias, void* y, std::int64_t rows,
+               std::int64_t cols, float eps)
+{
+    if (dtype == c10::ScalarType::BFloat16)
+        layerNormT<bf16>(x, weight, bias, y, rows, cols, eps);
+    else
+        layerNormT<float>(x, weight, bias, y, rows, cols, eps);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// rms_norm: sum of squares with 4 accumulator vectors, then y = x * rsqrt(mean + eps) * weight.
+
+template <typename T> void rmsNormRow(const T* x, const float* weight, T* y, std::int64_t n, float eps)
+{
+    fVec acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
+    std::int64_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W) {
+        fVec v0, v1, v2, v3;
+        Io<T>::load2(x + i, v0, v1);
+        Io<T>::load2(x + i + kStep, v2, v3);
+        acc0 = at::vec::fmadd(v0, v0, acc0);
+        acc1 = at::vec::fmadd(v1, v1, acc1);
+        acc2 = at::vec::fmadd(v2, v2, acc2);
+        acc3 = at::vec::fmadd(v3, v3, acc3);
+    }
+    float sum = hsum((acc0 + acc1) + (acc2 + acc3));
+    for (; i < n; ++i) {
+        const float v = static_cast<float>(x[i]);
+        sum += v * v;
+    }
+    const float r = 1.0f / std::sqrt(sum / static_cast<float>(n) + eps);
+    const fVec rV(r);
+    i = 0;
+    for (; i + kStep <= n; i += kStep) {
+        fVec a, b;
+        Io<T>::load2(x + i, a, b);
+        a = a * rV;
+        b = b * rV;
+        if (weight) {
+            a = a * fVec::loadu(weight + i);
+            b = b * fVec::loadu(weight + i + W);
+        }
+        Io<T>::store2(y + i, a, b);
+    }
+    if (i < n) {
+        const std::int64_t rest = n - i;
+        fVec a, b;
+        Io<T>::load2(x + i, rest, a, b);
+        a = a * rV;
+        b = b * rV;
+        if (weight) {
+            a = a * fVec::loadu(weight + i, std::min(rest, W));
+            if (rest > W)
+                b = b * fVec::loadu(weight + i + W, rest - W);
+        }
+        Io<T>::store2(y + i, rest, a, b);
+    }
+}
+
+template <typename T>
+void rmsNormT(const void* xv, const float* weight, void* yv, std::int64_t rows, std::int64_t cols, float eps)
+{
+    const T* x = static_cast<const T*>(xv);
+    T* y = static_cast<T*>(yv);
+    parallelFor(0, rows, rowGrain(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r)
+            rmsNormRow(x + r * cols, weight, y + r * cols, cols, eps);
+    });
+}
+
+void rmsNorm(c10::ScalarType dtype, const void* x, const float* weight, void* y, std::int64_t rows, std::int64_t cols,
+             float eps)
+{
+    if (dtype == c10::ScalarType::BFloat16)
+        rmsNormT<bf16>(x, weight, y, rows, cols, eps);
+    else
+        rmsNormT<float>(x, weight, y, rows, cols, eps);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// softmax, online: pass 1 reads x once, keeping per lane the running max m and the running sum s of
+// exp(x - m). Per block of values it takes the block max, and if that raises m it rescales s by
+// exp(m_old - m_new) (one exp per block, not per element, and none when no lane's max rose); it also stores
+// e = exp(x - m_block) and the block's reference max. Pass 2 turns each e into exp(x - M) / S with one
+// per-block factor exp(m_block - M) / S, where M is the row max and S the row sum: no exp per element in
+// pass 2.
+//
+// -inf values (masks) are handled: a lane that has seen only -inf uses reference 0 (its e are exp(-inf) = 0
+// and its s stays 0), and factors are exp(min(m_block - M, 0)) so such lanes never form 0 * inf. A row
+// that is all -inf gives NaN, as ATen's softmax does.
+
+// Functions, not namespace-scope constants: a vector constant would be a dynamic initializer compiled for this
+// ISA and run at load time, before kernels() has checked that the CPU supports it.
+fVec negInf() { return fVec(-std::numeric_limits<float>::infinity()); }
+fVec zero() { return fVec(0.0f); }
+
+// max with -inf replaced by 0: the reference used for exp(x - ref).
+fVec safeRef(const fVec& m) { return fVec::blendv(m, zero(), m == negInf()); }
+
+// Whether any lane of mNew differs from m (NaN lanes count as different). When none does, the rescale factor
+// exp(m - ref) is exactly 1 for every lane (or multiplies a sum that is still 0), so it can be skipped: after the
+// first blocks of a row this is the common case, and it saves the per-block exp.
+bool maxRose(const fVec& mNew, const fVec& m)
+{
+    constexpr int kAllLanes = static_cast<int>((std::int64_t{1} << W) - 1);
+    return (mNew != m).zero_mask() != kAllLanes;
+}
+
+// Per-element exps: ATen's inlined exp_u20 (see the element-wise section), which needs finite or -inf
+// arguments; a row whose max is NaN or +inf (x - max is then NaN) is redone with Sleef's exp, which propagates
+// the NaN as ATen's softmax does. Block factors always use exp().
+struct FastExp {
+    fVec operator()(const fVec& v) const { return v.exp_u20(); }
+};
+struct ExactExp {
+    fVec operator()(const fVec& v) const { return v.exp(); }
+};
+
+// Some lane of m is NaN or +inf.
+bool anyNanOrPosInf(const fVec& m)
+{
+    constexpr int kAllLanes = static_cast<int>((std::int64_t{1} << W) - 1);
+    const fVec bad = (m != m) | (m == fVec(std::numeric_limits<float>::infinity()));
+    return bad.zero_mask() != kAllLanes;
+}
+
+// count in (0, kStep]: two vectors, lanes past count set to -inf (they add exp(-inf) = 0).
+template <typename T> void loadPadded(const T* p, std::int64_t count, fVec& a, fVec& b)
+{
+    if (count == kStep) {
+        Io<T>::load2(p, a, b);
+        return;
+    }
+    Io<T>::load2(p, count, a, b);
+    a = fVec::set(negInf(), a, std::min(count, W));
+    b = fVec::set(negInf(), b, std::max<std::int64_t>(count - W, 0));
+}
+
+// Rows along the last dimension (inner == 1): lane-wise state across the row, blocks of kSoftmaxBlock elements
+// (the block max is taken first, from a block small enough to stay in L1, then its exps).
+constexpr std::int64_t kSoftmaxBlock = 4 * kStep;
+
+// Pass 1 over one row: the lane states (running max m, running sum s), e and the block references.
+template <typename Exp, typename Ti>
+void softmaxRowPass1(const Ti* x, std::int64_t n, float* e, float* blockRef, fVec& m, fVec& s)
+{
+    const Exp exp;
+    m = negInf();
+    s = zero();
+    std::int64_t block = 0;
+    for (std::int64_t i = 0; i < n; i += kSoftmaxBlock, ++block) {
+        const std::int64_t len = std::min(kSoftmaxBlock, n - i);
+        fVec blockMax = negInf();
+        for (std::int64_t j = 0; j < len; j += kStep) {
+            fVec a, b;
+            loadPadded(x + i + j, std::min(kStep, len - j), a, b);
+            blockMax = at::vec::maximum(blockMax, at::vec::maximum(a, b));
+        }
+        const fVec mNew = at::vec::maximum(m, blockMax);
+        const fVec ref = safeRef(mNew);
+        if (maxRose(mNew, m))
+            s = s * (m - ref).exp();
+        fVec sum = zero();
+        for (std::int64_t j = 0; j < len; j += kStep) {
+            const std::int64_t count = std::min(kStep, len - j);
+            fVec a, b;
+            loadPadded(x + i + j, count, a, b);
+            const fVec ea = exp(a - ref);
+            const fVec eb = exp(b - ref);
+            sum = sum + ea;
+            sum = sum + eb;
+            Io<float>::store2(e + i + j, count, ea, eb);
+        }
+        s = s + sum;
+        m = mNew;
+        ref.store(blockRef + block * W);
+    }
+}
+
+template <typename Ti, typename To>
+void softmaxLastDimRow(const Ti* x, To* y, std::int64_t n, float* e, float* blockRef)
+{
+    fVec m, s;
+    softmaxRowPass1<FastExp>(x, n, e, blockRef, m, s);
+    if (anyNanOrPosInf(m))
+        softmaxRowPass1<ExactExp>(x, n, e, blockRef, m, s);
+    // Row max and sum from the lane states.
+    const float rowMax = hmax(m);
+    const fVec rowMaxV(rowMax);
+    const float rowSum = hsum(s * at::vec::minimum(safeRef(m) - rowMaxV, zero()).exp());
+    const fVec invSum(1.0f / rowSum);
+    std::int64_t block = 0;
+    for (std::int64_t i = 0; i < n; i += kSoftmaxBlock, ++block) {
+        const std::int64_t len = std::min(kSoftmaxBlock, n - i);
+        const fVec factor = at::vec::minimum(fVec::loadu(blockRef + block * W) - rowMaxV, zero()).exp() * invSum;
+        for (std::int64_t j = 0; j < len; j += kStep) {
+            const std::int64_t count = std::min(kStep, len - j);
+            fVec a, b;
+            if (count == kStep) {
+                Io<float>::load2(e + i + j, a, b);
+                Io<To>::store2(y + i + j, a * factor, b * factor);
+            } else {
+                Io<float>::load2(e + i + j, count, a, b);
+                Io<To>::store2(y + i + j, count, a * factor, b * factor);
+            }
+        }
+    }
+}
+
+template <typename Ti, typename To> void softmaxLastDim(const Ti* x, To* y, std::int64_t rows, std::int64_t n)
+{
+    parallelFor(0, rows, rowGrain(n), [&](std::int64_t r0, std::int64_t r1) {
+        const std::int64_t blocks = (n + kSoftmaxBlock - 1) / kSoftmaxBlock;
+        std::vector<float> blockRef(static_cast<size_t>(blocks * W));
+        // e goes straight into a float output; a bfloat16 output gets a float scratch row (rounding e to
+        // bfloat16 before the final scaling would round twice).
+        std::vector<float> scratch;
+        if constexpr (!std::is_same_v<To, float>)
+            scratch.resize(static_cast<size_t>(n));
+        for (std::int64_t r = r0; r < r1; ++r) {
+            float* e;
+            if constexpr (std::is_same_v<To, float>)
+                e = y + r * n;
+            else
+                e = scratch.data();
+            softmaxLastDimRow(x + r * n, y + r * n, n, e, blockRef.data());
+        }
+    });
+}
+
+// Reduction over a middle dimension (inner > 1): W adjacent inner positions are W independent rows; walk
+// `dim` with stride `inner`, blocks of kRowsPerBlock values per lane.
+constexpr std::int64_t kRowsPerBlock = 8;
+
+template <typename Exp, typename Ti>
+void softmaxStripPass1(const Ti* x, std::int64_t dim, std::int64_t inner, std::int64_t lanes, float* e, float* blockRef,
+                       fVec& m, fVec& s)
+{
+    const Exp exp;
+    auto load = [&](std::int64_t d) {
+        return lanes == W ? Io<Ti>::load1(x + d * inner) : Io<Ti>::load1(x + d * inner, lanes);
+    };
+    m = negInf();
+    s = zero();
+    std::int64_t block = 0;
+    for (std::int64_t d0 = 0; d0 < dim; d0 += kRowsPerBlock, ++block) {
+        const std::int64_t count = std::min(kRowsPerBlock, dim - d0);
+        fVec v[kRowsPerBlock];
+        fVec blockMax = negInf();
+        for (std::int64_t k = 0; k < count; ++k) {
+            v[k] = load(d0 + k);
+            blockMax = at::vec::maximum(blockMax, v[k]);
+        }
+        const fVec mNew = at::vec::maximum(m, blockMax);
+        const fVec ref = safeRef(mNew);
+        fVec sum = zero();
+        for (std::int64_t k = 0; k < count; ++k) {
+            const fVec ek = exp(v[k] - ref);
+            ek.store(e + (d0 + k) * W);
+            sum = sum + ek;
+        }
+        if (maxRose(mNew, m))
+            s = s * (m - ref).exp();
+        s = s + sum;
+        m = mNew;
+        ref.store(blockRef + block * W);
+    }
+}
+
+template <typename Ti, typename To>
+void softmaxStrip(const Ti* x, To* y, std::int64_t dim, std::int64_t inner, std::int64_t lanes, float* e,
+                  float* blockRef)
+{
+    fVec m, s;
+    softmaxStripPass1<FastExp>(x, dim, inner, lanes, e, blockRef, m, s);
+    // Lanes past `lanes` hold zeros (finite), so only real rows can trigger the exact redo.
+    if (anyNanOrPosInf(m))
+        softmaxStripPass1<ExactExp>(x, dim, inner, lanes, e, blockRef, m, s);
+    // Every lane is its own row: M = m, and S = s (a lane that saw only -inf has s = 0 and gives NaN).
+    const fVec invSum = fVec(1.0f) / s;
+    std::int64_t block = 0;
+    for (std::int64_t d0 = 0; d0 < dim; d0 += kRowsPerBlock, ++block) {
+        const std::int64_t count = std::min(kRowsPerBlock, dim - d0);
+        const fVec factor = at::vec::minimum(fVec::loadu(blockRef + block * W) - m, zero()).exp() * invSum;
+        for (std::int64_t k = 0; k < count; ++k) {
+            const fVec out = fVec::loadu(e + (d0 + k) * W) * factor;
+            if (lanes == W)
+                Io<To>::store1(y + (d0 + k) * inner, out);
+            else
+                Io<To>::store1(y + (d0 + k) * inner, lanes, out);
+        }
+    }
+}
+
+template <typename Ti, typename To>
+void softmaxInner(const Ti* x, To* y, std::int64_t outer, std::int64_t dim, std::int64_t inner)
+{
+    const std::int64_t strips = (inner + W - 1) / W;
+    parallelFor(0, outer * strips, rowGrain(dim * W), [&](std::int64_t t0, std::int64_t t1) {
+        const std::int64_t blocks = (dim + kRowsPerBlock - 1) / kRowsPerBlock;
+        std::vector<float> e(static_cast<size_t>(dim * W));
+        std::vector<float> blockRef(static_cast<size_t>(blocks * W));
+        for (std::int64_t t = t0; t < t1; ++t) {
+            const std::int64_t o = t / strips;
+            const std::int64_t j = (t % strips) * W;
+            const std::int64_t offset = o * dim * inner + j;
+            softmaxStrip(x + offset, y + offset, dim, inner, std::min(W, inner - j), e.data(), blockRef.data());
+        }
+    });
+}
+
+template <typename Ti, typename To>
+void softmaxT(const void* xv, void* yv, std::int64_t outer, std::int64_t dim, std::int64_t inner)
+{
+    const Ti* x = static_cast<const Ti*>(xv);
+    To* y = static_cast<To*>(yv);
+    if (inner == 1)
+        softmaxLastDim(x, y, outer, dim);
+    else
+        softmaxInner(x, y, outer, dim, inner);
+}
+
+void softmax(c10::ScalarType inDtype, c10::ScalarType outDtype, const void* x, void* y, std::int64_t outer,
+             std::int64_t dim, std::int64_t inner)
+{
+    const bool inBf16 = inDtype == c10::ScalarType::BFloat16;
+    const bool outBf16 = outDtype == c10::ScalarType::BFloat16;
+    if (inBf16 && outBf16)
+        softmaxT<bf16, bf16>(x, y, outer, dim, inner);
+    else if (inBf16)
+        softmaxT<bf16, float>(x, y, outer, dim, inner);
+    else if (outBf16)
+        softmaxT<float, bf16>(x, y, outer, dim, inner);
+    else
+        softmaxT<float, float>(x, y, outer, dim, inner);
+}
+
+} // namespace
+
+const KernelTable& KFORGE_CPU_TABLE_FN()
+{
+    static constexpr KernelTable table{
+        KFORGE_CPU_ISA, KFORGE_CPU_ISA_NAME, static_cast<int>(W), &layerNorm, &rmsNorm, &softmax, &gelu, &silu};
+    return table;
+}
+
+} // namespace KFORGE_CPU_ISA_NS
+
+const KernelTable& KFORGE_CPU_TABLE_FN() { return KFORGE_CPU_ISA_NS::KFORGE_CPU_TABLE_FN(); }
+
+} // namespace kforge::providers::cpu

@@ -1,0 +1,461 @@
+// Cpu*Provider: KernelForge's own CPU kernels as kernel providers (see cpu_providers.h for the list and the
+// rules, cpu_kernels.h for the kernels). Each provider reads the op's boxed arguments (the ATen schema of the
+// function it replaces), checks them, runs its kernel and pushes the output.
+#include "providers/cpu/cpu_providers.h"
+
+#include "providers/builtin_providers.h"
+#include "providers/cpu/cpu_kernels.h"
+
+#include <kforge/error.h>
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include <atomic>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::providers {
+namespace cpu {
+
+namespace {
+std::atomic<std::int64_t> gFallbacks{0};
+}
+
+std::int64_t fallbackCount() { return gFallbacks.load(); }
+
+} // namespace cpu
+
+namespace {
+
+// A float32 or bfloat16 strided tensor on the CPU.
+bool cpuFloatOrBf16(const at::Tensor& t)
+{
+    return t.defined() && t.device().is_cpu() && t.layout() == at::kStrided &&
+           (t.scalar_type() == at::kFloat || t.scalar_type() == at::kBFloat16);
+}
+
+// A norm's weight or bias: absent, or [normalized_shape] on the CPU in the input's dtype or float32.
+bool parameterOk(const std::optional<at::Tensor>& p, const at::Tensor& input, at::IntArrayRef normalizedShape)
+{
+    if (!p || !p->defined())
+        return true;
+    return cpuFloatOrBf16(*p) && (p->scalar_type() == input.scalar_type() || p->scalar_type() == at::kFloat) &&
+           p->sizes().equals(normalizedShape);
+}
+
+// The parameter as contiguous float32 values (nullptr when absent); `hold` keeps them alive.
+const float* floatParameter(const std::optional<at::Tensor>& p, at::Tensor& hold)
+{
+    if (!p || !p->defined() || p->numel() == 0)
+        return nullptr;
+    if (p->scalar_type() == at::kFloat) {
+        hold = p->contiguous();
+        return hold.const_data_ptr<float>();
+    }
+    // bfloat16 weights widened here, once per call, rather than in every row.
+    const at::Tensor src = p->contiguous();
+    hold = at::empty(src.sizes(), src.options().dtype(at::kFloat));
+    const auto* in = src.const_data_ptr<at::BFloat16>();
+    float* out = hold.mutable_data_ptr<float>();
+    for (std::int64_t i = 0, n = src.numel(); i < n; ++i)
+        out[i] = static_cast<float>(in[i]);
+    return out;
+}
+
+// SymInt[] from a boxed stack: concrete ints, or nullopt.
+std::optional<std::vector<std::int64_t>> intList(const c10::IValue& v)
+{
+    if (!v.isList())
+        return std::nullopt;
+    std::vector<std::int64_t> out;
+    for (const c10::IValue& e : v.toListRef()) {
+        if (e.isInt()) {
+            out.push_back(e.toInt());
+        } else if (e.isSymInt()) {
+            const auto concrete = e.toSymInt().maybe_as_int();
+            if (!concrete)
+                return std::nullopt;
+            out.push_back(*concrete);
+        } else {
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+bool needsAutograd(std::initializer_list<const at::Tensor*> tensors)
+{
+    if (!at::GradMode::is_enabled())
+        return false;
+    for (const at::Tensor* t : tensors)
+        if (t && t->defined() && t->requires_grad())
+            return true;
+    return false;
+}
+
+const at::Tensor* ptr(const std::optional<at::Tensor>& t) { return t ? &*t : nullptr; }
+
+// The common part: argument parsing into Args (nullopt: not ours to handle), then our kernel or, for calls
+// we do not handle, the original.
+template <typename Args> class CpuProvider : public KernelProvider {
+public:
+    std::vector<std::string> devices() const override { return {"cpu"}; }
+
+protected:
+    // The op's arguments, parsed and checked; nullopt when our kernel cannot compute this call.
+    virtual std::optional<Args> parse(const torch::jit::Stack& stack, size_t first) const = 0;
+    virtual at::Tensor compute(const Args& args) const = 0;
+    virtual bool needsGraph(const Args& args) const = 0;
+    virtual size_t argumentCount() const = 0;
+
+    bool supports(const torch::jit::Stack& sample) const override
+    {
+        return sample.size() >= argumentCount() && parse(sample, sample.size() - argumentCount()).has_value();
+    }
+
+    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        const size_t n = op.schema().arguments().size();
+        std::optional<Args> args;
+        if (n == argumentCount() && stack.size() >= n)
+            args = parse(stack, stack.size() - n);
+        if (!args || needsGraph(*args)) {
+            // Not ours (see cpu_providers.h): the original kernel, as AtenReferenceProvider runs it. The runtime
+            // has excluded the interposition key, so this does not come back here.
+            ++cpu::gFallbacks;
+            op.callBoxed(stack);
+            return;
+        }
+        at::Tensor out = compute(*args);
+        torch::jit::drop(stack, n);
+        torch::jit::push(stack, std::move(out));
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
+//                  float eps=1e-05, bool cudnn_enable=True) -> Tensor
+
+struct NormArgs {
+    at::Tensor input;
+    std::vector<std::int64_t> shape;
+    std::optional<at::Tensor> weight, bias;
+    double eps = 0.0;
+    std::int64_t rows = 0, cols = 1;
+};
+
+// Shared by layer_norm and rms_norm: input, normalized_shape (trailing dims), parameters.
+std::optional<NormArgs> parseNorm(const torch::jit::Stack& stack, size_t first, bool hasBias)
+{
+    NormArgs a;
+    if (!stack[first].isTensor())
+        return std::nullopt;
+    a.input = stack[first].toTensor();
+    auto shape = intList(stack[first + 1]);
+    if (!cpuFloatOrBf16(a.input) || !shape)
+        return std::nullopt;
+    a.shape = std::move(*shape);
+    const std::int64_t k = static_cast<std::int64_t>(a.shape.size());
+    if (k < 1 || k > a.input.dim() || !a.input.sizes().slice(a.input.dim() - k).equals(a.shape))
+        return std::nullopt; // ATen raises; the fallback lets it
+    a.weight = stack[first + 2].toOptional<at::Tensor>();
+    if (hasBias)
+        a.bias = stack[first + 3].toOptional<at::Tensor>();
+    if (!parameterOk(a.weight, a.input, a.shape) || !parameterOk(a.bias, a.input, a.shape))
+        return std::nullopt;
+    for (std::int64_t d : a.shape)
+        a.cols *= d;
+    a.rows = a.cols == 0 ? 0 : a.input.numel() / a.cols;
+    return a;
+}
+
+class CpuFusedLayerNormProvider final : public CpuProvider<NormArgs> {
+public:
+    Function function() const override { return Function::LayerNorm; }
+    std::string typeName() const override { return "CpuFusedLayerNormProvider"; }
+
+protected:
+    size_t argumentCount() const override { return 6; }
+    std::optional<NormArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    {
+        auto a = parseNorm(stack, first, true);
+        if (a)
+            a->eps = stack[first + 4].toDouble();
+        return a;
+    }
+    bool needsGraph(const NormArgs& a) const override { return needsAutograd({&a.input, ptr(a.weight), ptr(a.bias)}); }
+    at::Tensor compute(const NormArgs& a) const override
+    {
+        const at::Tensor x = a.input.contiguous();
+        at::Tensor y = at::empty(x.sizes(), x.options());
+        if (x.numel() == 0)
+            return y;
+        at::Tensor holdW, holdB;
+        const float* w = floatParameter(a.weight, holdW);
+        const float* b = floatParameter(a.bias, holdB);
+        cpu::kernels().layerNorm(x.scalar_type(), x.const_data_ptr(), w, b, y.mutable_data_ptr(), a.rows, a.cols,
+                                 static_cast<float>(a.eps));
+        return y;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+// ATen's composite: in float32, x * rsqrt(mean(x^2) + eps) * weight, cast back to the input's dtype; eps None
+// is numeric_limits<float>::epsilon() (float32 is the op-math type of both float32 and bfloat16).
+
+class CpuRmsNormProvider final : public CpuProvider<NormArgs> {
+public:
+    Function function() const override { return Function::RmsNorm; }
+    std::string typeName() const override { return "CpuRmsNormProvider"; }
+
+protected:
+    size_t argumentCount() const override { return 4; }
+    std::optional<NormArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    {
+        auto a = parseNorm(stack, first, false);
+        if (a)
+            a->eps = stack[first + 3].toOptional<double>().value_or(std::numeric_limits<float>::epsilon());
+        return a;
+    }
+    bool needsGraph(const NormArgs& a) const override { return needsAutograd({&a.input, ptr(a.weight)}); }
+    at::Tensor compute(const NormArgs& a) const override
+    {
+        const at::Tensor x = a.input.contiguous();
+        at::Tensor y = at::empty(x.sizes(), x.options());
+        if (x.numel() == 0)
+            return y;
+        at::Tensor holdW;
+        const float* w = floatParameter(a.weight, holdW);
+        cpu::kernels().rmsNorm(x.scalar_type(), x.const_data_ptr(), w, y.mutable_data_ptr(), a.rows, a.cols,
+                               static_cast<float>(a.eps));
+        return y;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+// dtype: None or the input's dtype, or float32 for a bfloat16 input (softmax computed from the widened values,
+// as ATen's conversion then softmax gives). Any dim: the input is viewed as [outer, dim, inner].
+
+struct SoftmaxArgs {
+    at::Tensor input;
+    std::int64_t dim = 0;
+    at::ScalarType outDtype = at::kFloat;
+};
+
+class CpuOnlineSoftmaxProvider final : public CpuProvider<SoftmaxArgs> {
+public:
+    Function function() const override { return Function::Softmax; }
+    std::string typeName() const override { return "CpuOnlineSoftmaxProvider"; }
+
+protected:
+    size_t argumentCount() const override { return 3; }
+    std::optional<SoftmaxArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    {
+        SoftmaxArgs a;
+        if (!stack[first].isTensor() || !stack[first + 1].isInt())
+            return std::nullopt;
+        a.input = stack[first].toTensor();
+        if (!cpuFloatOrBf16(a.input))
+            return std::nullopt;
+        const std::int64_t ndim = std::max<std::int64_t>(a.input.dim(), 1);
+        std::int64_t dim = stack[first + 1].toInt();
+        if (dim < -ndim || dim >= ndim)
+            return std::nullopt;
+        a.dim = dim < 0 ? dim + ndim : dim;
+        const auto dtype = stack[first + 2].toOptional<at::ScalarType>();
+        a.outDtype = dtype.value_or(a.input.scalar_type());
+        const bool sameType = a.outDtype == a.input.scalar_type();
+        const bool widen = a.input.scalar_type() == at::kBFloat16 && a.outDtype == at::kFloat;
+        if (!sameType && !widen)
+            return std::nullopt;
+        return a;
+    }
+    bool needsGraph(const SoftmaxArgs& a) const override { return needsAutograd({&a.input}); }
+    at::Tensor compute(const SoftmaxArgs& a) const override
+    {
+        const at::Tensor x = a.input.contiguous();
+        at::Tensor y = at::empty(x.sizes(), x.options().dtype(a.outDtype));
+        if (x.numel() == 0)
+            return y;
+        std::int64_t outer = 1, inner = 1, size = 1;
+        if (x.dim() > 0) {
+            for (std::int64_t d = 0; d < a.dim; ++d)
+                outer *= x.size(d);
+            size = x.size(a.dim);
+            for (std::int64_t d = a.dim + 1; d < x.dim(); ++d)
+                inner *= x.size(d);
+        }
+        cpu::kernels().softmax(x.scalar_type(), a.outDtype, x.const_data_ptr(), y.mutable_data_ptr(), outer, size,
+                               inner);
+        return y;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Element-wise: aten::gelu(Tensor self, *, str approximate='none') -> Tensor, aten::silu(Tensor self) -> Tensor
+
+// The input as memory the kernel can walk linearly, and an output with the same layout: dense tensors as they
+// are (any stride order; empty_like keeps it), others through a contiguous copy.
+std::pair<at::Tensor, at::Tensor> denseInOut(const at::Tensor& input)
+{
+    const at::Tensor x = input.is_non_overlapping_and_dense() ? input : input.contiguous();
+    return {x, at::empty_like(x)};
+}
+
+struct GeluArgs {
+    at::Tensor input;
+    bool tanh = false;
+};
+
+class CpuGeluProvider final : public CpuProvider<GeluArgs> {
+public:
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return "CpuGeluProvider"; }
+    std::string displayName() const override
+    {
+        return "CpuGeluProvider(approximate=" + std::string(m_tanh ? "tanh" : "none") + ")";
+    }
+    nlohmann::json settings() const override
+    {
+        return {{"type", typeName()}, {"approximate", m_tanh ? "tanh" : "none"}};
+    }
+
+protected:
+    void loadSettings(const nlohmann::json& settings) override
+    {
+        const std::string where = "provider 'CpuGeluProvider'";
+        for (const auto& [key, value] : settings.items()) {
+            if (key == "type")
+                continue;
+            if (key != "approximate")
+                throw Error(where, "unknown setting '" + key + "' (known: approximate)");
+            if (!value.is_string() || (value != "none" && value != "tanh"))
+                throw Error(where, "setting 'approximate' must be \"none\" or \"tanh\", got " + value.dump());
+            m_tanh = value == "tanh";
+        }
+    }
+
+    size_t argumentCount() const override { return 2; }
+
+    // Eligible only for calls that ask for this provider's form: a plan entry "gelu -> tanh GELU" must not
+    // serve exact-GELU call sites (the optimizer compares providers against the original per call).
+    bool supports(const torch::jit::Stack& sample) const override
+    {
+        if (!CpuProvider<GeluArgs>::supports(sample))
+            return false;
+        return parse(sample, sample.size() - 2)->tanh == m_tanh;
+    }
+
+    // At run time the call's own `approximate` decides the formula, whatever the setting: never the other
+    // GELU silently.
+    std::optional<GeluArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    {
+        if (!stack[first].isTensor() || !stack[first + 1].isString())
+            return std::nullopt;
+        GeluArgs a{stack[first].toTensor()};
+        if (!cpuFloatOrBf16(a.input))
+            return std::nullopt;
+        const auto approximate = stack[first + 1].toStringRef();
+        if (approximate != "none" && approximate != "tanh")
+            return std::nullopt; // ATen raises; the fallback lets it
+        a.tanh = approximate == "tanh";
+        return a;
+    }
+    bool needsGraph(const GeluArgs& a) const override { return needsAutograd({&a.input}); }
+    at::Tensor compute(const GeluArgs& a) const override
+    {
+        auto [x, y] = denseInOut(a.input);
+        if (x.numel() > 0)
+            cpu::kernels().gelu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel(), a.tanh);
+        return y;
+    }
+
+private:
+    bool m_tanh = false;
+};
+
+struct SiluArgs {
+    at::Tensor input;
+};
+
+class CpuSiluProvider final : public CpuProvider<SiluArgs> {
+public:
+    Function function() const override { return Function::Silu; }
+    std::string typeName() const override { return "CpuSiluProvider"; }
+
+protected:
+    size_t argumentCount() const override { return 1; }
+    std::optional<SiluArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    {
+        if (!stack[first].isTensor() || !cpuFloatOrBf16(stack[first].toTensor()))
+            return std::nullopt;
+        return SiluArgs{stack[first].toTensor()};
+    }
+    bool needsGraph(const SiluArgs& a) const override { return needsAutograd({&a.input}); }
+    at::Tensor compute(const SiluArgs& a) const override
+    {
+        auto [x, y] = denseInOut(a.input);
+        if (x.numel() > 0)
+            cpu::kernels().silu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel());
+        return y;
+    }
+};
+
+const std::string kCommon =
+    " float32 and bfloat16 (computed in float32, rounded once) on CPU; at::vec::Vectorized<float> "
+    "for the widest ISA both the CPU and ATen use, rows split over ATen's intra-op threads. "
+    "Other dtypes and devices are not eligible.";
+
+} // namespace
+
+void registerCpuProviders(ProviderRegistry& registry)
+{
+    registry.add({"CpuFusedLayerNormProvider",
+                  Function::LayerNorm,
+                  {"cpu"},
+                  "layer_norm, KernelForge CPU kernel: single-pass Welford mean/variance per row, then normalize "
+                  "with weight/bias." +
+                      kCommon,
+                  [] { return std::make_unique<CpuFusedLayerNormProvider>(); }});
+    registry.add({"CpuRmsNormProvider",
+                  Function::RmsNorm,
+                  {"cpu"},
+                  "rms_norm, KernelForge CPU kernel: sum of squares per row, then x * rsqrt(mean + eps) * weight "
+                  "(ATen composite semantics; eps None = float32 epsilon)." +
+                      kCommon,
+                  [] { return std::make_unique<CpuRmsNormProvider>(); }});
+    registry.add({"CpuOnlineSoftmaxProvider",
+                  Function::Softmax,
+                  {"cpu"},
+                  "softmax, KernelForge CPU kernel: online softmax (running max and sum in one pass, then a "
+                  "normalize pass) over any dim; dtype None, the input's, or float32 from bfloat16." +
+                      kCommon,
+                  [] { return std::make_unique<CpuOnlineSoftmaxProvider>(); }});
+    registry.add({"CpuGeluProvider",
+                  Function::Gelu,
+                  {"cpu"},
+                  "gelu, KernelForge CPU kernel. approximate=\"none\": exact GELU, x/2 (1 + erf(x/sqrt 2)); "
+                  "approximate=\"tanh\": the tanh APPROXIMATION of GELU (differs from exact GELU by up to 4.7e-4, near "
+                  "x = 2.7), "
+                  "eligible only where the call itself asks for approximate='tanh'. A call whose approximate "
+                  "differs from the setting is computed as the call asks." +
+                      kCommon,
+                  [] { return std::make_unique<CpuGeluProvider>(); },
+                  {{"approximate",
+                    {{"type", "string"},
+                     {"enum", {"none", "tanh"}},
+                     {"default", "none"},
+                     {"description", "which GELU the call sites it serves use: none = exact (erf), "
+                                     "tanh = tanh approximation"}}}}});
+    registry.add(
+        {"CpuSiluProvider", Function::Silu, {"cpu"}, "silu, KernelForge CPU kernel: x / (1 + exp(-x))." + kCommon, [] {
+             return std::make_unique<CpuSiluProvider>();
+         }});
+}
+
+} // namespace kforge::providers
