@@ -94,6 +94,8 @@ Command addRunCommand(CLI::App& app)
             std::string error;
             {
                 auto applied = runtime.applied();
+                for (const auto& notice : runtimeNotices())
+                    std::cerr << "kforge: note: " << notice << '\n';
                 try {
                     outputs = session->forwardMany(o->iterations, o->threads);
                 } catch (const Error& e) {
