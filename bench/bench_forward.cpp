@@ -257,8 +257,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
             std::printf("%s (at::get_num_threads()=%d)\n", m->name.c_str(), at::get_num_threads());
             for (const char* row : {"uninstrumented", "session_inactive", "active_empty_stack", "active_all_ref",
                                     "inactive_no_digest", "empty_stack_no_digest", "all_ref_no_digest",
-                                    "instr_graph_direct", "instr_callguard", "instr_guard_digest",
-                                    "uninstr_digest"}) {
+                                    "instr_graph_direct", "instr_callguard", "instr_guard_digest", "uninstr_digest"}) {
                 const auto* s = rep.stats(b + row, cpu);
                 if (!s)
                     continue;

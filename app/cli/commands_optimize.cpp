@@ -40,7 +40,8 @@ Command addOptimizeCommand(CLI::App& app)
         ->check(CLI::Range(0.0, 100.0));
     cmd->add_option("--warmup", o->warmup, "warm-up forwards of the profile")->check(CLI::Range(0, 1000));
     cmd->add_option("--iterations", o->iterations, "measured forwards of the profile")->check(CLI::Range(1, 100000));
-    cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")->check(CLI::Range(1, 1000));
+    cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
+        ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
     cmd->add_flag("--json", o->json, "JSON report");
     cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
@@ -59,7 +60,8 @@ Command addOptimizeCommand(CLI::App& app)
                 result.plan.modelName = session->displayName();
                 savePlan(result.plan, o->out);
                 if (o->json) {
-                    nlohmann::json out{{"plan", o->out}, {"functions", nlohmann::json::array()},
+                    nlohmann::json out{{"plan", o->out},
+                                       {"functions", nlohmann::json::array()},
                                        {"candidates", nlohmann::json::array()}};
                     for (const auto& f : result.functions)
                         out["functions"].push_back({{"function", f.function},
@@ -93,9 +95,8 @@ Command addOptimizeCommand(CLI::App& app)
                                     c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-",
                                     c.correctness.passed ? fixed(c.correctness.maxAbsError, 7) : "-",
                                     c.kept ? "KEPT" : c.rejected});
-                std::cout << formatTable({"FUNCTION", "CANDIDATE", "LATENCY us", "ORIGINAL us", "SPEEDUP",
-                                          "MAX ABS ERR", "RESULT"},
-                                         rows);
+                std::cout << formatTable(
+                    {"FUNCTION", "CANDIDATE", "LATENCY us", "ORIGINAL us", "SPEEDUP", "MAX ABS ERR", "RESULT"}, rows);
                 std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
                 return 0;
             }};

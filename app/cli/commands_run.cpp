@@ -150,7 +150,10 @@ Command addRunCommand(CLI::App& app)
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& [key, n] : calls)
                     rows.push_back({key.function, key.provider,
-                                        key.provider == "original" ? "-" : key.scope.empty() ? "(root)" : key.scope, withThousands(n)});
+                                    key.provider == "original" ? "-"
+                                    : key.scope.empty()        ? "(root)"
+                                                               : key.scope,
+                                    withThousands(n)});
                 std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
                 std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
                 for (const auto& p : leftovers)

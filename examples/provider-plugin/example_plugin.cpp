@@ -27,8 +27,10 @@ protected:
 
 void registerExampleProviders(kforge::ProviderRegistry& registry)
 {
-    registry.add({"ExampleReluProvider", kforge::Function::Relu, {"cpu", "cuda"},
-                  "example plugin: relu as clamp_min(x, 0)", [] { return std::make_unique<ExampleReluProvider>(); }});
+    registry.add(
+        {"ExampleReluProvider", kforge::Function::Relu, {"cpu", "cuda"}, "example plugin: relu as clamp_min(x, 0)", [] {
+             return std::make_unique<ExampleReluProvider>();
+         }});
 }
 
 } // namespace

@@ -402,7 +402,8 @@ long long callsBy(const json& run, const std::string& function, const std::strin
 {
     long long n = 0;
     for (const auto& c : callsOf(run, function))
-        if (c.at("provider").get<std::string>().rfind(providerPrefix, 0) == 0 && (scope == "*" || c.at("scope") == scope))
+        if (c.at("provider").get<std::string>().rfind(providerPrefix, 0) == 0 &&
+            (scope == "*" || c.at("scope") == scope))
             n += c.at("calls").get<long long>();
     return n;
 }
@@ -431,8 +432,8 @@ TEST(CliPlan, RunAppendsProvideEntriesAfterThePlan)
 {
     PlanDir dir;
     const std::string plan = dir.write("p.kfplan.json", kLayerNormBlock0SdpaEverywhere);
-    const Result r = runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--provide", "blocks.1:gelu:AtenGeluProvider",
-                                "--json"});
+    const Result r =
+        runKforge({"run", "builtin:tiny-gpt", "--plan", plan, "--provide", "blocks.1:gelu:AtenGeluProvider", "--json"});
     ASSERT_EQ(r.exitCode, 0) << r;
     const json run = parseJson(r);
     ASSERT_TRUE(run.is_object()) << r;
@@ -508,7 +509,8 @@ TEST(CliPlan, ValidateListsEveryProblemOnePerLineWithWhereAndFix)
     EXPECT_EQ(r.exitCode, 1) << r;
     const auto lines = linesOf(r.out);
     ASSERT_EQ(lines.size(), 4u) << r;
-    const char* paths[] = {"/entries/0/scope", "/entries/1/function", "/entries/2/provider/type", "/entries/3/provider"};
+    const char* paths[] = {"/entries/0/scope", "/entries/1/function", "/entries/2/provider/type",
+                           "/entries/3/provider"};
     const char* kinds[] = {"unknown-scope", "function-not-called", "unavailable-provider", "bad-settings"};
     for (size_t i = 0; i < 4; ++i) {
         EXPECT_TRUE(contains(lines[i], paths[i])) << lines[i];
@@ -530,7 +532,8 @@ TEST(CliPlan, ValidateListsEveryProblemOnePerLineWithWhereAndFix)
 TEST(CliPlan, ValidateReportsMalformedJsonWithLineAndColumn)
 {
     PlanDir dir;
-    const std::string plan = dir.write("broken.kfplan.json", "{\n  \"format\": \"kforge-plan\"\n  \"entries\": []\n}\n");
+    const std::string plan =
+        dir.write("broken.kfplan.json", "{\n  \"format\": \"kforge-plan\"\n  \"entries\": []\n}\n");
     const Result r = runKforge({"plan", "validate", plan, "--model", "builtin:tiny-gpt"});
     EXPECT_EQ(r.exitCode, 1) << r;
     EXPECT_TRUE(contains(r.out, "line 3, column 3")) << r;
@@ -722,8 +725,8 @@ TEST(CliProfile, ProfileWithAPlanFileServesTheProvider)
 
 TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
 {
-    const Result r =
-        runKforge({"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider", "--iterations", "2"});
+    const Result r = runKforge(
+        {"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider", "--iterations", "2"});
     ASSERT_EQ(r.exitCode, 0) << r;
     EXPECT_TRUE(contains(r.out, "SPEEDUP")) << r;
     EXPECT_TRUE(contains(r.out, "BEFORE µs")) << r;
@@ -818,8 +821,8 @@ TEST(CliProfile, CtrlCStopsWithAPartialResult)
 {
     ProfileDir dir;
     const std::string saved = dir.path("partial.kfprof"), errPath = dir.path("stderr"), outPath = dir.path("stdout");
-    std::vector<std::string> argv{KFORGE_CLI, "profile",  "builtin:tiny-gpt", "--warmup", "0",
-                                  "--iterations", "100000", "--save", saved};
+    std::vector<std::string> argv{KFORGE_CLI,     "profile", "builtin:tiny-gpt", "--warmup", "0",
+                                  "--iterations", "100000",  "--save",           saved};
     std::vector<char*> cargv;
     for (auto& a : argv)
         cargv.push_back(a.data());

@@ -75,7 +75,8 @@ TEST(Correctness, ToleranceDependsOnDtypeAndCanBeOverridden)
 TEST(Correctness, NonFiniteMismatchIsReported)
 {
     auto p = provider("AtenGeluProvider");
-    std::vector<torch::jit::Stack> samples{{at::full({3}, std::numeric_limits<float>::quiet_NaN()), std::string("none")}};
+    std::vector<torch::jit::Stack> samples{
+        {at::full({3}, std::numeric_limits<float>::quiet_NaN()), std::string("none")}};
     const auto same = optimizer::checkProvider(*p, geluOp(), samples);
     EXPECT_TRUE(same.passed) << same.reason; // NaN in both is a match
     auto wrong = provider("TestTagGeluProvider");

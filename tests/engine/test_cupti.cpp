@@ -62,8 +62,7 @@ public:
     SyntheticBuffer(const SyntheticBuffer&) = delete;
     SyntheticBuffer& operator=(const SyntheticBuffer&) = delete;
 
-    template <typename T>
-    T* add(CUpti_ActivityKind kind)
+    template <typename T> T* add(CUpti_ActivityKind kind)
     {
         m_used = (m_used + 7) / 8 * 8;
         if (m_used + sizeof(T) > m_capacity)
@@ -191,10 +190,10 @@ AttributionOptions sampleOptions()
         const auto& y = b[i];
         if (std::tie(x.kind, x.name, x.modulePath, x.function, x.op, x.provider, x.startNs, x.durationNs, x.thread,
                      x.device, x.stream, x.grid, x.block, x.registersPerThread, x.sharedMemoryBytes, x.correlation,
-                     x.iteration, x.graphReplay) !=
-            std::tie(y.kind, y.name, y.modulePath, y.function, y.op, y.provider, y.startNs, y.durationNs, y.thread,
-                     y.device, y.stream, y.grid, y.block, y.registersPerThread, y.sharedMemoryBytes, y.correlation,
-                     y.iteration, y.graphReplay))
+                     x.iteration, x.graphReplay) != std::tie(y.kind, y.name, y.modulePath, y.function, y.op, y.provider,
+                                                             y.startNs, y.durationNs, y.thread, y.device, y.stream,
+                                                             y.grid, y.block, y.registersPerThread, y.sharedMemoryBytes,
+                                                             y.correlation, y.iteration, y.graphReplay))
             return false;
     }
     return true;
@@ -447,10 +446,10 @@ TEST(KernelAttribution, MissingCorrelationLeavesTheKernelUnattributed)
     REQUIRE_CUPTI_HEADERS();
 #ifdef KFORGE_WITH_CUPTI
     SyntheticBuffer buffer;
-    buffer.kernel("orphan", 77, 1'000'100, 1'000'200);        // no external record, no API record
-    buffer.external(kExternalKindFunctionCall, 999, 78);      // an id no table knows
+    buffer.kernel("orphan", 77, 1'000'100, 1'000'200);   // no external record, no API record
+    buffer.external(kExternalKindFunctionCall, 999, 78); // an id no table knows
     buffer.kernel("unknown_id", 78, 1'000'300, 1'000'400);
-    buffer.external(kExternalKindModuleScope, 3, 79);         // a module scope, no function call
+    buffer.external(kExternalKindModuleScope, 3, 79); // a module scope, no function call
     buffer.kernel("module_only", 79, 1'000'500, 1'000'600);
     buffer.external(2 /* OPENACC: not ours */, 101, 80);
     buffer.kernel("foreign_kind", 80, 1'000'700, 1'000'800);
@@ -580,12 +579,12 @@ TEST(KernelAttribution, IterationsFollowTheLaunchTime)
     // Host times (origin: CUPTI 1'000'000 == host 5'000): iterations 0 and 1 begin at host 5'000 and 6'000.
     tables.iterationStarts = {{5'000, 0}, {6'000, 1}};
     SyntheticBuffer buffer;
-    buffer.api(1, 1'000'900, 1'000'950);                      // launched in iteration 0 (host 5'900) ...
-    buffer.kernel("late", 1, 1'001'100, 1'001'200);           // ... runs during iteration 1: still iteration 0
+    buffer.api(1, 1'000'900, 1'000'950);            // launched in iteration 0 (host 5'900) ...
+    buffer.kernel("late", 1, 1'001'100, 1'001'200); // ... runs during iteration 1: still iteration 0
     buffer.api(2, 1'001'500, 1'001'510);
     buffer.kernel("second", 2, 1'001'600, 1'001'700);
-    buffer.kernel("no_api", 3, 1'001'800, 1'001'900);         // falls back to its own start
-    buffer.kernel("before_all", 4, 998'000, 998'100);         // before the first iteration: the first
+    buffer.kernel("no_api", 3, 1'001'800, 1'001'900); // falls back to its own start
+    buffer.kernel("before_all", 4, 998'000, 998'100); // before the first iteration: the first
     const auto records = attributeKernels(buffer.parsedBySeam(), tables, sampleOptions());
     EXPECT_EQ(findByName(records, "late")->iteration, 0);
     EXPECT_EQ(findByName(records, "second")->iteration, 1);
@@ -744,7 +743,7 @@ TEST(CuptiActivityApi, GraphNodeMapClonesInheritTheirOriginalsScope)
     CuptiActivityApi api;
     api.recordGraphNode(5, {2, 101});
     api.recordGraphNode(6, {3, 0});
-    api.recordGraphNodeClone(15, 5);  // instantiation copies
+    api.recordGraphNodeClone(15, 5); // instantiation copies
     api.recordGraphNodeClone(16, 6);
     api.recordGraphNodeClone(17, 99); // original never seen: the scope current on this thread (none here)
     const auto nodes = api.graphNodes();
@@ -968,8 +967,7 @@ TEST(CuptiGpu, AnotherSubscriberMakesStartRefuse)
         ADD_FAILURE() << "start() ran next to another CUPTI subscriber";
         api.stop();
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("Never run the PyTorch profiler together"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("Never run the PyTorch profiler together"), std::string::npos) << e.what();
     }
     EXPECT_FALSE(api.active());
     cuptiUnsubscribe(other);

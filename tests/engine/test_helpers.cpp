@@ -114,8 +114,9 @@ void registerTestProviders()
         r.add({"TestTagBGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<TagGeluProvider>("TestTagBGeluProvider", kTagB);
                }});
-        r.add({"TestSlowGeluProvider", Function::Gelu, {"cpu"}, "test",
-               [] { return std::make_unique<SlowGeluProvider>(); }});
+        r.add({"TestSlowGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
+                   return std::make_unique<SlowGeluProvider>();
+               }});
         r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<ThrowingGeluProvider>();
                }});

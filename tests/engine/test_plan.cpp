@@ -34,8 +34,7 @@ std::string readText(const fs::path& path)
 }
 
 // The message of the kforge::Error `body` throws, or a test failure.
-template <typename F>
-std::string errorOf(F&& body)
+template <typename F> std::string errorOf(F&& body)
 {
     try {
         body();
@@ -201,10 +200,10 @@ TEST(PlanIo, WrongTypesAreReportedAllAtOnceWithTheirJsonPath)
         "not an object",
         {"scope": "", "function": "gelu", "provider": {"type": "AtenGeluProvider"}, "enable": false}]})";
     const std::string message = errorOf([&] { parsePlan(text, "p"); });
-    for (const char* path : {"/model/name", "/entries/1/enabled", "/entries/2/scope", "/entries/3/function",
-                             "/entries/3/provider", "/entries/3/note", "/entries/4/provider/type",
-                             "/entries/5/provider: missing \"type\"", "/entries/6: missing \"provider\"",
-                             "/entries/7: expected an object", "/entries/8/enable: unknown key"})
+    for (const char* path :
+         {"/model/name", "/entries/1/enabled", "/entries/2/scope", "/entries/3/function", "/entries/3/provider",
+          "/entries/3/note", "/entries/4/provider/type", "/entries/5/provider: missing \"type\"",
+          "/entries/6: missing \"provider\"", "/entries/7: expected an object", "/entries/8/enable: unknown key"})
         EXPECT_TRUE(contains(message, path)) << path << " not in: " << message;
     EXPECT_FALSE(contains(message, "/entries/0")) << message;
 
@@ -244,7 +243,8 @@ TEST(PlanIo, FileSha256MatchesKnownDigests)
     writeBytes(dir.path("abc"), "abc");
     writeBytes(dir.path("two-blocks"), "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq");
     writeBytes(dir.path("million-a"), std::string(1000000, 'a'));
-    EXPECT_EQ(fileSha256(dir.path("empty").string()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(fileSha256(dir.path("empty").string()),
+              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     EXPECT_EQ(fileSha256(dir.path("abc").string()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     EXPECT_EQ(fileSha256(dir.path("two-blocks").string()),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
@@ -368,10 +368,11 @@ TEST(PlanAitune, SettingsOfProvidersWeCannotRunAreKeptIntact)
 {
     const Plan fa4 = readPlan((kPlans / "aitune_flash_attention4_keyword.json").string());
     ASSERT_EQ(fa4.entries.size(), 1u);
-    EXPECT_EQ(fa4.entries[0].provider, (json{{"type", "FlashAttention4KernelProvider"},
-                                             {"qkv_source", "keyword_qkv"},
-                                             {"flash_kwargs", {{"causal", true}, {"softmax_scale", 0.125}, {"pack_gqa", false}}},
-                                             {"copy_free_layout", true}}));
+    EXPECT_EQ(fa4.entries[0].provider,
+              (json{{"type", "FlashAttention4KernelProvider"},
+                    {"qkv_source", "keyword_qkv"},
+                    {"flash_kwargs", {{"causal", true}, {"softmax_scale", 0.125}, {"pack_gqa", false}}},
+                    {"copy_free_layout", true}}));
     EXPECT_TRUE(isKnownAituneOnlyType("FlashAttention4KernelProvider"));
     EXPECT_TRUE(isKnownAituneOnlyType("SageAttentionKernelProvider"));
     EXPECT_TRUE(isKnownAituneOnlyType("DiffusersAttentionKernelProvider"));
@@ -385,7 +386,8 @@ TEST(PlanAitune, SettingsOfProvidersWeCannotRunAreKeptIntact)
     ASSERT_EQ(unknown.entries.size(), 1u);
     EXPECT_EQ(unknown.entries[0].function, "");
     EXPECT_EQ(unknown.entries[0].provider["block"], 128);
-    EXPECT_EQ(json::parse(exportAitune(unknown)), json::parse(R"({"providers": [{"type": "MyTritonGeluProvider", "block": 128}]})"));
+    EXPECT_EQ(json::parse(exportAitune(unknown)),
+              json::parse(R"({"providers": [{"type": "MyTritonGeluProvider", "block": 128}]})"));
 }
 
 TEST(PlanAitune, TheReferenceExampleImportsButCannotExportBack)
@@ -432,8 +434,9 @@ TEST(PlanAitune, ImportIntoAScope)
 TEST(PlanAitune, MalformedAitunePlansNameThePath)
 {
     EXPECT_TRUE(contains(errorOf([] { importAitune(R"({"providers": {}})"); }), "/providers: expected an array"));
-    const std::string message =
-        errorOf([] { importAitune(R"({"providers": [{"type": "TorchSDPAKernelProvider"}, {"backend": "MATH"}, 3, {"type": 1}]})"); });
+    const std::string message = errorOf([] {
+        importAitune(R"({"providers": [{"type": "TorchSDPAKernelProvider"}, {"backend": "MATH"}, 3, {"type": 1}]})");
+    });
     EXPECT_TRUE(contains(message, "/providers/1: missing \"type\"")) << message;
     EXPECT_TRUE(contains(message, "/providers/2: expected an object")) << message;
     EXPECT_TRUE(contains(message, "/providers/3/type: expected a string")) << message;
@@ -563,10 +566,10 @@ TEST_F(PlanValidation, DuplicateScopeAndFunctionAmongEnabledEntries)
 
 TEST_F(PlanValidation, UnknownSettingsNameTheProviderAndTheKey)
 {
-    const auto problems = validate(Plan{{withSettings(entry("", kSdpa, "TorchSDPAKernelProvider"), {{"bogus", 1}}),
-                                         withSettings(entry("blocks.1", kSdpa, "TorchSDPAKernelProvider"),
-                                                      {{"backend", "FAST"}}),
-                                         withSettings(entry("blocks.0", "gelu", "AtenGeluProvider"), {{"x", 1}})}});
+    const auto problems =
+        validate(Plan{{withSettings(entry("", kSdpa, "TorchSDPAKernelProvider"), {{"bogus", 1}}),
+                       withSettings(entry("blocks.1", kSdpa, "TorchSDPAKernelProvider"), {{"backend", "FAST"}}),
+                       withSettings(entry("blocks.0", "gelu", "AtenGeluProvider"), {{"x", 1}})}});
     ASSERT_EQ(problems.size(), 3u);
     for (const auto& p : problems) {
         EXPECT_EQ(p.kind, "bad-settings");
@@ -580,10 +583,10 @@ TEST_F(PlanValidation, UnknownSettingsNameTheProviderAndTheKey)
 
 TEST_F(PlanValidation, EveryProblemOfEveryEntryIsReportedInOrder)
 {
-    const Plan plan{{entry("nowhere", "gelux", "NoSuchProvider"),                          // scope, function, type
-                     entry("blocks.0.attn", "gelu", "FlashAttention4KernelProvider"),      // not called, unavailable, wrong
-                     entry("", "layer_norm", "AtenLayerNormProvider"),                     // fine
-                     entry("", "layer_norm", "AtenLayerNormProvider")}};                   // duplicate
+    const Plan plan{{entry("nowhere", "gelux", "NoSuchProvider"),                     // scope, function, type
+                     entry("blocks.0.attn", "gelu", "FlashAttention4KernelProvider"), // not called, unavailable, wrong
+                     entry("", "layer_norm", "AtenLayerNormProvider"),                // fine
+                     entry("", "layer_norm", "AtenLayerNormProvider")}};              // duplicate
     std::vector<std::string> got;
     for (const auto& p : validate(plan))
         got.push_back(std::to_string(p.entry) + ":" + p.kind);

@@ -16,7 +16,10 @@ using namespace kforge::test;
 
 namespace {
 
-std::string faulty(int n) { return std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/libkforge_faulty_plugin_" + std::to_string(n) + ".so"; }
+std::string faulty(int n)
+{
+    return std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/libkforge_faulty_plugin_" + std::to_string(n) + ".so";
+}
 
 size_t registeredTypes() { return ProviderRegistry::instance().list().size(); }
 
@@ -42,7 +45,8 @@ TEST(Plugins, ExamplePluginRegistersAndRuns)
     EXPECT_EQ(info.providerTypes, std::vector<std::string>{"ExampleReluProvider"});
     EXPECT_EQ(info.abi, providerPluginAbi());
     const auto catalog = providerCatalog();
-    const auto it = std::find_if(catalog.begin(), catalog.end(), [](const auto& e) { return e.typeName == "ExampleReluProvider"; });
+    const auto it =
+        std::find_if(catalog.begin(), catalog.end(), [](const auto& e) { return e.typeName == "ExampleReluProvider"; });
     ASSERT_NE(it, catalog.end());
     EXPECT_EQ(it->function, "relu");
     EXPECT_EQ(it->plugin, info.path);
@@ -89,7 +93,8 @@ TEST(Plugins, NotAPluginIsRefused)
     expectRefused(dir.path("random.so").string(), "cannot be loaded");
     expectRefused(dir.path("missing.so").string(), "file not found");
     // A real shared library without the entry points.
-    expectRefused(std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/../lib/libkforge_engine.so", "not a kforge provider plugin");
+    expectRefused(std::string(KFORGE_FAULTY_PLUGIN_DIR) + "/../lib/libkforge_engine.so",
+                  "not a kforge provider plugin");
 }
 
 TEST(Plugins, ProviderPathLoadsFoldersAndReportsFailures)

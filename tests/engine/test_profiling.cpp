@@ -50,11 +50,10 @@ TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
         }
     }
     // Each replaceable function call is one top-level op execution: the call counts of one forward x 3.
-    EXPECT_EQ(functionOps, (std::map<std::string, int>{{"gelu", 6},
-                                                       {"layer_norm", 15},
-                                                       {"linear", 27},
-                                                       {"scaled_dot_product_attention", 6},
-                                                       {"softmax", 3}}));
+    EXPECT_EQ(
+        functionOps,
+        (std::map<std::string, int>{
+            {"gelu", 6}, {"layer_norm", 15}, {"linear", 27}, {"scaled_dot_product_attention", 6}, {"softmax", 3}}));
     // The SDPA calls happen inside the attention modules, gelu inside the MLPs.
     for (const KernelRecord& r : run.records) {
         if (r.function == "scaled_dot_product_attention")
@@ -66,8 +65,8 @@ TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
     const auto roots = std::count_if(run.ranges.begin(), run.ranges.end(),
                                      [](const RangeRecord& r) { return r.kind == "module" && r.name.empty(); });
     EXPECT_EQ(roots, 3);
-    const auto calls = std::count_if(run.ranges.begin(), run.ranges.end(),
-                                     [](const RangeRecord& r) { return r.kind == "function"; });
+    const auto calls =
+        std::count_if(run.ranges.begin(), run.ranges.end(), [](const RangeRecord& r) { return r.kind == "function"; });
     EXPECT_EQ(calls, 3 * 19);
     EXPECT_EQ(run.outputs.size(), 1u);
     ASSERT_EQ(run.outputValues.size(), 1u);
@@ -128,7 +127,8 @@ TEST(Profiling, CompareBaselineAndPlan)
     const Comparison c = compare(baseline, plan);
     EXPECT_TRUE(c.outputsComparable);
     EXPECT_EQ(c.maxAbsError, 0.0); // the reference provider computes exactly the original
-    const auto ln = std::find_if(c.byFunction.begin(), c.byFunction.end(), [](const auto& r) { return r.key == "layer_norm"; });
+    const auto ln =
+        std::find_if(c.byFunction.begin(), c.byFunction.end(), [](const auto& r) { return r.key == "layer_norm"; });
     ASSERT_NE(ln, c.byFunction.end());
     EXPECT_GT(ln->baselineUs, 0.0);
     EXPECT_GT(ln->planUs, 0.0);

@@ -20,7 +20,7 @@ struct OptimizeOptions {
     int warmupIterations = 3;
     int iterations = 5;
     double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
-    int benchmarkRounds = 7; // rounds alternate candidate and original over every sample; the fastest counts
+    int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
     std::function<void(const std::string&)> log; // progress lines

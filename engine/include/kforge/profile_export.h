@@ -57,7 +57,6 @@ const ProfileExporter& profileExporter(const std::string& name);
 // Writes `run` in `format` to `path` through writeFileStreaming.
 void exportProfile(const ProfileRun& run, const std::string& format, const std::string& path);
 
-
 // ---- .kfprof result files (docs/kfprof-format.md) ---------------------------------------------------------------
 inline constexpr const char* kProfileFormatName = "kforge-profile";
 inline constexpr int kProfileFormatVersion = 1;

@@ -17,11 +17,11 @@ namespace kforge {
 // One kernel execution ("kernel"), memory operation ("memcpy", "memset") or CPU op execution ("cpu_op").
 struct KernelRecord {
     std::string kind = "cpu_op";
-    std::string name;       // kernel name, or the ATen op for cpu_op: "aten::addmm"
-    std::string modulePath; // innermost module executing when it was launched ("" = root)
-    std::string function;   // the replaceable function whose call launched it, "" when none
-    std::string op;         // the ATen op that launched it
-    std::string provider;   // provider serving `function`, "original", or "" when no function
+    std::string name;         // kernel name, or the ATen op for cpu_op: "aten::addmm"
+    std::string modulePath;   // innermost module executing when it was launched ("" = root)
+    std::string function;     // the replaceable function whose call launched it, "" when none
+    std::string op;           // the ATen op that launched it
+    std::string provider;     // provider serving `function`, "original", or "" when no function
     std::int64_t startNs = 0; // relative to the start of the profile
     std::int64_t durationNs = 0;
     std::uint64_t thread = 0;
@@ -51,15 +51,15 @@ struct ProfileOptions {
     std::string device = "cpu"; // "cpu" or "cuda"
     int warmupIterations = 3;
     int iterations = 10;
-    Plan plan;          // empty = baseline
+    Plan plan; // empty = baseline
     bool usePlan = false;
     // Progress: (done, total) iterations; return false to cancel (the run stops after the current forward).
     std::function<bool(int, int)> progress;
 };
 
 struct ProfileRun {
-    std::string device;      // "cpu" or "cuda"
-    std::string deviceName;  // "CPU (LibTorch ops)" or "NVIDIA H200"
+    std::string device;     // "cpu" or "cuda"
+    std::string deviceName; // "CPU (LibTorch ops)" or "NVIDIA H200"
     std::string torchVersion;
     std::string cuptiVersion;
     std::string kforgeVersion;

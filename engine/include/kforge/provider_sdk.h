@@ -99,15 +99,16 @@ public:
 #define KFORGE_PROVIDER_PLUGIN_ABI_VERSION 1
 #define KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x) #x
 #define KFORGE_PROVIDER_PLUGIN_STRINGIFY(x) KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x)
-#define KFORGE_PROVIDER_PLUGIN_ABI_STRING                                                                         \
-    "kforge-provider-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(KFORGE_PROVIDER_PLUGIN_ABI_VERSION) " torch-" TORCH_VERSION \
-    " cxx11-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
-#define KFORGE_PROVIDER_PLUGIN(registerFunction)                                                                 \
-    extern "C" __attribute__((visibility("default"))) const char* kforge_provider_plugin_abi()                   \
-    {                                                                                                              \
-        return KFORGE_PROVIDER_PLUGIN_ABI_STRING;                                                                  \
-    }                                                                                                              \
-    extern "C" __attribute__((visibility("default"))) void kforge_register_providers(kforge::ProviderRegistry& r) \
-    {                                                                                                              \
-        registerFunction(r);                                                                                       \
+#define KFORGE_PROVIDER_PLUGIN_ABI_STRING                                                                              \
+    "kforge-provider-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(                                                           \
+        KFORGE_PROVIDER_PLUGIN_ABI_VERSION) " torch-" TORCH_VERSION                                                    \
+                                            " cxx11-abi-" KFORGE_PROVIDER_PLUGIN_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
+#define KFORGE_PROVIDER_PLUGIN(registerFunction)                                                                       \
+    extern "C" __attribute__((visibility("default"))) const char* kforge_provider_plugin_abi()                         \
+    {                                                                                                                  \
+        return KFORGE_PROVIDER_PLUGIN_ABI_STRING;                                                                      \
+    }                                                                                                                  \
+    extern "C" __attribute__((visibility("default"))) void kforge_register_providers(kforge::ProviderRegistry& r)      \
+    {                                                                                                                  \
+        registerFunction(r);                                                                                           \
     }

@@ -58,7 +58,6 @@ private:
     char m_buf[1 << 16];
 };
 
-
 } // namespace
 
 void writeFileStreaming(const std::string& path, const std::function<void(std::ostream&)>& write)

@@ -136,10 +136,10 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
             report.maxAbsError = std::max(report.maxAbsError, c.maxAbsError);
             report.maxRelError = std::max(report.maxRelError, c.maxRelError);
             if (!c.withinTolerance && report.reason.empty())
-                report.reason = "sample " + std::to_string(s) + ", output " + c.path + ": " +
-                                (c.problem.empty() ? "max abs error " + std::to_string(c.maxAbsError) +
-                                                         " exceeds the tolerance"
-                                                   : c.problem);
+                report.reason =
+                    "sample " + std::to_string(s) + ", output " + c.path + ": " +
+                    (c.problem.empty() ? "max abs error " + std::to_string(c.maxAbsError) + " exceeds the tolerance"
+                                       : c.problem);
             report.outputs.push_back(std::move(c));
         }
     }

@@ -107,7 +107,8 @@ std::string exportAitune(const Plan& plan)
         const PlanEntry& e = plan.entries[i];
         if (!e.enabled)
             continue;
-        const std::string name = "entry " + std::to_string(i) + " (scope '" + e.scope + "', function '" + e.function + "')";
+        const std::string name =
+            "entry " + std::to_string(i) + " (scope '" + e.scope + "', function '" + e.function + "')";
         if (!e.provider.is_object() || !e.provider.contains("type") || !e.provider["type"].is_string()) {
             reasons.push_back(name + " has no provider type");
             continue;

@@ -22,15 +22,23 @@ namespace plan_detail {
 std::string typeNameOf(const nlohmann::json& value)
 {
     switch (value.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::null:
+        return "null";
+    case nlohmann::json::value_t::object:
+        return "an object";
+    case nlohmann::json::value_t::array:
+        return "an array";
+    case nlohmann::json::value_t::string:
+        return "a string";
+    case nlohmann::json::value_t::boolean:
+        return "a boolean";
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return "an integer";
-    case nlohmann::json::value_t::number_float: return "a number";
-    default: return "binary data";
+    case nlohmann::json::value_t::number_unsigned:
+        return "an integer";
+    case nlohmann::json::value_t::number_float:
+        return "a number";
+    default:
+        return "binary data";
     }
 }
 
@@ -63,12 +71,18 @@ nlohmann::ordered_json toOrdered(const nlohmann::json& value)
         return out;
     }
     switch (value.type()) {
-    case nlohmann::json::value_t::string: return value.get<std::string>();
-    case nlohmann::json::value_t::boolean: return value.get<bool>();
-    case nlohmann::json::value_t::number_integer: return value.get<std::int64_t>();
-    case nlohmann::json::value_t::number_unsigned: return value.get<std::uint64_t>();
-    case nlohmann::json::value_t::number_float: return value.get<double>();
-    default: return nullptr;
+    case nlohmann::json::value_t::string:
+        return value.get<std::string>();
+    case nlohmann::json::value_t::boolean:
+        return value.get<bool>();
+    case nlohmann::json::value_t::number_integer:
+        return value.get<std::int64_t>();
+    case nlohmann::json::value_t::number_unsigned:
+        return value.get<std::uint64_t>();
+    case nlohmann::json::value_t::number_float:
+        return value.get<double>();
+    default:
+        return nullptr;
     }
 }
 
@@ -101,8 +115,8 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& where)
         // e.byte is 1-based: the position of the last character read (size + 1 at an unexpected end).
         size_t index = std::min(e.byte == 0 ? size_t(0) : size_t(e.byte - 1), text.size());
         // An unexpected string is read whole before it is refused: point at its opening quote instead.
-        if (index < text.size() && text[index] == '"' && std::string_view(e.what()).find("unexpected string") !=
-                                                               std::string_view::npos) {
+        if (index < text.size() && text[index] == '"' &&
+            std::string_view(e.what()).find("unexpected string") != std::string_view::npos) {
             for (size_t i = index; i-- > 0;) {
                 size_t backslashes = 0;
                 while (backslashes < i && text[i - 1 - backslashes] == '\\')
@@ -256,7 +270,8 @@ PlanDialect plan_detail::planDialectOf(const nlohmann::json& root, const std::st
         if (!f.is_string())
             throw Error(where, "/format: expected the string \"kforge-plan\", found " + typeNameOf(f));
         if (f.get<std::string>() != kFormatName)
-            throw Error(where, "/format: unknown plan format '" + f.get<std::string>() + "' (expected \"kforge-plan\")");
+            throw Error(where,
+                        "/format: unknown plan format '" + f.get<std::string>() + "' (expected \"kforge-plan\")");
         return PlanDialect::Kforge;
     }
     if (root.contains("providers"))

@@ -74,7 +74,8 @@ private:
         }
         auto [a, b, c, d, e, f, g, h] = m_state;
         for (int i = 0; i < 64; ++i) {
-            const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
+            const std::uint32_t t1 =
+                h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
             const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
             h = g;
             g = f;
@@ -103,7 +104,8 @@ std::string fileSha256(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw Error(path, errno == ENOENT ? std::string("not found") : "cannot be read: " + std::string(std::strerror(errno)));
+        throw Error(path, errno == ENOENT ? std::string("not found")
+                                          : "cannot be read: " + std::string(std::strerror(errno)));
     Sha256 sha;
     char buffer[1 << 16];
     while (in) {

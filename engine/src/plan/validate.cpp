@@ -73,10 +73,10 @@ struct Index {
     std::vector<std::string> modulePaths;
     std::vector<std::string> functionNames;
     std::vector<std::string> providerTypes;
-    std::map<std::string, std::vector<std::string>> typesByFunction;   // registered types per function
-    std::map<std::string, std::vector<std::string>> modulesCalling;    // modules whose own forward calls it
+    std::map<std::string, std::vector<std::string>> typesByFunction;    // registered types per function
+    std::map<std::string, std::vector<std::string>> modulesCalling;     // modules whose own forward calls it
     std::unordered_map<std::string, const ProviderTypeInfo*> infoCache; // registry lookups, nullptr = unknown
-    std::unordered_map<std::string, std::string> settingsErrors;       // provider JSON -> error ("" = fine)
+    std::unordered_map<std::string, std::string> settingsErrors;        // provider JSON -> error ("" = fine)
     std::unordered_map<std::string, std::vector<std::string>> scopeSuggestions;
 
     explicit Index(const ModelSession& s) : session(s)
@@ -175,8 +175,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
         if (!function) {
             std::string fix = "use one of: " + quotedList(index.functionNames);
             if (!providerFunctionHint(e).empty())
-                fix = "use '" + providerFunctionHint(e) + "' (what the provider replaces), or one of: " +
-                      quotedList(index.functionNames);
+                fix = "use '" + providerFunctionHint(e) +
+                      "' (what the provider replaces), or one of: " + quotedList(index.functionNames);
             add(at + "/function", "unknown-function", "'" + e.function + "' is not a replaceable function", fix);
         } else if (module && !module->subtreeFunctions.count(e.function)) {
             std::string fix;
@@ -187,7 +187,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             const auto calling = index.modulesCalling.find(e.function);
             if (calling != index.modulesCalling.end()) {
                 std::vector<std::string> some(calling->second.begin(),
-                                              calling->second.begin() + long(std::min<size_t>(4, calling->second.size())));
+                                              calling->second.begin() +
+                                                  long(std::min<size_t>(4, calling->second.size())));
                 fix += "; scopes that call '" + e.function + "': " + quotedList(some) +
                        (calling->second.size() > some.size() ? ", ..." : "");
             } else {
@@ -225,8 +226,9 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             add(at + "/function", "wrong-function",
                 "provider '" + type + "' replaces '" + providerFunction + "', not '" + e.function + "'",
                 "set the function to '" + providerFunction + "'" +
-                    (alternatives.empty() ? std::string() : ", or use a provider of '" + e.function + "': " +
-                                                                quotedList(alternatives)));
+                    (alternatives.empty()
+                         ? std::string()
+                         : ", or use a provider of '" + e.function + "': " + quotedList(alternatives)));
         }
         if (info) {
             if (std::find(info->devices.begin(), info->devices.end(), deviceKind) == info->devices.end()) {

@@ -106,7 +106,8 @@ std::vector<KernelRecord> CudaProfiling::finish(std::uint64_t& dropped)
 
     HostTables tables;
     for (const auto& [id, call] : m_recorder.functionCalls)
-        tables.functionCalls.emplace(id, FunctionCallAttribution{call.modulePath, call.function, call.op, call.provider});
+        tables.functionCalls.emplace(id,
+                                     FunctionCallAttribution{call.modulePath, call.function, call.op, call.provider});
     tables.moduleScopes = m_recorder.moduleScopes;
     tables.graphNodes = m_impl->api.graphNodes();
     tables.iterationStarts = m_recorder.iterationStarts;

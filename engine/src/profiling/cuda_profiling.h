@@ -17,7 +17,7 @@ public:
 
     explicit CudaProfiling(HostRecorder& recorder); // starts tracing; throws kforge::Error
     ~CudaProfiling();
-    void synchronize(); // waits for the device to finish the traced work
+    void synchronize();                                       // waits for the device to finish the traced work
     std::vector<KernelRecord> finish(std::uint64_t& dropped); // stops tracing, attributes the records
 
     struct Impl;

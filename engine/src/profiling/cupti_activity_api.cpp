@@ -83,8 +83,7 @@ void CUPTIAPI bufferCompletedTrampoline(CUcontext, uint32_t streamId, uint8_t* b
         std::free(buffer);
 }
 
-void CUPTIAPI subscriberCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void* cbdata)
+void CUPTIAPI subscriberCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata)
 {
     if (domain != CUPTI_CB_DOMAIN_RESOURCE || !userdata || !cbdata)
         return;

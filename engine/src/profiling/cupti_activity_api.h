@@ -47,14 +47,14 @@ struct ActivityBuffer {
 
 class CuptiActivityApi {
 public:
-    static constexpr std::size_t kBufferSize = 4u << 20; // CUPTI recommends 1 to 10 MiB
-    static constexpr std::size_t kBufferAlignment = 8;   // ACTIVITY_RECORD_ALIGNMENT
+    static constexpr std::size_t kBufferSize = 4u << 20;  // CUPTI recommends 1 to 10 MiB
+    static constexpr std::size_t kBufferAlignment = 8;    // ACTIVITY_RECORD_ALIGNMENT
     static constexpr std::size_t kDefaultMaxBuffers = 64; // 256 MiB of records (about a million kernels)
 
     struct Options {
         std::size_t bufferSize = kBufferSize;
         std::size_t maxBuffers = kDefaultMaxBuffers; // per start(); past it buffers are refused (see below)
-        std::uint32_t cuptiVersion = 0;               // 0: ask cuptiGetVersion(); tests set it
+        std::uint32_t cuptiVersion = 0;              // 0: ask cuptiGetVersion(); tests set it
     };
 
     CuptiActivityApi();
@@ -114,7 +114,7 @@ public:
     // kCuptiErrorQueueEmpty without calling CUPTI. Without CUPTI push returns kCuptiErrorNotInitialized.
     static int pushCorrelationId(CorrelationKind kind, std::uint64_t id);
     static int popCorrelationId(CorrelationKind kind, std::uint64_t* lastId = nullptr);
-    static std::size_t correlationDepth(CorrelationKind kind);      // on this thread
+    static std::size_t correlationDepth(CorrelationKind kind);       // on this thread
     static std::uint64_t currentCorrelationId(CorrelationKind kind); // on this thread, 0 when none
     static void popAllCorrelationIds(); // both kinds, on this thread (what a failed forward left)
     // The ids current on this thread, as a graph node created now would record them.

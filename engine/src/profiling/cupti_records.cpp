@@ -16,8 +16,7 @@ static_assert(sizeof(ExternalCorrelationRecordStruct) == 24);
 
 namespace {
 
-template <typename T>
-void moveAppend(std::vector<T>& to, std::vector<T>& from)
+template <typename T> void moveAppend(std::vector<T>& to, std::vector<T>& from)
 {
     if (to.empty()) {
         to = std::move(from);

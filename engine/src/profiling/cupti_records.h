@@ -50,14 +50,14 @@ inline constexpr std::uint32_t kExternalKindModuleScope = 4;  // CUPTI_EXTERNAL_
 
 // One kernel execution (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL or KERNEL).
 struct KernelActivity {
-    std::string name; // as CUPTI reports it (mangled C++ names stay mangled here)
+    std::string name;                 // as CUPTI reports it (mangled C++ names stay mangled here)
     std::uint64_t start = 0, end = 0; // CUPTI timestamps, ns
     std::uint32_t device = 0, context = 0, stream = 0, correlation = 0;
     std::array<int, 3> grid{0, 0, 0};
     std::array<int, 3> block{0, 0, 0};
-    int registers = 0; // per thread
+    int registers = 0;                                   // per thread
     int staticSharedMemory = 0, dynamicSharedMemory = 0; // bytes
-    std::uint64_t graphNodeId = 0; // 0 unless a graph launch ran it
+    std::uint64_t graphNodeId = 0;                       // 0 unless a graph launch ran it
     std::uint32_t graphId = 0;
 };
 
@@ -66,9 +66,9 @@ enum class MemKind { Memcpy, Memset };
 // One memcpy (CUPTI_ACTIVITY_KIND_MEMCPY) or memset (CUPTI_ACTIVITY_KIND_MEMSET).
 struct MemActivity {
     MemKind kind = MemKind::Memcpy;
-    std::uint8_t copyKind = 0;   // memcpy: CUpti_ActivityMemcpyKind (1 = HtoD, 2 = DtoH, 8 = DtoD, ...)
-    std::uint8_t srcKind = 0;    // memcpy: CUpti_ActivityMemoryKind of the source
-    std::uint8_t dstKind = 0;    // memcpy: of the destination; memset: of the memory set
+    std::uint8_t copyKind = 0; // memcpy: CUpti_ActivityMemcpyKind (1 = HtoD, 2 = DtoH, 8 = DtoD, ...)
+    std::uint8_t srcKind = 0;  // memcpy: CUpti_ActivityMemoryKind of the source
+    std::uint8_t dstKind = 0;  // memcpy: of the destination; memset: of the memory set
     std::uint64_t bytes = 0;
     std::uint64_t start = 0, end = 0;
     std::uint32_t device = 0, context = 0, stream = 0, correlation = 0;
@@ -82,7 +82,7 @@ enum class ApiKind { Runtime, Driver };
 struct ApiActivity {
     ApiKind kind = ApiKind::Runtime;
     std::uint32_t correlation = 0;
-    std::uint32_t cbid = 0; // CUpti_runtime_api_trace_cbid or CUpti_driver_api_trace_cbid
+    std::uint32_t cbid = 0;           // CUpti_runtime_api_trace_cbid or CUpti_driver_api_trace_cbid
     std::uint64_t start = 0, end = 0; // CUPTI timestamps, ns
     std::uint32_t process = 0, thread = 0;
 };
@@ -115,7 +115,7 @@ struct ClockOrigin {
 
 // The external ids that were current on the capturing thread when a CUDA graph node was created.
 struct GraphNodeScope {
-    std::uint64_t moduleScopeId = 0; // CUSTOM1; 0 = none
+    std::uint64_t moduleScopeId = 0;  // CUSTOM1; 0 = none
     std::uint64_t functionCallId = 0; // CUSTOM0; 0 = none
 };
 

@@ -37,7 +37,6 @@ public:
     void write(const ProfileRun& run, std::ostream& out) const override { writeCsv(run, out); }
 };
 
-
 } // namespace
 
 const std::vector<const ProfileExporter*>& profileExporters()
@@ -64,6 +63,5 @@ void exportProfile(const ProfileRun& run, const std::string& format, const std::
     const ProfileExporter& exporter = profileExporter(format);
     writeFileStreaming(path, [&](std::ostream& out) { exporter.write(run, out); });
 }
-
 
 } // namespace kforge

@@ -75,7 +75,8 @@ void HostRecorder::moduleExit(const char* path)
     m_modules.pop_back();
     if (hooks.popModule)
         hooks.popModule();
-    ranges.push_back({"module", f.name, "", f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread, m_iteration});
+    ranges.push_back(
+        {"module", f.name, "", f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread, m_iteration});
 }
 
 std::uint64_t HostRecorder::functionCallBegin(Function function, const char* provider, const char* op)

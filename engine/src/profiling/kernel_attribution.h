@@ -31,7 +31,7 @@ struct FunctionCallAttribution {
 
 struct HostTables {
     std::unordered_map<std::uint64_t, FunctionCallAttribution> functionCalls; // CUSTOM0 id ->
-    std::unordered_map<std::uint64_t, std::string> moduleScopes;             // CUSTOM1 id -> module path
+    std::unordered_map<std::uint64_t, std::string> moduleScopes;              // CUSTOM1 id -> module path
     std::unordered_map<std::uint64_t, GraphNodeScope> graphNodes;             // graphNodeId -> ids at capture
     // (host steady ns when the iteration began, iteration number), ascending by time. A kernel belongs to the
     // last iteration that began at or before its launch (its API call; the kernel start when there is none).

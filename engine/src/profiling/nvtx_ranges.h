@@ -20,8 +20,8 @@ void pushFunctionCall(const std::string& function, const std::string& provider);
 void pushRange(const char* message); // any other range, in the same domain
 // Closes the innermost range of this thread; false when none is open.
 bool pop();
-std::size_t depth();    // open ranges on this thread
-void popAll();          // closes them all
+std::size_t depth(); // open ranges on this thread
+void popAll();       // closes them all
 
 // RAII: a module scope range.
 class ModuleRange {

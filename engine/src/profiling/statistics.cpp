@@ -18,10 +18,14 @@ std::string geometry(const KernelRecord& r)
 std::string keyOf(const KernelRecord& r, GroupBy by)
 {
     switch (by) {
-    case GroupBy::Kernel: return r.name;
-    case GroupBy::KernelGeometry: return r.kind == "kernel" ? geometry(r) : r.name;
-    case GroupBy::Function: return r.function.empty() ? "(no function)" : r.function;
-    case GroupBy::Module: return r.modulePath;
+    case GroupBy::Kernel:
+        return r.name;
+    case GroupBy::KernelGeometry:
+        return r.kind == "kernel" ? geometry(r) : r.name;
+    case GroupBy::Function:
+        return r.function.empty() ? "(no function)" : r.function;
+    case GroupBy::Module:
+        return r.modulePath;
     }
     return r.name;
 }
