@@ -18,6 +18,8 @@
 // repetitions, in real time and in CPU time (the latter is steadier when other processes share the cores).
 #include "bench_common.h"
 
+#include <torch/csrc/jit/runtime/operator.h>
+
 #include "model/session_impl.h"
 #include "runtime/interposer.h"
 #include "runtime/mode_key.h"
@@ -64,21 +66,26 @@ kforge::PlanEntry entry(const std::string& function, const std::string& provider
     return e;
 }
 
-const c10::OperatorHandle& enterOp()
+// The hook ops as the interpreter runs them: registered TorchScript operations (runtime/hook_ops.cpp).
+torch::jit::Operation operationOf(const char* qualified)
 {
-    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_enter", "");
+    return torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(qualified)).front()->getOperation();
+}
+torch::jit::Operation& enterOp()
+{
+    static auto op = operationOf("kforge::module_enter");
     return op;
 }
-const c10::OperatorHandle& exitOp()
+torch::jit::Operation& exitOp()
 {
-    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("kforge::module_exit", "");
+    static auto op = operationOf("kforge::module_exit");
     return op;
 }
-// Calls a hook op as the instrumented graph does: boxed, with the module object as its only argument.
-inline void callHook(const c10::OperatorHandle& op, const c10::IValue& self)
+// Calls a hook op as the instrumented graph does, with the module object as its only argument.
+inline void callHook(torch::jit::Operation& op, const c10::IValue& self)
 {
     torch::jit::Stack stack{self};
-    op.callBoxed(stack);
+    op(stack);
 }
 void callHook(const char* name) { callHook(std::string(name) == "enter" ? enterOp() : exitOp(), gFx->root); }
 
@@ -170,8 +177,8 @@ void BM_hookPair(benchmark::State& state, KernelProviderRuntime* runtime, bool s
     if (runtime)
         runtime->activate();
     const c10::IValue& self = scopeModule ? gFx->root : gFx->head;
-    const auto& enter = enterOp();
-    const auto& exit = exitOp();
+    auto& enter = enterOp();
+    auto& exit = exitOp();
     for (auto _ : state) {
         callHook(enter, self);
         callHook(exit, self);

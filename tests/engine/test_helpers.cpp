@@ -41,6 +41,7 @@ void writeBytes(const std::filesystem::path& path, const std::string& bytes)
 } // namespace kforge::test
 
 #include "model/session_impl.h"
+#include "runtime/hook_ops.h"
 
 #include <kforge/provider_sdk.h>
 
@@ -142,17 +143,8 @@ c10::IValue moduleObject(ModelSession& session, const std::string& path)
     throw std::runtime_error("no module " + path);
 }
 
-namespace {
-void callHookOp(const char* name, const c10::IValue& self)
-{
-    const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
-    torch::jit::Stack stack{self};
-    op.callBoxed(&stack);
-}
-} // namespace
-
-void callEnterOp(const c10::IValue& self) { callHookOp("kforge::module_enter", self); }
-void callExitOp(const c10::IValue& self) { callHookOp("kforge::module_exit", self); }
+void callEnterOp(const c10::IValue& self) { runtime::callModuleEnter(self); }
+void callExitOp(const c10::IValue& self) { runtime::callModuleExit(self); }
 
 double geluTagOnThisThread()
 {

@@ -6,7 +6,8 @@
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 
-#include <torch/library.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 namespace kforge::runtime {
 namespace {
@@ -19,9 +20,9 @@ bool anythingToDo()
            HostRecorder::onThisThread();
 }
 
-void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
+void moduleEnter(torch::jit::Stack& stack)
 {
-    const c10::IValue self = torch::jit::pop(*stack);
+    const c10::IValue self = torch::jit::pop(stack);
     if (!anythingToDo() || !self.isObject())
         return;
     const auto table = Hooks::snapshot();
@@ -53,9 +54,9 @@ void moduleEnter(const c10::OperatorHandle&, torch::jit::Stack* stack)
     stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
 }
 
-void moduleExit(const c10::OperatorHandle&, torch::jit::Stack* stack)
+void moduleExit(torch::jit::Stack& stack)
 {
-    const c10::IValue self = torch::jit::pop(*stack);
+    const c10::IValue self = torch::jit::pop(stack);
     HostRecorder* recorder = HostRecorder::onThisThread();
     if ((!Hooks::anyBound() && !events::recording() && !recorder) || !self.isObject())
         return;
@@ -76,17 +77,33 @@ void moduleExit(const c10::OperatorHandle&, torch::jit::Stack* stack)
         recorder->moduleExit(hooks.path);
 }
 
+// Registered as TorchScript operators with a direct Operation, not through the dispatcher: the interpreter
+// calls them without boxing or a RecordFunction check, which keeps an inactive hook near free (bench_forward).
+// CONSERVATIVE alias analysis keeps them through dead-code elimination and inlining.
+const torch::jit::RegisterOperators kHookOps({
+    torch::jit::Operator(
+        "kforge::module_enter(Any self) -> ()", [](torch::jit::Stack& stack) { moduleEnter(stack); },
+        c10::AliasAnalysisKind::CONSERVATIVE),
+    torch::jit::Operator(
+        "kforge::module_exit(Any self) -> ()", [](torch::jit::Stack& stack) { moduleExit(stack); },
+        c10::AliasAnalysisKind::CONSERVATIVE),
+});
+
 } // namespace
 
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
 
-TORCH_LIBRARY(kforge, m)
+void callModuleEnter(const c10::IValue& self)
 {
-    m.def(torch::schema("kforge::module_enter(Any self) -> ()", c10::AliasAnalysisKind::CONSERVATIVE),
-          torch::CppFunction::makeFromBoxedFunction<&moduleEnter>());
-    m.def(torch::schema("kforge::module_exit(Any self) -> ()", c10::AliasAnalysisKind::CONSERVATIVE),
-          torch::CppFunction::makeFromBoxedFunction<&moduleExit>());
+    torch::jit::Stack stack{self};
+    moduleEnter(stack);
+}
+
+void callModuleExit(const c10::IValue& self)
+{
+    torch::jit::Stack stack{self};
+    moduleExit(stack);
 }
 
 } // namespace kforge::runtime

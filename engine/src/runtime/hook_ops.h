@@ -2,10 +2,15 @@
 // kforge::module_enter(Any self) / kforge::module_exit(Any self): side-effecting ops inserted into each
 // module class's forward graph (R2). CONSERVATIVE alias analysis keeps them through DCE and inlining.
 #include <ATen/core/interned_strings.h>
+#include <ATen/core/ivalue.h>
 
 namespace kforge::runtime {
 
 c10::Symbol moduleEnterSymbol();
 c10::Symbol moduleExitSymbol();
+
+// What the ops do, callable by hand (AITune's test calls the pre-hook by hand; so do ours and the benches).
+void callModuleEnter(const c10::IValue& self);
+void callModuleExit(const c10::IValue& self);
 
 } // namespace kforge::runtime
