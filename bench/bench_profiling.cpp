@@ -92,8 +92,8 @@ void BM_AttributeStatisticsTrace1M(benchmark::State& state)
         benchmark::DoNotOptimize(byFunction);
         benchmark::DoNotOptimize(byModule);
     }
-    state.counters["records/s"] = benchmark::Counter(double(kRecords) * double(state.iterations()),
-                                                     benchmark::Counter::kIsRate);
+    state.counters["records/s"] =
+        benchmark::Counter(double(kRecords) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_AttributeStatisticsTrace1M)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
@@ -127,8 +127,7 @@ BENCHMARK(BM_TinyGptForwardCpuProfiled)->Unit(benchmark::kMicrosecond);
 int main(int argc, char** argv)
 {
     at::set_num_threads(1);
-    auto args = kforge_bench::withDefaultFlags(argc, argv,
-                                               {"--benchmark_repetitions=3", "--benchmark_min_time=0.3"});
+    auto args = kforge_bench::withDefaultFlags(argc, argv, {"--benchmark_repetitions=3", "--benchmark_min_time=0.3"});
     int n = int(args.size()) - 1;
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data()))
