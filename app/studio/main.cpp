@@ -5,6 +5,9 @@
 #include "run_controller.h"
 #include "views/module_tree_view.h"
 
+#include <kforge/error.h>
+#include <kforge/plugins.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
@@ -121,7 +124,27 @@ int main(int argc, char** argv)
                        "picture shows the first pause."),
         QStringLiteral("module"));
     parser.addOption(breakOption);
+    const QCommandLineOption pluginOption(QStringLiteral("provider-plugin"),
+                                          QStringLiteral("Load this provider plugin (.so) at start (repeatable); "
+                                                         "folders in KFORGE_PROVIDER_PATH are loaded too."),
+                                          QStringLiteral("lib.so"));
+    parser.addOption(pluginOption);
     parser.process(app);
+
+    // Provider plugins before any plan is read: a plan may name their types. KFORGE_PROVIDER_PATH failures
+    // are warnings; a plugin named on the command line must load.
+    std::vector<std::string> pluginErrors;
+    kforge::loadProviderPluginsFromEnvironment(pluginErrors);
+    for (const auto& message : pluginErrors)
+        std::fprintf(stderr, "kforge-studio: warning: %s\n", message.c_str());
+    for (const QString& plugin : parser.values(pluginOption)) {
+        try {
+            kforge::loadProviderPlugin(plugin.toStdString());
+        } catch (const kforge::Error& e) {
+            printError(QString::fromStdString(e.what()));
+            return 1;
+        }
+    }
 
     const QString view = parser.value(viewOption);
     if (!view.isEmpty() && !kforge::ui::MainWindow::viewNames().contains(view)) {
