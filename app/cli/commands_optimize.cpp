@@ -47,6 +47,7 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
     return {cmd, [o] {
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
+                requireInputs(*session);
                 OptimizeOptions options;
                 options.device = o->device;
                 options.minSharePercent = o->minShare;

@@ -526,6 +526,7 @@ Command addProfileCommand(CLI::App& app)
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption] {
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
+                requireInputs(*session);
                 const bool usePlan = !o->planFile.empty() || !o->provides.empty();
                 InterruptGuard guard;
                 const ProfileRun run = runProfile(*session, *o, planOf(*o), usePlan, "");
@@ -559,6 +560,7 @@ Command addCompareCommand(CLI::App& app)
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
                 const Plan plan = planOf(*o);
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
+                requireInputs(*session);
                 InterruptGuard guard;
                 const ProfileRun baseline = runProfile(*session, *o, {}, false, "baseline: ");
                 ProfileRun planned;

@@ -85,6 +85,7 @@ Command addRunCommand(CLI::App& app)
     return {
         cmd, [o] {
             auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
+            requireInputs(*session);
             Plan plan = o->planFile.empty() ? Plan{} : readPlan(o->planFile);
             for (const auto& spec : o->provides)
                 plan.entries.push_back(parseProvideSpec(spec));

@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include <kforge/error.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -90,6 +92,13 @@ std::string describe(const LeftoverPatch& p)
     return p.function + " -> " + p.provider + " pushed by module '" + p.modulePath + "' on thread " +
            std::to_string(p.thread) + (p.unwound ? " (unwound)" : " (still in effect)") +
            (p.error.empty() ? "" : ": " + p.error);
+}
+
+void requireInputs(const ModelSession& session)
+{
+    if (!session.hasInputs())
+        throw Error("model '" + session.source() + "'",
+                    "no inputs: give --input DTYPE[SHAPE] per forward argument, or --inputs-file FILE");
 }
 
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,

@@ -21,6 +21,9 @@ std::string describe(const TensorDigest& digest);
 std::string describe(const LeftoverPatch& patch);
 
 // Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
+// Commands that run forwards check this first, so nothing half-done is printed before the error.
+void requireInputs(const ModelSession& session);
+
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
                                         const std::string& inputsFile, OpenOptions options = {});
 
