@@ -6,6 +6,7 @@
 #include <kforge/error.h>
 #include <kforge/profile_export.h>
 #include <kforge/profiler.h>
+#include <kforge/runtime.h>
 
 #include <signal.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 
 namespace kforge::cli {
 namespace {
@@ -416,6 +418,7 @@ struct RunSetup {
     bool quiet = false;
     std::string save;
     size_t top = 20;
+    bool graph = false;
 };
 
 void addSetupOptions(CLI::App* cmd, RunSetup& o)
@@ -439,6 +442,8 @@ void addSetupOptions(CLI::App* cmd, RunSetup& o)
         ->type_name("FILE.json");
     cmd->add_option("--save", o.save, "save the run(s) to a .kfprof file for kforge report and the GUI")
         ->type_name("FILE.kfprof");
+    cmd->add_flag("--graph", o.graph,
+                  "capture one forward into a CUDA graph (the plan in effect) and profile its replays (cuda only)");
     cmd->add_flag("--json", o.json, "JSON output");
     cmd->add_flag("--quiet,-q", o.quiet, "no progress on stderr");
 }
@@ -457,12 +462,31 @@ ProfileRun runProfile(ModelSession& session, const RunSetup& o, Plan plan, bool 
     options.device = o.device;
     options.warmupIterations = o.warmup;
     options.iterations = o.iterations;
+    if (o.graph) {
+        // Replays run no host code: the providers in effect while capturing are the ones the replays run.
+        if (o.device != "cuda")
+            throw Error("--graph", "graph capture needs --device cuda");
+        std::optional<KernelProviderRuntime> runtime;
+        if (usePlan) {
+            runtime.emplace(session, plan);
+            runtime->activate();
+        }
+        const CaptureRecord capture = session.capture(std::max(1, o.warmup));
+        if (runtime)
+            runtime->deactivate();
+        if (!capture.ok)
+            throw Error("graph capture of '" + session.displayName() + "'",
+                        capture.error + " (" + std::to_string(capture.leftovers.size()) + " leftover patch(es))");
+        options.replayCapture = capture.id;
+        usePlan = false; // baked into the graph
+    }
     options.plan = std::move(plan);
     options.usePlan = usePlan;
     Progress progress(o.quiet, prefix);
     options.progress = progress.callback(o.warmup);
     ProfileRun run = profile(session, options);
     progress.done();
+    run.usedPlan = run.usedPlan || (o.graph && !run.plan.entries.empty());
     if (run.cancelled && run.records.empty())
         run.iterations = 0; // stopped during the warm-up: nothing was measured
     return run;

@@ -196,3 +196,38 @@ TEST(Profiling, CudaKernelsAreAttributed)
     EXPECT_GT(inAttention, 0);
     EXPECT_EQ(run.droppedRecords, 0u);
 }
+
+// R15 with profiling: replays of a capture are profiled, and their kernels name the captured modules
+// through the graph-node map recorded at capture.
+TEST(Profiling, GraphReplayKernelsNameTheCapturedModules)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "needs a CUDA device; none is visible on this machine";
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const CaptureRecord capture = session->capture();
+    ASSERT_TRUE(capture.ok) << capture.error;
+    ProfileOptions options;
+    options.device = "cuda";
+    options.warmupIterations = 1;
+    options.iterations = 3;
+    options.replayCapture = capture.id;
+    const ProfileRun run = profile(*session, options);
+    int replayed = 0, inBlocks = 0;
+    for (const KernelRecord& r : run.records) {
+        if (r.kind != "kernel")
+            continue;
+        replayed += r.graphReplay;
+        inBlocks += r.modulePath.rfind("blocks.", 0) == 0;
+    }
+    EXPECT_GT(replayed, 0);
+    EXPECT_GT(inBlocks, 0);
+}
+
+TEST(Profiling, GraphReplayNeedsCuda)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.device = "cpu";
+    options.replayCapture = "capture-1";
+    EXPECT_THROW(profile(*session, options), Error);
+}

@@ -53,6 +53,9 @@ struct ProfileOptions {
     int iterations = 10;
     Plan plan; // empty = baseline
     bool usePlan = false;
+    // Profile replays of this CUDA graph capture (ModelSession::capture) instead of eager forwards: replayed
+    // kernels are attributed through the graph-node map recorded at capture (device "cuda" only).
+    std::string replayCapture;
     // Progress: (done, total) iterations; return false to cancel (the run stops after the current forward).
     std::function<bool(int, int)> progress;
 };

@@ -6,6 +6,8 @@
 
 #include "model/model_loader.h"
 #include "model/output_digest.h"
+#include "profiling/cuda_profiling.h"
+#include "profiling/host_recorder.h"
 #include "model/session_impl.h"
 #include "runtime/call_guard.h"
 #include "runtime/clock.h"
@@ -24,6 +26,7 @@
 #endif
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace kforge {
@@ -33,6 +36,9 @@ struct ModelSession::Impl::Graph {
     at::cuda::CUDAGraph graph;
 #endif
     c10::IValue output; // static: each replay rewrites it
+    // What the capture's scope and call ids stand for (its graph nodes carry them; see cuda_profiling.h).
+    std::unordered_map<std::uint64_t, profiling::FunctionCallInfo> functionCalls;
+    std::unordered_map<std::uint64_t, std::string> moduleScopes;
 };
 
 namespace {
@@ -99,6 +105,20 @@ CaptureRecord ModelSession::capture(int warmupIterations)
     record.timeNs = runtime::nowNs();
     auto graph = std::make_shared<Impl::Graph>();
     std::vector<CapturedProvider> installed;
+    // With CUPTI, the capture's module scopes and function calls push external ids and every graph node
+    // created meanwhile is mapped to them: replayed kernels then name the module that was captured.
+    std::optional<profiling::HostRecorder> recorder;
+    bool trackingNodes = false;
+    if (profiling::CudaProfiling::available(nullptr)) {
+        recorder.emplace(/*timeCpuOps=*/false);
+        profiling::CudaProfiling::pushScopesFrom(*recorder);
+        try {
+            profiling::CudaProfiling::trackGraphNodes(true);
+            trackingNodes = true;
+        } catch (const Error&) {
+            // another CUPTI subscriber: the capture still works, its replays stay unattributed
+        }
+    }
     {
         // Capture on a side stream: the default stream cannot be captured.
         c10::cuda::CUDAStreamGuard streamGuard(c10::cuda::getStreamFromPool());
@@ -130,6 +150,15 @@ CaptureRecord ModelSession::capture(int warmupIterations)
         record.ok = error.empty();
         record.error = error;
     }
+    if (trackingNodes)
+        profiling::CudaProfiling::trackGraphNodes(false);
+    if (recorder) {
+        recorder->endIteration();
+        recorder->hooks = {};
+        graph->functionCalls = recorder->functionCalls;
+        graph->moduleScopes = recorder->moduleScopes;
+        recorder.reset();
+    }
     std::sort(installed.begin(), installed.end());
     installed.erase(std::unique(installed.begin(), installed.end()), installed.end());
     record.providers = std::move(installed);
@@ -141,20 +170,41 @@ CaptureRecord ModelSession::capture(int warmupIterations)
 #endif
 }
 
-std::vector<TensorDigest> ModelSession::replay(const std::string& captureId)
+namespace {
+
+size_t captureIndex(const ModelSession::Impl& impl, const std::string& captureId)
 {
-    for (size_t i = 0; i < m_impl->captures.size(); ++i) {
-        if (m_impl->captures[i].id != captureId)
+    for (size_t i = 0; i < impl.captures.size(); ++i) {
+        if (impl.captures[i].id != captureId)
             continue;
-        if (!m_impl->graphs[i])
-            throw Error("replay of " + captureId, "the capture failed: " + m_impl->captures[i].error);
-#ifdef KFORGE_WITH_CUDA
-        m_impl->graphs[i]->graph.replay();
-        ++m_impl->captures[i].replays;
-        return digestOutput(m_impl->graphs[i]->output);
-#endif
+        if (!impl.graphs[i])
+            throw Error("replay of " + captureId, "the capture failed: " + impl.captures[i].error);
+        return i;
     }
     throw Error("replay of " + captureId, "no such capture in this session");
+}
+
+} // namespace
+
+c10::IValue replayCapture(ModelSession::Impl& impl, const std::string& captureId)
+{
+    const size_t i = captureIndex(impl, captureId);
+#ifdef KFORGE_WITH_CUDA
+    impl.graphs[i]->graph.replay();
+#endif
+    ++impl.captures[i].replays;
+    return impl.graphs[i]->output;
+}
+
+void addCaptureTables(const ModelSession::Impl& impl, const std::string& captureId, profiling::CudaProfiling& tracer)
+{
+    const auto& graph = *impl.graphs[captureIndex(impl, captureId)];
+    tracer.addHostTables(graph.functionCalls, graph.moduleScopes);
+}
+
+std::vector<TensorDigest> ModelSession::replay(const std::string& captureId)
+{
+    return digestOutput(replayCapture(*m_impl, captureId));
 }
 
 } // namespace kforge

@@ -7,6 +7,9 @@
 #include <unordered_map>
 
 namespace kforge {
+namespace profiling {
+class CudaProfiling;
+}
 
 struct ModelSession::Impl {
     std::string source;
@@ -36,5 +39,9 @@ struct ModelSession::Impl {
 
 // One forward inside the engine's call guard (R10); throws kforge::Error with the cause and the inputs.
 c10::IValue guardedForward(ModelSession::Impl& impl);
+// Replays a capture (R15) and returns its static output; throws kforge::Error for an unknown or failed one.
+c10::IValue replayCapture(ModelSession::Impl& impl, const std::string& captureId);
+// Gives `tracer` the host tables recorded while `captureId` was captured, so its replays are attributed.
+void addCaptureTables(const ModelSession::Impl& impl, const std::string& captureId, profiling::CudaProfiling& tracer);
 
 } // namespace kforge

@@ -21,6 +21,8 @@ namespace kforge::profiling {
 struct CudaProfiling::Impl {
     CuptiActivityApi& api = CuptiActivityApi::singleton();
     bool stopped = false;
+    std::unordered_map<std::uint64_t, FunctionCallInfo> extraCalls;
+    std::unordered_map<std::uint64_t, std::string> extraScopes;
 };
 
 namespace {
@@ -73,7 +75,27 @@ CudaProfiling::CudaProfiling(HostRecorder& recorder) : m_recorder(recorder), m_i
 {
     synchronize(); // warm-up work must not land in the trace
     m_impl->api.start();
-    m_recorder.hooks = {&pushModule, &popModule, &pushCall, &popCall};
+    pushScopesFrom(m_recorder);
+}
+
+void CudaProfiling::pushScopesFrom(HostRecorder& recorder)
+{
+    recorder.hooks = {&pushModule, &popModule, &pushCall, &popCall};
+}
+
+void CudaProfiling::trackGraphNodes(bool on)
+{
+    if (on)
+        CuptiActivityApi::singleton().enableGraphNodeTracking();
+    else
+        CuptiActivityApi::singleton().disableGraphNodeTracking();
+}
+
+void CudaProfiling::addHostTables(const std::unordered_map<std::uint64_t, FunctionCallInfo>& functionCalls,
+                                  const std::unordered_map<std::uint64_t, std::string>& moduleScopes)
+{
+    m_impl->extraCalls.insert(functionCalls.begin(), functionCalls.end());
+    m_impl->extraScopes.insert(moduleScopes.begin(), moduleScopes.end());
 }
 
 CudaProfiling::~CudaProfiling()

@@ -16,6 +16,14 @@ public:
     static std::string cuptiVersion();
 
     explicit CudaProfiling(HostRecorder& recorder); // starts tracing; throws kforge::Error
+    // Module scopes and function calls of `recorder` push CUPTI external ids (and NVTX ranges) without
+    // tracing: what a graph capture needs so that its nodes remember their scope.
+    static void pushScopesFrom(HostRecorder& recorder);
+    // Graph nodes created from now on are mapped to the scope ids current on the capturing thread.
+    static void trackGraphNodes(bool on);
+    // Host tables of an earlier capture, for attributing the kernels of its replays.
+    void addHostTables(const std::unordered_map<std::uint64_t, FunctionCallInfo>& functionCalls,
+                       const std::unordered_map<std::uint64_t, std::string>& moduleScopes);
     ~CudaProfiling();
     void synchronize();                                       // waits for the device to finish the traced work
     std::vector<KernelRecord> finish(std::uint64_t& dropped); // stops tracing, attributes the records

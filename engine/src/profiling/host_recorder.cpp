@@ -3,10 +3,16 @@
 #include "runtime/clock.h"
 #include "runtime/thread_state.h"
 
+#include <atomic>
+
 namespace kforge::profiling {
 namespace {
 
 thread_local HostRecorder* tlsRecorder = nullptr;
+
+// Scope and call ids are unique in the process: a graph captured under one recorder is replayed and
+// attributed under another, and CUPTI's records carry the ids of both.
+std::atomic<std::uint64_t> nextScopeId{1};
 
 std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&)
 {
@@ -60,7 +66,7 @@ const char* HostRecorder::currentModule() const { return m_modules.empty() ? "" 
 
 void HostRecorder::moduleEnter(const char* path)
 {
-    const std::uint64_t id = m_nextId++;
+    const std::uint64_t id = nextScopeId.fetch_add(1, std::memory_order_relaxed);
     m_modules.push_back({path, runtime::nowNs(), id, Function::Gelu, nullptr, nullptr});
     moduleScopes.emplace(id, path);
     if (hooks.pushModule)
@@ -81,7 +87,7 @@ void HostRecorder::moduleExit(const char* path)
 
 std::uint64_t HostRecorder::functionCallBegin(Function function, const char* provider, const char* op)
 {
-    const std::uint64_t id = m_nextId++;
+    const std::uint64_t id = nextScopeId.fetch_add(1, std::memory_order_relaxed);
     m_functions.push_back({functionName(function).data(), runtime::nowNs(), id, function, provider, op});
     if (m_opDepth > 0 && !m_opFunction)
         m_opFunction = m_functions.back();

@@ -73,7 +73,6 @@ private:
     std::int64_t m_originNs;
     int m_iteration = 0;
     std::uint64_t m_thread;
-    std::uint64_t m_nextId = 1;
     std::vector<Frame> m_modules;
     std::vector<Frame> m_functions;
     int m_opDepth = 0;

@@ -51,6 +51,9 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     if (options.iterations < 1 || options.warmupIterations < 0)
         throw Error(where, "needs at least one measured iteration and a non-negative warm-up");
     const bool cuda = options.device == "cuda";
+    const bool replay = !options.replayCapture.empty();
+    if (replay && !cuda)
+        throw Error(where, "profiling the replays of a graph capture needs the cuda device");
     std::unique_ptr<profiling::CudaProfiling> tracer;
     if (cuda) {
         std::string why;
@@ -83,8 +86,11 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     }
     const int total = options.warmupIterations + options.iterations;
     const auto progress = [&](int done) { return !options.progress || options.progress(done, total); };
+    const auto runOnce = [&] {
+        return replay ? replayCapture(session.impl(), options.replayCapture) : guardedForward(session.impl());
+    };
     for (int i = 0; i < options.warmupIterations; ++i) {
-        guardedForward(session.impl());
+        runOnce();
         if (!progress(i + 1)) {
             run.cancelled = true;
             return run;
@@ -94,13 +100,16 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     c10::IValue output;
     {
         profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda);
-        if (cuda)
+        if (cuda) {
             tracer = std::make_unique<profiling::CudaProfiling>(recorder);
+            if (replay)
+                addCaptureTables(session.impl(), options.replayCapture, *tracer);
+        }
         const int64_t start = runtime::nowNs();
         for (int i = 0; i < options.iterations; ++i) {
             recorder.beginIteration(i);
             try {
-                output = guardedForward(session.impl());
+                output = runOnce();
             } catch (...) {
                 recorder.endIteration();
                 throw;
