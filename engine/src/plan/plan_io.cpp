@@ -3,6 +3,7 @@
 #include <kforge/error.h>
 #include <kforge/plan.h>
 
+#include "common/file_text.h"
 #include "plan/plan_json.h"
 
 #include <fcntl.h>
@@ -294,33 +295,7 @@ Plan parsePlan(const std::string& text, const std::string& where)
 
 std::string plan_detail::readTextFile(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        throw Error(path, err == ENOENT ? std::string("not found") : std::strerror(err));
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        throw Error(path, "is a directory, not a plan file");
-    }
-    std::string text;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            throw Error(path, std::string("cannot read: ") + std::strerror(err));
-        }
-        if (n == 0)
-            break;
-        text.append(buffer, size_t(n));
-    }
-    ::close(fd);
-    return text;
+    return kforge::readTextFile(path, "is a directory, not a plan file");
 }
 
 Plan readPlan(const std::string& path)

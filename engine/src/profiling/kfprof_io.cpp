@@ -2,6 +2,8 @@
 // are written row by row (strings through a per-run string table), so saving a large run streams to disk.
 #include <kforge/profile_export.h>
 
+#include "common/file_text.h"
+
 #include <kforge/error.h>
 #include <kforge/version.h>
 
@@ -704,39 +706,6 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
     return run;
 }
 
-std::string readWholeFile(const std::string& path)
-{
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        throw Error(path, err == ENOENT ? std::string("not found") : std::string("cannot open: ") + std::strerror(err));
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        throw Error(path, "is a folder, not a profile file");
-    }
-    std::string text;
-    if (st.st_size > 0)
-        text.reserve(size_t(st.st_size));
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            throw Error(path, std::string("cannot read: ") + std::strerror(err));
-        }
-        if (n == 0)
-            break;
-        text.append(buffer, size_t(n));
-    }
-    ::close(fd);
-    return text;
-}
-
 } // namespace
 
 void writeProfile(const std::vector<LabeledRun>& runs, std::ostream& out)
@@ -815,7 +784,10 @@ std::vector<SavedRun> parseProfile(const std::string& text, const std::string& w
     return out;
 }
 
-std::vector<SavedRun> loadProfiles(const std::string& path) { return parseProfile(readWholeFile(path), path); }
+std::vector<SavedRun> loadProfiles(const std::string& path)
+{
+    return parseProfile(readTextFile(path, "is a folder, not a profile file"), path);
+}
 
 ProfileRun loadProfile(const std::string& path) { return std::move(loadProfiles(path).front().run); }
 
