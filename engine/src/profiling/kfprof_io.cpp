@@ -527,6 +527,34 @@ std::vector<int> columnSlots(const Reader& rd, const json& run, const std::strin
     return slots;
 }
 
+// Runs readRow(cell, cellPath) for each row of the table `rowsKey`: cell(k) is column k's value, or null when
+// the file has no such column; cellPath(k) its JSON path for error messages.
+template <class ReadRow>
+void readRows(const Reader& rd, const json& run, const std::string& path, const char* rowsKey, const char* columnsKey,
+              const char* const* columns, size_t width, ReadRow readRow)
+{
+    const json& rows = rd.array(run, path, rowsKey);
+    if (rows.empty())
+        return;
+    const auto slot = columnSlots(rd, run, path, columnsKey, columns, width);
+    std::string p;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const json& row = rows[i];
+        p = path + "/" + rowsKey + "/" + std::to_string(i);
+        if (!row.is_array())
+            rd.fail(p, "expected an array, found " + typeName(row));
+        const auto cell = [&](size_t k) -> const json* {
+            if (slot[k] < 0)
+                return nullptr;
+            if (size_t(slot[k]) >= row.size())
+                rd.fail(p, "has " + std::to_string(row.size()) + " values, fewer than the columns");
+            return &row[size_t(slot[k])];
+        };
+        const auto cellPath = [&](size_t k) { return p + "/" + std::to_string(slot[k]); };
+        readRow(cell, cellPath);
+    }
+}
+
 ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std::string& label)
 {
     ProfileRun run;
@@ -613,96 +641,64 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
         return strings[size_t(i)];
     };
 
-    const json& records = rd.array(j, path, "records");
-    if (!records.empty()) {
-        const auto slot = columnSlots(rd, j, path, "record_columns", kRecordColumns, kRecordWidth);
-        run.records.reserve(records.size());
-        std::string p;
-        for (size_t i = 0; i < records.size(); ++i) {
-            const json& row = records[i];
-            p = path + "/records/" + std::to_string(i);
-            if (!row.is_array())
-                rd.fail(p, "expected an array, found " + typeName(row));
-            const auto cell = [&](size_t k) -> const json* {
-                if (slot[k] < 0)
-                    return nullptr;
-                if (size_t(slot[k]) >= row.size())
-                    rd.fail(p, "has " + std::to_string(row.size()) + " values, fewer than the columns");
-                return &row[size_t(slot[k])];
-            };
-            const auto cellPath = [&](size_t k) { return p + "/" + std::to_string(slot[k]); };
-            KernelRecord r;
-            std::string* texts[] = {&r.kind, &r.name, &r.modulePath, &r.function, &r.op, &r.provider};
-            for (size_t k = 0; k < 6; ++k)
-                if (const json* c = cell(k))
-                    *texts[k] = text(*c, cellPath(k));
-            if (const json* c = cell(6))
-                r.startNs = rd.integer<std::int64_t>(*c, cellPath(6));
-            if (const json* c = cell(7))
-                r.durationNs = rd.integer<std::int64_t>(*c, cellPath(7));
-            if (const json* c = cell(8))
-                r.thread = rd.integer<std::uint64_t>(*c, cellPath(8));
-            if (const json* c = cell(9))
-                r.device = rd.integer<int>(*c, cellPath(9));
-            if (const json* c = cell(10))
-                r.stream = rd.integer<std::uint32_t>(*c, cellPath(10));
-            for (size_t k : {size_t(11), size_t(12)}) {
-                if (const json* c = cell(k)) {
-                    if (!c->is_array() || c->size() != 3)
-                        rd.fail(cellPath(k), "expected [x, y, z]");
-                    auto& dims = k == 11 ? r.grid : r.block;
-                    for (size_t d = 0; d < 3; ++d)
-                        dims[d] = rd.integer<int>((*c)[d], cellPath(k) + "/" + std::to_string(d));
-                }
-            }
-            if (const json* c = cell(13))
-                r.registersPerThread = rd.integer<int>(*c, cellPath(13));
-            if (const json* c = cell(14))
-                r.sharedMemoryBytes = rd.integer<int>(*c, cellPath(14));
-            if (const json* c = cell(15))
-                r.correlation = rd.integer<std::uint64_t>(*c, cellPath(15));
-            if (const json* c = cell(16))
-                r.iteration = rd.integer<int>(*c, cellPath(16));
-            if (const json* c = cell(17))
-                r.graphReplay = c->is_boolean() ? c->get<bool>() : rd.integer<int>(*c, cellPath(17)) != 0;
-            run.records.push_back(std::move(r));
-        }
-    }
+    run.records.reserve(rd.array(j, path, "records").size());
+    readRows(rd, j, path, "records", "record_columns", kRecordColumns, kRecordWidth,
+             [&](const auto& cell, const auto& cellPath) {
+                 KernelRecord r;
+                 std::string* texts[] = {&r.kind, &r.name, &r.modulePath, &r.function, &r.op, &r.provider};
+                 for (size_t k = 0; k < 6; ++k)
+                     if (const json* c = cell(k))
+                         *texts[k] = text(*c, cellPath(k));
+                 if (const json* c = cell(6))
+                     r.startNs = rd.integer<std::int64_t>(*c, cellPath(6));
+                 if (const json* c = cell(7))
+                     r.durationNs = rd.integer<std::int64_t>(*c, cellPath(7));
+                 if (const json* c = cell(8))
+                     r.thread = rd.integer<std::uint64_t>(*c, cellPath(8));
+                 if (const json* c = cell(9))
+                     r.device = rd.integer<int>(*c, cellPath(9));
+                 if (const json* c = cell(10))
+                     r.stream = rd.integer<std::uint32_t>(*c, cellPath(10));
+                 for (size_t k : {size_t(11), size_t(12)}) {
+                     if (const json* c = cell(k)) {
+                         if (!c->is_array() || c->size() != 3)
+                             rd.fail(cellPath(k), "expected [x, y, z]");
+                         auto& dims = k == 11 ? r.grid : r.block;
+                         for (size_t d = 0; d < 3; ++d)
+                             dims[d] = rd.integer<int>((*c)[d], cellPath(k) + "/" + std::to_string(d));
+                     }
+                 }
+                 if (const json* c = cell(13))
+                     r.registersPerThread = rd.integer<int>(*c, cellPath(13));
+                 if (const json* c = cell(14))
+                     r.sharedMemoryBytes = rd.integer<int>(*c, cellPath(14));
+                 if (const json* c = cell(15))
+                     r.correlation = rd.integer<std::uint64_t>(*c, cellPath(15));
+                 if (const json* c = cell(16))
+                     r.iteration = rd.integer<int>(*c, cellPath(16));
+                 if (const json* c = cell(17))
+                     r.graphReplay = c->is_boolean() ? c->get<bool>() : rd.integer<int>(*c, cellPath(17)) != 0;
+                 run.records.push_back(std::move(r));
+             });
 
-    const json& ranges = rd.array(j, path, "ranges");
-    if (!ranges.empty()) {
-        const auto slot = columnSlots(rd, j, path, "range_columns", kRangeColumns, kRangeWidth);
-        run.ranges.reserve(ranges.size());
-        std::string p;
-        for (size_t i = 0; i < ranges.size(); ++i) {
-            const json& row = ranges[i];
-            p = path + "/ranges/" + std::to_string(i);
-            if (!row.is_array())
-                rd.fail(p, "expected an array, found " + typeName(row));
-            const auto cell = [&](size_t k) -> const json* {
-                if (slot[k] < 0)
-                    return nullptr;
-                if (size_t(slot[k]) >= row.size())
-                    rd.fail(p, "has " + std::to_string(row.size()) + " values, fewer than the columns");
-                return &row[size_t(slot[k])];
-            };
-            const auto cellPath = [&](size_t k) { return p + "/" + std::to_string(slot[k]); };
-            RangeRecord r;
-            std::string* texts[] = {&r.kind, &r.name, &r.provider};
-            for (size_t k = 0; k < 3; ++k)
-                if (const json* c = cell(k))
-                    *texts[k] = text(*c, cellPath(k));
-            if (const json* c = cell(3))
-                r.startNs = rd.integer<std::int64_t>(*c, cellPath(3));
-            if (const json* c = cell(4))
-                r.durationNs = rd.integer<std::int64_t>(*c, cellPath(4));
-            if (const json* c = cell(5))
-                r.thread = rd.integer<std::uint64_t>(*c, cellPath(5));
-            if (const json* c = cell(6))
-                r.iteration = rd.integer<int>(*c, cellPath(6));
-            run.ranges.push_back(std::move(r));
-        }
-    }
+    run.ranges.reserve(rd.array(j, path, "ranges").size());
+    readRows(rd, j, path, "ranges", "range_columns", kRangeColumns, kRangeWidth,
+             [&](const auto& cell, const auto& cellPath) {
+                 RangeRecord r;
+                 std::string* texts[] = {&r.kind, &r.name, &r.provider};
+                 for (size_t k = 0; k < 3; ++k)
+                     if (const json* c = cell(k))
+                         *texts[k] = text(*c, cellPath(k));
+                 if (const json* c = cell(3))
+                     r.startNs = rd.integer<std::int64_t>(*c, cellPath(3));
+                 if (const json* c = cell(4))
+                     r.durationNs = rd.integer<std::int64_t>(*c, cellPath(4));
+                 if (const json* c = cell(5))
+                     r.thread = rd.integer<std::uint64_t>(*c, cellPath(5));
+                 if (const json* c = cell(6))
+                     r.iteration = rd.integer<int>(*c, cellPath(6));
+                 run.ranges.push_back(std::move(r));
+             });
     return run;
 }
 
