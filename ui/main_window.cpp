@@ -1,23 +1,29 @@
 #include "main_window.h"
 
+#include "app_settings.h"
 #include "model_loader.h"
+#include "models/capture_list_model.h"
 #include "models/event_log_model.h"
 #include "models/format.h"
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
 #include "recent_files.h"
+#include "profile_controller.h"
 #include "run_controller.h"
+#include "system_info.h"
+#include "views/about_dialog.h"
+#include "views/captures_view.h"
 #include "views/event_log_view.h"
 #include "views/function_stacks_view.h"
 #include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
 #include "views/plan_editor_view.h"
+#include "views/profile_page.h"
+#include "views/settings_dialog.h"
 
-#include <kforge/doctor.h>
 #include <kforge/model_session.h>
 #include <kforge/module_info.h>
 #include <kforge/plan.h>
-#include <kforge/version.h>
 
 #include <QAction>
 #include <QApplication>
@@ -33,12 +39,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPainter>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QSvgRenderer>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -86,17 +91,6 @@ QString droppedFile(const QMimeData* mime)
     return {};
 }
 
-QPixmap renderSvg(const QString& resource, int size, qreal devicePixelRatio)
-{
-    QPixmap pixmap(QSize(size, size) * devicePixelRatio);
-    pixmap.fill(Qt::transparent);
-    QPainter painter(&pixmap);
-    QSvgRenderer(resource).render(&painter);
-    painter.end();
-    pixmap.setDevicePixelRatio(devicePixelRatio);
-    return pixmap;
-}
-
 QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
 
 QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
@@ -127,18 +121,23 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createStatusBar();
     connectRunController();
+    connectProfileController();
 
     connect(m_loader, &ModelLoader::busyChanged, this, &MainWindow::setBusy);
     connect(m_loader, &ModelLoader::loaded, this, &MainWindow::showSession);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::reportFailure);
     // Queued: the menu's own "Clear" action must not be deleted while it is being triggered.
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu, Qt::QueuedConnection);
-    connect(m_document, &PlanDocument::planChanged, this, [this] { m_model->setPlan(m_document->plan()); });
+    connect(m_document, &PlanDocument::planChanged, this, [this] {
+        m_model->setPlan(m_document->plan());
+        m_captureModel->setPlan(m_document->plan());
+    });
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::filePathChanged, this, &MainWindow::updateTitle);
     rebuildRecentMenu();
     updateTitle();
     updateRunActions();
+    updateDeviceStatus();
     resize(1280, 800);
 }
 
@@ -146,6 +145,7 @@ MainWindow::~MainWindow()
 {
     // The children outlive this class's members: nothing they emit while being torn down (the last events
     // of a forward, the undo stack's clean state) may reach this half-destroyed window.
+    m_profile->stop(); // before the forward thread: both use the session
     m_run->stop();
     for (QObject* child : children())
         disconnect(child, nullptr, this, nullptr);
@@ -162,12 +162,22 @@ void MainWindow::createViews()
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(m_placeholder);
     m_pages->addWidget(m_page);
-    setCentralWidget(m_pages);
+    m_profile = new ProfileController(m_run, this);
+    m_profilePage = new ProfilePage(m_profile, this);
+    m_centralTabs = new QTabWidget(this);
+    m_centralTabs->setObjectName(QStringLiteral("centralTabs"));
+    m_centralTabs->setDocumentMode(true);
+    m_centralTabs->addTab(m_pages, icon("hooked"), tr("Modules"));
+    m_centralTabs->addTab(m_profilePage, icon("profile"), tr("Profile"));
+    setCentralWidget(m_centralTabs);
 
     m_stacksView = new FunctionStacksView(m_run->stacksModel(), this);
     m_planEditor = new PlanEditorView(m_document, this);
     m_planEditor->setCatalog(m_catalog);
     m_eventView = new EventLogView(m_run->eventLog(), this);
+    m_captureModel = new CaptureListModel(this);
+    m_capturesView = new CapturesView(m_captureModel, this);
+    m_capturesView->setCaptureAvailable(cudaDeviceVisible(), cudaUnavailableExplanation());
 
     auto makeDock = [this](const QString& title, const QString& name, QWidget* widget) {
         auto* dock = new QDockWidget(title, this);
@@ -178,10 +188,12 @@ void MainWindow::createViews()
     m_stacksDock = makeDock(tr("Function Stacks"), QStringLiteral("stacksDock"), m_stacksView);
     m_planDock = makeDock(tr("Plan"), QStringLiteral("planDock"), m_planEditor);
     m_eventsDock = makeDock(tr("Event Log"), QStringLiteral("eventsDock"), m_eventView);
+    m_capturesDock = makeDock(tr("Graph Captures"), QStringLiteral("capturesDock"), m_capturesView);
     addDockWidget(Qt::RightDockWidgetArea, m_stacksDock);
     addDockWidget(Qt::BottomDockWidgetArea, m_planDock);
     addDockWidget(Qt::BottomDockWidgetArea, m_eventsDock);
     tabifyDockWidget(m_planDock, m_eventsDock);
+    tabifyDockWidget(m_planDock, m_capturesDock);
     m_planDock->raise();
     resizeDocks({m_stacksDock}, {480}, Qt::Horizontal);
     resizeDocks({m_planDock}, {260}, Qt::Vertical);
@@ -192,6 +204,9 @@ void MainWindow::createViews()
     connect(m_stacksView, &FunctionStacksView::functionBreakpointToggled, m_run,
             &RunController::toggleFunctionBreakpoint);
     connect(m_stacksView, &FunctionStacksView::unwindRequested, this, [this] { m_actions.unwind->trigger(); });
+    connect(m_model, &ModuleTreeModel::providerDropped, this, &MainWindow::addPlanEntry);
+    connect(m_capturesView, &CapturesView::captureRequested, this, &MainWindow::captureGraph);
+    connect(m_capturesView, &CapturesView::unwindRequested, this, [this] { m_actions.unwind->trigger(); });
 }
 
 void MainWindow::createActions()
@@ -229,6 +244,7 @@ void MainWindow::createActions()
         fileMenu->addAction(icon("export"), tr("&Export AITune Plan…"), this, &MainWindow::choosePlanToExport);
     m_actions.exportAitune->setStatusTip(tr("Write the plan in AITune's {\"providers\": [...]} form"));
 
+    createProfileFileActions(fileMenu);
     fileMenu->addSeparator();
     m_actions.quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     m_actions.quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -244,8 +260,14 @@ void MainWindow::createActions()
     editMenu->addAction(m_actions.undo);
     editMenu->addAction(m_actions.redo);
     editMenu->addSeparator();
-    m_actions.filter = editMenu->addAction(tr("&Filter Modules"), m_page, &ModuleTreePage::focusFilter);
+    m_actions.filter = editMenu->addAction(tr("&Filter"), this, &MainWindow::focusFilter);
+    m_actions.filter->setStatusTip(tr("Filter the module tree, or the kernel table on the Profile page"));
     m_actions.filter->setShortcut(QKeySequence::Find);
+    editMenu->addSeparator();
+    m_actions.preferences =
+        editMenu->addAction(icon("preferences"), tr("&Preferences…"), this, &MainWindow::showPreferences);
+    m_actions.preferences->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    m_actions.preferences->setMenuRole(QAction::PreferencesRole);
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     m_actions.run = runMenu->addAction(icon("run"), tr("&Run"), this, &MainWindow::runForward);
@@ -265,6 +287,7 @@ void MainWindow::createActions()
     m_actions.keepLeftovers->setStatusTip(
         tr("Debugging: leave the patches of a failed forward in effect, to see them in the stacks view"));
     connect(m_actions.keepLeftovers, &QAction::toggled, m_run, &RunController::setKeepLeftovers);
+    m_actions.keepLeftovers->setChecked(AppSettings::keepLeftovers());
     m_actions.unwind = runMenu->addAction(icon("unwind"), tr("&Unwind Leftovers"), this, [this] {
         const int count = int(m_run->leftovers().size());
         m_run->unwind();
@@ -272,6 +295,11 @@ void MainWindow::createActions()
                                  kMessageTimeoutMs);
     });
     m_actions.clearBreakpoints = runMenu->addAction(tr("Clear &Breakpoints"), m_run, &RunController::clearBreakpoints);
+    runMenu->addSeparator();
+    m_actions.capture = runMenu->addAction(icon("capture"), tr("Capture CUDA &Graph"), this, &MainWindow::captureGraph);
+    m_actions.capture->setStatusTip(tr("Capture one forward with the plan in effect into a CUDA graph"));
+
+    createProfileMenu();
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     m_actions.expandAll = viewMenu->addAction(icon("expand"), tr("&Expand All"), m_page, &ModuleTreePage::expandAll);
@@ -281,6 +309,7 @@ void MainWindow::createActions()
     viewMenu->addAction(m_stacksDock->toggleViewAction());
     viewMenu->addAction(m_planDock->toggleViewAction());
     viewMenu->addAction(m_eventsDock->toggleViewAction());
+    viewMenu->addAction(m_capturesDock->toggleViewAction());
 
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
     m_actions.about = helpMenu->addAction(tr("&About KForge Studio"), this, &MainWindow::showAbout);
@@ -299,6 +328,8 @@ void MainWindow::createActions()
     toolBar->addAction(m_actions.continueRun);
     toolBar->addAction(m_actions.abort);
     toolBar->addAction(m_actions.unwind);
+    toolBar->addAction(m_actions.capture);
+    addProfileToolBarActions(toolBar);
 }
 
 void MainWindow::createStatusBar()
@@ -312,10 +343,13 @@ void MainWindow::createStatusBar()
     m_runLabel->setObjectName(QStringLiteral("runStatus"));
     m_leftoverLabel = new QLabel(this);
     m_leftoverLabel->setObjectName(QStringLiteral("leftoverStatus"));
-    m_leftoverLabel->setStyleSheet(QStringLiteral("color: #c05000; font-weight: bold;"));
-    m_runtimeLabel = new QLabel(this);
+    m_leftoverLabel->setText(tr("no leftovers"));
+    m_leftoverLabel->setToolTip(tr("Patches a failed forward or capture left in effect (Run › Unwind restores)"));
+    m_runtimeLabel = new QLabel(tr("runtime inactive"), this);
     m_runtimeLabel->setObjectName(QStringLiteral("runtimeStatus"));
-    m_deviceLabel = new QLabel(tr("CPU"), this);
+    m_runtimeLabel->setToolTip(tr("Whether a plan's runtime is active: its providers are installed in scope"));
+    m_deviceLabel = new QLabel(deviceDisplayName(QStringLiteral("cpu")), this);
+    m_deviceLabel->setObjectName(QStringLiteral("deviceStatus"));
     m_deviceLabel->setToolTip(tr("Where forwards run"));
     m_modelLabel = new QLabel(tr("No model loaded"), this);
     statusBar()->addWidget(m_busyLabel);
@@ -327,7 +361,6 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_modelLabel);
     m_busyLabel->hide();
     m_busyBar->hide();
-    m_leftoverLabel->hide();
 }
 
 void MainWindow::connectRunController()
@@ -358,14 +391,16 @@ void MainWindow::connectRunController()
         updateRunStatus();
     });
     connect(m_run, &RunController::leftoversChanged, this, [this](int count) {
-        m_leftoverLabel->setText(tr("%n leftover(s)", nullptr, count));
-        m_leftoverLabel->setVisible(count > 0);
+        m_leftoverLabel->setText(count > 0 ? tr("%n leftover(s)", nullptr, count) : tr("no leftovers"));
+        m_leftoverLabel->setStyleSheet(count > 0 ? QStringLiteral("color: #c05000; font-weight: bold;") : QString());
+        m_captureModel->setLiveLeftovers(m_run->leftovers());
         if (count > 0)
             m_stacksDock->raise();
         updateRunActions();
     });
     connect(m_run, &RunController::runtimeActiveChanged, this,
-            [this](bool active) { m_runtimeLabel->setText(active ? tr("runtime active") : QString()); });
+            [this](bool active) { m_runtimeLabel->setText(active ? tr("runtime active") : tr("runtime inactive")); });
+    connect(m_run, &RunController::captureFinished, this, &MainWindow::captureDone);
     connect(m_run, &RunController::runFinished, this, [this](bool ok, const QString& message) {
         statusBar()->showMessage(message, kMessageTimeoutMs);
         Q_EMIT runFinished(ok, message);
@@ -392,6 +427,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("mainWindow/state"), saveState());
     }
+    m_profile->stop();
     m_run->stop();
     QMainWindow::closeEvent(event);
 }
@@ -410,7 +446,10 @@ void MainWindow::dropEvent(QDropEvent* event)
         return;
     }
     event->acceptProposedAction();
-    openSource(file);
+    if (isProfileFile(file))
+        openProfile(file);
+    else
+        openSource(file);
 }
 
 void MainWindow::openSource(const QString& source) { m_loader->load(normalizedSource(source)); }
@@ -508,7 +547,8 @@ void MainWindow::setBusy(bool busy)
 void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session)
 {
     m_planEditor->setSession(nullptr);
-    m_run->setSession(session); // stops a forward of the previous model first
+    m_profile->setSession(session); // cancels a profile of the previous model and drops its runs
+    m_run->setSession(session);     // stops a forward of the previous model first
     m_session = std::move(session);
     m_source = source;
     const QString name = QString::fromStdString(m_session->displayName());
@@ -518,10 +558,11 @@ void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::Mode
     m_pages->setCurrentWidget(m_page);
     const QString device = QString::fromStdString(m_session->device());
     m_planEditor->setSession(m_session.get(), device);
-    m_deviceLabel->setText(device.toUpper());
+    m_captureModel->setCaptures(m_session->captures());
     updateTitle();
     updateModelStatus();
     updateRunActions();
+    updateDeviceStatus();
     if (m_persistent)
         m_recent->add(source);
 
@@ -585,13 +626,24 @@ void MainWindow::updateRunActions()
 {
     const bool running = m_run->isRunning();
     const bool paused = m_run->isPaused();
-    const bool canStart = m_session && !running;
+    const bool canStart = m_session && !running && !m_profile->isRunning();
     m_actions.run->setEnabled(canStart);
     m_actions.step->setEnabled(canStart || paused);
     m_actions.continueRun->setEnabled(paused);
     m_actions.abort->setEnabled(paused);
     m_actions.unwind->setEnabled(!running && !m_run->leftovers().empty());
     m_actions.setInputs->setEnabled(canStart);
+    updateProfileActions();
+    const bool profiling = m_profile->isRunning();
+    m_actions.capture->setEnabled(canStart && cudaDeviceVisible());
+    QString busy;
+    if (!m_session)
+        busy = tr("Open a model to capture its forward.");
+    else if (running)
+        busy = tr("Waiting: a forward or a capture is running.");
+    else if (profiling)
+        busy = tr("Waiting: a profile is running.");
+    m_capturesView->setBusy(!busy.isEmpty(), busy);
 }
 
 void MainWindow::updateRunStatus() { m_runLabel->setText(m_run->statusText()); }
@@ -776,7 +828,9 @@ void MainWindow::addPlanEntry(const QString& scope, const QString& function, con
 
 QStringList MainWindow::viewNames()
 {
-    return {QStringLiteral("tree"), QStringLiteral("stacks"), QStringLiteral("plan"), QStringLiteral("events")};
+    return QStringList{QStringLiteral("tree"), QStringLiteral("stacks"), QStringLiteral("plan"),
+                       QStringLiteral("events"), QStringLiteral("captures")} +
+           profileViewNames();
 }
 
 QWidget* MainWindow::viewNamed(const QString& name) const
@@ -789,7 +843,9 @@ QWidget* MainWindow::viewNamed(const QString& name) const
         return m_planEditor;
     if (name == QLatin1String("events"))
         return m_eventView;
-    return nullptr;
+    if (name == QLatin1String("captures"))
+        return m_capturesView;
+    return profileViewNamed(name);
 }
 
 QDockWidget* MainWindow::dockNamed(const QString& name) const
@@ -800,36 +856,66 @@ QDockWidget* MainWindow::dockNamed(const QString& name) const
         return m_planDock;
     if (name == QLatin1String("events"))
         return m_eventsDock;
+    if (name == QLatin1String("captures"))
+        return m_capturesDock;
     return nullptr;
 }
 
 void MainWindow::showAbout()
 {
-    QStringList lines;
-    lines << tr("Kernel providers for LibTorch models: see, plan and measure them.") << QString();
-    lines << tr("KForge %1").arg(QStringLiteral(KFORGE_VERSION_STRING));
-    lines << tr("Qt %1 (built against %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR));
-    try {
-        const kforge::SystemReport report = kforge::systemReport();
-        lines << tr("LibTorch %1").arg(QString::fromStdString(report.torchVersion));
-        lines << (report.torchCudaBuild ? tr("CUDA %1").arg(QString::fromStdString(report.torchCudaVersion))
-                                        : tr("CUDA: not in this LibTorch build"));
-        for (const std::string& device : report.cudaDevices)
-            lines << tr("GPU %1").arg(QString::fromStdString(device));
-        lines << (report.cuptiLinked ? tr("CUPTI %1").arg(QString::fromStdString(report.cuptiVersion))
-                                     : tr("CUPTI: not linked"));
-        lines << tr("Interposer: %1")
-                     .arg(report.interposer.selfTestPassed ? tr("self-test passed")
-                                                           : QString::fromStdString(report.interposer.selfTestMessage));
-    } catch (const std::exception& e) {
-        lines << tr("System report unavailable: %1").arg(oneLine(QString::fromUtf8(e.what())));
+    AboutDialog dialog(this);
+    dialog.exec();
+}
+
+void MainWindow::showPreferences()
+{
+    SettingsDialog dialog(this);
+    connect(&dialog, &SettingsDialog::pluginsChanged, this, &MainWindow::reloadCatalog);
+    dialog.exec();
+}
+
+void MainWindow::reloadCatalog()
+{
+    m_catalog = loadCatalog();
+    m_page->setCatalog(m_catalog);
+    m_planEditor->setCatalog(m_catalog);
+    m_planEditor->validate(); // entries naming the new types may be valid now
+}
+
+// ---- Graph captures --------------------------------------------------------------------------------------------
+
+bool MainWindow::captureGraph()
+{
+    QString error;
+    if (!cudaDeviceVisible()) {
+        error = cudaUnavailableExplanation();
+    } else if (m_run->capture(m_document->plan(), AppSettings::captureWarmupIterations(), &error)) {
+        m_capturesDock->show();
+        m_capturesDock->raise();
+        statusBar()->showMessage(tr("Capturing a CUDA graph of one forward…"));
+        return true;
     }
-    QMessageBox box(this);
-    box.setWindowTitle(tr("About KForge Studio"));
-    box.setIconPixmap(renderSvg(QStringLiteral(":/icons/kforge.svg"), 64, devicePixelRatioF()));
-    box.setText(tr("<h3>KForge Studio %1</h3>").arg(QStringLiteral(KFORGE_VERSION_STRING)));
-    box.setInformativeText(lines.join(QStringLiteral("<br>")));
-    box.exec();
+    const QString message = tr("Cannot capture: %1").arg(error);
+    statusBar()->showMessage(message, kMessageTimeoutMs);
+    Q_EMIT captureFinished(false, message);
+    if (m_modalErrors)
+        QMessageBox::warning(this, tr("Cannot Capture"), error);
+    return false;
+}
+
+void MainWindow::captureDone(bool ok, const QString& message)
+{
+    if (m_session) {
+        // A capture moves the model to the CUDA device: validation follows it (the status bar too, through
+        // updateDeviceStatus).
+        m_planEditor->setSession(m_session.get(), QString::fromStdString(m_session->device()));
+        m_captureModel->setCaptures(m_session->captures());
+    }
+    m_captureModel->setLiveLeftovers(m_run->leftovers());
+    statusBar()->showMessage(message, kMessageTimeoutMs);
+    Q_EMIT captureFinished(ok, message);
+    if (!ok && m_modalErrors)
+        QMessageBox::warning(this, tr("Graph Capture Failed"), message);
 }
 
 bool MainWindow::isLoading() const { return m_loader->isBusy(); }
@@ -854,6 +940,10 @@ PlanDocument* MainWindow::planDocument() const { return m_document; }
 
 RunController* MainWindow::runController() const { return m_run; }
 
+CaptureListModel* MainWindow::captureModel() const { return m_captureModel; }
+
+CapturesView* MainWindow::capturesView() const { return m_capturesView; }
+
 RecentFiles* MainWindow::recentFiles() const { return m_recent; }
 
 const MainWindow::Actions& MainWindow::actions() const { return m_actions; }
@@ -864,7 +954,11 @@ void MainWindow::setModalErrors(bool modal) { m_modalErrors = modal; }
 
 bool MainWindow::isPersistent() const { return m_persistent; }
 
-void MainWindow::setPersistent(bool persistent) { m_persistent = persistent; }
+void MainWindow::setPersistent(bool persistent)
+{
+    m_persistent = persistent;
+    m_profilePage->setPersistent(persistent);
+}
 
 MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_unsavedChanges; }
 

@@ -3,6 +3,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -11,6 +12,8 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QStackedWidget;
+class QTabWidget;
+class QToolBar;
 
 namespace kforge {
 class ModelSession;
@@ -18,6 +21,8 @@ class ModelSession;
 
 namespace kforge::ui {
 
+class CaptureListModel;
+class CapturesView;
 class EventLogView;
 class FunctionStacksView;
 class ModelLoader;
@@ -26,6 +31,8 @@ class ModuleTreePage;
 class ModuleTreeView;
 class PlanDocument;
 class PlanEditorView;
+class ProfileController;
+class ProfilePage;
 class RecentFiles;
 class RunController;
 
@@ -69,7 +76,19 @@ public:
         QAction* keepLeftovers = nullptr;
         QAction* unwind = nullptr;
         QAction* clearBreakpoints = nullptr;
+        QAction* capture = nullptr;
+        QAction* preferences = nullptr;
         QAction* about = nullptr;
+        QAction* openProfile = nullptr;
+        QAction* saveProfile = nullptr;
+        QAction* exportTrace = nullptr;
+        QAction* exportCsv = nullptr;
+        QAction* exportChart = nullptr;
+        QAction* exportTimeline = nullptr;
+        QAction* profileBaseline = nullptr;
+        QAction* profileWithPlan = nullptr;
+        QAction* profileCompare = nullptr;
+        QAction* cancelProfile = nullptr;
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -94,12 +113,18 @@ public:
     EventLogView* eventLogView() const;
     PlanDocument* planDocument() const;
     RunController* runController() const;
+    ProfileController* profileController() const;
+    ProfilePage* profilePage() const;
+    CaptureListModel* captureModel() const;
+    CapturesView* capturesView() const;
     RecentFiles* recentFiles() const;
     const Actions& actions() const;
-    // "tree", "stacks", "plan", "events": the page or dock contents of that name, or null.
+    // "tree", "stacks", "plan", "events", "captures", ...: the page or dock contents of that name, or null.
     QWidget* viewNamed(const QString& name) const;
     QDockWidget* dockNamed(const QString& name) const;
     static QStringList viewNames();
+    // Brings the view of that name to the front: the central page or profile tab it is on, or its dock.
+    bool showView(const QString& name);
     QString runStatusText() const; // what the status bar says about the forward: "paused at … (module enter)"
 
     // Plan files. Each asks about unsaved changes first where it would replace the plan (see unsavedChanges).
@@ -117,6 +142,27 @@ public:
     void continueForward();
     void abortForward();
 
+    // Profiles (main_window_profile.cpp): a baseline (F6), a run with the plan's enabled entries (Shift+F6),
+    // both and their comparison (Ctrl+F6), off the UI thread; profileFinished() follows. False, with
+    // profileError(), when nothing started.
+    bool profileBaseline();
+    bool profileWithPlan();
+    bool profileCompare();
+    void cancelProfile();
+    // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
+    static bool isProfileFile(const QString& path);
+    bool openProfile(const QString& path);
+    bool saveProfile(const QString& path); // the baseline and the plan run, whichever exist
+    bool exportChromeTrace(const QString& path);
+    bool exportCsv(const QString& path); // the run shown
+    bool exportChartPng(const QString& path);
+    bool exportTimelinePng(const QString& path);
+    // R15: a CUDA graph capture of one forward with the plan in effect, off the UI thread; captureFinished()
+    // follows. False (with captureFinished(false, why)) when it cannot start: no CUDA device, no model, a
+    // forward or a profile running.
+    bool captureGraph();
+    void showPreferences(); // Edit › Preferences (Ctrl+,)
+
     bool modalErrors() const;
     void setModalErrors(bool modal);
     bool isPersistent() const;
@@ -130,6 +176,9 @@ Q_SIGNALS:
     void loadingChanged(bool loading);
     void planError(const QString& message); // one line: a plan file could not be read or written
     void runFinished(bool ok, const QString& message);
+    void profileFinished(bool ok, const QString& message); // ok: all iterations measured
+    void profileError(const QString& message);             // one line: a profile or a profile file failed
+    void captureFinished(bool ok, const QString& message);
     void unsavedChangesPrompted();
 
 protected:
@@ -149,6 +198,21 @@ private:
     bool choosePlanToSave();
     void choosePlanToExport();
     void showAbout();
+    void createProfileFileActions(QMenu* fileMenu);
+    void createProfileMenu();
+    void addProfileToolBarActions(QToolBar* toolBar);
+    void connectProfileController();
+    void updateProfileActions();
+    void updateDeviceStatus(); // which device forwards and profiles use
+    void focusFilter();        // of the module tree or of the kernel table, whichever page is shown
+    bool startProfile(const std::function<bool(QString*)>& start);
+    void reportProfileError(const QString& title, const QString& message);
+    void chooseProfileToOpen();
+    QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
+    static QStringList profileViewNames();
+    QWidget* profileViewNamed(const QString& name) const;
+    void reloadCatalog(); // after a plugin loaded: its provider types join the menus and the catalog
+    void captureDone(bool ok, const QString& message);
     void setBusy(bool busy);
     void showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session);
     void reportFailure(const QString& source, const QString& error);
@@ -168,6 +232,9 @@ private:
     FunctionStacksView* m_stacksView = nullptr;
     PlanEditorView* m_planEditor = nullptr;
     EventLogView* m_eventView = nullptr;
+    CaptureListModel* m_captureModel = nullptr;
+    CapturesView* m_capturesView = nullptr;
+    QDockWidget* m_capturesDock = nullptr;
     QDockWidget* m_stacksDock = nullptr;
     QDockWidget* m_planDock = nullptr;
     QDockWidget* m_eventsDock = nullptr;
@@ -180,6 +247,9 @@ private:
     QLabel* m_runtimeLabel = nullptr;
     QLabel* m_deviceLabel = nullptr;
     QLabel* m_modelLabel = nullptr;
+    ProfileController* m_profile = nullptr;
+    ProfilePage* m_profilePage = nullptr;
+    QTabWidget* m_centralTabs = nullptr; // the module tree page and the profile page
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
 

@@ -36,6 +36,22 @@ bool hasEnabledEntry(const kforge::Plan& plan)
 
 QString describe(const std::exception& e) { return QString::fromUtf8(e.what()).replace(QLatin1Char('\n'), ' '); }
 
+QString captureMessage(const kforge::ModelSession& session, const QString& error, int leftovers)
+{
+    if (!error.isEmpty()) {
+        QString message = RunController::tr("Graph capture failed: %1").arg(error);
+        if (leftovers > 0)
+            message += RunController::tr(" (%n leftover patch(es) kept)", nullptr, leftovers);
+        return message;
+    }
+    const std::vector<kforge::CaptureRecord> captures = session.captures();
+    if (captures.empty())
+        return RunController::tr("Graph captured");
+    return RunController::tr("Captured %1: %n provider(s) baked into the graph", nullptr,
+                             int(captures.back().providers.size()))
+        .arg(QString::fromStdString(captures.back().id));
+}
+
 } // namespace
 
 RunController::RunController(QObject* parent)
@@ -104,6 +120,11 @@ const RunStatistics& RunController::statistics() const { return m_statistics; }
 
 bool RunController::run(const kforge::Plan& plan, QString* error) { return start(plan, false, error); }
 
+bool RunController::capture(const kforge::Plan& plan, int warmupIterations, QString* error)
+{
+    return start(plan, false, error, std::max(0, warmupIterations));
+}
+
 bool RunController::step(const kforge::Plan& plan, QString* error)
 {
     if (m_paused) {
@@ -133,7 +154,7 @@ void RunController::abort()
     Stepper::instance().resume(Stepper::Resume::Abort);
 }
 
-bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* error)
+bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* error, int captureWarmup)
 {
     auto fail = [error](const QString& message) {
         if (error)
@@ -144,6 +165,8 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
         return fail(tr("No model is loaded."));
     if (m_running)
         return fail(tr("A forward is already running."));
+    if (m_profiling)
+        return fail(tr("A profile is running: wait for it or cancel it."));
 
     drainEvents();     // what happened before this run belongs to the log, not to its statistics
     m_runtime.reset(); // deactivating the previous runtime unwinds whatever it left behind
@@ -171,6 +194,7 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     }
 
     m_running = true;
+    m_capturing = captureWarmup >= 0;
     m_paused.reset();
     Q_EMIT runningChanged(true);
     Q_EMIT statisticsChanged();
@@ -181,9 +205,13 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     }
 
     kforge::ModelSession* session = m_session.get();
-    m_watcher->setFuture(QtConcurrent::run(&m_pool, [session]() -> QString {
+    m_watcher->setFuture(QtConcurrent::run(&m_pool, [session, captureWarmup]() -> QString {
         // Exceptions must not escape into the pool: the UI reads the outcome as a string.
         try {
+            if (captureWarmup >= 0) {
+                const kforge::CaptureRecord record = session->capture(captureWarmup);
+                return record.ok ? QString() : QString::fromStdString(record.error);
+            }
             session->forward();
             return {};
         } catch (const std::exception& e) {
@@ -203,6 +231,7 @@ void RunController::finish()
     const QString error = m_watcher->future().result();
     drainEvents(); // the run's last events still count for its statistics
     m_running = false;
+    const bool captured = std::exchange(m_capturing, false);
     if (m_pauseAtStartPending) {
         Stepper::instance().removeModuleBreakpoint("");
         m_pauseAtStartPending = false;
@@ -227,6 +256,10 @@ void RunController::finish()
         Q_EMIT pausedChanged(false);
     Q_EMIT runningChanged(false);
 
+    if (captured) {
+        Q_EMIT captureFinished(error.isEmpty(), captureMessage(*m_session, error, int(left.size())));
+        return;
+    }
     QString message;
     if (error.isEmpty()) {
         message = tr("Forward finished: %n intercepted call(s)", nullptr, int(m_statistics.totalCalls()));
@@ -253,6 +286,8 @@ void RunController::stop()
 }
 
 bool RunController::isRunning() const { return m_running; }
+
+bool RunController::isCapturing() const { return m_capturing; }
 
 bool RunController::isPaused() const { return m_paused.has_value(); }
 
@@ -282,15 +317,36 @@ QString RunController::statusText() const
     return {};
 }
 
+void RunController::setProfiling(bool profiling)
+{
+    if (profiling == m_profiling)
+        return;
+    m_profiling = profiling;
+    Stepper& stepper = Stepper::instance();
+    for (const QString& path : std::as_const(m_moduleBreakpoints)) {
+        if (profiling)
+            stepper.removeModuleBreakpoint(path.toStdString());
+        else
+            stepper.addModuleBreakpoint(path.toStdString());
+    }
+    for (const QString& function : std::as_const(m_functionBreakpoints)) {
+        if (profiling)
+            stepper.removeFunctionBreakpoint(function.toStdString());
+        else
+            stepper.addFunctionBreakpoint(function.toStdString());
+    }
+}
+
 void RunController::toggleModuleBreakpoint(const QString& path)
 {
     Stepper& stepper = Stepper::instance();
     if (m_moduleBreakpoints.remove(path)) {
-        if (!(path.isEmpty() && m_pauseAtStartPending))
+        if (!(path.isEmpty() && m_pauseAtStartPending) && !m_profiling)
             stepper.removeModuleBreakpoint(path.toStdString());
     } else {
         m_moduleBreakpoints.insert(path);
-        stepper.addModuleBreakpoint(path.toStdString());
+        if (!m_profiling)
+            stepper.addModuleBreakpoint(path.toStdString());
         if (path.isEmpty())
             m_pauseAtStartPending = false; // the user's own now: keep it after the first pause
     }
@@ -301,10 +357,12 @@ void RunController::toggleFunctionBreakpoint(const QString& function)
 {
     Stepper& stepper = Stepper::instance();
     if (m_functionBreakpoints.remove(function)) {
-        stepper.removeFunctionBreakpoint(function.toStdString());
+        if (!m_profiling)
+            stepper.removeFunctionBreakpoint(function.toStdString());
     } else {
         m_functionBreakpoints.insert(function);
-        stepper.addFunctionBreakpoint(function.toStdString());
+        if (!m_profiling)
+            stepper.addFunctionBreakpoint(function.toStdString());
     }
     m_stacks->setFunctionBreakpoints(m_functionBreakpoints);
     Q_EMIT breakpointsChanged();

@@ -52,13 +52,22 @@ public:
     bool run(const kforge::Plan& plan, QString* error = nullptr);
     // Paused: single step. Idle: starts a forward that pauses at its first pause point.
     bool step(const kforge::Plan& plan, QString* error = nullptr);
+    // R15: warms up, then captures one forward into a CUDA graph with the enabled entries of `plan` active,
+    // on the forward thread (kept leftovers of a failed capture stay reachable there). captureFinished()
+    // follows; the record is the session's last capture. False with `error` when nothing started.
+    bool capture(const kforge::Plan& plan, int warmupIterations, QString* error = nullptr);
     void continueRun();
     void abort();
     // Aborts a paused forward and waits for the worker (blocking; used when the session goes away).
     void stop();
 
-    bool isRunning() const;
+    bool isRunning() const; // a forward or a capture
+    bool isCapturing() const;
     bool isPaused() const;
+    // While a profile uses the session (ProfileController): forwards are refused, and the breakpoints are
+    // lifted from the stepper so that no profiled forward pauses; they come back when the profile ends.
+    void setProfiling(bool profiling);
+    bool isProfiling() const { return m_profiling; }
     std::optional<kforge::PausePoint> pausePoint() const;
     // Where the paused forward is: the pause point's module, or the innermost hooked module of its thread.
     QString pausedModulePath() const;
@@ -86,13 +95,14 @@ Q_SIGNALS:
     void runningChanged(bool running);
     void pausedChanged(bool paused);
     void runFinished(bool ok, const QString& message);
+    void captureFinished(bool ok, const QString& message); // instead of runFinished, after capture()
     void statisticsChanged();
     void breakpointsChanged();
     void leftoversChanged(int count);
     void runtimeActiveChanged(bool active);
 
 private:
-    bool start(const kforge::Plan& plan, bool pauseAtStart, QString* error);
+    bool start(const kforge::Plan& plan, bool pauseAtStart, QString* error, int captureWarmup = -1);
     void finish();
     void tick();
     void drainEvents();
@@ -112,6 +122,8 @@ private:
     QFutureWatcher<QString>* m_watcher;
 
     bool m_running = false;
+    bool m_capturing = false;
+    bool m_profiling = false;
     bool m_keepLeftovers = false;
     bool m_pauseAtStartPending = false; // the temporary root breakpoint of step() from idle
     std::optional<kforge::PausePoint> m_paused;

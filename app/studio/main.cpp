@@ -1,9 +1,11 @@
-// kforge-studio [MODEL] [--plan FILE] [--input SPEC]... [--keep-leftovers] [--break MODULE]... [--run] [--screenshot
-// FILE.png [--view NAME]]
+// kforge-studio [MODEL | FILE.kfprof] [--plan FILE] [--input SPEC]... [--keep-leftovers] [--break MODULE]... [--run]
+// [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application_identity.h"
 #include "main_window.h"
+#include "provider_plugins.h"
 #include "run_controller.h"
 #include "views/module_tree_view.h"
+#include "views/profile_page.h"
 
 #include <kforge/error.h>
 #include <kforge/plugins.h>
@@ -14,6 +16,7 @@
 #include <QDockWidget>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
@@ -60,6 +63,8 @@ QPixmap grabView(kforge::ui::MainWindow& window, const QString& view)
         QCoreApplication::processEvents(); // lay the floated dock out at its new size
         return dock->widget()->grab();
     }
+    window.showView(view);             // its page or profile tab in front, so that it is laid out
+    QCoreApplication::processEvents(); // at the size it has there
     QWidget* widget = window.viewNamed(view);
     return widget ? widget->grab() : window.grab();
 }
@@ -78,6 +83,24 @@ void takeScreenshot(kforge::ui::MainWindow& window, const QString& file, const Q
     QCoreApplication::exit(0);
 }
 
+// A CPU baseline profile of the model shown (--profile); `ready` follows when it ends, whatever the outcome.
+template <typename Ready> void profileThen(kforge::ui::MainWindow& window, Ready ready)
+{
+    window.profilePage()->setDevice(QStringLiteral("cpu"));
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &kforge::ui::MainWindow::profileFinished, once,
+                     [once, ready](bool ok, const QString& message) {
+                         if (!ok)
+                             printError(message);
+                         once->deleteLater();
+                         ready();
+                     });
+    if (!window.profileBaseline()) { // profileError() has said why
+        delete once;
+        ready();
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -92,8 +115,10 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("KernelForge Studio: kernel providers for LibTorch models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("TorchScript file or builtin:NAME to open."),
-                                 QStringLiteral("[MODEL]"));
+    parser.addPositionalArgument(
+        QStringLiteral("model"),
+        QStringLiteral("TorchScript file or builtin:NAME to open, or a saved profile (.kfprof) to show."),
+        QStringLiteral("[MODEL | FILE.kfprof]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
         QStringLiteral("Render the window offscreen once MODEL is shown, save it to <file> (PNG) and exit."),
@@ -129,6 +154,14 @@ int main(int argc, char** argv)
                                                          "folders in KFORGE_PROVIDER_PATH are loaded too."),
                                           QStringLiteral("lib.so"));
     parser.addOption(pluginOption);
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QStringLiteral("Profile a CPU baseline once MODEL is shown (after --run, before --screenshot)."));
+    parser.addOption(profileOption);
+    const QCommandLineOption profileFileOption(QStringLiteral("profile-file"),
+                                               QStringLiteral("Show this saved profile (.kfprof); no model is needed."),
+                                               QStringLiteral("file"));
+    parser.addOption(profileFileOption);
     parser.process(app);
 
     // Provider plugins before any plan is read: a plan may name their types. KFORGE_PROVIDER_PATH failures
@@ -145,6 +178,10 @@ int main(int argc, char** argv)
             return 1;
         }
     }
+    // Then the plugins of Preferences › Provider Plugins: a failure there is a warning, shown in the window.
+    const QStringList storedPluginErrors = kforge::ui::loadStoredProviderPlugins();
+    for (const QString& message : storedPluginErrors)
+        std::fprintf(stderr, "kforge-studio: warning: %s\n", qPrintable(message));
 
     const QString view = parser.value(viewOption);
     if (!view.isEmpty() && !kforge::ui::MainWindow::viewNames().contains(view)) {
@@ -158,9 +195,21 @@ int main(int argc, char** argv)
         printError(QStringLiteral("expected at most one MODEL, got %1").arg(positional.size()));
         return 2;
     }
-    const QString model = positional.value(0);
+    QString model = positional.value(0);
+    QString profileFile = parser.value(profileFileOption);
+    if (kforge::ui::MainWindow::isProfileFile(model)) {
+        if (!profileFile.isEmpty()) {
+            printError(QStringLiteral("expected one profile file, got %1 and %2").arg(model, profileFile));
+            return 2;
+        }
+        profileFile = model;
+        model.clear();
+    }
 
     kforge::ui::MainWindow window;
+    if (!storedPluginErrors.isEmpty())
+        window.statusBar()->showMessage(
+            QStringLiteral("Provider plugin not loaded: %1").arg(storedPluginErrors.join(QStringLiteral("; "))));
     const bool batch = parser.isSet(screenshotOption);
     if (batch) {
         window.setModalErrors(false);
@@ -175,16 +224,28 @@ int main(int argc, char** argv)
         printError(QStringLiteral("cannot open plan %1").arg(parser.value(planOption)));
         return 1;
     }
-    // Once the model is shown: its inputs, then the forward; `ready` follows when all that is done.
+    // Once the model is shown: its inputs, the saved profile (a new model drops the runs of the previous one),
+    // the forward, then the profile; `ready` follows when all that is done.
     const QStringList inputs = parser.values(inputOption);
     const bool runFirst = parser.isSet(runOption);
-    auto prepare = [&window, inputs, runFirst](auto ready) {
+    const bool profileFirst = parser.isSet(profileOption);
+    auto prepare = [&window, inputs, runFirst, profileFirst, profileFile, batch](auto whenReady) {
         QString error;
         if (!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) {
             printError(error);
             QCoreApplication::exit(1);
             return;
         }
+        if (!profileFile.isEmpty() && !window.openProfile(profileFile) && batch) {
+            QCoreApplication::exit(1);
+            return;
+        }
+        auto ready = [&window, profileFirst, whenReady] {
+            if (profileFirst)
+                profileThen(window, whenReady);
+            else
+                whenReady();
+        };
         if (!runFirst) {
             ready();
             return;
@@ -218,6 +279,8 @@ int main(int argc, char** argv)
             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
         if (!model.isEmpty())
             window.openSource(model);
+        else if (!profileFile.isEmpty())
+            window.openProfile(profileFile);
         return app.exec();
     }
 
@@ -230,6 +293,7 @@ int main(int argc, char** argv)
         printError(message);
         QCoreApplication::exit(1);
     });
+    QObject::connect(&window, &kforge::ui::MainWindow::profileError, &app, &printError);
     // Queued: let the tree lay itself out before it is grabbed.
     auto shoot = [&window, file, view] {
         QTimer::singleShot(0, &window, [&window, file, view] { takeScreenshot(window, file, view); });
@@ -237,9 +301,12 @@ int main(int argc, char** argv)
     QObject::connect(
         &window, &kforge::ui::MainWindow::modelLoaded, &app, [prepare, shoot] { prepare(shoot); },
         Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-    if (model.isEmpty())
-        QTimer::singleShot(0, &app, shoot);
-    else
+    if (!model.isEmpty()) {
         window.openSource(model);
+    } else {
+        if (!profileFile.isEmpty() && !window.openProfile(profileFile))
+            return 1;
+        QTimer::singleShot(0, &app, shoot);
+    }
     return app.exec();
 }

@@ -11,6 +11,7 @@ namespace {
 
 constexpr int kRunTimeoutMs = 120'000;
 const QString kStudio = QStringLiteral(KFORGE_STUDIO_PATH);
+const QString kCli = QStringLiteral(KFORGE_CLI_PATH);
 
 struct Run {
     int exitCode = -1;
@@ -98,6 +99,10 @@ private Q_SLOTS:
             QTest::newRow(view) << QString::fromLatin1(view) << QStringList();
         QTest::newRow("events after a run") << QStringLiteral("events") << QStringList{"--run"};
         QTest::newRow("tree after a run") << QStringLiteral("tree") << QStringList{"--run"};
+        // The filled kernel table, chart and timeline of a CPU baseline profile.
+        for (const char* view : {"profile", "chart", "timeline"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 after --profile").arg(QLatin1String(view))))
+                << QString::fromLatin1(view) << QStringList{"--profile"};
         // The picture of the first pause; the app then aborts the paused forward and exits cleanly.
         QTest::newRow("stacks at a breakpoint")
             << QStringLiteral("stacks") << QStringList{"--break", "blocks.0.mlp", "--run"};
@@ -123,15 +128,47 @@ private Q_SLOTS:
         QVERIFY2(distinctColours(image) > 8, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(image))));
     }
 
+    // A result saved elsewhere (here by the CLI, as on a GPU server) opens without its model.
+    void screenshotOfSavedProfileWithoutModel_data()
+    {
+        QTest::addColumn<QStringList>("how");
+        QTest::newRow("positional") << QStringList();
+        QTest::newRow("--profile-file") << QStringList{QStringLiteral("--profile-file")};
+    }
+
+    void screenshotOfSavedProfileWithoutModel()
+    {
+        QFETCH(QStringList, how);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString saved = dir.filePath(QStringLiteral("tiny.kfprof"));
+        QProcess cli;
+        cli.start(kCli, {QStringLiteral("compare"), QStringLiteral("builtin:tiny-gpt"), QStringLiteral("--provide"),
+                         QStringLiteral("blocks.0.mlp:gelu:AtenGeluProvider"), QStringLiteral("--warmup"),
+                         QStringLiteral("1"), QStringLiteral("--iterations"), QStringLiteral("2"),
+                         QStringLiteral("--quiet"), QStringLiteral("--save"), saved});
+        QVERIFY(cli.waitForFinished(kRunTimeoutMs));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+
+        const QString png = dir.filePath(QStringLiteral("comparison.png"));
+        const Run run = runStudio(how + QStringList{saved, QStringLiteral("--screenshot"), png,
+                                                    QStringLiteral("--view"), QStringLiteral("comparison")},
+                                  scratchEnvironment(dir));
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.errors)));
+        const QImage image(png);
+        QVERIFY2(!image.isNull(), qPrintable(png));
+        QVERIFY2(distinctColours(image) > 8, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(image))));
+    }
+
     void screenshotOfUnknownViewFails()
     {
         QTemporaryDir dir;
         const QString png = dir.filePath(QStringLiteral("shot.png"));
         const Run run = runStudio({QStringLiteral("builtin:tiny-gpt"), QStringLiteral("--screenshot"), png,
-                                   QStringLiteral("--view"), QStringLiteral("timeline")},
+                                   QStringLiteral("--view"), QStringLiteral("flamegraph")},
                                   scratchEnvironment(dir));
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.errors.contains(QStringLiteral("timeline")), qPrintable(run.errors));
+        QVERIFY2(run.errors.contains(QStringLiteral("flamegraph")), qPrintable(run.errors));
         QVERIFY(!QFileInfo::exists(png));
     }
 

@@ -1,12 +1,14 @@
 #include "module_tree_model.h"
 
 #include "format.h"
+#include "provider_mime.h"
 
 #include <kforge/plan.h>
 
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QMimeData>
 
 #include <algorithm>
 
@@ -443,6 +445,54 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
     default:
         return {};
     }
+}
+
+} // namespace kforge::ui
+
+namespace kforge::ui {
+
+bool ModuleTreeModel::acceptsProvider(const QString& path, const QString& function) const
+{
+    const auto it = m_nodeByPath.find(path.toStdString());
+    if (it == m_nodeByPath.end())
+        return false;
+    // A model without any function inventory (nothing interceptable found) cannot tell: let the plan's
+    // validation speak instead.
+    if (m_modules.front().subtreeFunctions.empty())
+        return true;
+    const auto& functions = m_modules[it->second].subtreeFunctions;
+    const auto called = functions.find(function.toStdString());
+    return called != functions.end() && called->second > 0;
+}
+
+Qt::ItemFlags ModuleTreeModel::flags(const QModelIndex& index) const
+{
+    const Qt::ItemFlags flags = QAbstractItemModel::flags(index);
+    return index.isValid() ? flags | Qt::ItemIsDropEnabled : flags;
+}
+
+QStringList ModuleTreeModel::mimeTypes() const { return {providerMimeType()}; }
+
+Qt::DropActions ModuleTreeModel::supportedDropActions() const { return Qt::CopyAction; }
+
+bool ModuleTreeModel::canDropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                                      const QModelIndex& parent) const
+{
+    // Only onto a module row (row and column -1), never between rows: the row is the entry's scope.
+    if (action != Qt::CopyAction || row != -1 || column != -1 || !parent.isValid())
+        return false;
+    const std::optional<ProviderDrag> provider = providerFromMimeData(data);
+    return provider && acceptsProvider(parent.data(PathRole).toString(), provider->function);
+}
+
+bool ModuleTreeModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                                   const QModelIndex& parent)
+{
+    if (!canDropMimeData(data, action, row, column, parent))
+        return false;
+    const std::optional<ProviderDrag> provider = providerFromMimeData(data);
+    Q_EMIT providerDropped(parent.data(PathRole).toString(), provider->function, provider->type);
+    return true;
 }
 
 } // namespace kforge::ui

@@ -80,6 +80,21 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // Dropping a provider from the catalog (application/x-kforge-provider) on a module row asks for a plan
+    // entry there (providerDropped). Refused where the module's subtree never calls the provider's function,
+    // when the model has a function inventory to tell.
+    bool acceptsProvider(const QString& path, const QString& function) const;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QStringList mimeTypes() const override;
+    Qt::DropActions supportedDropActions() const override;
+    bool canDropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                         const QModelIndex& parent) const override;
+    bool dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                      const QModelIndex& parent) override;
+
+Q_SIGNALS:
+    void providerDropped(const QString& scope, const QString& function, const QString& providerType);
+
 private:
     struct Node {
         int parent = -1; // index into m_modules

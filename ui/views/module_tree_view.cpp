@@ -14,6 +14,12 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QTreeView(parent)
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setAllColumnsShowFocus(true);
     header()->setStretchLastSection(true);
+    // Providers dragged from the plan editor's catalog drop onto a module row (ModuleTreeModel decides);
+    // overwrite mode makes every drop an "on the row" drop, never one between rows.
+    setAcceptDrops(true);
+    setDragDropMode(QAbstractItemView::DropOnly);
+    setDragDropOverwriteMode(true);
+    setDropIndicatorShown(true);
 }
 
 void ModuleTreeView::expandAndFit(int depth)

@@ -2,6 +2,7 @@
 
 #include "models/plan_document.h"
 #include "models/plan_model.h"
+#include "views/provider_catalog_view.h"
 #include "views/provider_settings_form.h"
 
 #include <kforge/functions.h>
@@ -90,7 +91,7 @@ private:
 
 PlanEditorView::PlanEditorView(PlanDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_view(new QTableView(this)), m_form(new ProviderSettingsForm(this)),
-      m_planProblems(new QLabel(this))
+      m_catalogView(new ProviderCatalogView(this)), m_planProblems(new QLabel(this))
 {
     setObjectName(QStringLiteral("planEditorView"));
     PlanModel* model = document->model();
@@ -145,9 +146,11 @@ PlanEditorView::PlanEditorView(PlanDocument* document, QWidget* parent)
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_view);
     splitter->addWidget(m_form);
+    splitter->addWidget(m_catalogView);
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({800, 240});
+    splitter->setStretchFactor(2, 1);
+    splitter->setSizes({700, 240, 260});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -188,6 +191,8 @@ QTableView* PlanEditorView::view() const { return m_view; }
 
 ProviderSettingsForm* PlanEditorView::settingsForm() const { return m_form; }
 
+ProviderCatalogView* PlanEditorView::catalogView() const { return m_catalogView; }
+
 const PlanEditorView::Actions& PlanEditorView::actions() const { return m_actions; }
 
 QString PlanEditorView::planProblemsText() const
@@ -198,6 +203,7 @@ QString PlanEditorView::planProblemsText() const
 void PlanEditorView::setCatalog(std::vector<kforge::ProviderCatalogEntry> catalog)
 {
     m_catalog = std::move(catalog);
+    m_catalogView->setCatalog(m_catalog);
     updateSettingsForm();
 }
 
@@ -205,6 +211,7 @@ void PlanEditorView::setSession(const kforge::ModelSession* session, const QStri
 {
     m_session = session;
     m_device = device;
+    m_catalogView->setDevice(device);
     validate();
 }
 

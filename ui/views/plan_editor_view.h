@@ -17,6 +17,7 @@ class ModelSession;
 namespace kforge::ui {
 
 class PlanDocument;
+class ProviderCatalogView;
 class ProviderSettingsForm;
 
 // The plan editor: the entries in plan order (enable box, scope, function, provider, settings, note, the
@@ -36,6 +37,7 @@ public:
 
     QTableView* view() const;
     ProviderSettingsForm* settingsForm() const;
+    ProviderCatalogView* catalogView() const; // the drag source of providers for the module tree
     const Actions& actions() const;
     QString planProblemsText() const;
 
@@ -65,6 +67,7 @@ private:
     PlanDocument* m_document;
     QTableView* m_view;
     ProviderSettingsForm* m_form;
+    ProviderCatalogView* m_catalogView;
     QLabel* m_planProblems;
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;

@@ -1,0 +1,220 @@
+// Edit › Preferences and Help › About: the provider-plugin page (the example plugin listed once loaded, a bad
+// plugin's error inline, the start-up list kept in QSettings, removal taking effect on restart), the General
+// page's defaults, and the About report with every version it promises.
+#include "app_settings.h"
+#include "application_identity.h"
+#include "main_window.h"
+#include "provider_plugins.h"
+#include "system_info.h"
+#include "views/about_dialog.h"
+#include "models/provider_catalog_model.h"
+#include "views/general_settings_page.h"
+#include "views/plan_editor_view.h"
+#include "views/plugin_settings_page.h"
+#include "views/provider_catalog_view.h"
+#include "views/settings_dialog.h"
+
+#include <kforge/provider_catalog.h>
+#include <kforge/version.h>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+#include <QTreeWidget>
+
+using kforge::ui::PluginSettingsPage;
+using kforge::ui::ProviderCatalogModel;
+using kforge::ui::SettingsDialog;
+
+namespace {
+
+const QString kExamplePlugin = QStringLiteral(KFORGE_EXAMPLE_PLUGIN);
+
+QStringList column(const QTreeWidget* tree, int c)
+{
+    QStringList out;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        out << tree->topLevelItem(i)->text(c);
+    return out;
+}
+
+QStringList rows(const QListWidget* list)
+{
+    QStringList out;
+    for (int i = 0; i < list->count(); ++i)
+        out << list->item(i)->text();
+    return out;
+}
+
+bool catalogHas(const std::string& type)
+{
+    for (const kforge::ProviderCatalogEntry& entry : kforge::providerCatalog())
+        if (entry.typeName == type)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestPreferences : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Before the first QSettings: the user's real settings must stay untouched.
+        QStandardPaths::setTestModeEnabled(true);
+        kforge::ui::applyApplicationIdentity();
+        QVERIFY2(QSettings().fileName().contains(QStringLiteral("qttest")), qPrintable(QSettings().fileName()));
+        QSettings().clear();
+        QVERIFY2(QFileInfo::exists(kExamplePlugin), qPrintable(kExamplePlugin));
+    }
+
+    void badPluginShowsItsErrorInline()
+    {
+        SettingsDialog dialog;
+        PluginSettingsPage* page = dialog.pluginPage();
+        const QString bad = QStringLiteral("/nonexistent/libno_such_plugin.so");
+        QVERIFY(!page->addPlugin(bad));
+        QVERIFY2(page->errorText().contains(QStringLiteral("libno_such_plugin.so")), qPrintable(page->errorText()));
+        QVERIFY(kforge::ui::AppSettings::providerPluginPaths().isEmpty()); // a refused plugin is not kept
+        QCOMPARE(page->startupPlugins()->count(), 0);
+
+        // Not a plugin at all: a shared library without the plugin's entry point.
+        QVERIFY(!page->addPlugin(QStringLiteral(KFORGE_NOT_A_PLUGIN)));
+        QVERIFY(!page->errorText().isEmpty());
+    }
+
+    void examplePluginListedAndPersisted()
+    {
+        QVERIFY(!catalogHas("ExampleReluProvider"));
+        // Through the window's Edit › Preferences: the plugin's provider joins the plan editor's catalog.
+        kforge::ui::MainWindow window;
+        const auto windowCatalogHas = [&window](const QString& type) {
+            const ProviderCatalogModel* catalog = window.planEditor()->catalogView()->model();
+            for (int row = 0; row < catalog->rowCount(); ++row)
+                if (catalog->index(row, ProviderCatalogModel::ProviderColumn).data().toString() == type)
+                    return true;
+            return false;
+        };
+        QVERIFY(!windowCatalogHas(QStringLiteral("ExampleReluProvider")));
+        int changes = 0;
+        QString error;
+        QTimer::singleShot(0, &window, [&] {
+            auto* dialog = window.findChild<SettingsDialog*>();
+            if (!dialog)
+                return;
+            connect(dialog, &SettingsDialog::pluginsChanged, dialog, [&changes] { ++changes; });
+            if (!dialog->pluginPage()->addPlugin(kExamplePlugin))
+                error = dialog->pluginPage()->errorText();
+            dialog->reject();
+        });
+        window.actions().preferences->trigger(); // modal until the timer closes it
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(changes, 1);
+        QVERIFY(catalogHas("ExampleReluProvider"));
+        QVERIFY(windowCatalogHas(QStringLiteral("ExampleReluProvider")));
+
+        SettingsDialog dialog;
+        PluginSettingsPage* page = dialog.pluginPage();
+
+        // Listed among the loaded plugins with its provider types and ABI.
+        const QStringList paths = column(page->loadedPlugins(), 0);
+        const int row = int(paths.indexOf(QFileInfo(kExamplePlugin).absoluteFilePath()));
+        QVERIFY2(row >= 0, qPrintable(paths.join(',')));
+        QCOMPARE(column(page->loadedPlugins(), 1).at(row), QStringLiteral("ExampleReluProvider"));
+        QVERIFY(column(page->loadedPlugins(), 2).at(row).startsWith(QStringLiteral("kforge-provider-abi-")));
+
+        // Kept for the next start, and shown by a new dialog.
+        QCOMPARE(kforge::ui::AppSettings::providerPluginPaths(),
+                 QStringList{QFileInfo(kExamplePlugin).absoluteFilePath()});
+        SettingsDialog again;
+        QCOMPARE(rows(again.pluginPage()->startupPlugins()), QStringList{QFileInfo(kExamplePlugin).absoluteFilePath()});
+
+        // At the next start: loaded already here, so nothing fails; adding it twice keeps one entry.
+        QCOMPARE(kforge::ui::loadStoredProviderPlugins(), QStringList());
+        QVERIFY(again.pluginPage()->addPlugin(kExamplePlugin));
+        QCOMPARE(kforge::ui::AppSettings::providerPluginPaths().size(), 1);
+    }
+
+    void removalTakesEffectOnRestart()
+    {
+        kforge::ui::AppSettings::setProviderPluginPaths({QFileInfo(kExamplePlugin).absoluteFilePath()});
+        QVERIFY(kforge::ui::ensureProviderPluginLoaded(kExamplePlugin).isEmpty());
+        SettingsDialog dialog;
+        PluginSettingsPage* page = dialog.pluginPage();
+        QCOMPARE(page->startupPlugins()->count(), 1);
+        page->removePlugin(0);
+        QCOMPARE(page->startupPlugins()->count(), 0);
+        QVERIFY(kforge::ui::AppSettings::providerPluginPaths().isEmpty());
+        QVERIFY2(page->noteText().contains(QStringLiteral("takes effect on restart")), qPrintable(page->noteText()));
+        QVERIFY(catalogHas("ExampleReluProvider")); // still loaded: plugins cannot be unloaded
+    }
+
+    void storedBadPluginIsReportedAtStart()
+    {
+        kforge::ui::AppSettings::setProviderPluginPaths({QStringLiteral("/nonexistent/libgone.so")});
+        const QStringList errors = kforge::ui::loadStoredProviderPlugins();
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.first().contains(QStringLiteral("libgone.so")), qPrintable(errors.first()));
+        kforge::ui::AppSettings::setProviderPluginPaths({});
+    }
+
+    void generalPageDefaults()
+    {
+        {
+            SettingsDialog dialog;
+            kforge::ui::GeneralSettingsPage* general = dialog.generalPage();
+            QVERIFY(!general->keepLeftoversBox()->isChecked());
+            general->keepLeftoversBox()->setChecked(true);
+            general->captureWarmupBox()->setValue(5);
+        }
+        QVERIFY(kforge::ui::AppSettings::keepLeftovers());
+        QCOMPARE(kforge::ui::AppSettings::captureWarmupIterations(), 5);
+        // A window opened from now on starts with Keep Leftovers on.
+        kforge::ui::MainWindow window;
+        QVERIFY(window.actions().keepLeftovers->isChecked());
+        QCOMPARE(window.actions().preferences->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Comma));
+        kforge::ui::AppSettings::setKeepLeftovers(false);
+        kforge::ui::MainWindow later;
+        QVERIFY(!later.actions().keepLeftovers->isChecked());
+    }
+
+    void aboutListsTheVersions()
+    {
+        kforge::ui::AboutDialog dialog;
+        const QString text = dialog.text();
+        const kforge::SystemReport& report = kforge::ui::cachedSystemReport();
+        QVERIFY2(text.contains(QStringLiteral("KForge " KFORGE_VERSION_STRING)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Qt %1").arg(QString::fromLatin1(qVersion()))), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("LibTorch %1").arg(QString::fromStdString(report.torchVersion))),
+                 qPrintable(text));
+        QVERIFY(!report.torchVersion.empty());
+        if (report.torchCudaBuild)
+            QVERIFY2(text.contains(QStringLiteral("CUDA %1").arg(QString::fromStdString(report.torchCudaVersion))),
+                     qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("CUPTI")), qPrintable(text));
+        if (report.cuptiLinked)
+            QVERIFY(text.contains(QString::fromStdString(report.cuptiVersion)));
+        for (const std::string& device : report.cudaDevices)
+            QVERIFY2(text.contains(QString::fromStdString(device)), qPrintable(text));
+        if (report.cudaDevices.empty())
+            QVERIFY(text.contains(QStringLiteral("CUDA devices: none visible")));
+
+        QGuiApplication::clipboard()->clear();
+        QTest::mouseClick(dialog.copyButton(), Qt::LeftButton);
+        QCOMPARE(QGuiApplication::clipboard()->text(), text);
+    }
+};
+
+QTEST_MAIN(TestPreferences)
+#include "tst_preferences.moc"

@@ -1,0 +1,243 @@
+// The Profile page's models without windows: KernelStatsModel (grouping, numeric sort through a proxy, the
+// row of a timeline record) and ComparisonModel (rows, total, verdict colours), under the model tester.
+#include "models/comparison_model.h"
+#include "models/kernel_stats_model.h"
+
+#include <kforge/profiling.h>
+
+#include <QAbstractItemModelTester>
+#include <QBrush>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+using kforge::GroupBy;
+using kforge::ui::ComparisonModel;
+using kforge::ui::KernelStatsModel;
+
+namespace {
+
+// One kernel record per line: op, function ("-" = none), module ("-" = the root), duration in ns.
+const char* const kBaseline = R"(
+aten::addmm    linear   blocks.0.attn  9000
+aten::addmm    linear   blocks.0.mlp   9000
+aten::gelu     gelu     blocks.0.mlp   10000
+aten::softmax  softmax  blocks.0.attn  4000
+aten::softmax  softmax  blocks.0.attn  7000
+aten::add      -        -              500
+)";
+// The same model with a plan: gelu twice as fast, softmax slower, linear unchanged, one new op.
+const char* const kPlan = R"(
+aten::addmm    linear   blocks.0.attn  9000
+aten::addmm    linear   blocks.0.mlp   9000
+aten::gelu     gelu     blocks.0.mlp   5000
+aten::softmax  softmax  blocks.0.attn  8000
+aten::softmax  softmax  blocks.0.attn  8000
+aten::add      -        -              500
+aten::mul      mul      blocks.0.mlp   700
+)";
+
+std::shared_ptr<kforge::ProfileRun> runOf(const char* text)
+{
+    auto run = std::make_shared<kforge::ProfileRun>();
+    run->iterations = 1;
+    const QStringList lines = QString::fromLatin1(text).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (const QString& line : lines) {
+        const QStringList f = line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        kforge::KernelRecord r;
+        r.name = r.op = f[0].toStdString();
+        r.function = f[1] == QLatin1String("-") ? "" : f[1].toStdString();
+        r.modulePath = f[2] == QLatin1String("-") ? "" : f[2].toStdString();
+        r.durationNs = f[3].toLongLong();
+        run->records.push_back(r);
+    }
+    return run;
+}
+
+QStringList column(const QAbstractItemModel& model, int column, int role = Qt::DisplayRole)
+{
+    QStringList values;
+    for (int row = 0; row < model.rowCount(); ++row)
+        values << model.index(row, column).data(role).toString();
+    return values;
+}
+
+} // namespace
+
+class TestProfileModels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void statsByKernel()
+    {
+        KernelStatsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        model.setRun(runOf(kBaseline));
+        QCOMPARE(model.columnCount(), int(KernelStatsModel::ColumnCount));
+        // Largest total first, as the engine orders them.
+        QCOMPARE(column(model, KernelStatsModel::KeyColumn),
+                 (QStringList{"aten::addmm", "aten::softmax", "aten::gelu", "aten::add"}));
+        QCOMPARE(column(model, KernelStatsModel::CallsColumn), (QStringList{"2", "2", "1", "1"}));
+        QCOMPARE(column(model, KernelStatsModel::ModuleColumn),
+                 (QStringList{"(several)", "blocks.0.attn", "blocks.0.mlp", "(root)"}));
+        QCOMPARE(model.index(1, KernelStatsModel::TotalColumn).data().toString(), QStringLiteral("11.0"));
+        QCOMPARE(model.index(1, KernelStatsModel::MinColumn).data(KernelStatsModel::SortRole).toDouble(), 4.0);
+        QCOMPARE(model.index(1, KernelStatsModel::MaxColumn).data(KernelStatsModel::SortRole).toDouble(), 7.0);
+        QCOMPARE(model.index(1, KernelStatsModel::MedianColumn).data().toString(), QStringLiteral("4.00"));
+        QCOMPARE(model.index(3, KernelStatsModel::TotalColumn).data().toString(), QStringLiteral("0.50"));
+        QCOMPARE(model.headerData(KernelStatsModel::KeyColumn, Qt::Horizontal).toString(), QStringLiteral("Kernel"));
+
+        double shares = 0;
+        for (int row = 0; row < model.rowCount(); ++row)
+            shares += model.index(row, KernelStatsModel::ShareColumn).data(KernelStatsModel::SortRole).toDouble();
+        QVERIFY(qAbs(shares - 1.0) < 1e-9);
+        QCOMPARE(model.index(0, KernelStatsModel::ShareColumn).data().toString(), QStringLiteral("45.6 %"));
+    }
+
+    void groupBySwitching()
+    {
+        KernelStatsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto run = runOf(kBaseline);
+        model.setRun(run);
+        QSignalSpy header(&model, &QAbstractItemModel::headerDataChanged);
+
+        model.setGroupBy(GroupBy::Function);
+        QCOMPARE(header.count(), 1);
+        QCOMPARE(model.headerData(KernelStatsModel::KeyColumn, Qt::Horizontal).toString(), QStringLiteral("Function"));
+        QCOMPARE(column(model, KernelStatsModel::KeyColumn),
+                 (QStringList{"linear", "softmax", "gelu", "(no function)"}));
+
+        model.setGroupBy(GroupBy::Module);
+        QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.attn", "blocks.0.mlp", "(root)"}));
+        QCOMPARE(model.index(2, 0).data(KernelStatsModel::KeyRole).toString(), QString()); // the root's own key
+        QCOMPARE(model.index(0, KernelStatsModel::TotalColumn).data(KernelStatsModel::SortRole).toDouble(), 20.0);
+
+        // A record's row follows the grouping: record 2 is gelu in blocks.0.mlp.
+        QCOMPARE(model.rowOfRecord(2), model.rowOfKey(QStringLiteral("blocks.0.mlp")));
+        model.setGroupBy(GroupBy::Function);
+        QCOMPARE(model.rowOfRecord(2), model.rowOfKey(QStringLiteral("gelu")));
+        QCOMPARE(model.rowOfRecord(5), model.rowOfKey(QStringLiteral("(no function)")));
+        model.setGroupBy(GroupBy::Kernel);
+        QCOMPARE(model.rowOfRecord(4), model.rowOfKey(QStringLiteral("aten::softmax")));
+        QCOMPARE(model.rowOfRecord(99), -1);
+        QCOMPARE(model.rowOfRecord(-1), -1);
+
+        model.setRun(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.rowOfRecord(0), -1);
+    }
+
+    void sortsNumerically()
+    {
+        KernelStatsModel model;
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(KernelStatsModel::SortRole);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(runOf(kBaseline));
+
+        // As text, "0.50" < "10.0" < "11.0" < "18.0" would hold by luck only: the sort role gives numbers.
+        proxy.sort(KernelStatsModel::TotalColumn, Qt::AscendingOrder);
+        QCOMPARE(column(proxy, KernelStatsModel::KeyColumn),
+                 (QStringList{"aten::add", "aten::gelu", "aten::softmax", "aten::addmm"}));
+        QCOMPARE(column(proxy, KernelStatsModel::TotalColumn), (QStringList{"0.50", "10.0", "11.0", "18.0"}));
+        proxy.sort(KernelStatsModel::CallsColumn, Qt::DescendingOrder);
+        QCOMPARE(column(proxy, KernelStatsModel::CallsColumn), (QStringList{"2", "2", "1", "1"}));
+        proxy.sort(KernelStatsModel::MaxColumn, Qt::DescendingOrder);
+        QCOMPARE(column(proxy, KernelStatsModel::KeyColumn).first(), QStringLiteral("aten::gelu"));
+        proxy.sort(KernelStatsModel::KeyColumn, Qt::AscendingOrder);
+        QCOMPARE(column(proxy, KernelStatsModel::KeyColumn),
+                 (QStringList{"aten::add", "aten::addmm", "aten::gelu", "aten::softmax"}));
+
+        // The filter box: substring on the key column.
+        proxy.setFilterKeyColumn(KernelStatsModel::KeyColumn);
+        proxy.setFilterFixedString(QStringLiteral("SOFT"));
+        proxy.setFilterCaseSensitivity(Qt::CaseInsensitive);
+        QCOMPARE(column(proxy, KernelStatsModel::KeyColumn), QStringList{"aten::softmax"});
+        proxy.setFilterRegularExpression(
+            QRegularExpression(QStringLiteral("^aten::add"), QRegularExpression::CaseInsensitiveOption));
+        QCOMPARE(column(proxy, KernelStatsModel::KeyColumn), (QStringList{"aten::add", "aten::addmm"}));
+    }
+
+    void comparisonRowsAndTotal()
+    {
+        ComparisonModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.outputErrorText(), QString());
+
+        const auto baseline = runOf(kBaseline);
+        const auto plan = runOf(kPlan);
+        baseline->outputValues = {{1.0f, 2.0f, -4.0f}};
+        plan->outputValues = {{1.0f, 2.5f, -4.0f}};
+        model.setComparison(kforge::compare(*baseline, *plan));
+
+        // By function, ordered by baseline time, then the total.
+        QCOMPARE(column(model, ComparisonModel::KeyColumn),
+                 (QStringList{"linear", "softmax", "gelu", "(no function)", "mul", "Total"}));
+        QCOMPARE(column(model, ComparisonModel::SpeedupColumn),
+                 (QStringList{"1.00×", "0.69×", "2.00×", "1.00×", "—", "0.98×"}));
+        QCOMPARE(column(model, ComparisonModel::ChangeColumn),
+                 (QStringList{"0.0 %", "+45.5 %", "-50.0 %", "0.0 %", "new", "+1.8 %"}));
+        QCOMPARE(model.index(5, ComparisonModel::BaselineColumn).data(ComparisonModel::SortRole).toDouble(), 39.5);
+        QCOMPARE(model.index(5, ComparisonModel::PlanColumn).data(ComparisonModel::SortRole).toDouble(), 40.2);
+        QVERIFY(model.index(5, 0).data(ComparisonModel::IsTotalRole).toBool());
+        QVERIFY(!model.index(0, 0).data(ComparisonModel::IsTotalRole).toBool());
+        QCOMPARE(model.outputErrorText(), QStringLiteral("max |Δ| 0.5, max rel. 0.25"));
+        QCOMPARE(model.index(5, ComparisonModel::ErrorColumn).data().toString(), model.outputErrorText());
+        QCOMPARE(model.index(0, ComparisonModel::ErrorColumn).data().toString(), QString());
+
+        model.setGrouping(ComparisonModel::Grouping::Module);
+        QCOMPARE(model.headerData(ComparisonModel::KeyColumn, Qt::Horizontal).toString(), QStringLiteral("Module"));
+        QCOMPARE(column(model, ComparisonModel::KeyColumn),
+                 (QStringList{"blocks.0.attn", "blocks.0.mlp", "(root)", "Total"}));
+
+        baseline->outputValues = {{1.0f, 2.0f}};
+        model.setComparison(kforge::compare(*baseline, *plan));
+        QCOMPARE(model.outputErrorText(), QStringLiteral("not comparable"));
+        model.setComparison(std::nullopt);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void comparisonColours()
+    {
+        ComparisonModel model;
+        model.setComparison(kforge::compare(*runOf(kBaseline), *runOf(kPlan)));
+        const auto verdict = [&](int row) {
+            return model.index(row, ComparisonModel::KeyColumn).data(ComparisonModel::VerdictRole).toInt();
+        };
+        QCOMPARE(verdict(0), int(ComparisonModel::Unchanged)); // linear
+        QCOMPARE(verdict(1), int(ComparisonModel::Slower));    // softmax
+        QCOMPARE(verdict(2), int(ComparisonModel::Faster));    // gelu
+        QCOMPARE(verdict(4), int(ComparisonModel::Slower));    // mul: only in the plan
+        QCOMPARE(verdict(5), int(ComparisonModel::Unchanged)); // total: +1.8 %, within the tolerance
+
+        // Unchanged rows keep the palette's colours.
+        QVERIFY(!model.index(0, ComparisonModel::KeyColumn).data(Qt::BackgroundRole).isValid());
+        QVERIFY(!model.index(0, ComparisonModel::SpeedupColumn).data(Qt::ForegroundRole).isValid());
+        const QColor faster =
+            model.index(2, ComparisonModel::KeyColumn).data(Qt::BackgroundRole).value<QBrush>().color();
+        const QColor slower =
+            model.index(1, ComparisonModel::KeyColumn).data(Qt::BackgroundRole).value<QBrush>().color();
+        QVERIFY2(faster.green() > faster.red() && slower.red() > slower.green(),
+                 qPrintable(faster.name() + QLatin1Char(' ') + slower.name()));
+        // Translucent: the tint blends into a light or a dark base alike.
+        QVERIFY(faster.alpha() < 128 && slower.alpha() < 128);
+        const QColor fasterText =
+            model.index(2, ComparisonModel::SpeedupColumn).data(Qt::ForegroundRole).value<QBrush>().color();
+        const QColor slowerText =
+            model.index(1, ComparisonModel::SpeedupColumn).data(Qt::ForegroundRole).value<QBrush>().color();
+        QVERIFY(fasterText.green() > fasterText.red() && slowerText.red() > slowerText.green());
+        // Mid-tones: neither near white nor near black, so they read on both palettes.
+        for (const QColor& c : {fasterText, slowerText})
+            QVERIFY2(c.lightness() > 60 && c.lightness() < 190, qPrintable(c.name()));
+
+        QCOMPARE(ComparisonModel::verdict(100, 99), ComparisonModel::Unchanged); // within the tolerance
+        QCOMPARE(ComparisonModel::verdict(100, 90), ComparisonModel::Faster);
+        QCOMPARE(ComparisonModel::verdict(100, 110), ComparisonModel::Slower);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileModels)
+#include "tst_profile_models.moc"

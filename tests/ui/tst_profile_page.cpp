@@ -1,0 +1,446 @@
+// The Profile page in the window: profiles run through the UI's actions on builtin:tiny-gpt (CPU), cancel,
+// compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
+#include "application_identity.h"
+#include "main_window.h"
+#include "models/comparison_model.h"
+#include "models/kernel_stats_model.h"
+#include "models/module_tree_model.h"
+#include "profile_controller.h"
+#include "run_controller.h"
+#include "views/profile_page.h"
+#include "views/time_share_chart.h"
+#include "views/timeline_view.h"
+
+#include <kforge/profile_export.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include <fstream>
+#include <memory>
+
+using kforge::ui::ComparisonModel;
+using kforge::ui::KernelStatsModel;
+using kforge::ui::MainWindow;
+using kforge::ui::ProfileController;
+using kforge::ui::ProfilePage;
+
+namespace {
+
+constexpr int kTimeoutMs = 120'000;
+const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
+
+std::unique_ptr<MainWindow> makeWindow()
+{
+    auto window = std::make_unique<MainWindow>();
+    window->setModalErrors(false);
+    window->setPersistent(false);
+    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    window->resize(1200, 800);
+    window->show();
+    return window;
+}
+
+// A window showing tiny-gpt, set up for short CPU profiles (1 warm-up, 2 iterations) through the page's boxes.
+std::unique_ptr<MainWindow> openTinyGpt()
+{
+    auto window = makeWindow();
+    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+    window->openSource(kTinyGpt);
+    if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, kTimeoutMs))
+        qWarning() << "tiny-gpt did not load";
+    ProfilePage* page = window->profilePage();
+    page->deviceCombo()->setCurrentIndex(page->deviceCombo()->findData(QStringLiteral("cpu")));
+    page->warmupBox()->setValue(1);
+    page->iterationsBox()->setValue(2);
+    return window;
+}
+
+// Waits for the next profileFinished(ok, message) of the window.
+std::pair<bool, QString> waitForProfile(QSignalSpy& finished)
+{
+    if (!QTest::qWaitFor([&] { return finished.count() > 0; }, kTimeoutMs))
+        return {false, QStringLiteral("timeout")};
+    const QList<QVariant> args = finished.takeFirst();
+    return {args.at(0).toBool(), args.at(1).toString()};
+}
+
+double shareSum(const KernelStatsModel& model)
+{
+    double sum = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        sum += model.index(row, KernelStatsModel::ShareColumn).data(KernelStatsModel::SortRole).toDouble();
+    return sum;
+}
+
+QStringList keys(const QAbstractItemModel& model, int column = 0)
+{
+    QStringList values;
+    for (int row = 0; row < model.rowCount(); ++row)
+        values << model.index(row, column).data().toString();
+    return values;
+}
+
+qint64 fileSize(const QString& path) { return QFileInfo(path).size(); }
+
+QByteArray head(const QString& path, int bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.read(bytes) : QByteArray();
+}
+
+} // namespace
+
+class TestProfilePage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // before the first QSettings: the user's stay untouched
+        kforge::ui::applyApplicationIdentity();
+        QSettings().clear();
+    }
+
+    void profileBaselineThroughAction()
+    {
+        const auto window = openTinyGpt();
+        QVERIFY(window->session());
+        const MainWindow::Actions& actions = window->actions();
+        QCOMPARE(actions.profileBaseline->shortcut(), QKeySequence(Qt::Key_F6));
+        QVERIFY(actions.profileBaseline->isEnabled());
+        QVERIFY(!actions.profileWithPlan->isEnabled()); // the plan is empty
+        QVERIFY(!actions.saveProfile->isEnabled());
+        QVERIFY(!actions.exportCsv->isEnabled());
+        QVERIFY(!actions.cancelProfile->isEnabled());
+        QVERIFY2(window->findChild<QLabel*>(QStringLiteral("deviceStatus"))->text().contains(QStringLiteral("CPU")),
+                 "the status bar names the profiling device");
+
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        actions.profileBaseline->trigger();
+        // While it runs: the session is the profile's; forwards and another profile are refused.
+        QVERIFY(window->profileController()->isRunning());
+        QVERIFY(window->runController()->isProfiling());
+        QVERIFY(actions.cancelProfile->isEnabled());
+        QVERIFY(!actions.run->isEnabled());
+        QVERIFY(!actions.profileBaseline->isEnabled());
+        QSignalSpy runFinished(window.get(), &MainWindow::runFinished);
+        QVERIFY(!window->runForward());
+        QCOMPARE(runFinished.count(), 1);
+        QVERIFY2(runFinished.first().at(1).toString().contains(QStringLiteral("profile")),
+                 qPrintable(runFinished.first().at(1).toString()));
+        QString error;
+        QVERIFY(!window->profileController()->runBaseline(&error));
+        QVERIFY(!error.isEmpty());
+
+        const auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY(!window->runController()->isProfiling());
+        QVERIFY(actions.run->isEnabled());
+
+        ProfilePage* page = window->profilePage();
+        const auto run = window->profileController()->baseline();
+        QVERIFY(run);
+        QCOMPARE(run->iterations, 2);
+        QCOMPARE(run->warmupIterations, 1);
+        QCOMPARE(run->device, std::string("cpu"));
+        QCOMPARE(page->shownRun(), run);
+        QVERIFY(page->headerText().contains(QStringLiteral("2 iteration")));
+
+        // The kernel table: rows whose shares add up to the whole run.
+        const KernelStatsModel* stats = page->statsModel();
+        QVERIFY(stats->rowCount() > 3);
+        QCOMPARE(page->kernelTable()->model()->rowCount(), stats->rowCount());
+        QVERIFY2(qAbs(shareSum(*stats) - 1.0) < 1e-6, qPrintable(QString::number(shareSum(*stats))));
+        QVERIFY(keys(*stats).contains(QStringLiteral("aten::linear")));
+
+        // Grouping and filtering from the page's own controls.
+        page->groupByCombo()->setCurrentIndex(page->groupByCombo()->findData(int(kforge::GroupBy::Function)));
+        QCOMPARE(stats->groupBy(), kforge::GroupBy::Function);
+        QVERIFY(keys(*stats).contains(QStringLiteral("gelu")));
+        QVERIFY2(qAbs(shareSum(*stats) - 1.0) < 1e-6, qPrintable(QString::number(shareSum(*stats))));
+        page->filterEdit()->setText(QStringLiteral("GEL"));
+        QCOMPARE(keys(*page->statsProxy()), QStringList{QStringLiteral("gelu")});
+        page->filterEdit()->clear();
+
+        // The chart and the timeline show the same run.
+        QVERIFY(page->chart()->sliceCount() > 0);
+        QVERIFY(!page->timeline()->laneLabels().isEmpty());
+
+        // Done: the results can leave the window.
+        QVERIFY(actions.saveProfile->isEnabled());
+        QVERIFY(actions.exportCsv->isEnabled());
+        QVERIFY(actions.exportTrace->isEnabled());
+        QVERIFY(actions.exportChart->isEnabled());
+        QVERIFY(actions.exportTimeline->isEnabled());
+    }
+
+    void timelineClickSelectsKernelRow()
+    {
+        const auto window = openTinyGpt();
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileBaseline());
+        QVERIFY(waitForProfile(finished).first);
+        ProfilePage* page = window->profilePage();
+        const auto run = page->shownRun();
+        const auto record =
+            std::find_if(run->records.begin(), run->records.end(), [](const auto& r) { return r.function == "gelu"; });
+        QVERIFY(record != run->records.end());
+        const int index = int(record - run->records.begin());
+
+        page->showSubView(QStringLiteral("timeline"));
+        for (const auto [groupBy, expected] :
+             {std::pair{kforge::GroupBy::Kernel, QString::fromStdString(record->name)},
+              std::pair{kforge::GroupBy::Function, QStringLiteral("gelu")},
+              std::pair{kforge::GroupBy::Module, QString::fromStdString(record->modulePath)}}) {
+            page->groupByCombo()->setCurrentIndex(page->groupByCombo()->findData(int(groupBy)));
+            page->filterEdit()->setText(QStringLiteral("no such kernel")); // the click clears what hides the row
+            page->showSubView(QStringLiteral("timeline"));
+            Q_EMIT page->timeline()->recordClicked(index);
+            QCOMPARE(page->subView(QStringLiteral("kernels"))->isVisible(), true);
+            const QModelIndex current = page->kernelTable()->currentIndex();
+            QVERIFY(current.isValid());
+            QCOMPARE(current.data(KernelStatsModel::KeyRole).toString(), expected);
+            QVERIFY(page->kernelTable()->selectionModel()->isRowSelected(current.row(), {}));
+        }
+    }
+
+    void cancelRightAway()
+    {
+        const auto window = openTinyGpt();
+        ProfileController* controller = window->profileController();
+        QSignalSpy outcome(controller, &ProfileController::finished);
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileBaseline());
+        window->actions().cancelProfile->trigger();
+        const auto [ok, message] = waitForProfile(finished);
+        QVERIFY(!ok);
+        QCOMPARE(outcome.count(), 1);
+        QCOMPARE(outcome.first().at(0).value<ProfileController::Outcome>(), ProfileController::Outcome::Cancelled);
+        QVERIFY2(message.contains(QStringLiteral("cancelled")), qPrintable(message));
+        QVERIFY(!controller->isRunning());
+        QVERIFY(!window->runController()->isProfiling());
+        // Cancelled in the warm-up: nothing measured, nothing kept.
+        QVERIFY(!controller->baseline());
+        QCOMPARE(window->profilePage()->statsModel()->rowCount(), 0);
+
+        // The session is free again: a forward runs.
+        QSignalSpy runFinished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        QVERIFY(QTest::qWaitFor([&] { return runFinished.count() > 0; }, kTimeoutMs));
+        QVERIFY2(runFinished.first().at(0).toBool(), qPrintable(runFinished.first().at(1).toString()));
+    }
+
+    void compareSaveAndReopenWithoutModel()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString saved = dir.filePath(QStringLiteral("tiny.kfprof"));
+        {
+            const auto window = openTinyGpt();
+            window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                                 QStringLiteral("AtenGeluProvider"));
+            QVERIFY(window->actions().profileCompare->isEnabled());
+            QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+            window->actions().profileCompare->trigger();
+            const auto [ok, message] = waitForProfile(finished);
+            QVERIFY2(ok, qPrintable(message));
+            QVERIFY2(message.startsWith(QStringLiteral("Compared")), qPrintable(message));
+
+            ProfileController* controller = window->profileController();
+            QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
+            QVERIFY(!controller->baseline()->usedPlan);
+            QVERIFY(controller->plan()->usedPlan);
+            ProfilePage* page = window->profilePage();
+            QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
+            QVERIFY(page->showCombo()->isVisibleTo(page));
+            const ComparisonModel* comparison = page->comparisonModel();
+            QVERIFY(comparison->rowCount() > 1);
+            QCOMPARE(comparison->index(comparison->rowCount() - 1, 0).data().toString(), QStringLiteral("Total"));
+            QVERIFY(keys(*comparison).contains(QStringLiteral("gelu")));
+            QVERIFY(!comparison->outputErrorText().isEmpty());
+            QCOMPARE(page->comparisonTable()->model()->rowCount(), comparison->rowCount());
+
+            QVERIFY(window->saveProfile(saved));
+            QVERIFY(fileSize(saved) > 0);
+        }
+
+        // A fresh window, no model: the saved runs, their labels and the comparison come back.
+        const auto window = makeWindow();
+        QSignalSpy errors(window.get(), &MainWindow::profileError);
+        QVERIFY(window->openProfile(saved));
+        QCOMPARE(errors.count(), 0);
+        QVERIFY(!window->session());
+        QCOMPARE(window->moduleModel()->rowCount(), 0);
+        ProfileController* controller = window->profileController();
+        QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
+        QVERIFY(!controller->baseline()->usedPlan);
+        QVERIFY(controller->plan()->usedPlan);
+        ProfilePage* page = window->profilePage();
+        QVERIFY(page->statsModel()->rowCount() > 0);
+        QVERIFY(page->comparisonModel()->rowCount() > 1);
+        QVERIFY2(page->headerText().contains(QStringLiteral("from tiny.kfprof")), qPrintable(page->headerText()));
+        page->setShown(ProfilePage::Shown::Baseline);
+        QCOMPARE(page->shownRun(), controller->baseline());
+        QCOMPARE(page->statsModel()->run(), controller->baseline());
+        // Nothing to profile without a model, but the results can be exported.
+        QVERIFY(!window->actions().profileBaseline->isEnabled());
+        QVERIFY(window->actions().exportCsv->isEnabled());
+        QVERIFY(window->actions().saveProfile->isEnabled());
+    }
+
+    void exports()
+    {
+        const auto window = openTinyGpt();
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileBaseline());
+        QVERIFY(waitForProfile(finished).first);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+
+        const QString csv = dir.filePath(QStringLiteral("kernels.csv"));
+        QVERIFY(window->exportCsv(csv));
+        QVERIFY(head(csv, 64).startsWith("kind,name,"));
+        std::ifstream in(csv.toStdString());
+        QCOMPARE(kforge::readCsv(in).size(), window->profileController()->baseline()->records.size());
+
+        const QString trace = dir.filePath(QStringLiteral("trace.json"));
+        QVERIFY(window->exportChromeTrace(trace));
+        QVERIFY(fileSize(trace) > 1000);
+        QFile traceFile(trace);
+        QVERIFY(traceFile.open(QIODevice::ReadOnly));
+        QVERIFY(traceFile.readAll().contains("\"traceEvents\""));
+
+        window->profilePage()->showSubView(QStringLiteral("chart"));
+        const QString chart = dir.filePath(QStringLiteral("chart.png"));
+        QVERIFY(window->exportChartPng(chart));
+        QVERIFY(!QImage(chart).isNull());
+        const QString timeline = dir.filePath(QStringLiteral("timeline.png"));
+        QVERIFY(window->exportTimelinePng(timeline));
+        QVERIFY(!QImage(timeline).isNull());
+
+        // Errors are reported, not thrown or printed.
+        QSignalSpy errors(window.get(), &MainWindow::profileError);
+        QVERIFY(!window->exportCsv(dir.filePath(QStringLiteral("missing/dir/kernels.csv"))));
+        QCOMPARE(errors.count(), 1);
+    }
+
+    void openErrorsAndDrop()
+    {
+        const auto window = makeWindow();
+        QSignalSpy errors(window.get(), &MainWindow::profileError);
+        QVERIFY(!window->openProfile(QStringLiteral("/nonexistent/run.kfprof")));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.first().first().toString().contains(QStringLiteral("run.kfprof")),
+                 qPrintable(errors.first().first().toString()));
+        QVERIFY(!window->saveProfile(QStringLiteral("/tmp/never.kfprof"))); // nothing to save yet
+        QCOMPARE(errors.count(), 2);
+        QVERIFY(!window->actions().saveProfile->isEnabled());
+
+        // A .kfprof dropped on the window opens as a profile, not as a model.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("dropped.kfprof"));
+        kforge::ProfileRun run;
+        run.model = "builtin:tiny-gpt";
+        run.iterations = 1;
+        kforge::KernelRecord record;
+        record.name = "aten::gelu";
+        record.function = "gelu";
+        record.modulePath = "blocks.0.mlp";
+        record.durationNs = 1500;
+        run.records = {record};
+        kforge::saveProfile(run, path.toStdString());
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        const QPoint center = window->rect().center();
+        QDragEnterEvent enter(center, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(center), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(window.get(), &drop);
+        QVERIFY(!window->isLoading());
+        QVERIFY(window->profileController()->baseline());
+        QCOMPARE(window->profilePage()->statsModel()->rowCount(), 1);
+        QCOMPARE(window->profilePage()->statsModel()->index(0, 0).data().toString(), QStringLiteral("aten::gelu"));
+        QVERIFY(!window->profileController()->comparison());
+        QCOMPARE(window->profilePage()->comparisonModel()->rowCount(), 0);
+    }
+
+    void cudaChoiceFollowsAvailability()
+    {
+        const auto window = makeWindow();
+        ProfilePage* page = window->profilePage();
+        QComboBox* combo = page->deviceCombo();
+        const int cuda = combo->findData(QStringLiteral("cuda"));
+        QVERIFY(cuda >= 0);
+        const bool enabled = combo->model()->flags(combo->model()->index(cuda, 0)) & Qt::ItemIsEnabled;
+        QString why;
+        QCOMPARE(enabled, ProfileController::cudaAvailable(&why));
+        page->setDevice(QStringLiteral("cuda"));
+        if (enabled) {
+            QCOMPARE(window->profileController()->device(), QStringLiteral("cuda"));
+        } else {
+            // Listed, not selectable, and the tooltip says why.
+            QCOMPARE(window->profileController()->device(), QStringLiteral("cpu"));
+            QCOMPARE(combo->currentData().toString(), QStringLiteral("cpu"));
+            QVERIFY2(combo->itemData(cuda, Qt::ToolTipRole).toString().contains(why), qPrintable(why));
+        }
+    }
+
+    void profileOnCuda()
+    {
+        QString why;
+        if (!ProfileController::cudaAvailable(&why))
+            QSKIP(qPrintable(QStringLiteral("no CUDA profiling here: %1").arg(why)));
+        const auto window = openTinyGpt();
+        window->profilePage()->setDevice(QStringLiteral("cuda"));
+        QVERIFY(window->findChild<QLabel*>(QStringLiteral("deviceStatus"))->text().contains(QStringLiteral("CUDA")));
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileBaseline());
+        const auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        const auto run = window->profileController()->baseline();
+        QCOMPARE(run->device, std::string("cuda"));
+        QVERIFY(
+            std::any_of(run->records.begin(), run->records.end(), [](const auto& r) { return r.kind == "kernel"; }));
+        QVERIFY(window->profilePage()->statsModel()->rowCount() > 0);
+    }
+
+    void viewsByName()
+    {
+        const auto window = makeWindow();
+        for (const QString& name : {QStringLiteral("profile"), QStringLiteral("chart"), QStringLiteral("timeline"),
+                                    QStringLiteral("comparison")}) {
+            QVERIFY2(MainWindow::viewNames().contains(name), qPrintable(name));
+            QVERIFY2(window->viewNamed(name), qPrintable(name));
+            QVERIFY(window->showView(name));
+            QVERIFY2(window->viewNamed(name)->isVisible(), qPrintable(name));
+        }
+        QCOMPARE(window->viewNamed(QStringLiteral("chart")), window->profilePage()->chart());
+        QCOMPARE(window->viewNamed(QStringLiteral("timeline")), window->profilePage()->timeline());
+        // Ctrl+F goes to the kernel filter while the Profile page is shown.
+        window->activateWindow();
+        window->showView(QStringLiteral("profile"));
+        window->actions().filter->trigger();
+        QTRY_VERIFY(window->profilePage()->filterEdit()->hasFocus());
+    }
+};
+
+QTEST_MAIN(TestProfilePage)
+#include "tst_profile_page.moc"

@@ -1,0 +1,90 @@
+// The status bar's device, runtime and leftover fields: filled from the start and following a forward that
+// leaves a patch behind (keep-leftovers) and its Unwind.
+#include "application_identity.h"
+#include "main_window.h"
+#include "run_controller.h"
+#include "system_info.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <memory>
+
+using kforge::ui::MainWindow;
+
+namespace {
+
+constexpr int kTimeoutMs = 60'000;
+const QString kThrowingMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/throwing_mlp.pt");
+
+QString field(const MainWindow& window, const char* name)
+{
+    const auto* label = window.findChild<QLabel*>(QString::fromLatin1(name));
+    return label ? label->text() : QStringLiteral("<missing %1>").arg(QLatin1String(name));
+}
+
+} // namespace
+
+class TestStatusBar : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        kforge::ui::applyApplicationIdentity();
+        QSettings().clear();
+    }
+
+    void deviceNames()
+    {
+        QCOMPARE(kforge::ui::deviceDisplayName(QStringLiteral("cpu")), QStringLiteral("CPU"));
+        const auto& devices = kforge::ui::cachedSystemReport().cudaDevices;
+        if (devices.empty())
+            QCOMPARE(kforge::ui::deviceDisplayName(QStringLiteral("cuda:3")), QStringLiteral("CUDA:3"));
+        else
+            QCOMPARE(kforge::ui::deviceDisplayName(QStringLiteral("cuda")),
+                     QStringLiteral("CUDA %1").arg(QString::fromStdString(devices.front())));
+    }
+
+    void fieldsFilledAndFollowTheRuntime()
+    {
+        MainWindow window;
+        window.setModalErrors(false);
+        window.setPersistent(false);
+        window.show();
+        QVERIFY2(field(window, "deviceStatus").startsWith(QStringLiteral("CPU")),
+                 qPrintable(field(window, "deviceStatus")));
+        QCOMPARE(field(window, "runtimeStatus"), QStringLiteral("runtime inactive"));
+        QCOMPARE(field(window, "leftoverStatus"), QStringLiteral("no leftovers"));
+
+        QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+        window.openSource(kThrowingMlp);
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QVERIFY2(field(window, "deviceStatus").startsWith(QStringLiteral("CPU")),
+                 qPrintable(field(window, "deviceStatus"))); // files open on the CPU
+        QString error;
+        QVERIFY2(window.setInputSpecs({QStringLiteral("float32[2]")}, &error), qPrintable(error));
+        window.addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window.actions().keepLeftovers->setChecked(true);
+
+        // The forward throws inside `act`: its gelu patch stays, the runtime stays active.
+        QSignalSpy finished(&window, &MainWindow::runFinished);
+        QVERIFY(window.runForward());
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QCOMPARE(field(window, "runtimeStatus"), QStringLiteral("runtime active"));
+        QCOMPARE(field(window, "leftoverStatus"), QStringLiteral("1 leftover(s)"));
+        QVERIFY(window.findChild<QLabel*>(QStringLiteral("leftoverStatus"))->isVisible());
+
+        window.actions().unwind->trigger();
+        QCOMPARE(field(window, "runtimeStatus"), QStringLiteral("runtime inactive"));
+        QCOMPARE(field(window, "leftoverStatus"), QStringLiteral("no leftovers"));
+    }
+};
+
+QTEST_MAIN(TestStatusBar)
+#include "tst_status_bar.moc"

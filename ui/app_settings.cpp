@@ -1,0 +1,42 @@
+#include "app_settings.h"
+
+#include <QSettings>
+
+#include <algorithm>
+
+namespace kforge::ui::AppSettings {
+namespace {
+
+const QString kKeepLeftovers = QStringLiteral("run/keepLeftovers");
+const QString kCaptureWarmup = QStringLiteral("capture/warmupIterations");
+const QString kPluginPaths = QStringLiteral("plugins/paths");
+constexpr int kDefaultCaptureWarmup = 2; // ModelSession::capture's own default
+constexpr int kMaxCaptureWarmup = 100;
+
+} // namespace
+
+bool keepLeftovers() { return QSettings().value(kKeepLeftovers, false).toBool(); }
+
+void setKeepLeftovers(bool keep) { QSettings().setValue(kKeepLeftovers, keep); }
+
+int captureWarmupIterations()
+{
+    return std::clamp(QSettings().value(kCaptureWarmup, kDefaultCaptureWarmup).toInt(), 0, kMaxCaptureWarmup);
+}
+
+void setCaptureWarmupIterations(int count)
+{
+    QSettings().setValue(kCaptureWarmup, std::clamp(count, 0, kMaxCaptureWarmup));
+}
+
+QStringList providerPluginPaths()
+{
+    QStringList paths = QSettings().value(kPluginPaths).toStringList();
+    paths.removeAll(QString());
+    paths.removeDuplicates();
+    return paths;
+}
+
+void setProviderPluginPaths(const QStringList& paths) { QSettings().setValue(kPluginPaths, paths); }
+
+} // namespace kforge::ui::AppSettings

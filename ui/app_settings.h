@@ -1,0 +1,22 @@
+#pragma once
+#include <QStringList>
+
+namespace kforge::ui {
+
+// The preferences the settings dialog edits, one QSettings key each, read where they take effect.
+namespace AppSettings {
+
+// Run › Keep Leftovers when the window opens.
+bool keepLeftovers();
+void setKeepLeftovers(bool keep);
+
+// Forwards run before a graph capture (lazy initialisation and workspaces stay out of the graph).
+int captureWarmupIterations();
+void setCaptureWarmupIterations(int count);
+
+// Provider plugins (.so) loaded at start, after --provider-plugin and KFORGE_PROVIDER_PATH.
+QStringList providerPluginPaths();
+void setProviderPluginPaths(const QStringList& paths);
+
+} // namespace AppSettings
+} // namespace kforge::ui

@@ -1,0 +1,440 @@
+// MainWindow's profiling: the Profile menu, .kfprof result files and the exports. Apart from main_window.cpp,
+// which is about the model, the plan and forwards.
+#include "main_window.h"
+
+#include "models/plan_document.h"
+#include "profile_controller.h"
+#include "run_controller.h"
+#include "system_info.h"
+#include "views/module_tree_page.h"
+#include "views/plan_editor_view.h"
+#include "views/profile_page.h"
+#include "views/time_share_chart.h"
+#include "views/timeline_view.h"
+
+#include <kforge/model_session.h>
+#include <kforge/profile_export.h>
+
+#include <QAction>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+#include <algorithm>
+#include <exception>
+
+namespace kforge::ui {
+namespace {
+
+constexpr int kMessageTimeoutMs = 10'000;
+const QString kProfileDirectoryKey = QStringLiteral("lastProfileDirectory");
+const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
+
+QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
+
+QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
+
+bool hasEnabledEntry(const kforge::Plan& plan)
+{
+    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
+}
+
+// "builtin:tiny-gpt" and "/models/net.pt" suggest "tiny-gpt" and "net" as file names.
+QString baseNameOf(const std::string& model)
+{
+    const QString name = QString::fromStdString(model).section(QLatin1Char(':'), -1).section(QLatin1Char('/'), -1);
+    const QString base = QFileInfo(name).completeBaseName();
+    return base.isEmpty() ? QStringLiteral("profile") : base;
+}
+
+} // namespace
+
+void MainWindow::createProfileFileActions(QMenu* fileMenu)
+{
+    fileMenu->addSeparator();
+    m_actions.openProfile =
+        fileMenu->addAction(icon("open"), tr("Open Pro&file…"), this, &MainWindow::chooseProfileToOpen);
+    m_actions.openProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
+    m_actions.openProfile->setStatusTip(tr("Open a saved profile result (.kfprof); no model is needed"));
+    m_actions.saveProfile = fileMenu->addAction(icon("save"), tr("Save Prof&ile…"), this, [this] {
+        if (const QString file = chooseFileToSave(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter);
+            !file.isEmpty())
+            saveProfile(file);
+    });
+    m_actions.saveProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
+    m_actions.saveProfile->setStatusTip(tr("Save the baseline and plan runs to a .kfprof file"));
+    m_actions.exportTrace = fileMenu->addAction(icon("export"), tr("Export Chrome &Trace…"), this, [this] {
+        if (const QString file = chooseFileToSave(tr("Export Chrome Trace"), QStringLiteral(".trace.json"),
+                                                  tr("Chrome trace (*.json);;All files (*)"));
+            !file.isEmpty())
+            exportChromeTrace(file);
+    });
+    m_actions.exportTrace->setStatusTip(tr("A trace of the runs that Perfetto and chrome://tracing open"));
+    m_actions.exportCsv = fileMenu->addAction(tr("Export &CSV…"), this, [this] {
+        if (const QString file =
+                chooseFileToSave(tr("Export CSV"), QStringLiteral(".csv"), tr("CSV (*.csv);;All files (*)"));
+            !file.isEmpty())
+            exportCsv(file);
+    });
+    m_actions.exportCsv->setStatusTip(tr("One row per kernel execution of the run shown, with its attribution"));
+    m_actions.exportChart = fileMenu->addAction(tr("Export C&hart as PNG…"), this, [this] {
+        if (const QString file =
+                chooseFileToSave(tr("Export Chart"), QStringLiteral("-chart.png"), tr("PNG images (*.png)"));
+            !file.isEmpty())
+            exportChartPng(file);
+    });
+    m_actions.exportTimeline = fileMenu->addAction(tr("Export Time&line as PNG…"), this, [this] {
+        if (const QString file =
+                chooseFileToSave(tr("Export Timeline"), QStringLiteral("-timeline.png"), tr("PNG images (*.png)"));
+            !file.isEmpty())
+            exportTimelinePng(file);
+    });
+}
+
+void MainWindow::createProfileMenu()
+{
+    QMenu* menu = menuBar()->addMenu(tr("&Profile"));
+    m_actions.profileBaseline =
+        menu->addAction(icon("profile"), tr("Run &Baseline"), this, &MainWindow::profileBaseline);
+    m_actions.profileBaseline->setShortcut(QKeySequence(Qt::Key_F6));
+    m_actions.profileBaseline->setStatusTip(tr("Profile forwards without any provider"));
+    m_actions.profileWithPlan =
+        menu->addAction(icon("profile-plan"), tr("Run with &Plan"), this, &MainWindow::profileWithPlan);
+    m_actions.profileWithPlan->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F6));
+    m_actions.profileWithPlan->setStatusTip(tr("Profile forwards with the plan's enabled entries in effect"));
+    m_actions.profileCompare = menu->addAction(icon("compare"), tr("&Compare"), this, &MainWindow::profileCompare);
+    m_actions.profileCompare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F6));
+    m_actions.profileCompare->setStatusTip(tr("Profile a baseline, then the plan, and compare them"));
+    m_actions.cancelProfile = menu->addAction(icon("abort"), tr("C&ancel Profile"), this, &MainWindow::cancelProfile);
+    m_actions.cancelProfile->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_actions.cancelProfile->setStatusTip(tr("Stop the profile after its current forward"));
+    menu->addSeparator();
+    menu->addAction(m_actions.openProfile);
+    menu->addAction(m_actions.saveProfile);
+    m_profilePage->setActions(
+        {m_actions.profileBaseline, m_actions.profileWithPlan, m_actions.profileCompare, m_actions.cancelProfile});
+}
+
+void MainWindow::addProfileToolBarActions(QToolBar* toolBar)
+{
+    toolBar->addSeparator();
+    toolBar->addAction(m_actions.profileBaseline);
+    toolBar->addAction(m_actions.profileWithPlan);
+    toolBar->addAction(m_actions.profileCompare);
+}
+
+void MainWindow::connectProfileController()
+{
+    connect(m_profile, &ProfileController::runningChanged, this, [this](bool running) {
+        updateRunActions(); // forwards wait for the profile, and the other way round
+        if (running)
+            statusBar()->showMessage(tr("Profiling on %1…").arg(m_profile->device().toUpper()));
+    });
+    connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateProfileActions);
+    connect(m_profile, &ProfileController::finished, this,
+            [this](ProfileController::Outcome outcome, const QString& message) {
+                if (m_session && m_profile->device() == QLatin1String("cuda")) // the profile moved the model
+                    m_planEditor->setSession(m_session.get(), QString::fromStdString(m_session->device()));
+                updateDeviceStatus();
+                statusBar()->showMessage(message, kMessageTimeoutMs);
+                Q_EMIT profileFinished(outcome == ProfileController::Outcome::Finished, message);
+                if (outcome == ProfileController::Outcome::Failed)
+                    reportProfileError(tr("Profile Failed"), message);
+            });
+    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::updateProfileActions);
+    connect(m_run, &RunController::captureFinished, this, &MainWindow::updateDeviceStatus);
+    connect(m_profilePage, &ProfilePage::deviceChanged, this, &MainWindow::updateDeviceStatus);
+    connect(m_profilePage, &ProfilePage::shownRunChanged, this, &MainWindow::updateProfileActions);
+}
+
+void MainWindow::updateProfileActions()
+{
+    if (!m_actions.profileBaseline)
+        return; // called while the actions are being created
+    const bool profiling = m_profile->isRunning();
+    const bool canStart = m_session && !profiling && !m_run->isRunning();
+    const bool planReady = hasEnabledEntry(m_document->plan());
+    m_actions.profileBaseline->setEnabled(canStart);
+    m_actions.profileWithPlan->setEnabled(canStart && planReady);
+    m_actions.profileCompare->setEnabled(canStart && planReady);
+    m_actions.cancelProfile->setEnabled(profiling);
+    const bool anyRun = m_profile->baseline() || m_profile->plan();
+    const bool shown = m_profilePage->shownRun() != nullptr;
+    m_actions.openProfile->setEnabled(!profiling);
+    m_actions.saveProfile->setEnabled(anyRun && !profiling);
+    m_actions.exportTrace->setEnabled(anyRun && !profiling);
+    m_actions.exportCsv->setEnabled(shown && !profiling);
+    m_actions.exportChart->setEnabled(shown && !profiling);
+    m_actions.exportTimeline->setEnabled(shown && !profiling);
+}
+
+void MainWindow::updateDeviceStatus()
+{
+    const QString forwards = deviceDisplayName(m_session ? QString::fromStdString(m_session->device()) : QString());
+    const bool cuda = m_profile->device() == QLatin1String("cuda");
+    m_deviceLabel->setText(tr("%1 · profile on %2").arg(forwards, cuda ? tr("CUDA") : tr("CPU")));
+    m_deviceLabel->setToolTip(tr("Forwards run on %1; profiles on %2")
+                                  .arg(forwards, cuda ? tr("CUDA (kernels traced with CUPTI)")
+                                                      : tr("the CPU (ATen op executions timed on the host)")));
+}
+
+void MainWindow::focusFilter()
+{
+    if (m_centralTabs->currentWidget() == m_profilePage) {
+        m_profilePage->focusFilter();
+        return;
+    }
+    m_centralTabs->setCurrentWidget(m_pages);
+    m_page->focusFilter();
+}
+
+bool MainWindow::startProfile(const std::function<bool(QString*)>& start)
+{
+    QString error;
+    if (!start(&error)) {
+        reportProfileError(tr("Cannot Profile"), tr("Cannot profile: %1").arg(error));
+        return false;
+    }
+    m_profilePage->setOrigin({});
+    m_centralTabs->setCurrentWidget(m_profilePage);
+    return true;
+}
+
+bool MainWindow::profileBaseline()
+{
+    return startProfile([this](QString* error) { return m_profile->runBaseline(error); });
+}
+
+bool MainWindow::profileWithPlan()
+{
+    return startProfile([this](QString* error) { return m_profile->runWithPlan(m_document->plan(), error); });
+}
+
+bool MainWindow::profileCompare()
+{
+    return startProfile([this](QString* error) { return m_profile->compare(m_document->plan(), error); });
+}
+
+void MainWindow::cancelProfile() { m_profile->cancel(); }
+
+void MainWindow::reportProfileError(const QString& title, const QString& message)
+{
+    statusBar()->showMessage(message, kMessageTimeoutMs);
+    Q_EMIT profileError(message);
+    if (m_modalErrors)
+        QMessageBox::critical(this, title, message);
+}
+
+// ---- .kfprof files and exports -----------------------------------------------------------------------------------
+
+bool MainWindow::isProfileFile(const QString& path)
+{
+    return path.endsWith(QLatin1String(".kfprof"), Qt::CaseInsensitive);
+}
+
+bool MainWindow::openProfile(const QString& path)
+{
+    const QString name = QFileInfo(path).fileName();
+    if (m_profile->isRunning()) {
+        reportProfileError(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
+        return false;
+    }
+    std::vector<kforge::SavedRun> saved;
+    try {
+        saved = kforge::loadProfiles(QDir::toNativeSeparators(path).toStdString());
+    } catch (const std::exception& e) {
+        reportProfileError(tr("Cannot Open Profile"), oneLine(e.what()));
+        return false;
+    }
+    // The file's labels say which run is which; unlabelled runs go by whether they used a plan.
+    ProfileController::RunPtr baseline;
+    ProfileController::RunPtr plan;
+    for (kforge::SavedRun& entry : saved) {
+        const bool isPlan = entry.label == "plan" || (entry.label != "baseline" && entry.run.usedPlan);
+        ProfileController::RunPtr& slot = isPlan ? plan : baseline;
+        if (!slot)
+            slot = std::make_shared<const kforge::ProfileRun>(std::move(entry.run));
+    }
+    if (!baseline && !plan) {
+        reportProfileError(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
+        return false;
+    }
+    m_profile->setRuns(baseline, plan);
+    m_profilePage->setOrigin(name);
+    m_centralTabs->setCurrentWidget(m_profilePage);
+    const auto& any = baseline ? baseline : plan;
+    statusBar()->showMessage(tr("Opened %1: %2 of %3")
+                                 .arg(name,
+                                      baseline && plan ? tr("baseline and plan runs")
+                                      : baseline       ? tr("a baseline run")
+                                                       : tr("a run with a plan"),
+                                      QString::fromStdString(any->model)),
+                             kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::saveProfile(const QString& path)
+{
+    std::vector<kforge::LabeledRun> runs;
+    if (const auto baseline = m_profile->baseline())
+        runs.push_back({"baseline", baseline.get()});
+    if (const auto plan = m_profile->plan())
+        runs.push_back({"plan", plan.get()});
+    if (runs.empty()) {
+        reportProfileError(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
+        return false;
+    }
+    try {
+        kforge::saveProfiles(runs, path.toStdString());
+    } catch (const std::exception& e) {
+        reportProfileError(tr("Cannot Save Profile"), oneLine(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::exportChromeTrace(const QString& path)
+{
+    // One run: lanes named "host", "cuda:0"; both: "host (baseline)", "host (plan)", as `kforge compare` writes.
+    std::vector<kforge::LabeledRun> runs;
+    const auto baseline = m_profile->baseline();
+    const auto plan = m_profile->plan();
+    if (baseline)
+        runs.push_back({baseline && plan ? "baseline" : "", baseline.get()});
+    if (plan)
+        runs.push_back({baseline && plan ? "plan" : "", plan.get()});
+    if (runs.empty()) {
+        reportProfileError(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
+        return false;
+    }
+    try {
+        kforge::writeFileStreaming(path.toStdString(), [&](std::ostream& out) { kforge::writeChromeTrace(runs, out); });
+    } catch (const std::exception& e) {
+        reportProfileError(tr("Cannot Export Trace"), oneLine(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::exportCsv(const QString& path)
+{
+    const auto run = m_profilePage->shownRun();
+    if (!run) {
+        reportProfileError(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
+        return false;
+    }
+    try {
+        kforge::exportProfile(*run, "csv", path.toStdString());
+    } catch (const std::exception& e) {
+        reportProfileError(tr("Cannot Export CSV"), oneLine(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::exportChartPng(const QString& path)
+{
+    QString error;
+    if (!m_profilePage->shownRun())
+        error = tr("There is no profile to chart: run one first.");
+    else if (!m_profilePage->chart()->savePng(path, &error) && error.isEmpty())
+        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
+    if (!error.isEmpty()) {
+        reportProfileError(tr("Cannot Export Chart"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+bool MainWindow::exportTimelinePng(const QString& path)
+{
+    QString error;
+    if (!m_profilePage->shownRun())
+        error = tr("There is no profile to draw: run one first.");
+    else if (!m_profilePage->timeline()->savePng(path, &error) && error.isEmpty())
+        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
+    if (!error.isEmpty()) {
+        reportProfileError(tr("Cannot Export Timeline"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
+    return true;
+}
+
+void MainWindow::chooseProfileToOpen()
+{
+    QSettings settings;
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Open Profile"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
+    if (file.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
+    openProfile(file);
+}
+
+QString MainWindow::chooseFileToSave(const QString& title, const QString& suffix, const QString& filter)
+{
+    QSettings settings;
+    const auto run = m_profilePage->shownRun();
+    const QString suggestion = QDir(settings.value(kProfileDirectoryKey).toString())
+                                   .filePath(baseNameOf(run ? run->model : std::string()) + suffix);
+    const QString file = QFileDialog::getSaveFileName(this, title, suggestion, filter);
+    if (!file.isEmpty() && m_persistent)
+        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
+    return file;
+}
+
+// ---- Views by name -----------------------------------------------------------------------------------------------
+
+QStringList MainWindow::profileViewNames()
+{
+    return {QStringLiteral("profile"), QStringLiteral("chart"), QStringLiteral("timeline"),
+            QStringLiteral("comparison")};
+}
+
+QWidget* MainWindow::profileViewNamed(const QString& name) const
+{
+    if (name == QLatin1String("profile"))
+        return m_profilePage;
+    return profileViewNames().contains(name) ? m_profilePage->subView(name) : nullptr;
+}
+
+bool MainWindow::showView(const QString& name)
+{
+    if (profileViewNames().contains(name)) {
+        m_centralTabs->setCurrentWidget(m_profilePage);
+        m_profilePage->showSubView(name == QLatin1String("profile") ? QStringLiteral("kernels") : name);
+        return true;
+    }
+    if (name == QLatin1String("tree")) {
+        m_centralTabs->setCurrentWidget(m_pages);
+        return true;
+    }
+    if (QDockWidget* dock = dockNamed(name)) {
+        dock->show();
+        dock->raise();
+        return true;
+    }
+    return false;
+}
+
+ProfileController* MainWindow::profileController() const { return m_profile; }
+
+ProfilePage* MainWindow::profilePage() const { return m_profilePage; }
+
+} // namespace kforge::ui

@@ -1,0 +1,54 @@
+#pragma once
+#include <kforge/profiling.h>
+
+#include <QAbstractTableModel>
+
+#include <optional>
+
+namespace kforge::ui {
+
+// A baseline run against a plan run: time per iteration before and after, per function or per module
+// (switchable), the speedup of each, and a last "Total" row that also carries the output error. Rows the plan
+// made faster are tinted green, slower ones red; translucent tints and mid-tone text keep both readable on
+// light and dark palettes.
+class ComparisonModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, BaselineColumn, PlanColumn, SpeedupColumn, ChangeColumn, ErrorColumn, ColumnCount };
+    Q_ENUM(Column)
+    enum class Grouping { Function, Module };
+    Q_ENUM(Grouping)
+    enum Role {
+        SortRole = Qt::UserRole + 1, // double for numeric columns, QString otherwise
+        VerdictRole,                 // int: Verdict
+        IsTotalRole,                 // bool
+    };
+    enum Verdict { Unchanged = 0, Faster = 1, Slower = -1 };
+
+    // Changes within this fraction of the baseline are noise, not a verdict.
+    static constexpr double kTolerance = 0.02;
+
+    explicit ComparisonModel(QObject* parent = nullptr);
+
+    void setComparison(std::optional<kforge::Comparison> comparison);
+    const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
+    void setGrouping(Grouping grouping);
+    Grouping grouping() const { return m_grouping; }
+
+    static Verdict verdict(double baselineUs, double planUs);
+    // "max |Δ| 1.2e-06, max rel. 3.4e-05", "not comparable", "" without a comparison.
+    QString outputErrorText() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    const std::vector<kforge::ComparisonRow>& rows() const;
+
+    std::optional<kforge::Comparison> m_comparison;
+    Grouping m_grouping = Grouping::Function;
+};
+
+} // namespace kforge::ui

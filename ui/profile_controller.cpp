@@ -1,0 +1,239 @@
+#include "profile_controller.h"
+
+#include "models/duration_format.h"
+#include "run_controller.h"
+#include "system_info.h"
+
+#include <kforge/profiler.h>
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <exception>
+
+namespace kforge::ui {
+namespace {
+
+QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
+
+// A run cancelled during its warm-up measured nothing: there is nothing to show or keep.
+bool measuredSomething(const std::shared_ptr<kforge::ProfileRun>& run)
+{
+    return run && !(run->cancelled && run->records.empty());
+}
+
+kforge::Plan enabledEntries(kforge::Plan plan)
+{
+    std::erase_if(plan.entries, [](const kforge::PlanEntry& entry) { return !entry.enabled; });
+    return plan;
+}
+
+QString summary(const QString& what, const kforge::ProfileRun& run)
+{
+    const double perIteration = double(run.wallNs) / 1000.0 / std::max(1, run.iterations);
+    return ProfileController::tr("%1: %n iteration(s) on %2, %3 per iteration", nullptr, run.iterations)
+        .arg(what, QString::fromStdString(run.deviceName), formatDuration(perIteration));
+}
+
+} // namespace
+
+ProfileController::ProfileController(RunController* forwards, QObject* parent)
+    : QObject(parent), m_forwards(forwards), m_watcher(new QFutureWatcher<Result>(this))
+{
+    m_pool.setMaxThreadCount(1);
+    m_pool.setObjectName(QStringLiteral("kforge-profile"));
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &ProfileController::finish);
+    if (cudaAvailable())
+        m_device = QStringLiteral("cuda");
+}
+
+ProfileController::~ProfileController()
+{
+    stop();
+    m_pool.waitForDone();
+}
+
+void ProfileController::setSession(std::shared_ptr<kforge::ModelSession> session)
+{
+    stop();
+    m_session = std::move(session);
+    setRuns(nullptr, nullptr);
+}
+
+bool ProfileController::cudaAvailable(QString* why)
+{
+    const kforge::SystemReport& report = cachedSystemReport();
+    if (report.cudaDevices.empty()) {
+        if (why)
+            *why = tr("no CUDA device is visible on this machine");
+        return false;
+    }
+    if (why)
+        *why = QString::fromStdString(report.traceStatus);
+    return report.canTrace;
+}
+
+void ProfileController::setDevice(const QString& device)
+{
+    m_device = device == QLatin1String("cuda") && cudaAvailable() ? device : QStringLiteral("cpu");
+}
+
+std::optional<ProfileController::Kind> ProfileController::runningKind() const
+{
+    return m_running ? std::optional<Kind>(m_kind) : std::nullopt;
+}
+
+bool ProfileController::runBaseline(QString* error) { return start(Kind::Baseline, {}, error); }
+
+bool ProfileController::runWithPlan(const kforge::Plan& plan, QString* error) { return start(Kind::Plan, plan, error); }
+
+bool ProfileController::compare(const kforge::Plan& plan, QString* error) { return start(Kind::Compare, plan, error); }
+
+bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* error)
+{
+    auto fail = [error](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_session)
+        return fail(tr("No model is loaded."));
+    if (m_running)
+        return fail(tr("A profile is already running."));
+    if (m_forwards && m_forwards->isRunning())
+        return fail(tr("A forward is running: finish or abort it first."));
+    if (m_forwards && m_forwards->runtimeActive())
+        return fail(tr("The last forward left its plan runtime active (leftovers): unwind it first."));
+    kforge::Plan plan = enabledEntries(fullPlan);
+    if (kind != Kind::Baseline && plan.entries.empty())
+        return fail(tr("The plan has no enabled entry to profile."));
+
+    m_running = true;
+    m_kind = kind;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    if (m_forwards)
+        m_forwards->setProfiling(true);
+    Q_EMIT runningChanged(true);
+
+    kforge::ProfileOptions options;
+    options.device = m_device.toStdString();
+    options.warmupIterations = m_warmup;
+    options.iterations = m_iterations;
+    const int perRun = m_warmup + m_iterations;
+    const int total = kind == Kind::Compare ? 2 * perRun : perRun;
+    Q_EMIT progress(0, total, kind == Kind::Plan ? QStringLiteral("plan") : QStringLiteral("baseline"));
+
+    // Called on the worker thread: progress travels to the UI thread queued, the answer is the cancel flag.
+    auto progressFrom = [this, cancel = m_cancel, total](int offset, QString stage) {
+        return [this, cancel, total, offset, stage](int done, int) {
+            QMetaObject::invokeMethod(
+                this, [this, done = offset + done, total, stage] { Q_EMIT progress(done, total, stage); },
+                Qt::QueuedConnection);
+            return !cancel->load();
+        };
+    };
+    auto work = [session = m_session, options, plan = std::move(plan), kind, perRun, progressFrom]() mutable {
+        Result result;
+        try {
+            if (kind != Kind::Plan) {
+                options.progress = progressFrom(0, QStringLiteral("baseline"));
+                result.baseline = std::make_shared<kforge::ProfileRun>(kforge::profile(*session, options));
+            }
+            if (kind == Kind::Plan || (kind == Kind::Compare && !result.baseline->cancelled)) {
+                options.plan = std::move(plan);
+                options.usePlan = true;
+                options.progress = progressFrom(kind == Kind::Compare ? perRun : 0, QStringLiteral("plan"));
+                result.plan = std::make_shared<kforge::ProfileRun>(kforge::profile(*session, options));
+            }
+        } catch (const std::exception& e) {
+            result.error = oneLine(e.what());
+        } catch (...) {
+            result.error = tr("unknown error");
+        }
+        return result;
+    };
+    m_watcher->setFuture(QtConcurrent::run(&m_pool, std::move(work)));
+    return true;
+}
+
+void ProfileController::cancel()
+{
+    if (m_running && m_cancel)
+        m_cancel->store(true);
+}
+
+void ProfileController::stop()
+{
+    if (!m_running)
+        return;
+    cancel();
+    m_watcher->waitForFinished();
+    finish();
+}
+
+void ProfileController::finish()
+{
+    if (!m_running)
+        return;
+    const Result result = m_watcher->result();
+    m_running = false;
+    if (m_forwards)
+        m_forwards->setProfiling(false);
+
+    const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled);
+    if (measuredSomething(result.baseline))
+        m_baseline = result.baseline;
+    if (measuredSomething(result.plan))
+        m_plan = result.plan;
+    else if (m_kind == Kind::Compare)
+        m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
+    updateComparison();
+    Q_EMIT resultsChanged();
+    Q_EMIT runningChanged(false);
+
+    if (!result.error.isEmpty()) {
+        Q_EMIT finished(Outcome::Failed, tr("Profile failed: %1").arg(result.error));
+        return;
+    }
+    if (cancelled) {
+        const auto& run = result.plan ? result.plan : result.baseline;
+        Q_EMIT finished(Outcome::Cancelled,
+                        measuredSomething(run)
+                            ? tr("Profile cancelled after %n measured iteration(s)", nullptr, run->iterations)
+                            : tr("Profile cancelled during the warm-up: nothing was measured"));
+        return;
+    }
+    QString message;
+    switch (m_kind) {
+    case Kind::Baseline:
+        message = summary(tr("Baseline"), *m_baseline);
+        break;
+    case Kind::Plan:
+        message = summary(tr("With plan"), *m_plan);
+        break;
+    case Kind::Compare:
+        message = tr("Compared: %1 with the plan (%2 → %3 per iteration)")
+                      .arg(formatSpeedup(m_comparison->speedup), formatDuration(m_comparison->baselineTotalUs),
+                           formatDuration(m_comparison->planTotalUs));
+        break;
+    }
+    Q_EMIT finished(Outcome::Finished, message);
+}
+
+void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
+{
+    m_baseline = std::move(baseline);
+    m_plan = std::move(plan);
+    updateComparison();
+    Q_EMIT resultsChanged();
+}
+
+void ProfileController::updateComparison()
+{
+    if (m_baseline && m_plan)
+        m_comparison = kforge::compare(*m_baseline, *m_plan);
+    else
+        m_comparison.reset();
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,103 @@
+#pragma once
+#include <kforge/plan.h>
+#include <kforge/profiling.h>
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+namespace kforge {
+class ModelSession;
+}
+
+namespace kforge::ui {
+
+class RunController;
+
+// Profiles the session off the UI thread (kforge::profile()): a baseline, a run with a plan, or both and
+// their comparison. Keeps the last baseline and plan runs, and the comparison when both exist. A profile and
+// a forward of RunController never use the session at the same time: each refuses while the other runs.
+class ProfileController : public QObject {
+    Q_OBJECT
+public:
+    enum class Outcome { Finished, Cancelled, Failed };
+    Q_ENUM(Outcome)
+    enum class Kind { Baseline, Plan, Compare };
+    Q_ENUM(Kind)
+
+    using RunPtr = std::shared_ptr<const kforge::ProfileRun>;
+
+    explicit ProfileController(RunController* forwards, QObject* parent = nullptr);
+    ~ProfileController() override; // cancels a profile in progress and waits for it
+
+    // Cancels and waits for a profile in progress; clears the runs (they belong to the previous model).
+    void setSession(std::shared_ptr<kforge::ModelSession> session);
+
+    // Whether CUDA kernels can be traced here (CUPTI and a device); `why` says why not.
+    static bool cudaAvailable(QString* why = nullptr);
+    // "cpu" or "cuda"; "cuda" where it is not available falls back to "cpu".
+    void setDevice(const QString& device);
+    QString device() const { return m_device; }
+    void setWarmupIterations(int count) { m_warmup = count; }
+    int warmupIterations() const { return m_warmup; }
+    void setIterations(int count) { m_iterations = count; }
+    int iterations() const { return m_iterations; }
+
+    // Each returns false with a one-line `error` when nothing started: no model, a forward or a profile is
+    // running, the plan has no enabled entry. finished() follows a start.
+    bool runBaseline(QString* error = nullptr);
+    bool runWithPlan(const kforge::Plan& plan, QString* error = nullptr);
+    bool compare(const kforge::Plan& plan, QString* error = nullptr);
+    // The run stops after its current forward and reports Cancelled.
+    void cancel();
+    // Cancels and waits (blocking; for when the session goes away).
+    void stop();
+    bool isRunning() const { return m_running; }
+    std::optional<Kind> runningKind() const;
+
+    // Runs from a .kfprof file, or none; the comparison follows when both are there.
+    void setRuns(RunPtr baseline, RunPtr plan);
+    RunPtr baseline() const { return m_baseline; }
+    RunPtr plan() const { return m_plan; }
+    const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    // Forwards done of all the forwards the action runs (warm-up included); `stage` is "baseline" or "plan".
+    void progress(int done, int total, const QString& stage);
+    void resultsChanged();
+    void finished(kforge::ui::ProfileController::Outcome outcome, const QString& message);
+
+private:
+    struct Result {
+        std::shared_ptr<kforge::ProfileRun> baseline;
+        std::shared_ptr<kforge::ProfileRun> plan;
+        QString error;
+    };
+    bool start(Kind kind, const kforge::Plan& plan, QString* error);
+    void finish();
+    void updateComparison();
+
+    RunController* m_forwards;
+    std::shared_ptr<kforge::ModelSession> m_session;
+    QString m_device = QStringLiteral("cpu");
+    int m_warmup = 3;
+    int m_iterations = 10;
+
+    QThreadPool m_pool;
+    QFutureWatcher<Result>* m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_running = false;
+    Kind m_kind = Kind::Baseline;
+
+    RunPtr m_baseline;
+    RunPtr m_plan;
+    std::optional<kforge::Comparison> m_comparison;
+};
+
+} // namespace kforge::ui

@@ -1,0 +1,492 @@
+#include "profile_page.h"
+
+#include "models/comparison_model.h"
+#include "models/duration_format.h"
+#include "models/format.h"
+#include "models/kernel_stats_model.h"
+#include "profile_controller.h"
+#include "views/time_share_chart.h"
+#include "views/timeline_view.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kforge::ui {
+namespace {
+
+const QString kWarmupKey = QStringLiteral("profile/warmup");
+const QString kIterationsKey = QStringLiteral("profile/iterations");
+const QString kDeviceKey = QStringLiteral("profile/device");
+
+QTableView* makeTable(QWidget* parent, const QString& name)
+{
+    auto* table = new QTableView(parent);
+    table->setObjectName(name);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->setTextElideMode(Qt::ElideMiddle); // kernel names and module paths differ at both ends
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setHighlightSections(false);
+    return table;
+}
+
+QToolButton* makeButton(QWidget* parent)
+{
+    auto* button = new QToolButton(parent);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setAutoRaise(true);
+    return button;
+}
+
+} // namespace
+
+ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller), m_statsModel(new KernelStatsModel(this)),
+      m_statsProxy(new QSortFilterProxyModel(this)), m_chart(new TimeShareChart(this)),
+      m_timeline(new TimelineView(this)), m_comparisonModel(new ComparisonModel(this))
+{
+    setObjectName(QStringLiteral("profilePage"));
+    m_chart->setObjectName(QStringLiteral("timeShareChart"));
+    m_timeline->setObjectName(QStringLiteral("timeline"));
+
+    m_header = new QLabel(this);
+    m_header->setObjectName(QStringLiteral("profileHeader"));
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_header->setContentsMargins(6, 0, 6, 0);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("profileTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(createKernelsTab(), tr("&Kernels"));
+    m_tabs->addTab(m_chart, tr("C&hart"));
+    m_tabs->addTab(m_timeline, tr("&Timeline"));
+    m_tabs->addTab(createComparisonTab(), tr("Co&mparison"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(createTopBar());
+    layout->addWidget(m_header);
+    layout->addWidget(m_tabs, 1);
+
+    loadSettings();
+    connect(m_controller, &ProfileController::resultsChanged, this, &ProfilePage::showResults);
+    connect(m_controller, &ProfileController::runningChanged, this, &ProfilePage::setRunning);
+    connect(m_controller, &ProfileController::progress, this, &ProfilePage::showProgress);
+    connect(m_timeline, &TimelineView::recordClicked, this, &ProfilePage::selectRecordRow);
+    setRunning(false);
+    showResults();
+}
+
+QWidget* ProfilePage::createTopBar()
+{
+    auto* bar = new QWidget(this);
+    m_baselineButton = makeButton(bar);
+    m_planButton = makeButton(bar);
+    m_compareButton = makeButton(bar);
+    m_cancelButton = makeButton(bar);
+
+    m_warmupBox = new QSpinBox(bar);
+    m_warmupBox->setObjectName(QStringLiteral("profileWarmup"));
+    m_warmupBox->setRange(0, 1000);
+    m_warmupBox->setToolTip(tr("Forwards run before measuring: caches, allocator and autotuning settle"));
+    m_iterationsBox = new QSpinBox(bar);
+    m_iterationsBox->setObjectName(QStringLiteral("profileIterations"));
+    m_iterationsBox->setRange(1, 100000);
+    m_iterationsBox->setToolTip(tr("Measured forwards"));
+
+    m_deviceCombo = new QComboBox(bar);
+    m_deviceCombo->setObjectName(QStringLiteral("profileDevice"));
+    m_deviceCombo->addItem(tr("CPU"), QStringLiteral("cpu"));
+    m_deviceCombo->setItemData(0, tr("Times every ATen op execution on the host"), Qt::ToolTipRole);
+    m_deviceCombo->addItem(tr("CUDA"), QStringLiteral("cuda"));
+    QString why;
+    if (ProfileController::cudaAvailable(&why)) {
+        m_deviceCombo->setItemData(1, tr("Traces CUDA kernels with CUPTI"), Qt::ToolTipRole);
+    } else {
+        // Listed but not selectable: the user sees that CUDA exists as a choice and why it is not one here.
+        if (auto* items = qobject_cast<QStandardItemModel*>(m_deviceCombo->model()))
+            items->item(1)->setEnabled(false);
+        m_deviceCombo->setItemData(1, tr("Not available: %1").arg(why), Qt::ToolTipRole);
+        m_deviceCombo->setToolTip(tr("CUDA profiling is not available: %1").arg(why));
+    }
+
+    m_showLabel = new QLabel(tr("Show:"), bar);
+    m_showCombo = new QComboBox(bar);
+    m_showCombo->setObjectName(QStringLiteral("profileShow"));
+    m_showCombo->addItem(tr("Baseline"), QVariant::fromValue(Shown::Baseline));
+    m_showCombo->addItem(tr("Plan"), QVariant::fromValue(Shown::Plan));
+    m_showCombo->setToolTip(tr("The run the kernel table, chart and timeline show"));
+    m_showLabel->setBuddy(m_showCombo);
+
+    m_progress = new QProgressBar(bar);
+    m_progress->setObjectName(QStringLiteral("profileProgress"));
+    m_progress->setMaximumWidth(260);
+
+    auto* warmupLabel = new QLabel(tr("&Warm-up:"), bar);
+    warmupLabel->setBuddy(m_warmupBox);
+    auto* iterationsLabel = new QLabel(tr("&Iterations:"), bar);
+    iterationsLabel->setBuddy(m_iterationsBox);
+    auto* deviceLabel = new QLabel(tr("&Device:"), bar);
+    deviceLabel->setBuddy(m_deviceCombo);
+
+    auto* layout = new QHBoxLayout(bar);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(m_baselineButton);
+    layout->addWidget(m_planButton);
+    layout->addWidget(m_compareButton);
+    layout->addSpacing(12);
+    layout->addWidget(warmupLabel);
+    layout->addWidget(m_warmupBox);
+    layout->addWidget(iterationsLabel);
+    layout->addWidget(m_iterationsBox);
+    layout->addWidget(deviceLabel);
+    layout->addWidget(m_deviceCombo);
+    layout->addSpacing(12);
+    layout->addWidget(m_showLabel);
+    layout->addWidget(m_showCombo);
+    layout->addStretch(1);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_cancelButton);
+
+    connect(m_warmupBox, &QSpinBox::valueChanged, this, [this](int value) {
+        m_controller->setWarmupIterations(value);
+        saveSetting(kWarmupKey, value);
+    });
+    connect(m_iterationsBox, &QSpinBox::valueChanged, this, [this](int value) {
+        m_controller->setIterations(value);
+        saveSetting(kIterationsKey, value);
+    });
+    connect(m_deviceCombo, &QComboBox::currentIndexChanged, this, [this] {
+        const QString device = m_deviceCombo->currentData().toString();
+        m_controller->setDevice(device);
+        saveSetting(kDeviceKey, device);
+        Q_EMIT deviceChanged(device);
+    });
+    connect(m_showCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showRun);
+    return bar;
+}
+
+QWidget* ProfilePage::createKernelsTab()
+{
+    m_kernelsTab = new QWidget(this);
+    m_groupCombo = new QComboBox(m_kernelsTab);
+    m_groupCombo->setObjectName(QStringLiteral("kernelGroupBy"));
+    m_groupCombo->addItem(tr("Kernel"), int(kforge::GroupBy::Kernel));
+    m_groupCombo->addItem(tr("Kernel and launch geometry"), int(kforge::GroupBy::KernelGeometry));
+    m_groupCombo->addItem(tr("Function"), int(kforge::GroupBy::Function));
+    m_groupCombo->addItem(tr("Module"), int(kforge::GroupBy::Module));
+    m_filterEdit = new QLineEdit(m_kernelsTab);
+    m_filterEdit->setObjectName(QStringLiteral("kernelFilter"));
+    m_filterEdit->setPlaceholderText(tr("Filter by name (Ctrl+F)"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_regexBox = new QCheckBox(tr("Regex"), m_kernelsTab);
+    m_regexBox->setToolTip(tr("Read the filter as a regular expression (case-insensitive)"));
+
+    m_statsProxy->setSourceModel(m_statsModel);
+    m_statsProxy->setSortRole(KernelStatsModel::SortRole);
+    m_statsProxy->setFilterKeyColumn(KernelStatsModel::KeyColumn);
+    m_statsProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_kernelTable = makeTable(m_kernelsTab, QStringLiteral("kernelTable"));
+    m_kernelTable->setModel(m_statsProxy);
+    m_kernelTable->setSortingEnabled(true);
+    m_kernelTable->sortByColumn(KernelStatsModel::TotalColumn, Qt::DescendingOrder);
+    m_kernelTable->horizontalHeader()->resizeSection(KernelStatsModel::KeyColumn, 340);
+    m_kernelTable->horizontalHeader()->resizeSection(KernelStatsModel::FunctionColumn, 160);
+    m_kernelTable->horizontalHeader()->resizeSection(KernelStatsModel::ModuleColumn, 160);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 0);
+    auto* groupLabel = new QLabel(tr("&Group by:"), m_kernelsTab);
+    groupLabel->setBuddy(m_groupCombo);
+    bar->addWidget(groupLabel);
+    bar->addWidget(m_groupCombo);
+    bar->addWidget(m_filterEdit, 1);
+    bar->addWidget(m_regexBox);
+    auto* layout = new QVBoxLayout(m_kernelsTab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(m_kernelTable, 1);
+
+    connect(m_groupCombo, &QComboBox::currentIndexChanged, this,
+            [this] { m_statsModel->setGroupBy(kforge::GroupBy(m_groupCombo->currentData().toInt())); });
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &ProfilePage::applyFilter);
+    connect(m_regexBox, &QCheckBox::toggled, this, &ProfilePage::applyFilter);
+    return m_kernelsTab;
+}
+
+QWidget* ProfilePage::createComparisonTab()
+{
+    m_comparisonTab = new QWidget(this);
+    m_comparisonGroupCombo = new QComboBox(m_comparisonTab);
+    m_comparisonGroupCombo->setObjectName(QStringLiteral("comparisonGroupBy"));
+    m_comparisonGroupCombo->addItem(tr("Function"), QVariant::fromValue(ComparisonModel::Grouping::Function));
+    m_comparisonGroupCombo->addItem(tr("Module"), QVariant::fromValue(ComparisonModel::Grouping::Module));
+    m_comparisonSummary = new QLabel(m_comparisonTab);
+    m_comparisonSummary->setObjectName(QStringLiteral("comparisonSummary"));
+    m_comparisonSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_comparisonTable = makeTable(m_comparisonTab, QStringLiteral("comparisonTable"));
+    m_comparisonTable->setModel(m_comparisonModel);
+    m_comparisonTable->horizontalHeader()->resizeSection(ComparisonModel::KeyColumn, 300);
+    m_comparisonTable->horizontalHeader()->setStretchLastSection(true);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 0);
+    auto* groupLabel = new QLabel(tr("Com&pare by:"), m_comparisonTab);
+    groupLabel->setBuddy(m_comparisonGroupCombo);
+    bar->addWidget(groupLabel);
+    bar->addWidget(m_comparisonGroupCombo);
+    bar->addSpacing(12);
+    bar->addWidget(m_comparisonSummary, 1);
+    auto* layout = new QVBoxLayout(m_comparisonTab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(m_comparisonTable, 1);
+
+    connect(m_comparisonGroupCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_comparisonModel->setGrouping(m_comparisonGroupCombo->currentData().value<ComparisonModel::Grouping>());
+    });
+    return m_comparisonTab;
+}
+
+void ProfilePage::setActions(const Actions& actions)
+{
+    m_baselineButton->setDefaultAction(actions.runBaseline);
+    m_planButton->setDefaultAction(actions.runWithPlan);
+    m_compareButton->setDefaultAction(actions.compare);
+    m_cancelButton->setDefaultAction(actions.cancel);
+    setRunning(m_controller->isRunning());
+}
+
+void ProfilePage::loadSettings()
+{
+    // Blocked: reading the settings must not write them back (batch runs leave the user's settings alone).
+    const QSignalBlocker blockWarmup(m_warmupBox);
+    const QSignalBlocker blockIterations(m_iterationsBox);
+    const QSignalBlocker blockDevice(m_deviceCombo);
+    const QSettings settings;
+    m_warmupBox->setValue(settings.value(kWarmupKey, m_controller->warmupIterations()).toInt());
+    m_iterationsBox->setValue(settings.value(kIterationsKey, m_controller->iterations()).toInt());
+    const int device = m_deviceCombo->findData(settings.value(kDeviceKey, m_controller->device()).toString());
+    const bool usable =
+        device >= 0 && m_deviceCombo->model()->flags(m_deviceCombo->model()->index(device, 0)) & Qt::ItemIsEnabled;
+    m_deviceCombo->setCurrentIndex(usable ? device : 0);
+    // The boxes only tell the controller when their value changes: make sure it has them all.
+    m_controller->setWarmupIterations(m_warmupBox->value());
+    m_controller->setIterations(m_iterationsBox->value());
+    m_controller->setDevice(m_deviceCombo->currentData().toString());
+}
+
+void ProfilePage::saveSetting(const QString& key, const QVariant& value)
+{
+    if (m_persistent)
+        QSettings().setValue(key, value);
+}
+
+void ProfilePage::applyFilter()
+{
+    const QString text = m_filterEdit->text();
+    if (!m_regexBox->isChecked()) {
+        m_statsProxy->setFilterFixedString(text);
+        m_filterEdit->setToolTip({});
+        return;
+    }
+    const QRegularExpression expression(text, QRegularExpression::CaseInsensitiveOption);
+    if (!expression.isValid()) {
+        m_filterEdit->setToolTip(tr("Not a valid regular expression: %1").arg(expression.errorString()));
+        m_statsProxy->setFilterFixedString({});
+        return;
+    }
+    m_filterEdit->setToolTip({});
+    m_statsProxy->setFilterRegularExpression(expression);
+}
+
+void ProfilePage::setOrigin(const QString& origin)
+{
+    m_origin = origin;
+    updateHeader();
+}
+
+void ProfilePage::showResults()
+{
+    const auto baseline = m_controller->baseline();
+    const auto plan = m_controller->plan();
+    // The run that just arrived is the one to look at; otherwise keep what the user chose.
+    const bool newPlan = plan && plan.get() != m_lastPlan;
+    const bool newBaseline = baseline && baseline.get() != m_lastBaseline;
+    m_lastBaseline = baseline.get();
+    m_lastPlan = plan.get();
+    Shown shown = this->shown();
+    if (newPlan || !baseline)
+        shown = Shown::Plan;
+    else if (newBaseline || !plan)
+        shown = Shown::Baseline;
+
+    const bool both = baseline && plan;
+    m_showLabel->setVisible(both);
+    m_showCombo->setVisible(both);
+    m_comparisonModel->setComparison(m_controller->comparison());
+    m_comparisonSummary->setText(
+        m_controller->comparison()
+            ? tr("Total: %1 → %2 per iteration, %3 · output error: %4")
+                  .arg(formatDuration(m_controller->comparison()->baselineTotalUs),
+                       formatDuration(m_controller->comparison()->planTotalUs),
+                       formatSpeedup(m_controller->comparison()->speedup), m_comparisonModel->outputErrorText())
+            : tr("Compare runs the baseline and then the plan, and shows the time of each function or module "
+                 "before and after."));
+    const int index = m_showCombo->findData(QVariant::fromValue(shown));
+    if (index == m_showCombo->currentIndex())
+        showRun();
+    else
+        m_showCombo->setCurrentIndex(index); // showRun() follows
+}
+
+void ProfilePage::setDevice(const QString& device)
+{
+    const int index = m_deviceCombo->findData(device);
+    const QAbstractItemModel* items = m_deviceCombo->model();
+    if (index >= 0 && items->flags(items->index(index, 0)) & Qt::ItemIsEnabled)
+        m_deviceCombo->setCurrentIndex(index);
+}
+
+void ProfilePage::setShown(Shown shown)
+{
+    m_showCombo->setCurrentIndex(m_showCombo->findData(QVariant::fromValue(shown)));
+}
+
+ProfilePage::Shown ProfilePage::shown() const { return m_showCombo->currentData().value<Shown>(); }
+
+std::shared_ptr<const kforge::ProfileRun> ProfilePage::shownRun() const
+{
+    return shown() == Shown::Plan ? m_controller->plan() : m_controller->baseline();
+}
+
+void ProfilePage::showRun()
+{
+    const auto run = shownRun();
+    m_statsModel->setRun(run);
+    m_chart->setRun(run);
+    m_timeline->setRun(run);
+    updateHeader();
+    Q_EMIT shownRunChanged();
+}
+
+void ProfilePage::updateHeader() { m_header->setText(headerText()); }
+
+QString ProfilePage::headerText() const
+{
+    const auto run = shownRun();
+    if (!run)
+        return tr("No profile yet: run a baseline (F6), a run with the plan (Shift+F6) or a comparison (Ctrl+F6), "
+                  "or open a saved .kfprof (File › Open Profile).");
+    QStringList parts;
+    parts << (run->usedPlan ? tr("With plan") : tr("Baseline"));
+    parts << QString::fromStdString(run->model);
+    parts << QString::fromStdString(run->deviceName);
+    QString iterations = tr("%n iteration(s)", nullptr, run->iterations);
+    if (run->warmupIterations > 0)
+        iterations += tr(" after %n warm-up", nullptr, run->warmupIterations);
+    parts << iterations;
+    parts << tr("%1 records").arg(formatCount(qint64(run->records.size())));
+    if (run->iterations > 0)
+        parts << tr("%1 per iteration").arg(formatDuration(double(run->wallNs) / 1000.0 / run->iterations));
+    if (run->cancelled)
+        parts << tr("cancelled");
+    if (run->droppedRecords > 0)
+        parts << tr("%1 records dropped").arg(formatCount(qint64(run->droppedRecords)));
+    if (!m_origin.isEmpty())
+        parts << tr("from %1").arg(m_origin);
+    return parts.join(QStringLiteral(" · "));
+}
+
+void ProfilePage::setRunning(bool running)
+{
+    m_progress->setVisible(running);
+    m_cancelButton->setVisible(running);
+    m_warmupBox->setEnabled(!running);
+    m_iterationsBox->setEnabled(!running);
+    m_deviceCombo->setEnabled(!running);
+    if (running) {
+        m_progress->setRange(0, 0); // until the first forward reports
+        m_progress->setValue(0);
+    }
+}
+
+void ProfilePage::showProgress(int done, int total, const QString& stage)
+{
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+    m_progress->setFormat(stage == QLatin1String("plan") ? tr("plan: %v/%m forwards") : tr("baseline: %v/%m forwards"));
+}
+
+bool ProfilePage::selectRecordRow(int recordIndex)
+{
+    const int row = m_statsModel->rowOfRecord(recordIndex);
+    if (row < 0)
+        return false;
+    QModelIndex index = m_statsProxy->mapFromSource(m_statsModel->index(row, KernelStatsModel::KeyColumn));
+    if (!index.isValid()) { // filtered out: the user asked for this row, so show it
+        m_filterEdit->clear();
+        index = m_statsProxy->mapFromSource(m_statsModel->index(row, KernelStatsModel::KeyColumn));
+    }
+    m_tabs->setCurrentWidget(m_kernelsTab);
+    m_kernelTable->setCurrentIndex(index);
+    m_kernelTable->selectRow(index.row());
+    m_kernelTable->scrollTo(index);
+    return true;
+}
+
+QStringList ProfilePage::subViewNames()
+{
+    return {QStringLiteral("kernels"), QStringLiteral("chart"), QStringLiteral("timeline"),
+            QStringLiteral("comparison")};
+}
+
+QWidget* ProfilePage::subView(const QString& name) const
+{
+    if (name == QLatin1String("kernels"))
+        return m_kernelsTab;
+    if (name == QLatin1String("chart"))
+        return m_chart;
+    if (name == QLatin1String("timeline"))
+        return m_timeline;
+    if (name == QLatin1String("comparison"))
+        return m_comparisonTab;
+    return nullptr;
+}
+
+void ProfilePage::showSubView(const QString& name)
+{
+    if (QWidget* view = subView(name))
+        m_tabs->setCurrentWidget(view);
+}
+
+void ProfilePage::focusFilter()
+{
+    m_tabs->setCurrentWidget(m_kernelsTab);
+    m_filterEdit->setFocus(Qt::ShortcutFocusReason);
+    m_filterEdit->selectAll();
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,140 @@
+#pragma once
+#include <kforge/profiling.h>
+
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+
+namespace kforge::ui {
+
+class ComparisonModel;
+class KernelStatsModel;
+class ProfileController;
+class TimeShareChart;
+class TimelineView;
+
+// The Profile page: a bar to run a baseline, a run with the plan or a comparison (warm-up, iterations,
+// device, progress and Cancel), and the results of the run shown (baseline or plan) in four tabs: the kernel
+// table (grouping, filter, sortable statistics), the time-share chart, the timeline, and the comparison.
+// Clicking a record in the timeline selects its row in the kernel table.
+class ProfilePage : public QWidget {
+    Q_OBJECT
+public:
+    enum class Shown { Baseline, Plan };
+    Q_ENUM(Shown)
+
+    struct Actions {
+        QAction* runBaseline = nullptr;
+        QAction* runWithPlan = nullptr;
+        QAction* compare = nullptr;
+        QAction* cancel = nullptr;
+    };
+
+    explicit ProfilePage(ProfileController* controller, QWidget* parent = nullptr);
+
+    // The page's buttons are these actions (MainWindow's Profile menu).
+    void setActions(const Actions& actions);
+    // Off for batch runs and tests: warm-up, iterations and device are then not written to QSettings.
+    void setPersistent(bool persistent) { m_persistent = persistent; }
+    // Where the runs came from, for the header: "" for runs made here, else a .kfprof file name.
+    void setOrigin(const QString& origin);
+
+    // The sub-views by name: "kernels", "chart", "timeline", "comparison"; null for other names.
+    QWidget* subView(const QString& name) const;
+    static QStringList subViewNames();
+    void showSubView(const QString& name);
+    void focusFilter();
+
+    // "cpu" or "cuda" (when available), as if picked in the device box.
+    void setDevice(const QString& device);
+
+    // Which run the kernel table, chart and timeline show (when both exist).
+    void setShown(Shown shown);
+    Shown shown() const;
+    std::shared_ptr<const kforge::ProfileRun> shownRun() const;
+    // Selects the kernel-table row that run->records[recordIndex] counts towards and shows the table.
+    bool selectRecordRow(int recordIndex);
+
+    KernelStatsModel* statsModel() const { return m_statsModel; }
+    QSortFilterProxyModel* statsProxy() const { return m_statsProxy; }
+    QTableView* kernelTable() const { return m_kernelTable; }
+    QComboBox* groupByCombo() const { return m_groupCombo; }
+    QLineEdit* filterEdit() const { return m_filterEdit; }
+    ComparisonModel* comparisonModel() const { return m_comparisonModel; }
+    QTableView* comparisonTable() const { return m_comparisonTable; }
+    TimeShareChart* chart() const { return m_chart; }
+    TimelineView* timeline() const { return m_timeline; }
+    QSpinBox* warmupBox() const { return m_warmupBox; }
+    QSpinBox* iterationsBox() const { return m_iterationsBox; }
+    QComboBox* deviceCombo() const { return m_deviceCombo; }
+    QComboBox* showCombo() const { return m_showCombo; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QString headerText() const;
+
+Q_SIGNALS:
+    void deviceChanged(const QString& device); // "cpu" or "cuda", as the user picked it
+    void shownRunChanged();
+
+private:
+    QWidget* createTopBar();
+    QWidget* createKernelsTab();
+    QWidget* createComparisonTab();
+    void loadSettings();
+    void saveSetting(const QString& key, const QVariant& value);
+    void applyFilter();
+    void showResults();
+    void showRun();
+    void updateHeader();
+    void setRunning(bool running);
+    void showProgress(int done, int total, const QString& stage);
+
+    ProfileController* m_controller;
+    bool m_persistent = true;
+    QString m_origin;
+    const kforge::ProfileRun* m_lastBaseline = nullptr; // to tell which run is new when results change
+    const kforge::ProfileRun* m_lastPlan = nullptr;
+
+    QToolButton* m_baselineButton;
+    QToolButton* m_planButton;
+    QToolButton* m_compareButton;
+    QToolButton* m_cancelButton;
+    QSpinBox* m_warmupBox;
+    QSpinBox* m_iterationsBox;
+    QComboBox* m_deviceCombo;
+    QLabel* m_showLabel;
+    QComboBox* m_showCombo;
+    QProgressBar* m_progress;
+    QLabel* m_header;
+    QTabWidget* m_tabs;
+
+    KernelStatsModel* m_statsModel;
+    QSortFilterProxyModel* m_statsProxy;
+    QComboBox* m_groupCombo;
+    QLineEdit* m_filterEdit;
+    QCheckBox* m_regexBox;
+    QTableView* m_kernelTable;
+    QWidget* m_kernelsTab;
+
+    TimeShareChart* m_chart;
+    TimelineView* m_timeline;
+
+    ComparisonModel* m_comparisonModel;
+    QComboBox* m_comparisonGroupCombo;
+    QLabel* m_comparisonSummary;
+    QTableView* m_comparisonTable;
+    QWidget* m_comparisonTab;
+};
+
+} // namespace kforge::ui

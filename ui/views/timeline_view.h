@@ -1,0 +1,114 @@
+#pragma once
+#include <kforge/profiling.h>
+
+#include <QStringList>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QPainter;
+class QScrollBar;
+
+namespace kforge::ui {
+
+class TimelineLayout;
+struct TimelineItem;
+
+// A custom-painted timeline of one profile run: per host thread a lane of module ranges (nested scopes as
+// sub-rows) and a lane of function calls, then a lane of kernels per (device, stream), or of CPU ops per
+// thread for CPU runs. The wheel zooms around the cursor, left-drag and horizontal scrolling pan, a
+// double-click or Home/0 fits the run; +/- and the arrow keys do the same from the keyboard. Items narrower
+// than a pixel are merged, and only the visible part of each row is visited, so 100k records stay fluid.
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int LabelWidth = 150; // the column of lane names
+    static constexpr int LaneGap = 6;
+
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    void setRun(std::shared_ptr<const kforge::ProfileRun> run);
+    // Highlights run->records[recordIndex] and scrolls it into view; -1 clears the selection.
+    void selectRecord(int recordIndex);
+    int selectedRecord() const { return m_selected; }
+
+    // The visible time window (ns, relative to the start of the profile).
+    double visibleStartNs() const { return m_startNs; }
+    double visibleEndNs() const;
+    void setVisibleRange(double startNs, double endNs);
+    void resetZoom(); // fits the whole run
+
+    // Geometry, for tests and for callers that place things over the view.
+    QRect plotRect() const;                  // where items are drawn (right of the lane labels, below the axis)
+    QRect recordRect(int recordIndex) const; // where a record is drawn (may lie outside the plot); null if none
+    double xForTime(double ns) const;
+    double timeForX(double x) const;
+    int recordAt(const QPoint& pos) const; // -1 when no record is there
+    QStringList laneLabels() const;
+
+    QSize sizeHint() const override;
+
+    bool savePng(const QString& path, QString* error = nullptr);
+
+Q_SIGNALS:
+    // The user clicked a record (index into run->records).
+    void recordClicked(int recordIndex);
+    void visibleRangeChanged(double startNs, double endNs);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct Hit { // what lies under a point: a record or a range of some row
+        int row = -1;
+        int record = -1;
+        int range = -1;
+    };
+    Hit hitAt(const QPoint& pos) const;
+    void computeRows();        // lane and row positions, after a new run or font
+    int rowTop(int row) const; // in widget coordinates, after vertical scrolling
+    double fitNsPerPixel() const;
+    void zoomAround(double x, double factor);
+    void panPixels(double dx); // moves the content right by dx pixels
+    void clampView();
+    void updateScrollBar();
+    void paintAxis(QPainter& painter) const;
+    void paintLanes(QPainter& painter) const;
+    void paintRow(QPainter& painter, int row) const;
+    void paintSelection(QPainter& painter) const;
+    std::string colorKey(const TimelineItem& item) const;
+    QString itemText(const TimelineItem& item) const;
+    QString tooltipFor(const Hit& hit) const;
+
+    std::shared_ptr<const kforge::ProfileRun> m_run;
+    std::unique_ptr<TimelineLayout> m_layout;
+    std::vector<int> m_rowY; // top of each row in content coordinates
+    int m_contentHeight = 0;
+    int m_rowHeight = 16;
+    int m_axisHeight = 24;
+    double m_startNs = 0;
+    double m_nsPerPixel = 1;
+    bool m_fitted = true; // follows resizes by fitting again until the user zooms or pans
+    int m_selected = -1;
+    QScrollBar* m_vertical;
+    // Dragging: where the press happened and the view at that moment.
+    bool m_pressed = false;
+    bool m_dragged = false;
+    QPoint m_pressPos;
+    double m_pressStartNs = 0;
+    int m_pressScroll = 0;
+};
+
+} // namespace kforge::ui

@@ -1,0 +1,238 @@
+// What the timeline looks like: the axis, the lanes, the items (coloured by a stable hash of their function
+// and provider, thin ones merged), the selection, and the tooltip text.
+#include "views/timeline_view.h"
+
+#include "models/duration_format.h"
+#include "models/time_axis.h"
+#include "models/timeline_layout.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kforge::ui {
+namespace {
+
+// FNV-1a: the same name gets the same colour in every run and on every machine (qHash is seeded).
+std::uint32_t stableHash(const std::string& text)
+{
+    std::uint32_t hash = 2166136261u;
+    for (unsigned char c : text)
+        hash = (hash ^ c) * 16777619u;
+    return hash;
+}
+
+QColor itemColor(const std::string& key, bool muted, bool dark)
+{
+    const int hue = static_cast<int>(stableHash(key) % 360);
+    const int saturation = muted ? 50 : dark ? 120 : 160;
+    return QColor::fromHsl(hue, saturation, dark ? 75 : 190);
+}
+
+QColor textColorOn(const QColor& fill) { return fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white); }
+
+QString displayModule(const std::string& path)
+{
+    return path.empty() ? QStringLiteral("(root)") : QString::fromStdString(path);
+}
+
+} // namespace
+
+void TimelineView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Base));
+    if (m_layout->empty()) {
+        painter.setPen(palette().color(QPalette::Disabled, QPalette::Text));
+        painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                         m_run ? tr("This run recorded no kernels, operators or ranges.")
+                               : tr("No profile yet. Run a baseline or a plan, or open a saved profile (.kfprof)."));
+        return;
+    }
+    paintLanes(painter);
+    paintSelection(painter);
+    paintAxis(painter);
+}
+
+void TimelineView::paintAxis(QPainter& painter) const
+{
+    const QRect plot = plotRect();
+    painter.fillRect(QRect(0, 0, width(), m_axisHeight), palette().color(QPalette::Window));
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(6, 0, LabelWidth - 12, m_axisHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                     tr("%1 shown").arg(formatDuration((visibleEndNs() - m_startNs) / 1000.0)));
+    QColor grid = palette().color(QPalette::Text);
+    grid.setAlpha(40);
+    for (const TimeTick& tick : timeTicks(m_startNs, visibleEndNs(), std::max(2, plot.width() / 110))) {
+        const int x = static_cast<int>(std::lround(xForTime(tick.ns)));
+        painter.setPen(grid);
+        painter.drawLine(x, m_axisHeight, x, height());
+        painter.setPen(palette().color(QPalette::WindowText));
+        painter.drawLine(x, m_axisHeight - 5, x, m_axisHeight - 1);
+        painter.drawText(QRect(x + 3, 0, 100, m_axisHeight - 2), Qt::AlignBottom | Qt::AlignLeft, tick.label);
+    }
+    painter.drawLine(0, m_axisHeight - 1, width(), m_axisHeight - 1);
+}
+
+void TimelineView::paintLanes(QPainter& painter) const
+{
+    const QRect plot = plotRect();
+    painter.save();
+    painter.setClipRect(QRect(0, m_axisHeight, width(), plot.height()));
+    QColor separator = palette().color(QPalette::Text);
+    separator.setAlpha(60);
+    for (const TimelineLane& lane : m_layout->lanes()) {
+        const int top = rowTop(lane.firstRow);
+        const int bottom = top + lane.rowCount * m_rowHeight;
+        if (bottom < m_axisHeight || top > height())
+            continue;
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(QRect(6, top, LabelWidth - 12, m_rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                         fontMetrics().elidedText(lane.label, Qt::ElideRight, LabelWidth - 12));
+        painter.setPen(separator);
+        painter.drawLine(0, bottom + LaneGap / 2, width(), bottom + LaneGap / 2);
+        painter.setClipRect(plot.intersected(QRect(0, m_axisHeight, width(), plot.height())));
+        for (int row = lane.firstRow; row < lane.firstRow + lane.rowCount; ++row)
+            if (rowTop(row) + m_rowHeight >= m_axisHeight && rowTop(row) <= height())
+                paintRow(painter, row);
+        painter.setClipRect(QRect(0, m_axisHeight, width(), plot.height()));
+    }
+    painter.restore();
+}
+
+std::string TimelineView::colorKey(const TimelineItem& item) const
+{
+    if (item.record >= 0) {
+        const kforge::KernelRecord& record = m_run->records[static_cast<size_t>(item.record)];
+        return record.function.empty() ? record.name : record.function + "/" + record.provider;
+    }
+    const kforge::RangeRecord& range = m_run->ranges[static_cast<size_t>(item.range)];
+    return range.kind == "module" ? range.name : range.name + "/" + range.provider;
+}
+
+QString TimelineView::itemText(const TimelineItem& item) const
+{
+    if (item.record >= 0)
+        return QString::fromStdString(m_run->records[static_cast<size_t>(item.record)].name);
+    const kforge::RangeRecord& range = m_run->ranges[static_cast<size_t>(item.range)];
+    return range.kind == "module" ? displayModule(range.name) : QString::fromStdString(range.name);
+}
+
+void TimelineView::paintRow(QPainter& painter, int row) const
+{
+    const auto& items = m_layout->row(row);
+    const TimelineLane& lane = m_layout->lanes()[static_cast<size_t>(m_layout->laneOfRow(row))];
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const int top = rowTop(row) + 1;
+    const int h = m_rowHeight - 2;
+    const double viewEnd = visibleEndNs();
+    const double plotLeft = plotRect().left();
+    QColor merged = palette().color(QPalette::Text);
+    merged.setAlpha(110);
+
+    // Items thinner than a pixel are collected into one grey run per stretch of adjacent pixels.
+    bool inRun = false;
+    double runStart = 0, runEnd = 0;
+    const auto flush = [&] {
+        if (inRun)
+            painter.fillRect(QRectF(runStart, top, std::max(1.0, runEnd - runStart), h), merged);
+        inRun = false;
+    };
+    size_t i = m_layout->firstEndingAfter(row, m_startNs);
+    while (i < items.size() && double(items[i].startNs) <= viewEnd) {
+        const TimelineItem& item = items[i];
+        const double x0 = xForTime(double(item.startNs));
+        const double x1 = xForTime(double(item.endNs));
+        if (x1 - x0 < 1.0) {
+            if (inRun && x0 > runEnd + 1)
+                flush();
+            if (!inRun) {
+                inRun = true;
+                runStart = x0;
+            }
+            // Everything ending within this pixel column merges anyway: jump past it without looking.
+            const size_t next = std::max(i + 1, m_layout->firstEndingAfter(row, timeForX(std::floor(x1) + 1)));
+            runEnd = std::max(x1, xForTime(double(items[next - 1].endNs)));
+            i = next;
+            continue;
+        }
+        flush();
+        // Clipped to the plot so that the name of an item reaching in from the left stays readable; a pixel
+        // of gap keeps neighbours of the same colour apart.
+        QRectF box(QPointF(std::max(x0, plotLeft - 1), top), QPointF(std::min(x1, double(width()) + 1), top + h));
+        if (box.width() >= 3)
+            box.adjust(0, 0, -1, 0);
+        const QColor fill = itemColor(colorKey(item), lane.kind == TimelineLane::Kind::Modules, dark);
+        painter.fillRect(box, fill);
+        if (box.width() >= 24) {
+            const QRectF textBox = box.adjusted(3, 0, -3, 0);
+            const Qt::TextElideMode elide = lane.kind == TimelineLane::Kind::Modules ? Qt::ElideLeft : Qt::ElideRight;
+            const QString text = fontMetrics().elidedText(itemText(item), elide, static_cast<int>(textBox.width()));
+            if (text.size() > 1) { // a lone "…" says nothing
+                painter.setPen(textColorOn(fill));
+                painter.drawText(textBox, Qt::AlignVCenter | Qt::AlignLeft, text);
+            }
+        }
+        ++i;
+    }
+    flush();
+}
+
+void TimelineView::paintSelection(QPainter& painter) const
+{
+    if (m_selected < 0)
+        return;
+    const QRect plot = plotRect();
+    QRect box = recordRect(m_selected);
+    if (box.width() < 3)
+        box.adjust(-1, 0, 1, 0); // a selected sliver stays visible
+    if (!box.intersects(plot))
+        return;
+    painter.save();
+    painter.setClipRect(plot);
+    QColor fill = palette().color(QPalette::Highlight);
+    fill.setAlpha(90);
+    painter.fillRect(box, fill);
+    painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+    painter.drawRect(box.adjusted(0, 0, -1, -1));
+    painter.restore();
+}
+
+QString TimelineView::tooltipFor(const Hit& hit) const
+{
+    const auto line = [](const QString& label, const QString& value) {
+        return QStringLiteral("<br/>%1: %2").arg(label, value.toHtmlEscaped());
+    };
+    QString text;
+    if (hit.record >= 0) {
+        const kforge::KernelRecord& r = m_run->records[static_cast<size_t>(hit.record)];
+        text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.name).toHtmlEscaped());
+        text += line(tr("kind"), QString::fromStdString(r.kind));
+        text += line(tr("module"), displayModule(r.modulePath));
+        text += line(tr("function"), r.function.empty() ? tr("(none)") : QString::fromStdString(r.function));
+        if (!r.provider.empty())
+            text += line(tr("provider"), QString::fromStdString(r.provider));
+        if (!r.op.empty() && r.op != r.name)
+            text += line(tr("op"), QString::fromStdString(r.op));
+        text += line(tr("duration"), formatDuration(double(r.durationNs) / 1000.0));
+        text += line(tr("start"), formatDuration(double(r.startNs) / 1000.0));
+        if (r.device >= 0)
+            text += line(tr("device"), tr("GPU %1, stream %2").arg(r.device).arg(r.stream));
+        text += line(tr("iteration"), QString::number(r.iteration));
+    } else if (hit.range >= 0) {
+        const kforge::RangeRecord& r = m_run->ranges[static_cast<size_t>(hit.range)];
+        const bool module = r.kind == "module";
+        text = QStringLiteral("<b>%1</b>")
+                   .arg((module ? displayModule(r.name) : QString::fromStdString(r.name)).toHtmlEscaped());
+        text += line(tr("kind"), module ? tr("module scope") : tr("function call"));
+        if (!r.provider.empty())
+            text += line(tr("provider"), QString::fromStdString(r.provider));
+        text += line(tr("duration"), formatDuration(double(r.durationNs) / 1000.0));
+        text += line(tr("start"), formatDuration(double(r.startNs) / 1000.0));
+        text += line(tr("iteration"), QString::number(r.iteration));
+    }
+    return text;
+}
+
+} // namespace kforge::ui
