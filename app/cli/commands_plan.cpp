@@ -15,6 +15,7 @@ struct PlanOptions {
     std::string model;
     std::vector<std::string> provides;
     std::string plan;
+    std::vector<std::string> plans; // validate
     std::string file;
     std::string scope;
     std::string device = "cpu";
@@ -92,51 +93,71 @@ int runShow(const PlanOptions& o)
     return 0;
 }
 
-int runValidate(const PlanOptions& o)
+// One plan file against the session (opened on first use: a plan that does not even read needs no model).
+// Prints its problems (human) or returns them (JSON); true when it is valid.
+bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<ModelSession>& session,
+                 nlohmann::json& json)
 {
     Plan plan;
     try {
-        plan = readPlan(o.plan);
+        plan = readPlan(path);
     } catch (const Error& e) {
-        // A plan that does not parse is invalid: reported like the other problems, exit 1.
-        if (o.json)
-            std::cout << nlohmann::json{{"plan", o.plan},
-                                        {"valid", false},
-                                        {"problems",
-                                         {{{"entry", -1},
-                                           {"path", ""},
-                                           {"kind", "unreadable"},
-                                           {"message", e.why()},
-                                           {"fix", "correct the file"}}}}}
-                             .dump(2)
-                      << '\n';
-        else
-            std::cout << o.plan << ": unreadable: " << e.why() << "; fix: correct the file\n";
-        return 1;
+        // A plan that does not parse is invalid: reported like the other problems.
+        json = {{"plan", path},
+                {"valid", false},
+                {"problems",
+                 {{{"entry", -1},
+                   {"path", ""},
+                   {"kind", "unreadable"},
+                   {"message", e.why()},
+                   {"fix", "correct the file"}}}}};
+        if (!o.json)
+            std::cout << path << ": unreadable: " << e.why() << "; fix: correct the file\n";
+        return false;
     }
-    auto session = openModel(o.model, {}, {});
+    if (!session)
+        session = openModel(o.model, {}, {});
     const auto problems = validatePlan(plan, *session, o.device);
-    if (o.json) {
-        nlohmann::json out{{"plan", o.plan},
-                           {"model", session->displayName()},
-                           {"device", o.device},
-                           {"entries", plan.entries.size()},
-                           {"valid", problems.empty()},
-                           {"problems", nlohmann::json::array()}};
-        for (const auto& p : problems)
-            out["problems"].push_back(
-                {{"entry", p.entry}, {"path", p.jsonPath}, {"kind", p.kind}, {"message", p.message}, {"fix", p.fix}});
-        std::cout << out.dump(2) << '\n';
-    } else if (problems.empty()) {
-        std::cout << o.plan << ": valid for " << session->displayName() << " on " << o.device << " ("
+    json = {{"plan", path},
+            {"model", session->displayName()},
+            {"device", o.device},
+            {"entries", plan.entries.size()},
+            {"valid", problems.empty()},
+            {"problems", nlohmann::json::array()}};
+    for (const auto& p : problems)
+        json["problems"].push_back(
+            {{"entry", p.entry}, {"path", p.jsonPath}, {"kind", p.kind}, {"message", p.message}, {"fix", p.fix}});
+    if (o.json)
+        return problems.empty();
+    if (problems.empty()) {
+        std::cout << path << ": valid for " << session->displayName() << " on " << o.device << " ("
                   << plan.entries.size() << " entries)\n";
     } else {
         for (const auto& p : problems)
-            std::cout << problemLine(o.plan, p) << '\n';
-        std::cerr << "kforge: " << o.plan << ": " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
+            std::cout << problemLine(path, p) << '\n';
+        std::cerr << "kforge: " << path << ": " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
                   << '\n';
     }
-    return problems.empty() ? 0 : 1;
+    return problems.empty();
+}
+
+// Exit 1 when any plan is invalid. JSON: one object for one plan, an array of them for several.
+int runValidate(const PlanOptions& o)
+{
+    std::unique_ptr<ModelSession> session;
+    nlohmann::json reports = nlohmann::json::array();
+    bool allValid = true;
+    for (const auto& path : o.plans) {
+        nlohmann::json report;
+        allValid &= validateOne(o, path, session, report);
+        reports.push_back(std::move(report));
+    }
+    if (o.json)
+        // A file name need not be UTF-8; JSON must be.
+        std::cout << (reports.size() == 1 ? reports[0] : reports)
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << '\n';
+    return allValid ? 0 : 1;
 }
 
 int runExport(const PlanOptions& o)
@@ -182,7 +203,7 @@ Command addPlanCommand(CLI::App& app)
     show->add_flag("--json", o->json, "the plan in the kforge dialect");
 
     auto* validate = cmd->add_subcommand("validate", "Check a plan against a model: every problem, with a fix");
-    validate->add_option("PLAN", o->plan, "plan file")->required();
+    validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
     validate->add_option("--model", o->model, "TorchScript file or builtin:NAME")->required();
     validate->add_option("--device", o->device, "device the plan will run on")
         ->check(CLI::IsMember({"cpu", "cuda"}))

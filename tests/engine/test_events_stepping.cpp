@@ -4,6 +4,7 @@
 #include <kforge/runtime.h>
 #include <kforge/stepping.h>
 
+#include "runtime/event_sink.h"
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
@@ -11,6 +12,7 @@
 
 #include <future>
 #include <new>
+#include <thread>
 
 using namespace kforge;
 using namespace kforge::test;
@@ -94,6 +96,34 @@ TEST(Events, R13_OneObserverAtATime)
 {
     auto stream = EventStream::attach(16);
     EXPECT_THROW(EventStream::attach(16), Error);
+}
+
+// R13: the observer detaches while other threads record: a producer that already took the stream is waited
+// for, so the stream is never freed under it (a use after free otherwise, which the asan and tsan builds of
+// scripts/check-sanitizers catch).
+TEST(Events, R13_DetachWhileOtherThreadsRecord)
+{
+    std::atomic<bool> stop{false};
+    const auto produce = [&] {
+        while (!stop.load(std::memory_order_relaxed))
+            runtime::events::emit(EventKind::OriginalCall, "blocks.0", "gelu", nullptr, 0);
+    };
+    std::thread a(produce), b(produce);
+    std::size_t received = 0, garbled = 0;
+    for (int i = 0; i < 2000; ++i) {
+        auto stream = EventStream::attach(64);
+        std::vector<Event> log;
+        while (log.empty())
+            stream->drain(log);
+        for (const Event& e : log)
+            garbled += !(e.kind == EventKind::OriginalCall && e.modulePath == "blocks.0" && e.function == "gelu");
+        received += log.size();
+    }
+    stop = true;
+    a.join();
+    b.join();
+    EXPECT_GE(received, 2000u);
+    EXPECT_EQ(garbled, 0u);
 }
 
 // R13: recording an event allocates nothing: the same provider calls allocate as much with an observer

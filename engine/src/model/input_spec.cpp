@@ -36,6 +36,8 @@ std::string_view trim(std::string_view s)
 }
 
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40; // far beyond any real input; stops overflow
+// Far beyond any real input too (PyTorch's CUDA kernels index at most 25); bounds what a generated spec costs.
+constexpr size_t kMaxDims = 64;
 
 } // namespace
 
@@ -86,6 +88,8 @@ TensorSpec parseTensorSpec(std::string_view text)
         if (value > 0 && elements > kMaxElements / value)
             return fail("the tensor would have more than 2^40 elements");
         elements *= value;
+        if (spec.shape.size() == kMaxDims)
+            return fail("more than " + std::to_string(kMaxDims) + " dimensions");
         spec.shape.push_back(value);
         if (comma == std::string_view::npos)
             break;

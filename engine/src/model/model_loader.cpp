@@ -59,9 +59,19 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
             throw Error(where, "the model has no forward() method");
         return module;
     } catch (const c10::Error& e) {
-        const std::string cause = describeTorchError(e);
+        std::string cause = describeTorchError(e);
+        // PyTorch's zip reader appends a paragraph of advice to every error; the cause is before it.
+        if (const auto advice = cause.find(". This is an internal miniz error"); advice != std::string::npos)
+            cause.resize(advice);
         if (cause.find("central directory") != std::string::npos || cause.find("zip archive") != std::string::npos)
             throw Error(where, "damaged or truncated zip archive (" + cause + ")");
+        // PyTorch's reader skips the zip CRC checks, so flipped bytes surface as an internal assert while
+        // decoding: a damaged file, not a PyTorch bug to report.
+        if (const auto assertAt = cause.find(" INTERNAL ASSERT FAILED"); assertAt != std::string::npos) {
+            cause = cause.substr(0, cause.find(", please report a bug"));
+            throw Error(where, "damaged TorchScript archive: an entry does not decode (" + cause +
+                                   "); the file was probably modified or corrupted after saving");
+        }
         throw Error(where, "not a loadable TorchScript archive (" + cause + ")");
     } catch (const Error&) {
         throw;

@@ -95,8 +95,8 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
 
     impl->frozen = looksFrozen(impl->module);
     if (impl->frozen)
-        impl->warnings.push_back("the model looks frozen (torch.jit.freeze): its submodules were inlined, so "
-                                 "module scoping is unavailable; plan entries can only target the root \"\"");
+        impl->warnings.emplace_back("the model looks frozen (torch.jit.freeze): its submodules were inlined, so "
+                                    "module scoping is unavailable; plan entries can only target the root \"\"");
     return std::unique_ptr<ModelSession>(new ModelSession(std::move(impl)));
 }
 
@@ -145,7 +145,11 @@ void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
     std::vector<std::string> descriptions;
     for (const auto& text : specs) {
         const TensorSpec spec = parseTensorSpec(text);
-        inputs.emplace_back(makeInputTensor(spec));
+        try {
+            inputs.emplace_back(makeInputTensor(spec));
+        } catch (const c10::Error& e) { // a shape that parses but does not fit in memory
+            throw Error("input spec '" + text + "'", "cannot create the tensor: " + describeTorchError(e));
+        }
         descriptions.push_back(formatTensorSpec(spec));
     }
     m_impl->inputs = std::move(inputs);
@@ -203,6 +207,7 @@ std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)
         return last;
     }
     std::vector<std::thread> workers;
+    workers.reserve(threads);
     std::vector<std::vector<TensorDigest>> results(threads);
     std::vector<std::string> errors(threads);
     for (int t = 0; t < threads; ++t)

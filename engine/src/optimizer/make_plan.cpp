@@ -43,6 +43,7 @@ double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std
                  const std::function<void(torch::jit::Stack&)>& call)
 {
     std::vector<torch::jit::Stack> inputs;
+    inputs.reserve(samples.size());
     for (const auto* s : samples)
         inputs.push_back(*s);
     synchronizeDevice(device);

@@ -108,10 +108,68 @@ std::string joinProblems(const std::vector<std::string>& problems)
     return out;
 }
 
+namespace {
+
+// nlohmann's DOM builder refusing nesting deeper than kMaxJsonDepth as it reads: writing, copying and comparing
+// JSON values recurse once per level, so a hostile file nested 100,000 deep would overflow the stack long after
+// it was read. Plans are a few levels deep. (nlohmann's parse callback could check the depth too, but it costs
+// quadratic time on long arrays: minutes for a 100,000-entry plan.)
+class DepthLimitedDomParser : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+public:
+    DepthLimitedDomParser(nlohmann::json& root, const std::string& where) : json_sax_dom_parser(root), m_where(where) {}
+    bool start_object(std::size_t size)
+    {
+        enter();
+        return json_sax_dom_parser::start_object(size);
+    }
+    bool end_object()
+    {
+        --m_depth;
+        return json_sax_dom_parser::end_object();
+    }
+    bool start_array(std::size_t size)
+    {
+        enter();
+        return json_sax_dom_parser::start_array(size);
+    }
+    bool end_array()
+    {
+        --m_depth;
+        return json_sax_dom_parser::end_array();
+    }
+
+private:
+    void enter()
+    {
+        if (++m_depth > kMaxJsonDepth)
+            throw Error(m_where,
+                        "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels; a plan needs a few");
+    }
+    const std::string& m_where;
+    int m_depth = 0;
+};
+
+} // namespace
+
+namespace {
+
+// nlohmann's message without its "[json.exception.KIND.N] " prefix.
+std::string jsonErrorDetail(const nlohmann::json::exception& e)
+{
+    const std::string what = e.what();
+    const auto bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+} // namespace
+
 nlohmann::json parseJsonText(const std::string& text, const std::string& where)
 {
     try {
-        return nlohmann::json::parse(text);
+        nlohmann::json root;
+        DepthLimitedDomParser builder(root, where);
+        nlohmann::json::sax_parse(text, &builder);
+        return root;
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte is 1-based: the position of the last character read (size + 1 at an unexpected end).
         size_t index = std::min(e.byte == 0 ? size_t(0) : size_t(e.byte - 1), text.size());
@@ -143,8 +201,16 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& where)
             detail = detail.substr(colon + 2);
         else if (const auto bracket = detail.find("] "); bracket != std::string::npos)
             detail = detail.substr(bracket + 2);
+        // The detail quotes the bytes last read, which may be invalid UTF-8: replace those (U+FFFD), so that the
+        // message itself can go into JSON output and the GUI.
+        detail =
+            nlohmann::json::parse(nlohmann::json(detail).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                .get<std::string>();
         throw Error(where, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
                                ": " + detail);
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond a double ("1e999") is refused as out_of_range, not as a parse error.
+        throw Error(where, "malformed JSON: " + jsonErrorDetail(e));
     }
 }
 
@@ -266,6 +332,13 @@ PlanDialect plan_detail::planDialectOf(const nlohmann::json& root, const std::st
 {
     if (!root.is_object())
         throw Error(where, "not a plan: expected a JSON object, found " + typeNameOf(root));
+    // A file with both dialects' lists would silently lose one of them on the next save.
+    if (root.contains("format") && root.contains("providers"))
+        throw Error(where, "/providers: a kforge plan (with \"format\") cannot also hold AITune's \"providers\" list; "
+                           "move each provider into \"entries\", or remove \"format\" to read an AITune plan");
+    if (!root.contains("format") && root.contains("providers") && root.contains("entries"))
+        throw Error(where, "/entries: an AITune plan ({\"providers\": [...]}) cannot also hold kforge's \"entries\"; "
+                           "add \"format\": \"kforge-plan\" and move each provider into \"entries\"");
     if (root.contains("format")) {
         const auto& f = root["format"];
         if (!f.is_string())

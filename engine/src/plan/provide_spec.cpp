@@ -1,6 +1,8 @@
 #include <kforge/error.h>
 #include <kforge/plan.h>
 
+#include "plan/plan_json.h"
+
 namespace kforge {
 
 PlanEntry parseProvideSpec(const std::string& spec)
@@ -22,9 +24,9 @@ PlanEntry parseProvideSpec(const std::string& spec)
     entry.provider = nlohmann::json::object();
     if (third != std::string::npos) {
         try {
-            entry.provider = nlohmann::json::parse(spec.substr(third + 1));
-        } catch (const nlohmann::json::exception& e) {
-            throw Error(where, std::string("provider settings are not valid JSON: ") + e.what());
+            entry.provider = plan_detail::parseJsonText(spec.substr(third + 1), "settings");
+        } catch (const Error& e) {
+            throw Error(where, "provider settings are not valid JSON: " + e.why());
         }
         if (!entry.provider.is_object())
             throw Error(where, "provider settings must be a JSON object");

@@ -1,5 +1,6 @@
 #include "profiling/cupti_records.h"
 
+#include <cstring>
 #include <iterator>
 
 namespace kforge::profiling {
@@ -26,6 +27,16 @@ template <typename T> void moveAppend(std::vector<T>& to, std::vector<T>& from)
 }
 
 #ifdef KFORGE_WITH_CUPTI
+// An enum field of a record, as the 32 bits CUPTI wrote: loading a value outside the enum's range (a kind from a
+// newer CUPTI, a corrupt record) through the enum type would be undefined behaviour.
+template <typename Enum> std::uint32_t rawEnum(const Enum& field)
+{
+    static_assert(sizeof(Enum) == sizeof(std::uint32_t));
+    std::uint32_t raw = 0;
+    std::memcpy(&raw, &field, sizeof raw);
+    return raw;
+}
+
 KernelActivity kernelOf(const KernelRecordStruct& k)
 {
     KernelActivity a;
@@ -114,7 +125,7 @@ bool parseRecord(const void* record, ParsedActivities& out)
         return false;
 #ifdef KFORGE_WITH_CUPTI
     const auto* activity = static_cast<const CUpti_Activity*>(record);
-    switch (activity->kind) {
+    switch (rawEnum(activity->kind)) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         out.kernels.push_back(kernelOf(*static_cast<const KernelRecordStruct*>(record)));
@@ -133,7 +144,7 @@ bool parseRecord(const void* record, ParsedActivities& out)
         return true;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto& e = *static_cast<const ExternalCorrelationRecordStruct*>(record);
-        out.externalCorrelations.push_back({static_cast<std::uint32_t>(e.externalKind), e.externalId, e.correlationId});
+        out.externalCorrelations.push_back({rawEnum(e.externalKind), e.externalId, e.correlationId});
         return true;
     }
     default:

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cxxabi.h>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <tuple>
 
@@ -33,6 +34,24 @@ const char* memoryKindName(std::uint8_t kind)
     static const char* const names[] = {"Unknown", "Pageable", "Pinned",        "Device",
                                         "Array",   "Managed",  "Device Static", "Managed Static"};
     return kind < std::size(names) ? names[kind] : "Unknown";
+}
+
+// Clock arithmetic modulo 2^64, as the CUPTI clock difference already is: timestamps of a record CUPTI could not
+// time (0, or garbage) must give a wrong time, not undefined behaviour.
+std::int64_t wrappingAdd(std::int64_t a, std::int64_t b)
+{
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+std::int64_t wrappingSub(std::int64_t a, std::int64_t b)
+{
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
+int saturatedSum(int a, int b)
+{
+    return static_cast<int>(std::clamp<std::int64_t>(std::int64_t{a} + b, std::numeric_limits<int>::min(),
+                                                     std::numeric_limits<int>::max()));
 }
 
 struct Attributor {
@@ -119,8 +138,11 @@ struct Attributor {
 
     void setTiming(KernelRecord& record, std::uint64_t start, std::uint64_t end) const
     {
-        record.startNs = cuptiToHostNs(start, options.origin) - options.profileStartHostNs;
-        record.durationNs = end > start ? static_cast<std::int64_t>(end - start) : 0;
+        record.startNs = wrappingSub(cuptiToHostNs(start, options.origin), options.profileStartHostNs);
+        // A record CUPTI could not time carries garbage: its duration is 0 or saturates, never negative.
+        const std::uint64_t duration = end > start ? end - start : 0;
+        record.durationNs =
+            static_cast<std::int64_t>(std::min<std::uint64_t>(duration, std::numeric_limits<std::int64_t>::max()));
     }
 };
 
@@ -128,7 +150,7 @@ struct Attributor {
 
 std::int64_t cuptiToHostNs(std::uint64_t cuptiNs, const ClockOrigin& origin)
 {
-    return origin.hostNs + static_cast<std::int64_t>(cuptiNs - origin.cuptiNs);
+    return wrappingAdd(origin.hostNs, static_cast<std::int64_t>(cuptiNs - origin.cuptiNs));
 }
 
 std::string demangleKernelName(const std::string& name)
@@ -191,7 +213,7 @@ std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, c
         r.grid = k.grid;
         r.block = k.block;
         r.registersPerThread = k.registers;
-        r.sharedMemoryBytes = k.staticSharedMemory + k.dynamicSharedMemory;
+        r.sharedMemoryBytes = saturatedSum(k.staticSharedMemory, k.dynamicSharedMemory);
         r.correlation = k.correlation;
         attributor.attribute(r, k.correlation, k.graphNodeId, k.start);
         ++stats.kernels;

@@ -387,6 +387,11 @@ json parseText(const std::string& text, const std::string& where)
             detail = detail.substr(bracket + 2);
         throw Error(where, "malformed JSON at line " + std::to_string(line) + ", column " +
                                std::to_string(index - lineStart + 1) + ": " + detail);
+    } catch (const json::out_of_range& e) {
+        // A number beyond a double ("1e999") is refused as out_of_range, not as a parse error.
+        const std::string what = e.what();
+        const auto bracket = what.find("] ");
+        throw Error(where, "malformed JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
     }
 }
 

@@ -117,7 +117,7 @@ std::vector<PluginInfo> loadProviderPluginsFromEnvironment(std::vector<std::stri
             try {
                 out.push_back(loadProviderPlugin(library.string()));
             } catch (const Error& e) {
-                errors.push_back(e.what());
+                errors.emplace_back(e.what());
             }
         }
     }

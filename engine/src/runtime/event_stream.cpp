@@ -110,27 +110,29 @@ struct EventStream::Impl {
     std::atomic<std::size_t> enqueuePos{0};
     std::size_t dequeuePos = 0; // single consumer
     std::atomic<std::uint64_t> droppedCount{0};
-    std::atomic<int> inFlight{0};
 };
 
 namespace runtime::events {
 
 std::atomic<bool> gRecording{false};
 std::atomic<EventStream::Impl*> gStream{nullptr};
+// Producers between taking the stream pointer and their last use of it. Global, not a member of the stream:
+// a producer must announce itself before it reads the pointer, or the detaching observer could free the
+// stream between that read and the announcement. seq_cst on both sides (announce, then read; clear, then
+// wait) means a producer that still sees the stream is seen by the detach.
+std::atomic<int> gInFlight{0};
 
 void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
           const char* detail)
 {
-    EventStream::Impl* stream = gStream.load(std::memory_order_acquire);
-    if (!stream)
+    if (!gStream.load(std::memory_order_relaxed))
         return;
-    // inFlight lets detach wait for producers that already hold the pointer.
-    stream->inFlight.fetch_add(1, std::memory_order_acq_rel);
-    if (gStream.load(std::memory_order_acquire) == stream) {
+    gInFlight.fetch_add(1);
+    if (EventStream::Impl* stream = gStream.load()) {
         stream->push({nextSequence.fetch_add(1, std::memory_order_relaxed), nowNs(), ThreadState::current().id(), kind,
                       depth, modulePath, function, provider, detail});
     }
-    stream->inFlight.fetch_sub(1, std::memory_order_release);
+    gInFlight.fetch_sub(1, std::memory_order_release);
 }
 
 } // namespace runtime::events
@@ -150,8 +152,8 @@ EventStream::EventStream(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {
 EventStream::~EventStream()
 {
     runtime::events::gRecording.store(false);
-    runtime::events::gStream.store(nullptr, std::memory_order_release);
-    while (m_impl->inFlight.load(std::memory_order_acquire) != 0)
+    runtime::events::gStream.store(nullptr);
+    while (runtime::events::gInFlight.load() != 0)
         std::this_thread::yield();
 }
 
