@@ -4,6 +4,7 @@
 #include <kforge/plan.h>
 #include <kforge/provider_sdk.h>
 
+#include "common/json_text.h"
 #include "plan/plan_json.h"
 
 #include <unordered_map>

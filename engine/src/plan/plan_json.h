@@ -15,9 +15,6 @@ std::string escapePointerToken(const std::string& key); // JSON pointer escaping
 nlohmann::ordered_json toOrdered(const nlohmann::json& value);
 nlohmann::ordered_json providerToOrdered(const nlohmann::json& provider); // "type" first
 std::string joinProblems(const std::vector<std::string>& problems);
-inline constexpr int kMaxJsonDepth = 512; // deeper nesting is refused (see parseJsonText)
-// Parses JSON; a syntax error becomes kforge::Error(where, "malformed JSON at line L, column C: ...").
-nlohmann::json parseJsonText(const std::string& text, const std::string& where);
 PlanDialect planDialectOf(const nlohmann::json& root, const std::string& where);
 Plan importAituneJson(const nlohmann::json& root, const std::string& scope, const std::string& where);
 std::string readTextFile(const std::string& path); // kforge::Error "not found", "is a directory", ...

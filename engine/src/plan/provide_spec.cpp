@@ -1,6 +1,7 @@
 #include <kforge/error.h>
 #include <kforge/plan.h>
 
+#include "common/json_text.h"
 #include "plan/plan_json.h"
 
 namespace kforge {
@@ -24,7 +25,7 @@ PlanEntry parseProvideSpec(const std::string& spec)
     entry.provider = nlohmann::json::object();
     if (third != std::string::npos) {
         try {
-            entry.provider = plan_detail::parseJsonText(spec.substr(third + 1), "settings");
+            entry.provider = parseJsonText(spec.substr(third + 1), "settings");
         } catch (const Error& e) {
             throw Error(where, "provider settings are not valid JSON: " + e.why());
         }

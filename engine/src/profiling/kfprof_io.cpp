@@ -3,6 +3,7 @@
 #include <kforge/profile_export.h>
 
 #include "common/file_text.h"
+#include "common/json_text.h"
 
 #include <kforge/error.h>
 #include <kforge/version.h>
@@ -365,36 +366,6 @@ std::string typeName(const json& v)
     }
 }
 
-json parseText(const std::string& text, const std::string& where)
-{
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        // e.byte: 1-based position of the last character read (size + 1 at an unexpected end).
-        const size_t index = std::min(e.byte == 0 ? size_t(0) : size_t(e.byte - 1), text.size());
-        size_t line = 1, lineStart = 0;
-        for (size_t i = 0; i < index; ++i)
-            if (text[i] == '\n') {
-                ++line;
-                lineStart = i + 1;
-            }
-        std::string detail = e.what();
-        const auto column = detail.find("column ");
-        const auto colon = column == std::string::npos ? std::string::npos : detail.find(": ", column);
-        if (colon != std::string::npos)
-            detail = detail.substr(colon + 2);
-        else if (const auto bracket = detail.find("] "); bracket != std::string::npos)
-            detail = detail.substr(bracket + 2);
-        throw Error(where, "malformed JSON at line " + std::to_string(line) + ", column " +
-                               std::to_string(index - lineStart + 1) + ": " + detail);
-    } catch (const json::out_of_range& e) {
-        // A number beyond a double ("1e999") is refused as out_of_range, not as a parse error.
-        const std::string what = e.what();
-        const auto bracket = what.find("] ");
-        throw Error(where, "malformed JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
-    }
-}
-
 // Typed access with the JSON path in every error.
 class Reader {
 public:
@@ -748,7 +719,7 @@ void saveProfile(const ProfileRun& run, const std::string& path)
 
 std::vector<SavedRun> parseProfile(const std::string& text, const std::string& where)
 {
-    const json root = parseText(text, where);
+    const json root = parseJsonText(text, where);
     if (!root.is_object())
         throw Error(where, "not a kforge profile: the file holds " + typeName(root) + ", not an object");
     const auto format = root.find("format");
