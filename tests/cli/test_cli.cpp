@@ -229,7 +229,7 @@ TEST(Cli, ModulesOfNonModelFilesFailWithOneLineNamingFileAndCause)
     const fs::path dir = fs::temp_directory_path() / ("kforge-cli-bad-" + std::to_string(std::random_device{}()));
     fs::create_directories(dir / "folder.pt");
     std::ofstream(dir / "empty.pt").close();
-    std::ofstream(dir / "noise.pt", std::ios::binary) << std::string("\x01\x02 not a zip archive \xff", 24);
+    std::ofstream(dir / "noise.pt", std::ios::binary) << "\x01\x02 not a zip archive \xff"; // no NUL inside
     const std::vector<std::pair<std::string, std::string>> cases{
         {"empty.pt", "file is empty"}, {"noise.pt", "not a zip archive"}, {"folder.pt", "is a directory"}};
     for (const auto& [name, cause] : cases) {

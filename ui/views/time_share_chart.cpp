@@ -57,7 +57,11 @@ TimeShareChart::TimeShareChart(QWidget* parent)
     connect(m_bars, &QBarSet::hovered, this, &TimeShareChart::showBarToolTip);
     m_chart->legend()->hide();
     m_chart->setAnimationOptions(QChart::NoAnimation); // a grab right after setRun must show the bars
-    m_chartView->setChart(m_chart);                    // the view owns the chart
+    // The view owns the chart now. setChart() releases, but does not delete, the chart that QChartView's
+    // constructor made for itself (Qt's documentation: the caller must); leaking it was an ASan finding.
+    QChart* const placeholder = m_chartView->chart();
+    m_chartView->setChart(m_chart);
+    delete placeholder;
     m_chartView->setRenderHint(QPainter::Antialiasing);
 
     m_stack->addWidget(m_empty);

@@ -1,7 +1,9 @@
 #include "profiling/cupti_records.h"
 
+#include <cstddef>
 #include <cstring>
 #include <iterator>
+#include <type_traits>
 
 namespace kforge::profiling {
 
@@ -28,14 +30,18 @@ template <typename T> void moveAppend(std::vector<T>& to, std::vector<T>& from)
 
 #ifdef KFORGE_WITH_CUPTI
 // An enum field of a record, as the 32 bits CUPTI wrote: loading a value outside the enum's range (a kind from a
-// newer CUPTI, a corrupt record) through the enum type would be undefined behaviour.
-template <typename Enum> std::uint32_t rawEnum(const Enum& field)
+// newer CUPTI, a corrupt record) through the enum type would be undefined behaviour. The records are packed, so
+// the field is copied by offset: binding a reference to a packed field makes GCC copy it into a temporary of the
+// enum type first (UBSan, scripts/check-sanitizers asan, caught that load).
+template <std::size_t Size> std::uint32_t rawEnumAt(const void* record, std::size_t offset)
 {
-    static_assert(sizeof(Enum) == sizeof(std::uint32_t));
+    static_assert(Size == sizeof(std::uint32_t));
     std::uint32_t raw = 0;
-    std::memcpy(&raw, &field, sizeof raw);
+    std::memcpy(&raw, static_cast<const unsigned char*>(record) + offset, sizeof raw);
     return raw;
 }
+#define KFORGE_RAW_ENUM(record, field)                                                                                 \
+    rawEnumAt<sizeof((record).field)>(&(record), offsetof(std::remove_cvref_t<decltype(record)>, field))
 
 KernelActivity kernelOf(const KernelRecordStruct& k)
 {
@@ -125,7 +131,7 @@ bool parseRecord(const void* record, ParsedActivities& out)
         return false;
 #ifdef KFORGE_WITH_CUPTI
     const auto* activity = static_cast<const CUpti_Activity*>(record);
-    switch (rawEnum(activity->kind)) {
+    switch (KFORGE_RAW_ENUM(*activity, kind)) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         out.kernels.push_back(kernelOf(*static_cast<const KernelRecordStruct*>(record)));
@@ -144,7 +150,7 @@ bool parseRecord(const void* record, ParsedActivities& out)
         return true;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto& e = *static_cast<const ExternalCorrelationRecordStruct*>(record);
-        out.externalCorrelations.push_back({rawEnum(e.externalKind), e.externalId, e.correlationId});
+        out.externalCorrelations.push_back({KFORGE_RAW_ENUM(e, externalKind), e.externalId, e.correlationId});
         return true;
     }
     default:
