@@ -1,4 +1,6 @@
 // The kforge command line, run as a separate process: exit codes, stdout (human and --json) and stderr.
+#include "kforge_process.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,69 +20,20 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+extern char** environ; // CtrlCStopsWithAPartialResult spawns kforge itself, to signal it
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-    int exitCode = -1; // -1 when the process did not exit normally (a crash)
-    std::string out;
-    std::string err;
-};
-
-std::ostream& operator<<(std::ostream& os, const Result& r)
-{
-    return os << "exit code " << r.exitCode << "\n--- stdout ---\n" << r.out << "--- stderr ---\n" << r.err;
-}
+using kforge::clitest::Result;
+using kforge::clitest::runKforge;
 
 std::string readFile(const fs::path& path)
 {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Runs the built kforge with `args`; stdout and stderr go to temporary files (no pipe can fill up and block).
-Result runKforge(const std::vector<std::string>& args)
-{
-    const fs::path dir = fs::temp_directory_path() / ("kforge-cli-test-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir);
-    const std::string outPath = (dir / "stdout").string();
-    const std::string errPath = (dir / "stderr").string();
-
-    std::vector<std::string> argv{KFORGE_CLI};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv)
-        cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-
-    Result result;
-    if (spawned != 0) {
-        result.err = std::string("posix_spawn failed: ") + std::strerror(spawned);
-    } else {
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        if (WIFEXITED(status))
-            result.exitCode = WEXITSTATUS(status);
-        result.out = readFile(outPath);
-        result.err = readFile(errPath);
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    return result;
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
