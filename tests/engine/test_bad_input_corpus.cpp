@@ -9,6 +9,7 @@
 #include <kforge/plan.h>
 
 #include "corpus.h"
+#include "test_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -18,21 +19,6 @@ using namespace kforge;
 using namespace kforge::test;
 
 namespace {
-
-// The message of the kforge::Error `action` throws; a test failure when it throws nothing or anything else.
-std::string errorOf(const std::function<void()>& action)
-{
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "threw a non-kforge exception: " << e.what();
-        return {};
-    }
-    ADD_FAILURE() << "did not throw";
-    return {};
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

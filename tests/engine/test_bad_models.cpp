@@ -15,24 +15,10 @@
 #include <random>
 
 using namespace kforge;
+using kforge::test::errorOf;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The message of the kforge::Error `action` throws; fails the test when it throws nothing or something else.
-std::string errorOf(const std::function<void()>& action)
-{
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "threw a non-kforge exception: " << e.what();
-        return {};
-    }
-    ADD_FAILURE() << "did not throw";
-    return {};
-}
 
 std::string openError(const std::string& source)
 {

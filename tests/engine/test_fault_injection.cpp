@@ -11,6 +11,7 @@
 
 #include "runtime/fault_injection.h"
 #include "runtime/thread_state.h"
+#include "test_helpers.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <new>
 
 using namespace kforge;
+using kforge::test::errorOf;
 
 namespace {
 
@@ -139,16 +141,7 @@ void expectSameOutputs(const std::vector<TensorDigest>& actual, const std::vecto
 // The message of the kforge::Error a forward throws ("" and a test failure when it does not throw one).
 std::string forwardError(ModelSession& session)
 {
-    try {
-        session.forward();
-    } catch (const Error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "non-kforge exception: " << e.what();
-        return {};
-    }
-    ADD_FAILURE() << "the forward did not fail";
-    return {};
+    return errorOf([&] { session.forward(); });
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -1,5 +1,9 @@
 #include "test_helpers.h"
 
+#include <kforge/error.h>
+
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <random>
 
@@ -36,6 +40,20 @@ void writeBytes(const std::filesystem::path& path, const std::string& bytes)
 {
     std::ofstream out(path, std::ios::binary);
     out << bytes;
+}
+
+std::string errorOf(const std::function<void()>& action)
+{
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "threw a non-kforge exception: " << e.what();
+        return {};
+    }
+    ADD_FAILURE() << "did not throw";
+    return {};
 }
 
 } // namespace kforge::test

@@ -3,6 +3,7 @@
 #include <torch/script.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace kforge::test {
@@ -22,6 +23,8 @@ private:
 torch::jit::Module twoLevelModel(const std::string& childBody, const std::string& rootBody = "self.act.forward(x)");
 void saveModule(const torch::jit::Module& module, const std::filesystem::path& path);
 void writeBytes(const std::filesystem::path& path, const std::string& bytes);
+// The message of the kforge::Error `action` throws; fails the test when it throws nothing or something else.
+std::string errorOf(const std::function<void()>& action);
 
 } // namespace kforge::test
 

@@ -1,6 +1,7 @@
 #include "views/time_share_chart.h"
 
 #include "models/duration_format.h"
+#include "views/widget_png.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -11,7 +12,6 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHorizontalBarSeries>
-#include <QImageWriter>
 #include <QLabel>
 #include <QStackedLayout>
 #include <QToolTip>
@@ -201,12 +201,7 @@ bool TimeShareChart::savePng(const QString& path, QString* error)
     // A chart on a page that was never shown has no size yet; lay it out at its natural size first.
     if (!isVisible() && (width() < minimumSizeHint().width() || height() < minimumSizeHint().height()))
         resize(sizeHint().expandedTo(QSize(480, 320)));
-    QImageWriter writer(path, "png");
-    if (writer.write(grab().toImage()))
-        return true;
-    if (error)
-        *error = tr("Cannot write %1: %2").arg(path, writer.errorString());
-    return false;
+    return saveWidgetPng(*this, path, error);
 }
 
 } // namespace kforge::ui

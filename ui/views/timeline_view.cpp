@@ -1,10 +1,10 @@
 #include "views/timeline_view.h"
 
 #include "models/timeline_layout.h"
+#include "views/widget_png.h"
 
 #include <QEvent>
 #include <QHelpEvent>
-#include <QImageWriter>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -351,12 +351,7 @@ bool TimelineView::savePng(const QString& path, QString* error)
     // A view on a page that was never shown has no size yet; lay it out at its natural size first.
     if (!isVisible() && (width() < minimumWidth() + 1 || height() < minimumHeight() + 1))
         resize(sizeHint());
-    QImageWriter writer(path, "png");
-    if (writer.write(grab().toImage()))
-        return true;
-    if (error)
-        *error = tr("Cannot write %1: %2").arg(path, writer.errorString());
-    return false;
+    return saveWidgetPng(*this, path, error);
 }
 
 } // namespace kforge::ui
