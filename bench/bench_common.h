@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -86,6 +87,50 @@ inline std::vector<char*> withDefaultFlags(int argc, char** argv, const std::vec
     }
     out.push_back(nullptr);
     return out;
+}
+
+// Runs the registered benchmarks, with `defaults` where the command line sets no such flag, into a
+// CollectingReporter and then hands that to `summary`. Returns main's exit code (1: arguments it does not know).
+template <class Summary>
+int runBenchmarks(int argc, char** argv, const std::vector<std::string>& defaults, Summary summary)
+{
+    auto args = withDefaultFlags(argc, argv, defaults);
+    int n = int(args.size()) - 1;
+    benchmark::Initialize(&n, args.data());
+    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
+        return 1;
+    CollectingReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    summary(reporter);
+    benchmark::Shutdown();
+    return 0;
+}
+
+// The activation shapes the CPU and CUDA provider benchmarks share (bench_providers, bench_cuda_providers).
+struct ActivationCase {
+    const char* function; // "gelu"
+    const char* variant;  // "" or "tanh"
+    std::vector<std::int64_t> shape;
+};
+inline const std::vector<ActivationCase>& activationCases()
+{
+    static const std::vector<ActivationCase> cases{
+        {"layer_norm", "", {8, 512, 768}}, // BERT-base / GPT-2 small hidden states, over 768
+        {"rms_norm", "", {8, 512, 768}},    {"gelu", "", {8, 512, 768}},
+        {"gelu", "tanh", {8, 512, 768}},    {"gelu", "", {32, 128, 4096}}, // an MLP up-projection
+        {"silu", "", {8, 512, 768}},        {"silu", "", {32, 128, 4096}},
+        {"softmax", "", {8, 12, 512, 512}}, // attention scores, 12 heads, 512 tokens, over the last dim
+    };
+    return cases;
+}
+
+// "[8,512,768]"
+inline std::string shapeText(const std::vector<std::int64_t>& shape)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? "," : "") + std::to_string(shape[i]);
+    return s + "]";
 }
 
 } // namespace kforge_bench

@@ -293,17 +293,10 @@ int main(int argc, char** argv)
     setUp("convnet", {"conv2d", "group_norm", "silu", "relu", "linear"}, "gelu");
     std::printf("\n");
 
-    auto args = kforge_bench::withDefaultFlags(
+    const int status = kforge_bench::runBenchmarks(
         argc, argv,
-        {"--benchmark_repetitions=10", "--benchmark_min_time=0.3", "--benchmark_enable_random_interleaving=true"});
-    int n = int(args.size()) - 1;
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
-        return 1;
-    kforge_bench::CollectingReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    printSummary(reporter);
-    benchmark::Shutdown();
+        {"--benchmark_repetitions=10", "--benchmark_min_time=0.3", "--benchmark_enable_random_interleaving=true"},
+        printSummary);
     gModels.clear();
-    return 0;
+    return status;
 }

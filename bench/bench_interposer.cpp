@@ -361,20 +361,13 @@ int main(int argc, char** argv)
     benchmark::RegisterBenchmark("linear4x16/b2_original_runtime_active", BM_originalActive<opLinear>);
     benchmark::RegisterBenchmark("linear4x16/c_provider", BM_provider<opLinear>);
 
-    auto args = kforge_bench::withDefaultFlags(
+    const int status = kforge_bench::runBenchmarks(
         argc, argv,
-        {"--benchmark_repetitions=10", "--benchmark_min_time=0.2", "--benchmark_enable_random_interleaving=true"});
-    int n = int(args.size()) - 1;
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
-        return 1;
-    kforge_bench::CollectingReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    printSummary(reporter);
-    benchmark::Shutdown();
+        {"--benchmark_repetitions=10", "--benchmark_min_time=0.2", "--benchmark_enable_random_interleaving=true"},
+        printSummary);
 
     fx.providers.reset();
     fx.otherPatched.reset();
     gFx = nullptr;
-    return 0;
+    return status;
 }

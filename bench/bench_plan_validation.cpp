@@ -72,17 +72,9 @@ int main(int argc, char** argv)
         gFiles[size] = (dir / (std::to_string(size) + ".kfplan.json")).string();
         kforge::savePlan(gPlans[size], gFiles[size]);
     }
-    auto args = kforge_bench::withDefaultFlags(
-        argc, argv, {"--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true"});
-    int n = int(args.size()) - 1;
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
-        return 1;
-    kforge_bench::CollectingReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    printSummary(reporter);
-    benchmark::Shutdown();
+    const int status = kforge_bench::runBenchmarks(
+        argc, argv, {"--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true"}, printSummary);
     std::filesystem::remove_all(dir);
     gSession.reset();
-    return 0;
+    return status;
 }

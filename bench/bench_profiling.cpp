@@ -1,7 +1,10 @@
 // Profiling costs (Profiling issue, Benchmarks):
 //  1. attribution + statistics + Chrome trace export of 1,000,000 synthetic CUPTI kernel records
 //     (target < 2 s), printed with records/s;
-//  2. CPU profiling of builtin:tiny-gpt vs plain forwards, printed as a ratio measured in the same run.
+//  2. CPU profiling of builtin:tiny-gpt vs plain forwards, printed as a ratio measured in the same run;
+//  3. where a CUDA device is visible, CUPTI profiling vs plain CUDA forwards of tiny-gpt and, when
+//     KFORGE_BENCH_MODEL names a TorchScript file (KFORGE_BENCH_INPUT its input spec, default
+//     float32[1,3,224,224]), of that model: wall time per forward, ratio, and kernel records per second.
 #include "bench_common.h"
 
 #include <kforge/model_session.h>
@@ -11,6 +14,9 @@
 #include "profiling/kernel_attribution.h"
 
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include <cstdlib>
 
 #include <ostream>
 #include <streambuf>
@@ -122,18 +128,89 @@ void BM_TinyGptForwardCpuProfiled(benchmark::State& state)
 }
 BENCHMARK(BM_TinyGptForwardCpuProfiled)->Unit(benchmark::kMicrosecond);
 
-} // namespace
-
-int main(int argc, char** argv)
+// CUDA sessions by name: "tiny-gpt" (builtin) and "model" (KFORGE_BENCH_MODEL); nullptr when unavailable.
+ModelSession* cudaSession(const std::string& which)
 {
-    at::set_num_threads(1);
-    auto args = kforge_bench::withDefaultFlags(argc, argv, {"--benchmark_repetitions=3", "--benchmark_min_time=0.3"});
-    int n = int(args.size()) - 1;
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
-        return 1;
-    kforge_bench::CollectingReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
+    static std::map<std::string, std::unique_ptr<ModelSession>> sessions;
+    if (!torch::cuda::is_available())
+        return nullptr;
+    auto& s = sessions[which];
+    if (!s) {
+        const char* path = std::getenv("KFORGE_BENCH_MODEL");
+        if (which == "model" && !path)
+            return nullptr;
+        s = ModelSession::open(which == "model" ? std::string(path) : "builtin:tiny-gpt");
+        if (which == "model") {
+            const char* input = std::getenv("KFORGE_BENCH_INPUT");
+            s->setInputSpecs({input ? input : "float32[1,3,224,224]"});
+        }
+        s->setDevice("cuda");
+        // The first forwards are TorchScript's profiling runs and CUDA's lazy initialisation (seen on the H200:
+        // 100+ ms against 5 ms after): not what either side of the ratio measures.
+        for (int i = 0; i < 5; ++i)
+            s->forward();
+    }
+    return s.get();
+}
+
+// Plain CUDA forwards (each ends in the output digest's copy to the host, so it waits for the GPU).
+void BM_CudaForward(benchmark::State& state, const std::string& which)
+{
+    ModelSession* s = cudaSession(which);
+    if (!s) {
+        state.SkipWithError("no CUDA device, or KFORGE_BENCH_MODEL unset");
+        return;
+    }
+    for (auto _ : state)
+        benchmark::DoNotOptimize(s->forward());
+}
+
+// CUPTI-traced forwards: one profile() of 20 measured forwards, no warm-up, per 20 iterations.
+void BM_CudaForwardProfiled(benchmark::State& state, const std::string& which)
+{
+    ModelSession* s = cudaSession(which);
+    if (!s) {
+        state.SkipWithError("no CUDA device, or KFORGE_BENCH_MODEL unset");
+        return;
+    }
+    ProfileOptions options;
+    options.device = "cuda";
+    options.warmupIterations = 0;
+    options.iterations = 20;
+    size_t records = 0;
+    for (auto _ : state)
+        records += profile(*s, options).records.size();
+    state.SetItemsProcessed(state.iterations() * 20);
+    state.counters["records/s"] = benchmark::Counter(double(records), benchmark::Counter::kIsRate);
+    state.counters["records/forward"] = double(records) / double(std::max<int64_t>(1, state.iterations() * 20));
+}
+
+void registerCudaBenchmarks()
+{
+    for (const std::string which : {"tiny-gpt", "model"}) {
+        benchmark::RegisterBenchmark(("BM_CudaForward/" + which).c_str(), BM_CudaForward, which)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("BM_CudaForwardProfiled/" + which).c_str(), BM_CudaForwardProfiled, which)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+    }
+}
+
+void printCudaSummary(kforge_bench::CollectingReporter& reporter)
+{
+    for (const std::string which : {"tiny-gpt", "model"}) {
+        const auto* plain = reporter.stats("BM_CudaForward/" + which + "/real_time");
+        const auto* profiled = reporter.stats("BM_CudaForwardProfiled/" + which + "/real_time");
+        if (plain && profiled)
+            std::printf("%s CUDA forward: %.1f us plain, %.1f us CUPTI-profiled (%.2fx, wall time)\n",
+                        which == "model" ? std::getenv("KFORGE_BENCH_MODEL") : which.c_str(), plain->median / 1e3,
+                        profiled->median / 20 / 1e3, profiled->median / 20 / plain->median);
+    }
+}
+
+void printSummary(kforge_bench::CollectingReporter& reporter)
+{
     std::printf("\n== summary (ratios from this run) ==\n");
     if (const auto* a = reporter.stats("BM_AttributeStatisticsTrace1M/iterations:1/real_time"))
         std::printf("attribution + statistics + trace of %d records: %.3f s (min %.3f s), %.2f M records/s "
@@ -144,6 +221,15 @@ int main(int argc, char** argv)
     if (plain && profiled)
         std::printf("tiny-gpt forward: %.1f us plain, %.1f us CPU-profiled (%.2fx, thread CPU time)\n",
                     plain->median / 1e3, profiled->median / 20 / 1e3, profiled->median / 20 / plain->median);
-    benchmark::Shutdown();
-    return 0;
+    printCudaSummary(reporter);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    at::set_num_threads(1);
+    registerCudaBenchmarks();
+    return kforge_bench::runBenchmarks(argc, argv, {"--benchmark_repetitions=3", "--benchmark_min_time=0.3"},
+                                       printSummary);
 }

@@ -47,14 +47,6 @@ struct Case {
 std::vector<std::unique_ptr<Case>> gCases;
 std::vector<int> gThreadCounts;
 
-std::string shapeText(const std::vector<int64_t>& shape)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "," : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 const char* dtypeText(at::ScalarType t) { return t == at::kBFloat16 ? "bf16" : "f32"; }
 
 at::Tensor runOnce(Case& c, bool provider)
@@ -117,8 +109,8 @@ void addCase(const std::string& function, const std::string& variant, std::vecto
         c->provider = kforge::ProviderRegistry::instance().create({{"type", "CpuOnlineSoftmaxProvider"}});
         c->args = {x, int64_t{-1}, c10::IValue()};
     }
-    c->label =
-        function + (variant.empty() ? "" : "(" + variant + ")") + " " + shapeText(shape) + " " + dtypeText(dtype);
+    c->label = function + (variant.empty() ? "" : "(" + variant + ")") + " " + kforge_bench::shapeText(shape) + " " +
+               dtypeText(dtype);
     // Same answer as ATen (warms both paths up too).
     const at::Tensor mine = runOnce(*c, true), theirs = runOnce(*c, false);
     c->maxDiff = (mine.to(at::kFloat) - theirs.to(at::kFloat)).abs().max().item<double>();
@@ -183,31 +175,17 @@ int main(int argc, char** argv)
     if (defaultThreads > 1)
         gThreadCounts.push_back(defaultThreads);
 
-    for (at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
-        addCase("layer_norm", "", {8, 512, 768}, dtype);
-        addCase("rms_norm", "", {8, 512, 768}, dtype);
-        addCase("gelu", "", {8, 512, 768}, dtype);
-        addCase("gelu", "tanh", {8, 512, 768}, dtype);
-        addCase("gelu", "", {32, 128, 4096}, dtype);
-        addCase("silu", "", {8, 512, 768}, dtype);
-        addCase("silu", "", {32, 128, 4096}, dtype);
-        addCase("softmax", "", {8, 12, 512, 512}, dtype);
-    }
+    for (at::ScalarType dtype : {at::kFloat, at::kBFloat16})
+        for (const auto& c : kforge_bench::activationCases())
+            addCase(c.function, c.variant, c.shape, dtype);
     std::printf("correctness before timing (provider vs ATen, max |diff|):\n");
     for (const auto& c : gCases)
         std::printf("  %-34s %.3e\n", c->label.c_str(), c->maxDiff);
 
-    auto args = kforge_bench::withDefaultFlags(
+    const int status = kforge_bench::runBenchmarks(
         argc, argv,
-        {"--benchmark_repetitions=5", "--benchmark_min_time=0.2", "--benchmark_enable_random_interleaving=true"});
-    int n = int(args.size()) - 1;
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data()))
-        return 1;
-    kforge_bench::CollectingReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    printSummary(reporter);
-    benchmark::Shutdown();
+        {"--benchmark_repetitions=5", "--benchmark_min_time=0.2", "--benchmark_enable_random_interleaving=true"},
+        printSummary);
     gCases.clear();
-    return 0;
+    return status;
 }

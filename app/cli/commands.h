@@ -19,5 +19,6 @@ Command addPlanCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addReportCommand(CLI::App& app);
+Command addCaptureCommand(CLI::App& app);
 
 } // namespace kforge::cli

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -745,10 +747,10 @@ TEST(CliProfile, ReportComparesTwoFiles)
 TEST(CliProfile, ErrorsAreOneLineWithTheCause)
 {
     const Result cuda = runKforge({"profile", "builtin:tiny-gpt", "--device", "cuda", "-q"});
-    if (cuda.exitCode == 0)
-        GTEST_SKIP() << "a CUDA device is present";
-    EXPECT_EQ(cuda.exitCode, 1) << cuda;
-    EXPECT_TRUE(contains(cuda.err, "--device cpu")) << cuda;
+    if (cuda.exitCode != 0) { // without a CUDA device: the refusal says what to do instead
+        EXPECT_EQ(cuda.exitCode, 1) << cuda;
+        EXPECT_TRUE(contains(cuda.err, "--device cpu")) << cuda;
+    }
 
     const Result noPlan = runKforge({"compare", "builtin:tiny-gpt"});
     EXPECT_EQ(noPlan.exitCode, 1) << noPlan;
@@ -806,4 +808,46 @@ TEST(CliProfile, CtrlCStopsWithAPartialResult)
     EXPECT_EQ(run.at("cancelled"), true);
     EXPECT_GE(run.at("iterations").get<int>(), 3);
     EXPECT_LT(run.at("iterations").get<int>(), 100000);
+}
+
+// R15 through the CLI: without a CUDA device, capture is refused in one line that names CUDA.
+TEST(CliCapture, WithoutCudaIsAClearError)
+{
+    const Result r = runKforge({"capture", "builtin:tiny-gpt"});
+    if (r.exitCode == 0)
+        GTEST_SKIP() << "a CUDA device is present: the refusal path does not apply";
+    EXPECT_EQ(r.exitCode, 1) << r;
+    EXPECT_TRUE(contains(r.err, "CUDA")) << r;
+    EXPECT_EQ(linesOf(r.err).size(), 1u) << r;
+}
+
+// R15 through the CLI: the capture names the provider it baked in per scope, its replays give the captured
+// provider's output while eager forwards after deactivation are back to the originals, and a later plan that
+// puts another provider in that scope makes it stale.
+TEST(CliCapture, BakedInProvidersReplayAndGoStale)
+{
+    const Result r = runKforge({"capture", "builtin:tiny-gpt", "--provide", "blocks.0.mlp:gelu:CudaGeluProvider",
+                                "--replays", "2", "--then-provide", "blocks.0.mlp:gelu:AtenGeluProvider", "--json"});
+    if (r.exitCode == 1 && contains(r.err, "CUDA"))
+        GTEST_SKIP() << "needs a CUDA device; none is visible on this machine";
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json out = parseJson(r);
+    const json& capture = out.at("capture");
+    EXPECT_TRUE(capture.at("ok").get<bool>()) << r;
+    ASSERT_EQ(capture.at("providers").size(), 1u) << r;
+    EXPECT_EQ(capture.at("providers")[0].at("scope"), "blocks.0.mlp") << r;
+    EXPECT_EQ(capture.at("providers")[0].at("function"), "gelu") << r;
+    EXPECT_TRUE(contains(capture.at("providers")[0].at("provider").get<std::string>(), "CudaGeluProvider")) << r;
+    EXPECT_TRUE(capture.at("leftovers").empty()) << r;
+    EXPECT_TRUE(out.at("stale").get<bool>()) << r;
+    EXPECT_EQ(out.at("replays"), 2) << r;
+    const double eager = out.at("eager")[0].at("sum"), after = out.at("eager_after")[0].at("sum");
+    const double replayed = out.at("replayed")[0].at("sum");
+    EXPECT_EQ(eager, after) << "eager forwards after the capture run the originals again: " << r;
+    EXPECT_NEAR(replayed, eager, 1e-2 * std::max(1.0, std::abs(eager))) << r;
+
+    const Result same = runKforge({"capture", "builtin:tiny-gpt", "--provide", "blocks.0.mlp:gelu:CudaGeluProvider",
+                                   "--then-provide", "blocks.0.mlp:gelu:CudaGeluProvider", "--json"});
+    ASSERT_EQ(same.exitCode, 0) << same;
+    EXPECT_FALSE(parseJson(same).at("stale").get<bool>()) << same;
 }

@@ -3,6 +3,7 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
+#include "model/model_loader.h"
 #include "test_helpers.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -432,4 +433,23 @@ TEST(BadModels, InputsFileWithWrongShapeFailsAtForwardNamingTheInputs)
     writeTorchSave(dir.path("right.pt"), c10::ivalue::Tuple::create({torch::ones({2, 3})}));
     s->loadInputsFile(dir.path("right.pt").string());
     EXPECT_DOUBLE_EQ(s->forward().at(0).sum, 2 * 4 * 3.0);
+}
+
+// A CUDA error raised inside TorchScript (a host sync during graph capture, seen on the H200) ends in c10's
+// advice lines; the cause reported is the error line, not the advice.
+TEST(BadModels, CudaErrorAdviceIsNotReportedAsTheCause)
+{
+    const std::string message = "The following operation failed in the TorchScript interpreter.\n"
+                                "Traceback of TorchScript (most recent call last):\n"
+                                "  File \"code/__torch__.py\", line 12, in forward\n"
+                                "RuntimeError: CUDA error: operation not permitted when stream is capturing\n"
+                                "Search for `cudaErrorStreamCaptureUnsupported' in the CUDA Runtime API docs.\n"
+                                "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+                                "stacktrace below might be incorrect.\n"
+                                "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+                                "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n";
+    EXPECT_EQ(describeErrorMessage(message), "CUDA error: operation not permitted when stream is capturing");
+    EXPECT_EQ(describeErrorMessage("CUDA error: out of memory\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+                                   "device-side assertions.\n"),
+              "CUDA error: out of memory");
 }

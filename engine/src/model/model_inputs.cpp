@@ -7,6 +7,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/serialize.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -23,12 +26,38 @@ at::ScalarType scalarTypeOf(const std::string& dtype)
     return types.at(dtype);
 }
 
+std::string gibibytes(double bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
+    return text;
+}
+
+// Refuses a tensor that cannot fit in this machine's memory before allocating it: where the kernel overcommits
+// (the H200 machine does), the allocation succeeds and filling it hangs the process instead of failing.
+void checkFitsInMemory(const TensorSpec& spec, at::ScalarType type)
+{
+    double elements = 1;
+    for (std::int64_t d : spec.shape)
+        elements *= double(d);
+    // Floating inputs are drawn in float32 and then converted: both exist for a moment.
+    const double bytes =
+        elements * double(c10::elementSize(type) + (at::isFloatingType(type) && type != at::kFloat ? 4 : 0));
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return; // unknown: let the allocator decide
+    const double memory = double(pages) * double(pageSize);
+    TORCH_CHECK(bytes <= memory, "it needs ", gibibytes(bytes), ", more than this machine's ", gibibytes(memory),
+                " of memory");
+}
+
 } // namespace
 
 at::Tensor makeInputTensor(const TensorSpec& spec)
 {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(1234);
     const at::ScalarType type = scalarTypeOf(spec.dtype);
+    checkFitsInMemory(spec, type);
     if (at::isFloatingType(type))
         return at::normal(0.0, 1.0, spec.shape, gen).to(type);
     if (type == at::kBool)

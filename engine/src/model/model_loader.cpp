@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 namespace kforge {
 
@@ -13,8 +14,40 @@ std::string firstLine(const std::string& message)
     return end == std::string::npos ? message : message.substr(0, end);
 }
 
+namespace {
+
+// Advice c10's CUDA errors append after the cause; never the cause itself.
+bool isCudaErrorAdvice(std::string_view line)
+{
+    for (const std::string_view advice :
+         {"CUDA kernel errors might be asynchronously reported", "For debugging consider passing CUDA_LAUNCH_BLOCKING",
+          "Compile with `TORCH_USE_CUDA_DSA`", "Search for `cuda"})
+        if (line.substr(0, advice.size()) == advice)
+            return true;
+    return false;
+}
+
+std::string withoutCudaErrorAdvice(const std::string& message)
+{
+    std::string out;
+    size_t start = 0;
+    while (start < message.size()) {
+        size_t end = message.find('\n', start);
+        if (end == std::string::npos)
+            end = message.size();
+        const std::string_view line(message.data() + start, end - start);
+        if (!isCudaErrorAdvice(line))
+            out.append(line).push_back('\n');
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
 std::string describeErrorMessage(std::string msg)
 {
+    msg = withoutCudaErrorAdvice(msg);
     // The interpreter prefixes a TorchScript traceback; the cause is its last non-empty line.
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
         msg.pop_back();

@@ -126,11 +126,14 @@ std::vector<KernelRecord> CudaProfiling::finish(std::uint64_t& dropped)
     CuptiActivityApi::popAllCorrelationIds();
     nvtx::popAll();
 
+    // This run's scopes and calls, and those of a replayed capture (its graph nodes point at the latter).
     HostTables tables;
-    for (const auto& [id, call] : m_recorder.functionCalls)
-        tables.functionCalls.emplace(id,
-                                     FunctionCallAttribution{call.modulePath, call.function, call.op, call.provider});
+    for (const auto* calls : {&m_recorder.functionCalls, &m_impl->extraCalls})
+        for (const auto& [id, call] : *calls)
+            tables.functionCalls.emplace(
+                id, FunctionCallAttribution{call.modulePath, call.function, call.op, call.provider});
     tables.moduleScopes = m_recorder.moduleScopes;
+    tables.moduleScopes.insert(m_impl->extraScopes.begin(), m_impl->extraScopes.end());
     tables.graphNodes = m_impl->api.graphNodes();
     tables.iterationStarts = m_recorder.iterationStarts;
     AttributionOptions options;

@@ -1,0 +1,148 @@
+// kforge capture: one CUDA graph capture with a plan in effect (R15): which providers it baked in, replays
+// against eager forwards, whether a later plan makes it stale, and the leftovers of a capture that failed.
+#include "commands.h"
+#include "output.h"
+
+#include <kforge/capture.h>
+#include <kforge/error.h>
+#include <kforge/runtime.h>
+
+#include <iostream>
+
+namespace kforge::cli {
+namespace {
+
+struct CaptureOptions {
+    std::string model;
+    std::vector<std::string> inputs;
+    std::string inputsFile;
+    std::string planFile;
+    std::vector<std::string> provides;
+    std::string thenPlanFile;
+    std::vector<std::string> thenProvides;
+    int warmup = 2;
+    int replays = 1;
+    bool json = false;
+};
+
+Plan readPlanAndSpecs(const std::string& file, const std::vector<std::string>& specs)
+{
+    Plan plan = file.empty() ? Plan{} : readPlan(file);
+    for (const auto& spec : specs)
+        plan.entries.push_back(parseProvideSpec(spec));
+    return plan;
+}
+
+nlohmann::json toJson(const CaptureRecord& r)
+{
+    nlohmann::json providers = nlohmann::json::array(), leftovers = nlohmann::json::array();
+    for (const auto& p : r.providers)
+        providers.push_back({{"scope", p.scope}, {"function", p.function}, {"provider", p.provider}});
+    for (const auto& p : r.leftovers)
+        leftovers.push_back(cli::toJson(p));
+    nlohmann::json out{{"id", r.id}, {"ok", r.ok}, {"providers", providers}, {"leftovers", leftovers}};
+    if (!r.error.empty())
+        out["error"] = r.error;
+    return out;
+}
+
+void printRecord(const CaptureRecord& r)
+{
+    std::cout << r.id << ": " << (r.ok ? "captured" : "FAILED: " + r.error) << '\n';
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : r.providers)
+        rows.push_back({p.scope.empty() ? "(root)" : p.scope, p.function, p.provider});
+    if (rows.empty())
+        std::cout << "providers baked in: none (the originals)\n";
+    else
+        std::cout << "providers baked in:\n" << formatTable({"SCOPE", "FUNCTION", "PROVIDER"}, rows);
+    std::cout << "leftovers: " << (r.leftovers.empty() ? "none" : "") << '\n';
+    for (const auto& p : r.leftovers)
+        std::cout << "  " << describe(p) << (p.capture.empty() ? "" : " [" + p.capture + "]") << '\n';
+}
+
+} // namespace
+
+Command addCaptureCommand(CLI::App& app)
+{
+    auto o = std::make_shared<CaptureOptions>();
+    auto* cmd = app.add_subcommand(
+        "capture",
+        "Capture one forward into a CUDA graph with a plan in effect: baked-in providers, replays, leftovers");
+    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
+    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
+    cmd->add_option("--plan", o->planFile, "plan in effect while capturing (kforge or AITune dialect)")
+        ->type_name("FILE");
+    cmd->add_option("--provide", o->provides,
+                    "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry in effect while capturing")
+        ->type_name("SPEC");
+    cmd->add_option("--then-plan", o->thenPlanFile, "a later plan: is the capture stale against it?")
+        ->type_name("FILE");
+    cmd->add_option("--then-provide", o->thenProvides, "entry of the later plan (with or instead of --then-plan)")
+        ->type_name("SPEC");
+    cmd->add_option("--warmup", o->warmup, "eager forwards before capturing")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+    cmd->add_option("--replays", o->replays, "graph replays after the capture")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    cmd->add_flag("--json", o->json, "JSON output");
+    return {cmd, [o] {
+                const Plan plan = readPlanAndSpecs(o->planFile, o->provides);
+                const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
+                const Plan later = readPlanAndSpecs(o->thenPlanFile, o->thenProvides);
+                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                requireInputs(*session);
+                session->setDevice("cuda");
+                const auto eager = session->forward();
+
+                KernelProviderRuntime runtime(*session, plan);
+                runtime.activate();
+                const CaptureRecord record = session->capture(o->warmup);
+                // Unwinds what a failed capture left behind; the record keeps the leftovers as they were.
+                runtime.deactivate();
+                const bool unwound = runtime.leftovers().empty();
+
+                std::vector<TensorDigest> replayed;
+                for (int i = 0; record.ok && i < o->replays; ++i)
+                    replayed = session->replay(record.id);
+                const auto eagerAfter = session->forward();
+                const bool stale = hasLaterPlan && record.ok && captureIsStale(record, later);
+
+                if (o->json) {
+                    nlohmann::json out{{"model", session->displayName()},     {"inputs", session->describeInputs()},
+                                       {"capture", toJson(record)},           {"replays", record.ok ? o->replays : 0},
+                                       {"leftovers_unwound", unwound},        {"eager", nlohmann::json::array()},
+                                       {"replayed", nlohmann::json::array()}, {"eager_after", nlohmann::json::array()}};
+                    for (const auto& d : eager)
+                        out["eager"].push_back(cli::toJson(d));
+                    for (const auto& d : replayed)
+                        out["replayed"].push_back(cli::toJson(d));
+                    for (const auto& d : eagerAfter)
+                        out["eager_after"].push_back(cli::toJson(d));
+                    if (hasLaterPlan)
+                        out["stale"] = stale;
+                    std::cout << out.dump(2) << '\n';
+                } else {
+                    std::cout << "model " << session->displayName() << " on cuda, plan of " << plan.entries.size()
+                              << " entr" << (plan.entries.size() == 1 ? "y" : "ies") << '\n';
+                    printRecord(record);
+                    if (!record.leftovers.empty())
+                        std::cout << "after deactivate: "
+                                  << (unwound ? "unwound, the originals are back" : "patches still in effect") << '\n';
+                    for (const auto& d : eager)
+                        std::cout << "eager before:  " << describe(d) << '\n';
+                    for (const auto& d : replayed)
+                        std::cout << "replay x" << o->replays << ":     " << describe(d) << '\n';
+                    for (const auto& d : eagerAfter)
+                        std::cout << "eager after:   " << describe(d) << '\n';
+                    if (hasLaterPlan && record.ok)
+                        std::cout << "against the later plan (" << later.entries.size()
+                                  << " entries): " << (stale ? "STALE: re-capture to run it" : "current") << '\n';
+                }
+                return record.ok ? 0 : 1;
+            }};
+}
+
+} // namespace kforge::cli

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Models and Python-side references for scripts/gpu-check report (runs on the GPU machine's own torch).
+
+  gpu_models.py make DIR      scripted torchvision resnet50 and vit_b_16, and a model whose forward syncs with
+                              the host inside a scope (a CUDA graph capture of it fails half way)
+  gpu_models.py torchprof DIR torch.profiler (CPU + CUDA activities) against plain forwards of the same
+                              TorchScript files on CUDA: the per-forward cost of PyTorch's own profiler
+"""
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+INPUTS = {"resnet50.pt": (8, 3, 224, 224), "vit_b_16.pt": (8, 3, 224, 224)}
+
+
+class SyncAct(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # .item() waits for the GPU: illegal while a CUDA graph is being captured.
+        return F.gelu(x) * float(x.sum().item())
+
+
+class SyncModel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 64)
+        self.act = SyncAct()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.act(self.fc(x))
+
+
+def make(out: Path):
+    import torchvision
+
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    for name, ctor in (("resnet50.pt", torchvision.models.resnet50), ("vit_b_16.pt", torchvision.models.vit_b_16)):
+        torch.jit.script(ctor().eval()).save(str(out / name))
+    torch.jit.script(SyncModel().eval()).save(str(out / "sync_in_scope.pt"))
+    print("made", sorted(p.name for p in out.iterdir()))
+
+
+def timed(fn, n):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / n
+
+
+def torchprof(folder: Path):
+    from torch.profiler import ProfilerActivity, profile
+
+    for name, shape in INPUTS.items():
+        model = torch.jit.load(str(folder / name)).cuda().eval()
+        x = torch.randn(shape, device="cuda")
+        with torch.no_grad():
+            for _ in range(3):
+                model(x)
+            plain = min(timed(lambda: model(x), 10) for _ in range(3))
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                profiled = timed(lambda: model(x), 10)
+            kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+        print(f"{name} {list(shape)}: plain {plain * 1e3:.3f} ms, torch.profiler {profiled * 1e3:.3f} ms per forward "
+              f"({profiled / plain:.2f}x), {kernels / 10:.0f} device events per forward")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("make", "torchprof"):
+        sys.exit(__doc__)
+    (make if sys.argv[1] == "make" else torchprof)(Path(sys.argv[2]))
