@@ -32,15 +32,33 @@ std::string errorOf(const std::function<void()>& action);
 #include <kforge/plan.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 
 namespace kforge::test {
 
 // Test providers (registered once per process):
 //   TestTagGeluProvider   gelu(x) + 1000: its output says who served the call; counts its calls
 //   TestTagBGeluProvider  gelu(x) + 2000
-//   TestSlowGeluProvider  correct but sleeps 2 ms per call
+//   TestSlowGeluProvider  correct but sleeps 20 ms per call
 //   TestThrowingGeluProvider  throws "planted failure"
+//   TestBlockingGeluProvider  once blockingProbe().armed, every call waits inside it until release()
 void registerTestProviders();
+
+// What TestBlockingGeluProvider instances did: live instances, calls, whether one was destroyed while a call
+// was inside it (a use-after-free in the making).
+struct BlockingProbe {
+    std::atomic<bool> armed{false}; // before: calls pass straight through to the original
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool entered = false;  // a call is waiting inside
+    bool released = false; // calls may go on
+    std::atomic<int> live{0}, calls{0}, inCall{0};
+    std::atomic<bool> destroyedDuringCall{false};
+    void waitEntered();
+    void release();
+};
+BlockingProbe& blockingProbe(); // one per process: one test at a time uses it
 std::atomic<long>& tagCalls();
 inline constexpr double kTagA = 1000.0;
 inline constexpr double kTagB = 2000.0;

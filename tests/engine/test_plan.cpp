@@ -542,7 +542,7 @@ TEST_F(PlanValidation, ProviderThatDoesNotReplaceTheFunction)
 
 TEST_F(PlanValidation, ProviderNotAvailableOnTheDevice)
 {
-    const Plan plan{{entry("blocks.0", "gelu", "TestTagGeluProvider")}}; // registered for cpu only
+    const Plan plan{{entry("blocks.0", "gelu", "TestSlowGeluProvider")}}; // registered for cpu only
     EXPECT_TRUE(validate(plan, "cpu").empty());
     const auto problems = validate(plan, "cuda:0");
     ASSERT_EQ(problems.size(), 1u);

@@ -58,6 +58,55 @@ TEST_F(Leftovers, R10_GuardUnwindsAndReportsTheModuleAndError)
     EXPECT_FALSE(leftover->detail.empty());
 }
 
+// R5, R10: two runtimes patch the same function (outer: root scope, inner: the throwing child) and the forward
+// throws inside both scopes. The guard must unwind in push order across the runtimes: restoring runtime by
+// runtime left the outer provider in effect with no stack entry, where no deactivate() could reach it.
+TEST_F(Leftovers, R5_R10_TwoRuntimesUnwindLastInFirstOutAfterAnError)
+{
+    for (const bool outerFirst : {true, false}) { // creation order decides the runtime ids
+        SCOPED_TRACE(outerFirst ? "outer runtime created first" : "inner runtime created first");
+        auto session = throwingSession(dir, false);
+        const Plan outerPlan = planOf({entry("", "gelu", "TestTagGeluProvider")});
+        const Plan innerPlan = planOf({entry("act", "gelu", "TestTagBGeluProvider")});
+        auto first = std::make_unique<KernelProviderRuntime>(*session, outerFirst ? outerPlan : innerPlan);
+        auto second = std::make_unique<KernelProviderRuntime>(*session, outerFirst ? innerPlan : outerPlan);
+        KernelProviderRuntime& outer = outerFirst ? *first : *second;
+        KernelProviderRuntime& inner = outerFirst ? *second : *first;
+        outer.activate();
+        inner.activate();
+        EXPECT_THROW(session->forward(), Error);
+        EXPECT_EQ(geluTagOnThisThread(), 0.0) << "a provider stayed in effect with no stack entry";
+        EXPECT_TRUE(outer.leftovers().empty());
+        EXPECT_TRUE(inner.leftovers().empty());
+        ASSERT_EQ(outer.leftoverReports().size(), 1u);
+        ASSERT_EQ(inner.leftoverReports().size(), 1u);
+        EXPECT_EQ(outer.leftoverReports()[0].modulePath, "");
+        EXPECT_EQ(inner.leftoverReports()[0].modulePath, "act");
+        outer.deactivate();
+        inner.deactivate();
+        EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    }
+}
+
+// R5, R11, R7: the same with leftovers kept: both patches stay listed, the inner one in effect; deactivating the
+// outer runtime first (its entry is below the inner one's) must not resurrect it when the inner one goes.
+TEST_F(Leftovers, R5_R11_KeptLeftoversOfTwoRuntimesDeactivateInAnyOrder)
+{
+    auto session = throwingSession(dir, true);
+    KernelProviderRuntime outer(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    KernelProviderRuntime inner(*session, planOf({entry("act", "gelu", "TestTagBGeluProvider")}));
+    outer.activate();
+    inner.activate();
+    EXPECT_THROW(session->forward(), Error);
+    EXPECT_EQ(outer.leftovers().size(), 1u);
+    EXPECT_EQ(inner.leftovers().size(), 1u);
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    outer.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), kTagB) << "the inner runtime's leftover is still in effect";
+    inner.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), 0.0) << "the outer provider came back after both runtimes were deactivated";
+}
+
 // R11, R7: with leftovers kept, leftovers() lists the patch (still in effect); deactivate() clears it.
 TEST_F(Leftovers, R11_KeptLeftoverIsListedAndDeactivateClearsIt)
 {

@@ -56,24 +56,35 @@ TEST_F(Runtime, R1_ProviderRunsOnlyInsideItsScope)
     EXPECT_EQ(taggedGeluCallsInForward(), 0);
 }
 
-// R1: ops nested inside the original (a composite's decomposition) reach the real kernels: aten::linear
-// decomposes into addmm/matmul, and its result and autograd match the uninterposed op.
+// R1: with the key included and nothing in effect, aten::linear (a composite: addmm/matmul inside) reaches the
+// interposer exactly once, runs the original, and its result and autograd match the uninterposed op; the ops of
+// its decomposition never reach the interposer again (one OriginalCall event, for linear only).
 TEST_F(Runtime, R1_CompositeOpKeepsAutogradWhenNoProviderInEffect)
 {
     runtime::ensureInterposer();
     const at::Tensor w = at::randn({3, 4}).requires_grad_();
     const at::Tensor x = at::randn({2, 4});
-    const at::Tensor plainGrad = torch::autograd::grad({at::linear(x, w).sum()}, {w})[0];
+    const at::Tensor plain = at::linear(x, w);
+    const at::Tensor plainGrad = torch::autograd::grad({plain.sum()}, {w})[0];
     auto& thread = runtime::ThreadState::current();
     const bool prev = std::exchange(thread.observe, true);
-    at::Tensor interposedGrad;
+    auto events = EventStream::attach(1024);
+    at::Tensor interposed, interposedGrad;
     {
         c10::impl::IncludeDispatchKeyGuard include(runtime::kModeKey);
-        const at::Tensor y = at::linear(x, w);
-        ASSERT_TRUE(y.requires_grad());
-        interposedGrad = torch::autograd::grad({y.sum()}, {w})[0];
+        interposed = at::linear(x, w);
+        ASSERT_TRUE(interposed.requires_grad());
+        interposedGrad = torch::autograd::grad({interposed.sum()}, {w})[0];
     }
     thread.observe = prev;
+    std::vector<Event> log;
+    events->drain(log);
+    std::vector<std::string> originals;
+    for (const Event& e : log)
+        if (e.kind == EventKind::OriginalCall)
+            originals.push_back(e.function);
+    EXPECT_EQ(originals, std::vector<std::string>{"linear"}) << "the interposer was not reached exactly once";
+    EXPECT_TRUE(at::equal(plain, interposed));
     EXPECT_TRUE(at::allclose(plainGrad, interposedGrad));
 }
 
@@ -226,6 +237,76 @@ TEST_F(Runtime, R5_TwoRuntimesCompose)
     callExitOp(root);
     inner.deactivate();
     EXPECT_EQ(taggedGeluCallsInForward(), 2); // both gelus now by the outer runtime's provider
+}
+
+// R5: two runtimes bound to the same module: the later binding's push is on top while inside, both are gone after
+// the exit, and an unbalanced enter unwinds to the original whichever runtime is deactivated first.
+TEST_F(Runtime, R5_TwoRuntimesOnTheSameModule)
+{
+    KernelProviderRuntime a(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    KernelProviderRuntime b(*session, planOf({entry("blocks.0", "gelu", "TestTagBGeluProvider")}));
+    a.activate();
+    b.activate();
+    const auto block = moduleObject(*session, "blocks.0");
+    callEnterOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    callExitOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+
+    callEnterOp(block); // never exited
+    a.deactivate();     // a's entry is below b's
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    b.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), 0.0) << "a's provider came back after both runtimes were deactivated";
+    EXPECT_TRUE(a.leftovers().empty());
+    EXPECT_TRUE(b.leftovers().empty());
+}
+
+// R5, R7: deactivating the outer runtime while inside both scopes keeps the inner scope's provider, and the
+// inner exit then restores the original, not the deactivated outer provider.
+TEST_F(Runtime, R5_R7_DeactivateTheOuterRuntimeInsideBothScopes)
+{
+    KernelProviderRuntime outer(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    KernelProviderRuntime inner(*session, planOf({entry("blocks.0", "gelu", "TestTagBGeluProvider")}));
+    outer.activate();
+    inner.activate();
+    const auto root = moduleObject(*session, "");
+    const auto block = moduleObject(*session, "blocks.0");
+    callEnterOp(root);
+    callEnterOp(block);
+    outer.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    callExitOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0) << "the deactivated outer provider is back in effect";
+    callExitOp(root); // the outer runtime is unbound: nothing to pop
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    inner.deactivate();
+    EXPECT_TRUE(outer.leftovers().empty());
+    EXPECT_TRUE(inner.leftovers().empty());
+    EXPECT_EQ(taggedGeluCallsInForward(), 0);
+}
+
+// R5, R7: activations interleaved with scopes: the inner runtime activated inside the outer scope and
+// deactivated inside its own scope; the outer provider is back, then the original.
+TEST_F(Runtime, R5_R7_InterleavedActivationsOfTwoRuntimes)
+{
+    KernelProviderRuntime outer(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    KernelProviderRuntime inner(*session, planOf({entry("blocks.0", "gelu", "TestTagBGeluProvider")}));
+    const auto root = moduleObject(*session, "");
+    const auto block = moduleObject(*session, "blocks.0");
+    outer.activate();
+    callEnterOp(root);
+    inner.activate();
+    callEnterOp(block);
+    EXPECT_EQ(geluTagOnThisThread(), kTagB);
+    inner.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(block); // inner unbound: nothing to pop
+    EXPECT_EQ(geluTagOnThisThread(), kTagA);
+    callExitOp(root);
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    outer.deactivate();
+    EXPECT_TRUE(outer.leftovers().empty());
 }
 
 // R6 (AITune: idempotent activate): activating twice hooks once: one push per scope entry per forward.

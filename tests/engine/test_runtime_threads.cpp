@@ -1,19 +1,42 @@
 // Threads: runtime-semantics.md R12.
+#include <kforge/provider_sdk.h>
 #include <kforge/runtime.h>
+#include <kforge/stepping.h>
 
+#include "runtime/mode_key.h"
 #include "runtime/thread_state.h"
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 using namespace kforge;
 using namespace kforge::test;
 
+namespace {
+
+// One forward of `session` on a thread of its own; `error` receives what it threw.
+std::thread forwardOnThread(ModelSession& session, std::string& error)
+{
+    return std::thread([&session, &error] {
+        try {
+            session.forward();
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    });
+}
+
+} // namespace
+
 // R12: 8 threads x 200 forwards; half run forwards whose "act" scope has the tagging provider, half call gelu
-// outside any scope. Zero calls reach the wrong implementation.
+// outside any scope with the interposition key included (as inside any forward), so that their calls do reach
+// the interposer and would see another thread's table if tables were shared. Zero calls reach the wrong
+// implementation.
 TEST(Threads, R12_ConcurrentForwardsSeeOnlyTheirScopes)
 {
     registerTestProviders();
@@ -38,8 +61,10 @@ TEST(Threads, R12_ConcurrentForwardsSeeOnlyTheirScopes)
                     const double expectedTagged = out[0].sum - out[1].sum;
                     if (std::abs(expectedTagged - 8 * kTagA) > 1e-3)
                         ++wrong;
-                } else if (at::gelu(x).sum().item<double>() != 0.0) {
-                    ++wrong;
+                } else {
+                    c10::impl::IncludeDispatchKeyGuard include(runtime::kModeKey);
+                    if (at::gelu(x).sum().item<double>() != 0.0)
+                        ++wrong;
                 }
                 ++done;
             }
@@ -92,4 +117,107 @@ TEST(Threads, R12_SnapshotShowsEachThreadsStacks)
     }
     cv.notify_all();
     worker.join();
+}
+
+// R12 lifetime: a runtime deactivated and destroyed from another thread while a forward is inside one of its
+// providers. The provider stays alive until the forward has left it (before, the remote unwind released it
+// mid-call), the forward completes, and its next gelu call runs the original: the runtime is gone.
+TEST(Threads, R12_DeactivateAndDestroyWhileAForwardIsInsideAProvider)
+{
+    registerTestProviders();
+    BlockingProbe& probe = blockingProbe();
+    probe.armed = true;
+    auto session = ModelSession::open("builtin:tiny-gpt"); // two gelu calls per forward
+    auto runtime =
+        std::make_unique<KernelProviderRuntime>(*session, planOf({entry("", "gelu", "TestBlockingGeluProvider")}));
+    runtime->activate();
+    std::string error;
+    std::thread forward = forwardOnThread(*session, error);
+    probe.waitEntered();
+    runtime->deactivate();
+    runtime.reset();
+    EXPECT_EQ(probe.live.load(), 1) << "the provider the forward is inside was destroyed";
+    probe.release();
+    forward.join();
+    EXPECT_TRUE(error.empty()) << error;
+    EXPECT_FALSE(probe.destroyedDuringCall.load());
+    EXPECT_EQ(probe.calls.load(), 1) << "after deactivate() the forward's next gelu call runs the original";
+    EXPECT_EQ(probe.live.load(), 0) << "the provider outlived the forward that used it";
+    EXPECT_NO_THROW(session->forward());
+}
+
+// R12: a forward paused at a breakpoint inside a scope while another thread deactivates the runtime: nothing
+// of the forward's stacks is edited from outside, the forward resumes and completes on the originals, and no
+// leftover stays behind.
+TEST(Threads, R12_DeactivateWhileAForwardIsPausedAtABreakpoint)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.0", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    Stepper& stepper = Stepper::instance();
+    stepper.addModuleBreakpoint("blocks.0.mlp"); // inside the scope: its entry is pushed
+    tagCalls() = 0;
+    std::string error;
+    std::thread forward = forwardOnThread(*session, error);
+    ASSERT_TRUE(stepper.waitForPause(std::chrono::seconds(30)).has_value());
+    runtime.deactivate();
+    stepper.clearBreakpoints(); // resumes
+    forward.join();
+    EXPECT_TRUE(error.empty()) << error;
+    EXPECT_EQ(tagCalls().load(), 0) << "the deactivated runtime's provider served a call";
+    EXPECT_TRUE(runtime.leftovers().empty());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+}
+
+// R12: provider instances are called from many threads at once (provider_sdk.h states the rule). One instance of
+// every built-in CPU provider and reference provider of gelu, silu, layer_norm, rms_norm and softmax serves 8
+// threads at once, each with its own input; every output equals ATen's for that input (the TSan suite also
+// checks that the calls share no unguarded state).
+TEST(Threads, R12_OneProviderInstanceServesManyThreadsAtOnce)
+{
+    const auto args = [](const std::string& function, const at::Tensor& x) -> torch::jit::Stack {
+        const int64_t n = x.size(-1);
+        if (function == "gelu")
+            return {x, std::string("none")};
+        if (function == "layer_norm")
+            return {x, std::vector<int64_t>{n}, at::ones({n}), at::zeros({n}), 1e-5, true};
+        if (function == "rms_norm")
+            return {x, std::vector<int64_t>{n}, at::ones({n}), c10::IValue()};
+        if (function == "softmax")
+            return {x, int64_t{-1}, c10::IValue()};
+        return {x}; // silu
+    };
+    int checked = 0;
+    for (const ProviderTypeInfo& info : ProviderRegistry::instance().list()) {
+        const std::string function(functionName(info.function));
+        const bool builtin = info.typeName.rfind("Cpu", 0) == 0 || info.typeName.rfind("Aten", 0) == 0;
+        if (!builtin || (function != "gelu" && function != "silu" && function != "layer_norm" &&
+                         function != "rms_norm" && function != "softmax"))
+            continue;
+        SCOPED_TRACE(info.typeName);
+        const auto provider = ProviderRegistry::instance().create({{"type", info.typeName}});
+        const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(("aten::" + function).c_str(),
+                                                                       function == "softmax" ? "int" : "");
+        std::atomic<int> wrong{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 8; ++t)
+            threads.emplace_back([&, t] {
+                at::NoGradGuard noGrad;
+                const at::Tensor x = at::randn({4 + t, 64}, at::TensorOptions().dtype(at::kFloat)) * (t + 1);
+                torch::jit::Stack reference = args(function, x);
+                op.callBoxed(reference);
+                for (int i = 0; i < 200; ++i) {
+                    torch::jit::Stack stack = args(function, x);
+                    provider->call(op, stack);
+                    if (!at::allclose(stack.back().toTensor(), reference.back().toTensor(), 1e-4, 1e-5))
+                        ++wrong;
+                }
+            });
+        for (auto& th : threads)
+            th.join();
+        EXPECT_EQ(wrong.load(), 0);
+        ++checked;
+    }
+    EXPECT_GE(checked, 10) << "the CPU and reference providers of five functions";
 }

@@ -19,6 +19,11 @@ namespace kforge {
 
 enum class ProviderState { Init, Ready };
 
+// Threads (R12): the runtime installs one instance per plan entry and calls it from every thread that runs a
+// forward, at the same time. call() and run() must be safe to run concurrently on one instance: they may read
+// the provider's settings but not change any member (keep per-call data on the stack, or guard what must be
+// shared, e.g. a cache, with a lock of your own). prepare(), restore() and loadSettings() run before the
+// instance is installed, never concurrently with call().
 class KernelProvider {
 public:
     virtual ~KernelProvider() = default;

@@ -18,12 +18,19 @@ public:
     // Resolves every enabled entry (scope in the model, function known, provider type registered and
     // supporting the function); throws kforge::Error listing what is wrong. The session must outlive it.
     KernelProviderRuntime(ModelSession& session, Plan plan);
-    ~KernelProviderRuntime(); // deactivates
+    // Deactivates. Safe from any thread, also while a forward of the session runs or is paused at a breakpoint
+    // on another thread (see deactivate()).
+    ~KernelProviderRuntime();
     KernelProviderRuntime(const KernelProviderRuntime&) = delete;
     KernelProviderRuntime& operator=(const KernelProviderRuntime&) = delete;
 
-    void activate();       // R6: idempotent, transactional
-    void deactivate();     // R7: idempotent, unwinds every thread this runtime touched
+    void activate(); // R6: idempotent, transactional
+    // R7: idempotent, unwinds every thread this runtime touched. R12: a thread inside an engine forward (running,
+    // or paused at a breakpoint) is not edited from here: it drops this runtime's providers itself at its next
+    // intercepted call, hooked module entry or exit, or when the forward ends, whichever comes first. Until then
+    // the providers it may be calling stay alive, also when this runtime is destroyed. No new scope of this
+    // runtime starts once deactivate() returns.
+    void deactivate();
     bool isActive() const; // R9
 
     // R8: activates if needed, disables gradients, deactivates on leaving only if it activated.

@@ -10,16 +10,12 @@ CallGuard::CallGuard(bool keepLeftovers, const char* capture)
     : m_thread(ThreadState::current()), m_keep(keepLeftovers), m_prevObserve(m_thread.observe),
       m_prevCapture(m_thread.capture)
 {
+    applyPendingUnwinds(m_thread);
     {
         std::lock_guard lock(m_thread.mutex());
-        for (const auto& [runtimeId, stacks] : m_thread.allStacks()) {
-            std::array<size_t, kFunctionCount> depths{};
-            for (int i = 0; i < kFunctionCount; ++i)
-                depths[i] = stacks[i].size();
-            m_depths.emplace_back(runtimeId, depths);
-        }
+        m_startSequence = m_thread.lastSequence();
+        m_thread.guardDepth.fetch_add(1); // from here on, other threads defer their unwinds to this one
     }
-    m_thread.guardDepth.fetch_add(1);
     m_thread.observe = m_prevObserve || events::observationWanted();
     if (capture)
         m_thread.capture = capture;
@@ -39,42 +35,38 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
     m_finished = true;
     std::vector<LeftoverPatch> found;
     const std::string why = error ? *error : "the forward returned with a module's exit not run";
+    applyPendingUnwinds(m_thread); // a runtime deactivated meanwhile: its entries are not this forward's leftovers
     {
         std::lock_guard lock(m_thread.mutex());
-        for (auto& [runtimeId, stacks] : m_thread.allStacks()) {
-            std::array<size_t, kFunctionCount> recorded{};
-            for (const auto& [id, depths] : m_depths)
-                if (id == runtimeId)
-                    recorded = depths;
-            const auto core = RuntimeCore::find(runtimeId);
-            for (int i = 0; i < kFunctionCount; ++i) {
-                auto& stack = stacks[i];
-                const auto f = static_cast<Function>(i);
-                for (size_t depth = stack.size(); depth > recorded[i]; --depth) {
-                    const StackEntry& entry = stack[depth - 1];
-                    LeftoverPatch patch = describeEntry(m_thread, runtimeId, f, entry);
-                    patch.error = why;
-                    patch.unwound = !m_keep;
-                    if (events::recording())
-                        events::emit(EventKind::Leftover, entry.modulePath, functionName(f).data(),
-                                     nameOf(entry.installed.get()), int(depth), intern(why));
-                    found.push_back(patch);
-                    if (core)
-                        core->addReport(std::move(patch));
-                }
-                if (m_keep)
-                    continue;
-                while (stack.size() > recorded[i]) {
-                    if (events::recording())
-                        events::emit(EventKind::Unwind, stack.back().modulePath, functionName(f).data(),
-                                     nameOf(stack.back().installed.get()), int(stack.size()));
-                    restoreEntry(m_thread, f, stack.back());
-                    stack.pop_back();
-                }
-            }
+        // What this forward pushed and never popped, in every runtime; unwound latest push first (R5, R10).
+        const auto left = entriesLatestFirst(m_thread, [&](std::uint64_t runtimeId, Function f, size_t index) {
+            return m_thread.stacksOf(runtimeId)[static_cast<int>(f)][index].sequence > m_startSequence;
+        });
+        for (const EntryRef& ref : left) {
+            const auto [stack, index] = locate(m_thread, ref);
+            const StackEntry& entry = (*stack)[index];
+            const char* function = functionName(ref.function).data();
+            LeftoverPatch patch = describeEntry(m_thread, ref.runtimeId, ref.function, entry);
+            patch.error = why;
+            patch.unwound = !m_keep;
+            if (events::recording())
+                events::emit(EventKind::Leftover, entry.modulePath, function, nameOf(entry.installed.get()),
+                             int(index + 1), intern(why));
+            found.push_back(patch);
+            if (const auto core = RuntimeCore::find(ref.runtimeId))
+                core->addReport(std::move(patch));
+            if (m_keep)
+                continue;
+            if (events::recording())
+                events::emit(EventKind::Unwind, entry.modulePath, function, nameOf(entry.installed.get()),
+                             int(index + 1));
+            removeEntry(m_thread, ref.function, *stack, index);
         }
     }
-    m_thread.guardDepth.fetch_sub(1);
+    {
+        std::lock_guard lock(m_thread.mutex());
+        m_thread.guardDepth.fetch_sub(1);
+    }
     m_thread.observe = m_prevObserve;
     m_thread.capture = m_prevCapture;
     m_thread.refreshModeKey();

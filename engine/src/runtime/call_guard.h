@@ -1,7 +1,8 @@
 #pragma once
-// The call guard around every forward the engine starts (R10): it records the stack depths on entry and,
-// when the forward throws between a pre-hook and its post-hook (or returns unbalanced), restores them and
-// reports each leftover. With keepLeftovers (R11) it reports but leaves the patches in effect.
+// The call guard around every forward the engine starts (R10): it notes the thread's push sequence on entry
+// and, when the forward throws between a pre-hook and its post-hook (or returns unbalanced), unwinds what was
+// pushed since, latest first across all runtimes (R5), and reports each leftover. With keepLeftovers (R11) it
+// reports them but leaves the patches in effect.
 #include "runtime/thread_state.h"
 
 #include <kforge/runtime_types.h>
@@ -28,7 +29,7 @@ private:
     bool m_finished = false;
     bool m_prevObserve;
     const char* m_prevCapture;
-    std::vector<std::pair<std::uint64_t, std::array<size_t, kFunctionCount>>> m_depths;
+    std::uint64_t m_startSequence = 0; // pushes after it are this forward's (StackEntry::sequence)
 };
 
 } // namespace kforge::runtime

@@ -34,6 +34,7 @@ void moduleEnter(torch::jit::Stack& stack)
         recorder->moduleEnter(hooks.path);
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
+        applyPendingUnwinds(thread);
         if (events::recording())
             events::emit(EventKind::ModuleEnter, hooks.path, nullptr, nullptr, 0);
         size_t done = 0;
@@ -67,6 +68,7 @@ void moduleExit(torch::jit::Stack& stack)
     const ModuleHooks& hooks = it->second;
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
+        applyPendingUnwinds(thread);
         for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
             b->runtime->postHook(thread, hooks.path, b->entries);
         thread.refreshModeKey();

@@ -7,6 +7,7 @@
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/mode_key.h"
+#include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 #include "runtime/thread_state.h"
 
@@ -43,6 +44,9 @@ template <int I> void interposed(const c10::OperatorHandle& op, c10::DispatchKey
 {
     constexpr auto f = static_cast<Function>(I);
     ThreadState& thread = ThreadState::current();
+    if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
+        applyPendingUnwinds(thread);
+    // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
     const ProviderFunction* fn = thread.inEffect(f);
     c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
     if (thread.observe)

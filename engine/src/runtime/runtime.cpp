@@ -11,6 +11,8 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
+
 namespace kforge {
 
 using namespace runtime;
@@ -183,10 +185,16 @@ std::vector<ThreadStacksSnapshot> snapshotFunctionStacks()
             FunctionStackSnapshot fs;
             fs.function = std::string(functionName(f));
             fs.inEffect = nameOf(thread->inEffectOwner(f).get());
+            // In push order across runtimes: the chain the function's calls go through (R5).
+            std::vector<std::pair<const StackEntry*, std::uint64_t>> entries;
             for (const auto& [runtimeId, stacks] : thread->allStacks())
                 for (const StackEntry& e : stacks[i])
-                    fs.entries.push_back({nameOf(e.saved.get()), nameOf(e.installed.get()), e.modulePath, e.planEntry,
-                                          runtimeId, e.timeNs});
+                    entries.emplace_back(&e, runtimeId);
+            std::sort(entries.begin(), entries.end(),
+                      [](const auto& a, const auto& b) { return a.first->sequence < b.first->sequence; });
+            for (const auto& [e, runtimeId] : entries)
+                fs.entries.push_back({nameOf(e->saved.get()), nameOf(e->installed.get()), e->modulePath, e->planEntry,
+                                      runtimeId, e->timeNs});
             if (!fs.entries.empty() || thread->inEffectOwner(f))
                 snap.functions.push_back(std::move(fs));
         }

@@ -4,6 +4,7 @@
 #include "runtime/event_sink.h"
 #include "runtime/fault_injection.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace kforge::runtime {
@@ -47,9 +48,43 @@ std::shared_ptr<RuntimeCore> RuntimeCore::find(std::uint64_t id)
     return it == directory().end() ? nullptr : it->second.lock();
 }
 
-void restoreEntry(ThreadState& thread, Function f, const StackEntry& entry)
+void removeEntry(ThreadState& thread, Function f, std::vector<StackEntry>& stack, size_t index)
 {
-    thread.setInEffect(f, entry.saved, entry.savedScope);
+    StackEntry& entry = stack[index];
+    StackEntry* next = nullptr; // the push of `f` right after this one, in any runtime
+    for (auto& [runtimeId, stacks] : thread.allStacks())
+        for (StackEntry& e : stacks[static_cast<int>(f)])
+            if (e.sequence > entry.sequence && (!next || e.sequence < next->sequence))
+                next = &e;
+    if (next) {
+        next->saved = std::move(entry.saved);
+        next->savedScope = entry.savedScope;
+    } else {
+        thread.setInEffect(f, std::move(entry.saved), entry.savedScope);
+    }
+    stack.erase(stack.begin() + std::ptrdiff_t(index));
+}
+
+std::vector<EntryRef> entriesLatestFirst(ThreadState& thread,
+                                         const std::function<bool(std::uint64_t, Function, size_t)>& select)
+{
+    std::vector<EntryRef> refs;
+    for (const auto& [runtimeId, stacks] : thread.allStacks())
+        for (int i = 0; i < kFunctionCount; ++i)
+            for (size_t depth = 0; depth < stacks[i].size(); ++depth)
+                if (select(runtimeId, static_cast<Function>(i), depth))
+                    refs.push_back({runtimeId, static_cast<Function>(i), stacks[i][depth].sequence});
+    std::sort(refs.begin(), refs.end(), [](const EntryRef& a, const EntryRef& b) { return a.sequence > b.sequence; });
+    return refs;
+}
+
+std::pair<std::vector<StackEntry>*, size_t> locate(ThreadState& thread, const EntryRef& ref)
+{
+    auto& stack = thread.stacksOf(ref.runtimeId)[static_cast<int>(ref.function)];
+    size_t index = 0;
+    while (index < stack.size() && stack[index].sequence != ref.sequence)
+        ++index;
+    return {&stack, index};
 }
 
 LeftoverPatch describeEntry(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry)
@@ -76,7 +111,7 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
                 hook(e.function, e.planIndex);
             auto& stack = stacks[static_cast<int>(e.function)];
             stack.push_back({thread.inEffectOwner(e.function), e.provider, modulePath, e.planIndex, nowNs(),
-                             thread.capture, thread.scopeOf(e.function)});
+                             thread.capture, thread.scopeOf(e.function), thread.nextSequence()});
             thread.setInEffect(e.function, e.provider, modulePath);
             ++done;
             if (thread.captureLog)
@@ -90,8 +125,7 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
         while (done-- > 0) {
             const Function f = entries[done].function;
             auto& stack = stacks[static_cast<int>(f)];
-            restoreEntry(thread, f, stack.back());
-            stack.pop_back();
+            removeEntry(thread, f, stack, stack.size() - 1);
             if (events::recording())
                 events::emit(EventKind::Pop, modulePath, fname(f), entries[done].provider->providerName,
                              int(stack.size()));
@@ -109,34 +143,65 @@ void RuntimeCore::postHook(ThreadState& thread, const char* modulePath, const st
         if (stack.empty())
             continue;
         const char* provider = nameOf(stack.back().installed.get());
-        restoreEntry(thread, it->function, stack.back());
-        stack.pop_back();
+        removeEntry(thread, it->function, stack, stack.size() - 1);
         if (events::recording())
             events::emit(EventKind::Pop, modulePath, fname(it->function), provider, int(stack.size()));
     }
 }
 
+void applyPendingUnwinds(ThreadState& thread)
+{
+    if (!thread.hasPendingUnwinds())
+        return;
+    {
+        std::lock_guard lock(thread.mutex());
+        for (const auto& pending : thread.takePendingUnwinds()) {
+            const auto refs = entriesLatestFirst(thread, [&](std::uint64_t id, Function f, size_t index) {
+                return id == pending.runtimeId &&
+                       thread.stacksOf(id)[static_cast<int>(f)][index].sequence <= pending.upToSequence;
+            });
+            for (const EntryRef& ref : refs) {
+                const auto [stack, index] = locate(thread, ref);
+                if (events::recording())
+                    events::emit(EventKind::Unwind, (*stack)[index].modulePath, fname(ref.function),
+                                 nameOf((*stack)[index].installed.get()), int(index + 1));
+                removeEntry(thread, ref.function, *stack, index);
+            }
+        }
+    }
+    thread.refreshModeKey();
+}
+
 void RuntimeCore::unwindAllThreads()
 {
     m_lastUnwound = 0;
+    m_lastDeferred = 0;
+    ThreadState& self = ThreadState::current();
     for (const auto& thread : ThreadState::all()) {
         std::lock_guard lock(thread->mutex());
         auto& all = thread->allStacks();
         const auto it = all.find(m_id);
         if (it == all.end())
             continue;
-        for (int i = 0; i < kFunctionCount; ++i) {
-            auto& stack = it->second[i];
-            if (stack.empty())
-                continue;
-            const auto f = static_cast<Function>(i);
-            if (events::recording())
-                events::emit(EventKind::Unwind, stack.back().modulePath, fname(f), nameOf(stack.back().installed.get()),
-                             int(stack.size()));
-            restoreEntry(*thread, f, stack.front());
-            m_lastUnwound += stack.size();
+        if (thread.get() != &self && thread->guardDepth.load() > 0) {
+            thread->deferUnwind(m_id); // it may be calling through these entries right now (R12)
+            ++m_lastDeferred;
+            continue;
         }
-        all.erase(it);
+        if (events::recording())
+            for (int i = 0; i < kFunctionCount; ++i)
+                if (const auto& stack = it->second[i]; !stack.empty())
+                    events::emit(EventKind::Unwind, stack.back().modulePath, fname(static_cast<Function>(i)),
+                                 nameOf(stack.back().installed.get()), int(stack.size()));
+        // Latest first, spliced out of the chain where another runtime pushed on top (R5, R7).
+        const auto mine = entriesLatestFirst(*thread, [&](std::uint64_t id, Function, size_t) { return id == m_id; });
+        for (const EntryRef& ref : mine) {
+            const auto [stack, index] = locate(*thread, ref);
+            if (index < stack->size())
+                removeEntry(*thread, ref.function, *stack, index);
+        }
+        m_lastUnwound += mine.size();
+        all.erase(m_id);
     }
 }
 

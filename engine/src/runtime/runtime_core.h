@@ -5,7 +5,9 @@
 
 #include <kforge/runtime_types.h>
 
+#include <functional>
 #include <mutex>
+#include <utility>
 
 namespace kforge::runtime {
 
@@ -18,9 +20,11 @@ public:
     void preHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
     // R4: in reverse plan order, pop each non-empty stack and put the popped callable back.
     void postHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
-    // R7: restore every function this runtime patched, on every thread, to the bottom of its stack.
-    void unwindAllThreads(); // lastUnwound() tells how many entries it removed
+    // R7: restore every function this runtime patched, on every thread, to the bottom of its stack. A thread
+    // inside an engine forward other than the calling one unwinds itself at its next safe point (R12).
+    void unwindAllThreads(); // lastUnwound() tells how many entries it removed, lastDeferred() on how many threads
     size_t lastUnwound() const { return m_lastUnwound; }
+    size_t lastDeferred() const { return m_lastDeferred; }
 
     std::vector<LeftoverPatch> leftovers() const; // R11
     void addReport(LeftoverPatch patch);          // R10
@@ -33,12 +37,32 @@ public:
 private:
     std::uint64_t m_id;
     size_t m_lastUnwound = 0;
+    size_t m_lastDeferred = 0;
     mutable std::mutex m_reportsMutex;
     std::vector<LeftoverPatch> m_reports;
 };
 
-// Pops one entry: the saved callable goes back in effect. Caller holds thread.mutex().
-void restoreEntry(ThreadState& thread, Function f, const StackEntry& entry);
+// Takes stack[index], one runtime's entry for `f`, out of the thread's chain of pushes for `f`, which runs across
+// all runtimes in push order (R5): when it is the latest push its saved callable goes back in effect; otherwise
+// the next push, of whichever runtime, inherits what it saved, so that popping that one later restores the right
+// callable and no provider stays in effect without a stack entry. Caller holds thread.mutex().
+void removeEntry(ThreadState& thread, Function f, std::vector<StackEntry>& stack, size_t index);
+// The owner thread applies the unwinds other threads deferred to it (ThreadState::deferUnwind). Cheap to call
+// when there are none.
+void applyPendingUnwinds(ThreadState& thread);
+
+// One entry of one runtime's stack for a function, named by its push sequence number.
+struct EntryRef {
+    std::uint64_t runtimeId;
+    Function function;
+    std::uint64_t sequence;
+};
+// The thread's entries that `select(runtimeId, function, index in its stack)` picks, latest push first: the order
+// in which unwinding removes them. Caller holds thread.mutex().
+std::vector<EntryRef> entriesLatestFirst(ThreadState& thread,
+                                         const std::function<bool(std::uint64_t, Function, size_t)>& select);
+// The stack holding `ref` and the entry's index in it; index == stack size when the entry is gone.
+std::pair<std::vector<StackEntry>*, size_t> locate(ThreadState& thread, const EntryRef& ref);
 LeftoverPatch describeEntry(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry);
 
 } // namespace kforge::runtime

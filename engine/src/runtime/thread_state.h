@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kforge::runtime {
@@ -26,6 +27,7 @@ struct StackEntry {
     std::int64_t timeNs;
     const char* capture;    // interned capture label while a graph capture runs, else null
     const char* savedScope; // the scope whose provider `saved` is (null for the original)
+    std::uint64_t sequence; // push order on this thread, across all runtimes (R5)
 };
 
 using FunctionStacks = std::array<std::vector<StackEntry>, kFunctionCount>;
@@ -54,8 +56,30 @@ public:
     const char* scopeOf(Function f) const { return m_scopes[static_cast<int>(f)].load(std::memory_order_relaxed); }
     const ProviderFunctionPtr& inEffectOwner(Function f) const { return m_owners[static_cast<int>(f)]; }
     bool anyInEffect() const;
+    std::uint64_t nextSequence() { return ++m_sequence; }
+    std::uint64_t lastSequence() const { return m_sequence; }
 
-    // Engine call guards active on this thread (R10/R11); read by other threads for leftovers().
+    // R12 lifetime: another thread never edits the stacks or the table of a thread inside an engine forward (it
+    // may be calling through them right now). deactivate() leaves the request here instead; the owner applies it
+    // at its next intercepted call, module hook or guard exit (applyPendingUnwinds, runtime_core.h).
+    struct PendingUnwind {
+        std::uint64_t runtimeId;
+        std::uint64_t upToSequence; // entries pushed later belong to a later activation
+    };
+    void deferUnwind(std::uint64_t runtimeId) // mutex() held
+    {
+        m_pendingUnwinds.push_back({runtimeId, m_sequence});
+        m_hasPending.store(true, std::memory_order_release);
+    }
+    bool hasPendingUnwinds() const { return m_hasPending.load(std::memory_order_acquire); }
+    std::vector<PendingUnwind> takePendingUnwinds() // mutex() held
+    {
+        m_hasPending.store(false, std::memory_order_relaxed);
+        return std::exchange(m_pendingUnwinds, {});
+    }
+
+    // Engine call guards active on this thread (R10/R11); read by other threads for leftovers(). Changed with
+    // mutex() held, so a remote deactivate() sees either a thread outside any forward or one it must not edit.
     std::atomic<int> guardDepth{0};
     // Whether intercepted calls should be observed even when the original runs (events, stepping, profiling).
     bool observe = false;
@@ -71,6 +95,9 @@ private:
     std::array<ProviderFunctionPtr, kFunctionCount> m_owners{}; // keep what is in effect alive
     std::array<std::atomic<const char*>, kFunctionCount> m_scopes{};
     std::map<std::uint64_t, FunctionStacks> m_stacks; // per runtime id
+    std::uint64_t m_sequence = 0;                     // the last push's StackEntry::sequence
+    std::vector<PendingUnwind> m_pendingUnwinds;
+    std::atomic<bool> m_hasPending{false};
     mutable std::mutex m_mutex;
 };
 
