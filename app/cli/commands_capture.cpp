@@ -25,14 +25,6 @@ struct CaptureOptions {
     bool json = false;
 };
 
-Plan readPlanAndSpecs(const std::string& file, const std::vector<std::string>& specs)
-{
-    Plan plan = file.empty() ? Plan{} : readPlan(file);
-    for (const auto& spec : specs)
-        plan.entries.push_back(parseProvideSpec(spec));
-    return plan;
-}
-
 nlohmann::json toJson(const CaptureRecord& r)
 {
     nlohmann::json providers = nlohmann::json::array(), leftovers = nlohmann::json::array();
@@ -89,9 +81,9 @@ Command addCaptureCommand(CLI::App& app)
         ->capture_default_str();
     cmd->add_flag("--json", o->json, "JSON output");
     return {cmd, [o] {
-                const Plan plan = readPlanAndSpecs(o->planFile, o->provides);
+                const Plan plan = planFromOptions(o->planFile, o->provides);
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
-                const Plan later = readPlanAndSpecs(o->thenPlanFile, o->thenProvides);
+                const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
                 requireInputs(*session);
                 session->setDevice("cuda");

@@ -448,13 +448,7 @@ void addSetupOptions(CLI::App* cmd, RunSetup& o)
     cmd->add_flag("--quiet,-q", o.quiet, "no progress on stderr");
 }
 
-Plan planOf(const RunSetup& o)
-{
-    Plan plan = o.planFile.empty() ? Plan{} : readPlan(o.planFile);
-    for (const auto& spec : o.provides)
-        plan.entries.push_back(parseProvideSpec(spec));
-    return plan;
-}
+Plan planOf(const RunSetup& o) { return planFromOptions(o.planFile, o.provides); }
 
 ProfileRun runProfile(ModelSession& session, const RunSetup& o, Plan plan, bool usePlan, const std::string& prefix)
 {

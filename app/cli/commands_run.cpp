@@ -86,9 +86,7 @@ Command addRunCommand(CLI::App& app)
         cmd, [o] {
             auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
             requireInputs(*session);
-            Plan plan = o->planFile.empty() ? Plan{} : readPlan(o->planFile);
-            for (const auto& spec : o->provides)
-                plan.entries.push_back(parseProvideSpec(spec));
+            const Plan plan = planFromOptions(o->planFile, o->provides);
             EventCollector collector;
             KernelProviderRuntime runtime(*session, plan);
             std::vector<TensorDigest> outputs;

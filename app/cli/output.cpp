@@ -101,6 +101,14 @@ void requireInputs(const ModelSession& session)
                     "no inputs: give --input DTYPE[SHAPE] per forward argument, or --inputs-file FILE");
 }
 
+Plan planFromOptions(const std::string& planFile, const std::vector<std::string>& provideSpecs)
+{
+    Plan plan = planFile.empty() ? Plan{} : readPlan(planFile);
+    for (const auto& spec : provideSpecs)
+        plan.entries.push_back(parseProvideSpec(spec));
+    return plan;
+}
+
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
                                         const std::string& inputsFile, OpenOptions options)
 {

@@ -1,5 +1,6 @@
 #pragma once
 #include <kforge/model_session.h>
+#include <kforge/plan.h>
 #include <kforge/runtime_types.h>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +21,13 @@ nlohmann::json toJson(const LeftoverPatch& patch);
 std::string describe(const TensorDigest& digest);
 std::string describe(const LeftoverPatch& patch);
 
-// Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
+// The plan a command runs: the entries of `planFile` (either dialect; none when empty), then one per --provide.
+Plan planFromOptions(const std::string& planFile, const std::vector<std::string>& provideSpecs);
+
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);
 
+// Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
                                         const std::string& inputsFile, OpenOptions options = {});
 

@@ -39,9 +39,8 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
     {
         std::lock_guard lock(m_thread.mutex());
         // What this forward pushed and never popped, in every runtime; unwound latest push first (R5, R10).
-        const auto left = entriesLatestFirst(m_thread, [&](std::uint64_t runtimeId, Function f, size_t index) {
-            return m_thread.stacksOf(runtimeId)[static_cast<int>(f)][index].sequence > m_startSequence;
-        });
+        const auto left = entriesLatestFirst(
+            m_thread, [&](std::uint64_t, const StackEntry& entry) { return entry.sequence > m_startSequence; });
         for (const EntryRef& ref : left) {
             const auto [stack, index] = locate(m_thread, ref);
             const StackEntry& entry = (*stack)[index];
@@ -55,12 +54,8 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
             found.push_back(patch);
             if (const auto core = RuntimeCore::find(ref.runtimeId))
                 core->addReport(std::move(patch));
-            if (m_keep)
-                continue;
-            if (events::recording())
-                events::emit(EventKind::Unwind, entry.modulePath, function, nameOf(entry.installed.get()),
-                             int(index + 1));
-            removeEntry(m_thread, ref.function, *stack, index);
+            if (!m_keep)
+                unwindEntry(m_thread, ref);
         }
     }
     {

@@ -66,14 +66,14 @@ void removeEntry(ThreadState& thread, Function f, std::vector<StackEntry>& stack
 }
 
 std::vector<EntryRef> entriesLatestFirst(ThreadState& thread,
-                                         const std::function<bool(std::uint64_t, Function, size_t)>& select)
+                                         const std::function<bool(std::uint64_t, const StackEntry&)>& select)
 {
     std::vector<EntryRef> refs;
     for (const auto& [runtimeId, stacks] : thread.allStacks())
         for (int i = 0; i < kFunctionCount; ++i)
-            for (size_t depth = 0; depth < stacks[i].size(); ++depth)
-                if (select(runtimeId, static_cast<Function>(i), depth))
-                    refs.push_back({runtimeId, static_cast<Function>(i), stacks[i][depth].sequence});
+            for (const StackEntry& entry : stacks[i])
+                if (select(runtimeId, entry))
+                    refs.push_back({runtimeId, static_cast<Function>(i), entry.sequence});
     std::sort(refs.begin(), refs.end(), [](const EntryRef& a, const EntryRef& b) { return a.sequence > b.sequence; });
     return refs;
 }
@@ -85,6 +85,30 @@ std::pair<std::vector<StackEntry>*, size_t> locate(ThreadState& thread, const En
     while (index < stack.size() && stack[index].sequence != ref.sequence)
         ++index;
     return {&stack, index};
+}
+
+void unwindEntry(ThreadState& thread, const EntryRef& ref)
+{
+    const auto [stack, index] = locate(thread, ref);
+    if (index == stack->size())
+        return;
+    if (events::recording())
+        events::emit(EventKind::Unwind, (*stack)[index].modulePath, fname(ref.function),
+                     nameOf((*stack)[index].installed.get()), int(index + 1));
+    removeEntry(thread, ref.function, *stack, index);
+}
+
+size_t unwindRuntime(ThreadState& thread, std::uint64_t runtimeId, std::uint64_t upToSequence)
+{
+    const auto refs = entriesLatestFirst(
+        thread, [&](std::uint64_t id, const StackEntry& e) { return id == runtimeId && e.sequence <= upToSequence; });
+    for (const EntryRef& ref : refs)
+        unwindEntry(thread, ref);
+    auto& all = thread.allStacks();
+    if (const auto it = all.find(runtimeId); it != all.end())
+        if (std::all_of(it->second.begin(), it->second.end(), [](const auto& stack) { return stack.empty(); }))
+            all.erase(it);
+    return refs.size();
 }
 
 LeftoverPatch describeEntry(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry)
@@ -155,19 +179,8 @@ void applyPendingUnwinds(ThreadState& thread)
         return;
     {
         std::lock_guard lock(thread.mutex());
-        for (const auto& pending : thread.takePendingUnwinds()) {
-            const auto refs = entriesLatestFirst(thread, [&](std::uint64_t id, Function f, size_t index) {
-                return id == pending.runtimeId &&
-                       thread.stacksOf(id)[static_cast<int>(f)][index].sequence <= pending.upToSequence;
-            });
-            for (const EntryRef& ref : refs) {
-                const auto [stack, index] = locate(thread, ref);
-                if (events::recording())
-                    events::emit(EventKind::Unwind, (*stack)[index].modulePath, fname(ref.function),
-                                 nameOf((*stack)[index].installed.get()), int(index + 1));
-                removeEntry(thread, ref.function, *stack, index);
-            }
-        }
+        for (const auto& pending : thread.takePendingUnwinds())
+            unwindRuntime(thread, pending.runtimeId, pending.upToSequence);
     }
     thread.refreshModeKey();
 }
@@ -175,33 +188,15 @@ void applyPendingUnwinds(ThreadState& thread)
 void RuntimeCore::unwindAllThreads()
 {
     m_lastUnwound = 0;
-    m_lastDeferred = 0;
     ThreadState& self = ThreadState::current();
     for (const auto& thread : ThreadState::all()) {
         std::lock_guard lock(thread->mutex());
-        auto& all = thread->allStacks();
-        const auto it = all.find(m_id);
-        if (it == all.end())
+        if (!thread->allStacks().count(m_id))
             continue;
-        if (thread.get() != &self && thread->guardDepth.load() > 0) {
+        if (thread.get() != &self && thread->guardDepth.load() > 0)
             thread->deferUnwind(m_id); // it may be calling through these entries right now (R12)
-            ++m_lastDeferred;
-            continue;
-        }
-        if (events::recording())
-            for (int i = 0; i < kFunctionCount; ++i)
-                if (const auto& stack = it->second[i]; !stack.empty())
-                    events::emit(EventKind::Unwind, stack.back().modulePath, fname(static_cast<Function>(i)),
-                                 nameOf(stack.back().installed.get()), int(stack.size()));
-        // Latest first, spliced out of the chain where another runtime pushed on top (R5, R7).
-        const auto mine = entriesLatestFirst(*thread, [&](std::uint64_t id, Function, size_t) { return id == m_id; });
-        for (const EntryRef& ref : mine) {
-            const auto [stack, index] = locate(*thread, ref);
-            if (index < stack->size())
-                removeEntry(*thread, ref.function, *stack, index);
-        }
-        m_lastUnwound += mine.size();
-        all.erase(m_id);
+        else // latest first, spliced out of the chain where another runtime pushed on top (R5, R7)
+            m_lastUnwound += unwindRuntime(*thread, m_id, thread->lastSequence());
     }
 }
 

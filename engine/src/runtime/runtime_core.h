@@ -22,9 +22,8 @@ public:
     void postHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
     // R7: restore every function this runtime patched, on every thread, to the bottom of its stack. A thread
     // inside an engine forward other than the calling one unwinds itself at its next safe point (R12).
-    void unwindAllThreads(); // lastUnwound() tells how many entries it removed, lastDeferred() on how many threads
+    void unwindAllThreads(); // lastUnwound() tells how many entries it removed
     size_t lastUnwound() const { return m_lastUnwound; }
-    size_t lastDeferred() const { return m_lastDeferred; }
 
     std::vector<LeftoverPatch> leftovers() const; // R11
     void addReport(LeftoverPatch patch);          // R10
@@ -37,7 +36,6 @@ public:
 private:
     std::uint64_t m_id;
     size_t m_lastUnwound = 0;
-    size_t m_lastDeferred = 0;
     mutable std::mutex m_reportsMutex;
     std::vector<LeftoverPatch> m_reports;
 };
@@ -57,12 +55,17 @@ struct EntryRef {
     Function function;
     std::uint64_t sequence;
 };
-// The thread's entries that `select(runtimeId, function, index in its stack)` picks, latest push first: the order
-// in which unwinding removes them. Caller holds thread.mutex().
+// The thread's entries that `select(runtimeId, entry)` picks, latest push first: the order in which unwinding
+// removes them. Caller holds thread.mutex().
 std::vector<EntryRef> entriesLatestFirst(ThreadState& thread,
-                                         const std::function<bool(std::uint64_t, Function, size_t)>& select);
+                                         const std::function<bool(std::uint64_t, const StackEntry&)>& select);
 // The stack holding `ref` and the entry's index in it; index == stack size when the entry is gone.
 std::pair<std::vector<StackEntry>*, size_t> locate(ThreadState& thread, const EntryRef& ref);
+// Emits its Unwind event and removes the entry `ref` names (removeEntry). Caller holds thread.mutex().
+void unwindEntry(ThreadState& thread, const EntryRef& ref);
+// Unwinds every entry of `runtimeId` on the thread pushed up to `upToSequence`, latest first, and forgets the
+// runtime's stacks there once they are empty. Returns how many it removed. Caller holds thread.mutex().
+size_t unwindRuntime(ThreadState& thread, std::uint64_t runtimeId, std::uint64_t upToSequence);
 LeftoverPatch describeEntry(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry);
 
 } // namespace kforge::runtime
