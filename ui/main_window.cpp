@@ -7,6 +7,7 @@
 #include "models/format.h"
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
+#include "models/plan_model.h"
 #include "recent_files.h"
 #include "profile_controller.h"
 #include "run_controller.h"
@@ -48,6 +49,7 @@
 #include <QUndoStack>
 
 #include <exception>
+#include <utility>
 
 // Q_INIT_RESOURCE must be used outside any namespace; the explicit call keeps the linker from dropping the
 // resources object of this static library.
@@ -402,7 +404,8 @@ void MainWindow::connectRunController()
             [this](bool active) { m_runtimeLabel->setText(active ? tr("runtime active") : tr("runtime inactive")); });
     connect(m_run, &RunController::captureFinished, this, &MainWindow::captureDone);
     connect(m_run, &RunController::runFinished, this, [this](bool ok, const QString& message) {
-        statusBar()->showMessage(message, kMessageTimeoutMs);
+        showDeclines(m_run->declines());
+        statusBar()->showMessage(withPlanWarnings(message), kMessageTimeoutMs);
         Q_EMIT runFinished(ok, message);
         if (!ok && m_modalErrors)
             QMessageBox::warning(this, tr("Forward Failed"), message);
@@ -549,6 +552,8 @@ void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::Mode
     m_planEditor->setSession(nullptr);
     m_profile->setSession(session); // cancels a profile of the previous model and drops its runs
     m_run->setSession(session);     // stops a forward of the previous model first
+    m_declinesRevision.reset();
+    m_document->model()->clearDeclines(); // they were the previous model's
     m_session = std::move(session);
     m_source = source;
     const QString name = QString::fromStdString(m_session->displayName());
@@ -650,9 +655,58 @@ void MainWindow::updateRunStatus() { m_runLabel->setText(m_run->statusText()); }
 
 QString MainWindow::runStatusText() const { return m_runLabel->text(); }
 
+void MainWindow::notePlanWarnings(const kforge::Plan& plan, const QString& device)
+{
+    QStringList lines;
+    if (m_session) {
+        try {
+            for (const kforge::PlanWarning& w : kforge::planWarnings(plan, *m_session, device.toStdString()))
+                lines << QString::fromStdString(w.text());
+        } catch (const std::exception&) {
+            // An unknown device: validation in the plan editor says so; nothing to warn about here.
+        }
+    }
+    m_planWarnings = lines;
+    if (!lines.isEmpty())
+        statusBar()->showMessage(withPlanWarnings(QString()), kMessageTimeoutMs);
+    Q_EMIT planWarningsChanged(lines);
+}
+
+void MainWindow::clearPlanWarnings()
+{
+    m_planWarnings.clear();
+    Q_EMIT planWarningsChanged({});
+}
+
+void MainWindow::planRunStarted()
+{
+    m_declinesRevision = m_document->model()->revision();
+    m_document->model()->clearDeclines();
+}
+
+void MainWindow::showDeclines(const std::vector<kforge::EntryDeclines>& declines)
+{
+    const std::optional<std::uint64_t> revision = std::exchange(m_declinesRevision, std::nullopt);
+    // Edited since the run started: the counts would land on other entries, or on entries that did not run.
+    if (revision && *revision == m_document->model()->revision())
+        m_document->model()->setDeclines(declines);
+}
+
+QString MainWindow::withPlanWarnings(const QString& message) const
+{
+    if (m_planWarnings.isEmpty())
+        return message;
+    QString warning = tr("Warning: %1").arg(m_planWarnings.first());
+    if (m_planWarnings.size() > 1)
+        warning += tr(" (and %n more; see the plan's Problems column)", nullptr, int(m_planWarnings.size() - 1));
+    return message.isEmpty() ? warning : message + QStringLiteral(" — ") + warning;
+}
+
 bool MainWindow::runForward()
 {
     QString error;
+    if (m_session && !m_run->isRunning())
+        notePlanWarnings(m_document->plan(), QString::fromStdString(m_session->device()));
     if (!m_run->run(m_document->plan(), &error)) {
         const QString message = tr("Cannot run: %1").arg(error);
         statusBar()->showMessage(message, kMessageTimeoutMs);
@@ -661,12 +715,16 @@ bool MainWindow::runForward()
             QMessageBox::warning(this, tr("Cannot Run"), error);
         return false;
     }
+    planRunStarted();
     return true;
 }
 
 bool MainWindow::stepForward()
 {
     QString error;
+    const bool fromIdle = !m_run->isRunning();
+    if (m_session && fromIdle) // from idle: a forward starts (paused, it goes on with its plan)
+        notePlanWarnings(m_document->plan(), QString::fromStdString(m_session->device()));
     if (!m_run->step(m_document->plan(), &error)) {
         const QString message = tr("Cannot step: %1").arg(error);
         statusBar()->showMessage(message, kMessageTimeoutMs);
@@ -675,6 +733,8 @@ bool MainWindow::stepForward()
             QMessageBox::warning(this, tr("Cannot Step"), error);
         return false;
     }
+    if (fromIdle)
+        planRunStarted();
     updateRunActions();
     return true;
 }
@@ -889,11 +949,15 @@ bool MainWindow::captureGraph()
     QString error;
     if (!cudaDeviceVisible()) {
         error = cudaUnavailableExplanation();
-    } else if (m_run->capture(m_document->plan(), AppSettings::captureWarmupIterations(), &error)) {
-        m_capturesDock->show();
-        m_capturesDock->raise();
-        statusBar()->showMessage(tr("Capturing a CUDA graph of one forward…"));
-        return true;
+    } else {
+        notePlanWarnings(m_document->plan(), QStringLiteral("cuda"));
+        if (m_run->capture(m_document->plan(), AppSettings::captureWarmupIterations(), &error)) {
+            planRunStarted();
+            m_capturesDock->show();
+            m_capturesDock->raise();
+            statusBar()->showMessage(withPlanWarnings(tr("Capturing a CUDA graph of one forward…")));
+            return true;
+        }
     }
     const QString message = tr("Cannot capture: %1").arg(error);
     statusBar()->showMessage(message, kMessageTimeoutMs);
@@ -912,7 +976,8 @@ void MainWindow::captureDone(bool ok, const QString& message)
         m_captureModel->setCaptures(m_session->captures());
     }
     m_captureModel->setLiveLeftovers(m_run->leftovers());
-    statusBar()->showMessage(message, kMessageTimeoutMs);
+    showDeclines(m_run->declines());
+    statusBar()->showMessage(withPlanWarnings(message), kMessageTimeoutMs);
     Q_EMIT captureFinished(ok, message);
     if (!ok && m_modalErrors)
         QMessageBox::warning(this, tr("Graph Capture Failed"), message);

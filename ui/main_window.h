@@ -3,8 +3,10 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QDockWidget;
@@ -17,7 +19,9 @@ class QToolBar;
 
 namespace kforge {
 class ModelSession;
-}
+struct EntryDeclines;
+struct Plan;
+} // namespace kforge
 
 namespace kforge::ui {
 
@@ -126,6 +130,9 @@ public:
     // Brings the view of that name to the front: the central page or profile tab it is on, or its dock.
     bool showView(const QString& name);
     QString runStatusText() const; // what the status bar says about the forward: "paused at … (module enter)"
+    // The plan entries that can never fire in the last forward, capture or profile started with a plan
+    // (kforge::planWarnings, one "plan entry N (…) can never fire: reason" each); empty after a baseline.
+    QStringList planWarnings() const { return m_planWarnings; }
 
     // Plan files. Each asks about unsaved changes first where it would replace the plan (see unsavedChanges).
     bool newPlan();
@@ -179,6 +186,8 @@ Q_SIGNALS:
     void profileFinished(bool ok, const QString& message); // ok: all iterations measured
     void profileError(const QString& message);             // one line: a profile or a profile file failed
     void captureFinished(bool ok, const QString& message);
+    // A forward, capture or profile with a plan is starting: its entries that can never fire (often none).
+    void planWarningsChanged(const QStringList& warnings);
     void unsavedChangesPrompted();
 
 protected:
@@ -222,6 +231,15 @@ private:
     void updateRunActions();
     void updateRunStatus();
     bool maybeKeepPlanEdits(); // false: the user cancelled
+    // Before a forward, capture or profile with `plan` on `device` ("cpu", "cuda[:N]"): keeps its entries that can
+    // never fire, shows them in the status bar and emits planWarningsChanged().
+    void notePlanWarnings(const kforge::Plan& plan, const QString& device);
+    void clearPlanWarnings();
+    QString withPlanWarnings(const QString& message) const; // a status bar line, the plan warnings after it
+    // A forward, capture or profile with the plan started: the plan editor's Declined column is cleared, and is
+    // filled by showDeclines() when it ends, if the plan is still the one it ran.
+    void planRunStarted();
+    void showDeclines(const std::vector<kforge::EntryDeclines>& declines);
 
     ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
@@ -255,6 +273,8 @@ private:
 
     std::shared_ptr<kforge::ModelSession> m_session;
     QString m_source;
+    QStringList m_planWarnings;
+    std::optional<std::uint64_t> m_declinesRevision; // the plan revision (PlanModel) a running plan run started with
     bool m_modalErrors = true;
     bool m_persistent = true;
     UnsavedChanges m_unsavedChanges = UnsavedChanges::Ask;

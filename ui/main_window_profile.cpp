@@ -138,7 +138,7 @@ void MainWindow::connectProfileController()
     connect(m_profile, &ProfileController::runningChanged, this, [this](bool running) {
         updateRunActions(); // forwards wait for the profile, and the other way round
         if (running)
-            statusBar()->showMessage(tr("Profiling on %1…").arg(m_profile->device().toUpper()));
+            statusBar()->showMessage(withPlanWarnings(tr("Profiling on %1…").arg(m_profile->device().toUpper())));
     });
     connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateProfileActions);
     connect(m_profile, &ProfileController::finished, this,
@@ -146,7 +146,11 @@ void MainWindow::connectProfileController()
                 if (m_session && m_profile->device() == QLatin1String("cuda")) // the profile moved the model
                     m_planEditor->setSession(m_session.get(), QString::fromStdString(m_session->device()));
                 updateDeviceStatus();
-                statusBar()->showMessage(message, kMessageTimeoutMs);
+                if (outcome == ProfileController::Outcome::Failed)
+                    m_declinesRevision.reset(); // nothing measured: the Declined column stays empty
+                else
+                    showDeclines(m_profile->declines()); // after a baseline, nothing: no plan ran
+                statusBar()->showMessage(withPlanWarnings(message), kMessageTimeoutMs);
                 Q_EMIT profileFinished(outcome == ProfileController::Outcome::Finished, message);
                 if (outcome == ProfileController::Outcome::Failed)
                     reportProfileError(tr("Profile Failed"), message);
@@ -212,17 +216,32 @@ bool MainWindow::startProfile(const std::function<bool(QString*)>& start)
 
 bool MainWindow::profileBaseline()
 {
-    return startProfile([this](QString* error) { return m_profile->runBaseline(error); });
+    return startProfile([this](QString* error) {
+        clearPlanWarnings(); // no plan runs
+        return m_profile->runBaseline(error);
+    });
 }
 
 bool MainWindow::profileWithPlan()
 {
-    return startProfile([this](QString* error) { return m_profile->runWithPlan(m_document->plan(), error); });
+    return startProfile([this](QString* error) {
+        notePlanWarnings(m_document->plan(), m_profile->device());
+        if (!m_profile->runWithPlan(m_document->plan(), error))
+            return false;
+        planRunStarted();
+        return true;
+    });
 }
 
 bool MainWindow::profileCompare()
 {
-    return startProfile([this](QString* error) { return m_profile->compare(m_document->plan(), error); });
+    return startProfile([this](QString* error) {
+        notePlanWarnings(m_document->plan(), m_profile->device());
+        if (!m_profile->compare(m_document->plan(), error))
+            return false;
+        planRunStarted();
+        return true;
+    });
 }
 
 void MainWindow::cancelProfile() { m_profile->cancel(); }

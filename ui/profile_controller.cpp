@@ -1,6 +1,7 @@
 #include "profile_controller.h"
 
 #include "models/duration_format.h"
+#include "models/format.h"
 #include "run_controller.h"
 #include "system_info.h"
 
@@ -57,6 +58,7 @@ void ProfileController::setSession(std::shared_ptr<kforge::ModelSession> session
 {
     stop();
     m_session = std::move(session);
+    m_declines.clear();
     setRuns(nullptr, nullptr);
 }
 
@@ -108,6 +110,11 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
     if (kind != Kind::Baseline && plan.entries.empty())
         return fail(tr("The plan has no enabled entry to profile."));
 
+    m_planRows.clear();
+    for (size_t row = 0; row < fullPlan.entries.size(); ++row)
+        if (fullPlan.entries[row].enabled)
+            m_planRows.push_back(int(row));
+    m_declines.clear();
     m_running = true;
     m_kind = kind;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -188,6 +195,14 @@ void ProfileController::finish()
     else if (m_kind == Kind::Compare)
         m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
     updateComparison();
+    if (result.plan) { // the profile ran the enabled entries only: back to the rows of the plan it was given
+        for (kforge::EntryDeclines d : result.plan->declines) {
+            if (d.entry < 0 || size_t(d.entry) >= m_planRows.size())
+                continue;
+            d.entry = m_planRows[size_t(d.entry)];
+            m_declines.push_back(std::move(d));
+        }
+    }
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 
@@ -217,6 +232,9 @@ void ProfileController::finish()
                            formatDuration(m_comparison->planTotalUs));
         break;
     }
+    // Declined calls ran the original, and the plan's times include them: say so.
+    if (const QString declined = formatDeclines(m_declines); !declined.isEmpty())
+        message += QStringLiteral(" — ") + declined;
     Q_EMIT finished(Outcome::Finished, message);
 }
 

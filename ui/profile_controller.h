@@ -65,6 +65,10 @@ public:
     RunPtr baseline() const { return m_baseline; }
     RunPtr plan() const { return m_plan; }
     const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
+    // Calls the plan's providers declined in the measured forwards of the last runWithPlan() or compare()
+    // (ProfileRun::declines), entries numbered as in the plan given to it (disabled entries included); empty
+    // while a profile runs and after a baseline.
+    const std::vector<kforge::EntryDeclines>& declines() const { return m_declines; }
 
 Q_SIGNALS:
     void runningChanged(bool running);
@@ -98,6 +102,8 @@ private:
     RunPtr m_baseline;
     RunPtr m_plan;
     std::optional<kforge::Comparison> m_comparison;
+    std::vector<int> m_planRows; // of the running profile: the plan row of each enabled entry it runs
+    std::vector<kforge::EntryDeclines> m_declines;
 };
 
 } // namespace kforge::ui

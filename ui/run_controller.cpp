@@ -1,6 +1,7 @@
 #include "run_controller.h"
 
 #include "models/event_log_model.h"
+#include "models/format.h"
 #include "models/function_stacks_model.h"
 
 #include <kforge/events.h>
@@ -100,6 +101,7 @@ void RunController::setSession(std::shared_ptr<kforge::ModelSession> session)
     m_runtime.reset();
     m_session = std::move(session);
     m_statistics.clear();
+    m_declines.clear();
     m_stacks->clear();
     m_leftoverCount = 0;
     Q_EMIT statisticsChanged();
@@ -171,6 +173,7 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     drainEvents();     // what happened before this run belongs to the log, not to its statistics
     m_runtime.reset(); // deactivating the previous runtime unwinds whatever it left behind
     m_statistics.clear();
+    m_declines.clear();
     m_haveTimeBase = false;
     attachStream();
     if (hasEnabledEntry(plan)) {
@@ -245,6 +248,7 @@ void RunController::finish()
     std::vector<kforge::LeftoverPatch> left = leftovers();
     if (m_runtime && left.empty())
         m_runtime->deactivate();
+    m_declines = m_runtime ? m_runtime->declines() : std::vector<kforge::EntryDeclines>{};
     drainEvents();
     refreshStacks();
     const bool active = m_runtime && m_runtime->isActive();
@@ -256,8 +260,13 @@ void RunController::finish()
         Q_EMIT pausedChanged(false);
     Q_EMIT runningChanged(false);
 
+    // Declined calls ran the original: the message says so, or the plan seems to have done more than it did.
+    const QString declined = formatDeclines(m_declines);
+    auto withDeclines = [&declined](QString message) {
+        return declined.isEmpty() ? message : message + QStringLiteral(" — ") + declined;
+    };
     if (captured) {
-        Q_EMIT captureFinished(error.isEmpty(), captureMessage(*m_session, error, int(left.size())));
+        Q_EMIT captureFinished(error.isEmpty(), withDeclines(captureMessage(*m_session, error, int(left.size()))));
         return;
     }
     QString message;
@@ -268,7 +277,7 @@ void RunController::finish()
         if (!left.empty())
             message += tr(" (%n leftover patch(es) kept)", nullptr, int(left.size()));
     }
-    Q_EMIT runFinished(error.isEmpty(), message);
+    Q_EMIT runFinished(error.isEmpty(), withDeclines(message));
 }
 
 void RunController::stop()

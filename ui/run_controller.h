@@ -84,6 +84,9 @@ public:
 
     bool runtimeActive() const;
     std::vector<kforge::LeftoverPatch> leftovers() const;
+    // Calls the plan's providers declined in the last forward or capture (warm-up included), entries numbered as
+    // in the plan it ran with; empty while one runs, and after a run without a plan or without declines.
+    const std::vector<kforge::EntryDeclines>& declines() const { return m_declines; }
     // Deactivates the runtime, which restores every function a leftover patch left replaced (R7).
     void unwind();
 
@@ -131,6 +134,7 @@ private:
     QSet<QString> m_moduleBreakpoints;
     QSet<QString> m_functionBreakpoints;
     int m_leftoverCount = 0;
+    std::vector<kforge::EntryDeclines> m_declines;
     bool m_runtimeActive = false;
     std::uint64_t m_forwardThread = 0;
     bool m_haveTimeBase = false;

@@ -20,5 +20,6 @@ Command addProfileCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addReportCommand(CLI::App& app);
 Command addCaptureCommand(CLI::App& app);
+Command addFunctionsCommand(CLI::App& app);
 
 } // namespace kforge::cli

@@ -90,6 +90,7 @@ Command addCaptureCommand(CLI::App& app)
                 const auto eager = session->forward();
 
                 KernelProviderRuntime runtime(*session, plan);
+                const auto warnings = warnPlan(plan, *session, session->device()); // entries that can never fire
                 runtime.activate();
                 const CaptureRecord record = session->capture(o->warmup);
                 // Unwinds what a failed capture left behind; the record keeps the leftovers as they were.
@@ -106,7 +107,8 @@ Command addCaptureCommand(CLI::App& app)
                     nlohmann::json out{{"model", session->displayName()},     {"inputs", session->describeInputs()},
                                        {"capture", toJson(record)},           {"replays", record.ok ? o->replays : 0},
                                        {"leftovers_unwound", unwound},        {"eager", nlohmann::json::array()},
-                                       {"replayed", nlohmann::json::array()}, {"eager_after", nlohmann::json::array()}};
+                                       {"replayed", nlohmann::json::array()}, {"eager_after", nlohmann::json::array()},
+                                       {"warnings", cli::toJson(warnings)}};
                     for (const auto& d : eager)
                         out["eager"].push_back(cli::toJson(d));
                     for (const auto& d : replayed)

@@ -60,10 +60,13 @@ Command addOptimizeCommand(CLI::App& app)
                 OptimizeResult result = makePlan(*session, options);
                 result.plan.modelName = session->displayName();
                 savePlan(result.plan, o->out);
+                // The plan written must fire where it was measured; a warning here is a make_plan bug to report.
+                const auto warnings = warnPlan(result.plan, *session, o->device);
                 if (o->json) {
                     nlohmann::json out{{"plan", o->out},
                                        {"functions", nlohmann::json::array()},
-                                       {"candidates", nlohmann::json::array()}};
+                                       {"candidates", nlohmann::json::array()},
+                                       {"warnings", toJson(warnings)}};
                     for (const auto& f : result.functions)
                         out["functions"].push_back({{"function", f.function},
                                                     {"share_percent", f.sharePercent},

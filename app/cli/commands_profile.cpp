@@ -284,7 +284,10 @@ nlohmann::json runJson(const ProfileRun& run, const std::string& groupBy, size_t
                        {"wall_ns", run.wallNs},
                        {"records", run.records.size()},
                        {"ranges", run.ranges.size()},
-                       {"plan", planJson(run)}};
+                       {"plan", planJson(run)},
+                       {"declines", nlohmann::json::array()}};
+    for (const EntryDeclines& d : run.declines)
+        out["declines"].push_back(toJson(d));
     if (!label.empty())
         out["label"] = label;
     for (const Grouping& g : groupings(groupBy)) {
@@ -319,6 +322,8 @@ void printRunHeader(const ProfileRun& run)
                   << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
     if (run.cancelled)
         std::cout << "cancelled: partial result of " << run.iterations << " measured iteration(s)\n";
+    for (const EntryDeclines& d : run.declines)
+        std::cout << describe(d) << '\n';
 }
 
 void printRunTables(const ProfileRun& run, const std::string& groupBy, size_t top)
@@ -546,13 +551,16 @@ Command addProfileCommand(CLI::App& app)
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
                 requireInputs(*session);
                 const bool usePlan = !o->planFile.empty() || !o->provides.empty();
+                const Plan plan = planOf(*o);
+                const auto warnings = usePlan ? warnPlan(plan, *session, o->device) : std::vector<PlanWarning>{};
                 InterruptGuard guard;
-                const ProfileRun run = runProfile(*session, *o, planOf(*o), usePlan, "");
+                const ProfileRun run = runProfile(*session, *o, plan, usePlan, "");
                 nlohmann::json files = nlohmann::json::object();
                 writeOutputs({LabeledRun{run.usedPlan ? "plan" : "baseline", &run}}, *o, o->csv, files);
                 if (o->json) {
                     nlohmann::json out = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
                     out["files"] = files;
+                    out["warnings"] = toJson(warnings);
                     std::cout << out.dump(2) << '\n';
                 } else {
                     printRunHeader(run);
@@ -579,6 +587,7 @@ Command addCompareCommand(CLI::App& app)
                 const Plan plan = planOf(*o);
                 auto session = openModel(o->model, o->inputs, o->inputsFile);
                 requireInputs(*session);
+                const auto warnings = warnPlan(plan, *session, o->device);
                 InterruptGuard guard;
                 const ProfileRun baseline = runProfile(*session, *o, {}, false, "baseline: ");
                 ProfileRun planned;
@@ -595,7 +604,8 @@ Command addCompareCommand(CLI::App& app)
                     if (o->json) {
                         nlohmann::json out{{"baseline", runJson(baseline, "function", 0, "baseline")},
                                            {"cancelled", true},
-                                           {"files", files}};
+                                           {"files", files},
+                                           {"warnings", toJson(warnings)}};
                         std::cout << out.dump(2) << '\n';
                     } else {
                         printRunHeader(baseline);
@@ -609,6 +619,7 @@ Command addCompareCommand(CLI::App& app)
                     nlohmann::json out = comparisonJson(baseline, planned, 0);
                     out["files"] = files;
                     out["cancelled"] = planned.cancelled;
+                    out["warnings"] = toJson(warnings);
                     std::cout << out.dump(2) << '\n';
                 } else {
                     printComparison(baseline, planned);

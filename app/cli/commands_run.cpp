@@ -59,6 +59,7 @@ private:
 
 struct CallKey {
     std::string function, provider, scope;
+    std::string declined; // "declined by P: why" when a provider declined and the original served the call
     auto operator<=>(const CallKey&) const = default;
 };
 
@@ -89,6 +90,7 @@ Command addRunCommand(CLI::App& app)
             const Plan plan = planFromOptions(o->planFile, o->provides);
             EventCollector collector;
             KernelProviderRuntime runtime(*session, plan);
+            const auto warnings = warnPlan(plan, *session, session->device()); // entries that can never fire
             std::vector<TensorDigest> outputs;
             std::string error;
             {
@@ -108,7 +110,8 @@ Command addRunCommand(CLI::App& app)
             std::map<CallKey, long long> calls;
             for (const Event& e : collector.events())
                 if (e.kind == EventKind::ProviderCall || e.kind == EventKind::OriginalCall)
-                    ++calls[{e.function, e.provider, e.modulePath}];
+                    ++calls[{e.function, e.provider, e.modulePath, e.kind == EventKind::OriginalCall ? e.detail : ""}];
+            const auto declines = runtime.declines();
 
             if (o->json) {
                 nlohmann::json out{{"model", session->displayName()},      {"inputs", session->describeInputs()},
@@ -117,11 +120,18 @@ Command addRunCommand(CLI::App& app)
                                    {"leftovers", nlohmann::json::array()}, {"events_dropped", collector.dropped()}};
                 if (!error.empty())
                     out["error"] = error;
+                out["warnings"] = toJson(warnings);
                 for (const auto& d : outputs)
                     out["outputs"].push_back(toJson(d));
-                for (const auto& [key, n] : calls)
+                for (const auto& [key, n] : calls) {
                     out["calls"].push_back(
                         {{"function", key.function}, {"provider", key.provider}, {"scope", key.scope}, {"calls", n}});
+                    if (!key.declined.empty())
+                        out["calls"].back()["declined"] = key.declined;
+                }
+                out["declines"] = nlohmann::json::array();
+                for (const auto& d : declines)
+                    out["declines"].push_back(toJson(d));
                 for (const auto& p : leftovers)
                     out["leftovers"].push_back(toJson(p));
                 if (o->events) {
@@ -148,12 +158,13 @@ Command addRunCommand(CLI::App& app)
                     std::cout << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& [key, n] : calls)
-                    rows.push_back({key.function, key.provider,
-                                    key.provider == "original" ? "-"
-                                    : key.scope.empty()        ? "(root)"
-                                                               : key.scope,
+                    rows.push_back({key.function,
+                                    key.provider + (key.declined.empty() ? "" : " (" + key.declined + ")"),
+                                    key.scope.empty() ? (key.provider == "original" ? "-" : "(root)") : key.scope,
                                     withThousands(n)});
                 std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
+                for (const auto& d : declines)
+                    std::cout << describe(d) << '\n';
                 std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
                 for (const auto& p : leftovers)
                     std::cout << "  " << describe(p) << '\n';

@@ -19,7 +19,7 @@ int main(int argc, char** argv)
         kforge::cli::addModulesCommand(app),   kforge::cli::addDoctorCommand(app),   kforge::cli::addRunCommand(app),
         kforge::cli::addProvidersCommand(app), kforge::cli::addOptimizeCommand(app), kforge::cli::addPlanCommand(app),
         kforge::cli::addProfileCommand(app),   kforge::cli::addCompareCommand(app),  kforge::cli::addReportCommand(app),
-        kforge::cli::addCaptureCommand(app)};
+        kforge::cli::addCaptureCommand(app),   kforge::cli::addFunctionsCommand(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -61,7 +61,9 @@ nlohmann::json toJson(const ModuleInfo& m)
             {"subtree_parameters", m.subtreeParameterCount},
             {"children", m.children},
             {"functions", m.functions},
-            {"subtree_functions", m.subtreeFunctions}};
+            {"subtree_functions", m.subtreeFunctions},
+            {"has_forward", m.hasForward},
+            {"forward_called", m.forwardCalled}};
 }
 
 nlohmann::json toJson(const TensorDigest& d)
@@ -74,6 +76,20 @@ nlohmann::json toJson(const LeftoverPatch& p)
 {
     return {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath}, {"thread", p.thread},
             {"runtime", p.runtimeId}, {"error", p.error},       {"unwound", p.unwound},   {"capture", p.capture}};
+}
+
+nlohmann::json toJson(const EntryDeclines& d)
+{
+    return {{"entry", d.entry},       {"scope", d.scope}, {"function", d.function},
+            {"provider", d.provider}, {"calls", d.calls}, {"last_reason", d.lastReason}};
+}
+
+std::string describe(const EntryDeclines& d)
+{
+    return "declined: plan entry " + std::to_string(d.entry) + " (" + d.function + " -> " + d.provider + ", scope " +
+           (d.scope.empty() ? "(root)" : "'" + d.scope + "'") + ") declined " +
+           withThousands(static_cast<long long>(d.calls)) +
+           " call(s); the original served them and is credited with them. Last reason: " + d.lastReason;
 }
 
 std::string describe(const TensorDigest& d)
@@ -107,6 +123,29 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
     for (const auto& spec : provideSpecs)
         plan.entries.push_back(parseProvideSpec(spec));
     return plan;
+}
+
+std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device)
+{
+    std::vector<PlanWarning> warnings = planWarnings(plan, session, device);
+    for (const PlanWarning& w : warnings)
+        std::cerr << "kforge: warning: " << w.text() << '\n';
+    return warnings;
+}
+
+nlohmann::json toJson(const std::vector<PlanWarning>& warnings)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const PlanWarning& w : warnings)
+        out.push_back({{"entry", w.entry},
+                       {"scope", w.scope},
+                       {"function", w.function},
+                       {"provider", w.providerType},
+                       {"kind", w.kind},
+                       {"reason", w.reason},
+                       {"fix", w.fix},
+                       {"message", w.text()}});
+    return out;
 }
 
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,

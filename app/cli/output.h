@@ -18,11 +18,20 @@ std::string formatTable(const std::vector<std::string>& header, const std::vecto
 nlohmann::json toJson(const ModuleInfo& module);
 nlohmann::json toJson(const TensorDigest& digest);
 nlohmann::json toJson(const LeftoverPatch& patch);
+nlohmann::json toJson(const EntryDeclines& declines);
 std::string describe(const TensorDigest& digest);
 std::string describe(const LeftoverPatch& patch);
+// "declined: plan entry 0 (gelu -> CpuGeluProvider, scope (root)) declined 12 call(s); ..."
+std::string describe(const EntryDeclines& declines);
 
 // The plan a command runs: the entries of `planFile` (either dialect; none when empty), then one per --provide.
 Plan planFromOptions(const std::string& planFile, const std::vector<std::string>& provideSpecs);
+
+// The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), printed to stderr one a
+// line: "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON". Every command that runs a
+// plan calls this once the plan is known; the result goes into its --json output as "warnings" (toJson).
+std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device);
+nlohmann::json toJson(const std::vector<PlanWarning>& warnings);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);

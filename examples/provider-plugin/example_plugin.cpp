@@ -17,11 +17,14 @@ protected:
     {
         return !sample.empty() && sample.back().isTensor() && sample.back().toTensor().is_floating_point();
     }
-    // aten::relu(Tensor self) -> Tensor
-    void run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
+    // relu's normal form, aten::relu(Tensor self) -> Tensor; in-place calls (relu_) arrive in this form too.
+    kforge::CallResult run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
     {
+        if (!stack.back().toTensor().is_floating_point()) // a restored provider skips supports(): decline, not fail
+            return kforge::CallResult::decline("an integer tensor");
         const at::Tensor x = torch::jit::pop(stack).toTensor();
         torch::jit::push(stack, at::clamp_min(x, 0));
+        return kforge::CallResult::served();
     }
 };
 

@@ -158,6 +158,20 @@ TEST(Cli, ModulesJsonShowsAttentionFunctionInBlock0Attn)
     EXPECT_EQ(attn->at("functions"), (json{{"scaled_dot_product_attention", 1}})) << *attn;
 }
 
+TEST(Cli, ModulesJsonSaysWhichForwardsRun)
+{
+    const Result r = runKforge({"modules", "builtin:tiny-gpt", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json modules = parseJson(r);
+    const json* blocks = moduleAt(modules, "blocks");
+    const json* block = moduleAt(modules, "blocks.0");
+    ASSERT_TRUE(blocks && block) << r;
+    EXPECT_EQ(blocks->at("has_forward"), false) << *blocks; // a ModuleList: the root calls its children
+    EXPECT_EQ(blocks->at("forward_called"), false) << *blocks;
+    EXPECT_EQ(block->at("has_forward"), true) << *block;
+    EXPECT_EQ(block->at("forward_called"), true) << *block;
+}
+
 TEST(Cli, ModulesHumanTableShowsConvNetModulesAndFunctions)
 {
     const Result r = runKforge({"modules", "builtin:convnet"});
@@ -850,4 +864,124 @@ TEST(CliCapture, BakedInProvidersReplayAndGoStale)
                                    "--then-provide", "blocks.0.mlp:gelu:CudaGeluProvider", "--json"});
     ASSERT_EQ(same.exitCode, 0) << same;
     EXPECT_FALSE(parseJson(same).at("stale").get<bool>()) << same;
+}
+
+// ---- Warnings for plan entries that can never fire (run, profile, compare, optimize, capture) --------------------
+
+namespace {
+
+const std::string kContainerEntry = "blocks:gelu:AtenGeluProvider"; // a ModuleList: its forward never runs
+const std::string kContainerWarning =
+    "kforge: warning: plan entry 0 (scope 'blocks', gelu -> AtenGeluProvider) can never fire: 'blocks' (ModuleList) "
+    "has no forward of its own: the model calls its children directly, so the scope is never entered";
+
+std::vector<std::string> warningLines(const std::string& err)
+{
+    std::vector<std::string> out;
+    for (const auto& line : linesOf(err))
+        if (line.rfind("kforge: warning: plan entry ", 0) == 0)
+            out.push_back(line);
+    return out;
+}
+
+} // namespace
+
+TEST(CliWarnings, RunWarnsAboutAFunctionNeverCalledUnderTheScopeAndExitsZero)
+{
+    const Result r = runKforge({"run", "builtin:convnet", "--provide", "stage:gelu:AtenGeluProvider"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_EQ(warningLines(r.err),
+              (std::vector<std::string>{"kforge: warning: plan entry 0 (scope 'stage', gelu -> AtenGeluProvider) can "
+                                        "never fire: 'gelu' is not called in 'stage' or below"}))
+        << r;
+    EXPECT_TRUE(contains(r.out, "FUNCTION")) << r; // the run itself went on
+}
+
+TEST(CliWarnings, RunWarnsAboutAContainerScopeInTextAndJson)
+{
+    const Result r =
+        runKforge({"run", "builtin:tiny-gpt", "--provide", kContainerEntry, "--provide", kSdpaEntry, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_EQ(warningLines(r.err), (std::vector<std::string>{kContainerWarning})) << r;
+    const json run = parseJson(r);
+    ASSERT_TRUE(run.is_object()) << r;
+    ASSERT_EQ(run.at("warnings").size(), 1u) << r;
+    const json& w = run.at("warnings")[0];
+    EXPECT_EQ(w.at("entry"), 0);
+    EXPECT_EQ(w.at("scope"), "blocks");
+    EXPECT_EQ(w.at("function"), "gelu");
+    EXPECT_EQ(w.at("provider"), "AtenGeluProvider");
+    EXPECT_EQ(w.at("kind"), "scope-not-called");
+    EXPECT_TRUE(contains(w.at("fix").get<std::string>(), "'blocks.0', 'blocks.1'")) << w;
+    EXPECT_EQ("kforge: warning: " + w.at("message").get<std::string>(), kContainerWarning);
+    // Nothing was served by the entry that cannot fire.
+    for (const auto& c : callsOf(run, "gelu"))
+        EXPECT_EQ(c.at("provider"), "original") << c;
+
+    // A plan whose entries all fire has no warnings.
+    const Result fine = runKforge({"run", "builtin:tiny-gpt", "--provide", kSdpaEntry, "--json"});
+    ASSERT_EQ(fine.exitCode, 0) << fine;
+    EXPECT_TRUE(warningLines(fine.err).empty()) << fine;
+    EXPECT_EQ(parseJson(fine).at("warnings"), json::array()) << fine;
+}
+
+TEST(CliWarnings, ProfileWarnsAndExitsZero)
+{
+    const Result r = runKforge(
+        {"profile", "builtin:tiny-gpt", "--provide", kContainerEntry, "--warmup", "0", "--iterations", "1", "-q"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_EQ(warningLines(r.err), (std::vector<std::string>{kContainerWarning})) << r;
+    const Result j = runKforge({"profile", "builtin:tiny-gpt", "--provide", kContainerEntry, "--warmup", "0",
+                                "--iterations", "1", "-q", "--json"});
+    ASSERT_EQ(j.exitCode, 0) << j;
+    EXPECT_EQ(parseJson(j).at("warnings").size(), 1u) << j;
+    // A baseline profile runs no plan: nothing to warn about.
+    const Result baseline = runKforge({"profile", "builtin:tiny-gpt", "--warmup", "0", "--iterations", "1", "-q"});
+    ASSERT_EQ(baseline.exitCode, 0) << baseline;
+    EXPECT_TRUE(warningLines(baseline.err).empty()) << baseline;
+}
+
+TEST(CliWarnings, CompareWarnsAndExitsZero)
+{
+    const Result r =
+        runKforge({"compare", "builtin:tiny-gpt", "--provide", kContainerEntry, "--provide",
+                   "blocks.0.attn:gelu:AtenGeluProvider", "--warmup", "0", "--iterations", "1", "-q", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_EQ(warningLines(r.err),
+              (std::vector<std::string>{kContainerWarning,
+                                        "kforge: warning: plan entry 1 (scope 'blocks.0.attn', gelu -> "
+                                        "AtenGeluProvider) can never fire: 'gelu' is not called in 'blocks.0.attn' or "
+                                        "below"}))
+        << r;
+    const json c = parseJson(r);
+    ASSERT_EQ(c.at("warnings").size(), 2u) << r;
+    EXPECT_EQ(c.at("warnings")[1].at("kind"), "function-not-called");
+}
+
+TEST(CliWarnings, OptimizeChecksThePlanItWrites)
+{
+    const fs::path out =
+        fs::temp_directory_path() / ("kforge-cli-opt-" + std::to_string(std::random_device{}()) + ".kfplan.json");
+    const Result r = runKforge({"optimize", "builtin:tiny-gpt", "--out", out.string(), "--warmup", "0", "--iterations",
+                                "1", "--rounds", "1", "--quiet", "--json"});
+    std::error_code ec;
+    fs::remove(out, ec);
+    ASSERT_EQ(r.exitCode, 0) << r;
+    EXPECT_TRUE(warningLines(r.err).empty()) << r; // make_plan keeps root entries of functions it saw called
+    EXPECT_EQ(parseJson(r).at("warnings"), json::array()) << r;
+}
+
+TEST(CliWarnings, CaptureWarnsAboutEntriesThatCannotFireOnCuda)
+{
+    const Result r = runKforge({"capture", "builtin:tiny-gpt", "--provide", kContainerEntry, "--provide",
+                                "blocks.0.mlp:gelu:CpuGeluProvider", "--json"});
+    if (r.exitCode == 1 && contains(r.err, "CUDA"))
+        GTEST_SKIP() << "needs a CUDA device; none is visible on this machine";
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const auto lines = warningLines(r.err);
+    ASSERT_EQ(lines.size(), 2u) << r;
+    EXPECT_EQ(lines[0], kContainerWarning);
+    EXPECT_EQ(lines[1], "kforge: warning: plan entry 1 (scope 'blocks.0.mlp', gelu -> CpuGeluProvider) can never "
+                        "fire: provider 'CpuGeluProvider' does not run on cuda (it runs on: cpu)");
+    EXPECT_EQ(parseJson(r).at("warnings").size(), 2u) << r;
 }

@@ -249,32 +249,32 @@ TEST(CudaProviders, IneligibleOnCpuTensors)
     }
 }
 
-// A READY provider called with what its kernels do not take (here CPU tensors) runs the original op.
-TEST(CudaProviders, UnsupportedCallsRunTheOriginalOp)
+// CPU tensors are not for these kernels: each provider declines the call with the reason and leaves its
+// arguments on the stack, for the runtime to run the original op.
+TEST(CudaProviders, UnsupportedCallsAreDeclinedWithTheStackUntouched)
 {
     REQUIRE_CUDA_PROVIDERS();
     auto& registry = ProviderRegistry::instance();
     const at::Tensor x = at::randn({4, 8});
     const at::Tensor w = at::randn({8});
 
-    auto call = [&](const std::string& type, const c10::OperatorHandle& handle, torch::jit::Stack args) {
-        registry.create({{"type", type}})->call(handle, args);
-        EXPECT_EQ(args.size(), 1u) << type;
-        return args.back().toTensor();
+    auto expectDeclined = [&](const std::string& type, const c10::OperatorHandle& handle, torch::jit::Stack args) {
+        const size_t count = args.size();
+        const CallResult result = registry.create({{"type", type}})->call(handle, args);
+        ASSERT_FALSE(result.wasServed()) << type;
+        EXPECT_NE(std::string(result.declined).find("CUDA"), std::string::npos) << type << ": " << result.declined;
+        EXPECT_EQ(args.size(), count) << type;
     };
-    EXPECT_TRUE(at::allclose(call("CudaLayerNormProvider", op("aten::layer_norm"), layerNormArgs(x, {8}, w, w)),
-                             at::layer_norm(x, {8}, w, w)));
-    EXPECT_TRUE(at::allclose(call("CudaRmsNormProvider", op("aten::rms_norm"), rmsNormArgs(x, {8}, w)),
-                             at::rms_norm(x, {8}, w)));
-    EXPECT_TRUE(
-        at::allclose(call("CudaSoftmaxProvider", op("aten::softmax", "int"), softmaxArgs(x, 0)), at::softmax(x, 0)));
-    EXPECT_TRUE(at::allclose(call("CudaGeluProvider", op("aten::gelu"), geluArgs(x)), at::gelu(x)));
-    EXPECT_TRUE(at::allclose(call("CudaSiluProvider", op("aten::silu"), siluArgs(x)), at::silu(x)));
+    expectDeclined("CudaLayerNormProvider", op("aten::layer_norm"), layerNormArgs(x, {8}, w, w));
+    expectDeclined("CudaRmsNormProvider", op("aten::rms_norm"), rmsNormArgs(x, {8}, w));
+    expectDeclined("CudaSoftmaxProvider", op("aten::softmax", "int"), softmaxArgs(x, 0));
+    expectDeclined("CudaGeluProvider", op("aten::gelu"), geluArgs(x));
+    expectDeclined("CudaSiluProvider", op("aten::silu"), siluArgs(x));
 }
 
-// Planned on a CPU session, the CUDA providers are called and hand every call to the original op: the output is
-// the baseline's.
-TEST(CudaProviders, OnACpuSessionTheOriginalsServe)
+// Planned on a CPU session, the CUDA providers decline every call: the originals serve them, the output is the
+// baseline's, and the calls are reported as the originals' (never credited to a Cuda*Provider), with the reason.
+TEST(CudaProviders, OnACpuSessionTheOriginalsServeAndAreCredited)
 {
     REQUIRE_CUDA_PROVIDERS();
     TempDir dir;
@@ -299,10 +299,13 @@ TEST(CudaProviders, OnACpuSessionTheOriginalsServe)
         EXPECT_EQ(out[0].maxAbs, baseline[0].maxAbs) << source;
         std::vector<Event> log;
         stream->drain(log);
-        EXPECT_TRUE(std::any_of(
-            log.begin(), log.end(),
-            [](const Event& e) { return e.kind == EventKind::ProviderCall && e.provider.rfind("Cuda", 0) == 0; }))
-            << source << ": no Cuda*Provider was called";
+        EXPECT_FALSE(
+            std::any_of(log.begin(), log.end(), [](const Event& e) { return e.kind == EventKind::ProviderCall; }))
+            << source << ": a call was credited to a provider that declined it";
+        EXPECT_TRUE(std::any_of(log.begin(), log.end(), [](const Event& e) {
+            return e.kind == EventKind::OriginalCall && e.detail.rfind("declined by Cuda", 0) == 0;
+        })) << source;
+        EXPECT_FALSE(runtime.declines().empty()) << source;
     }
 }
 

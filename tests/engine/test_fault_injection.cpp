@@ -55,12 +55,13 @@ public:
     std::string typeName() const override { return m_type; }
 
 protected:
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         const long call = ++gCalls;
         if (call == gFailAt.load())
             throwFault(call);
         op.callBoxed(stack);
+        return CallResult::served();
     }
 
 private:

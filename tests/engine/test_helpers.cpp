@@ -78,13 +78,14 @@ public:
     std::string typeName() const override { return m_type; }
 
 protected:
-    void run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
     {
         const std::string approximate(stack.back().toStringRef());
         const at::Tensor x = stack[stack.size() - 2].toTensor();
         torch::jit::drop(stack, 2);
         ++tagCalls();
         torch::jit::push(stack, at::gelu(x, approximate) + m_tag);
+        return CallResult::served();
     }
 
 private:
@@ -98,11 +99,12 @@ public:
     std::string typeName() const override { return "TestSlowGeluProvider"; }
 
 protected:
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         // Far above a loaded machine's noise: 2 ms per call lost to 12 vs 17 ms forwards with 16 suites at once.
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         op.callBoxed(stack);
+        return CallResult::served();
     }
 };
 
@@ -112,7 +114,10 @@ public:
     std::string typeName() const override { return "TestThrowingGeluProvider"; }
 
 protected:
-    void run(const c10::OperatorHandle&, torch::jit::Stack&) override { throw std::runtime_error("planted failure"); }
+    CallResult run(const c10::OperatorHandle&, torch::jit::Stack&) override
+    {
+        throw std::runtime_error("planted failure");
+    }
 };
 
 class BlockingGeluProvider final : public KernelProvider {
@@ -128,12 +133,12 @@ public:
     std::string typeName() const override { return "TestBlockingGeluProvider"; }
 
 protected:
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         BlockingProbe& probe = blockingProbe();
         if (!probe.armed) { // other suites (the optimizer tries every gelu provider) pass straight through
             op.callBoxed(stack);
-            return;
+            return CallResult::served();
         }
         ++probe.inCall;
         ++probe.calls;
@@ -145,6 +150,7 @@ protected:
         }
         op.callBoxed(stack);
         --probe.inCall;
+        return CallResult::served();
     }
 };
 

@@ -2,6 +2,7 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
+#include <kforge/runtime.h>
 
 #include "test_helpers.h"
 
@@ -617,4 +618,186 @@ TEST_F(PlanValidation, HundredThousandEntries)
         counted += p.kind == "unknown-scope";
     EXPECT_EQ(counted, unknownScopes);
     EXPECT_EQ(problems.back().entry, 99999);
+}
+
+// ---- Warnings: enabled entries the runtime accepts that can never fire ----------------------------------------
+
+namespace {
+
+// Root iterates the children of `seq` (a module with a forward of its own) and of `list` (no forward, like a
+// ModuleList), calls `side` only through another method, `helped` through a method of its own, and `branch`
+// under a branch that is never taken.
+fs::path saveContainerModel(const TempDir& dir)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    const auto module = [&](const std::string& type, const std::string& methods) {
+        torch::jit::Module m(c10::QualifiedName("__torch__." + type), cu, true);
+        if (!methods.empty())
+            m.define(methods);
+        return m;
+    };
+    const std::string gelu = "def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n";
+    torch::jit::Module seq = module("Seq", "");
+    seq.register_module("0", module("Act", gelu));
+    seq.register_module("1", module("Act", "def forward(self, x: Tensor) -> Tensor:\n    return torch.relu(x)\n"));
+    seq.define("def forward(self, x: Tensor) -> Tensor:\n"
+               "    return getattr(self, \"1\").forward(getattr(self, \"0\").forward(x))\n");
+    torch::jit::Module list = module("List", "");
+    list.register_module("0", module("Act", gelu));
+    torch::jit::Module root = module("Root", "");
+    root.register_module("seq", seq);
+    root.register_module("list", list);
+    root.register_module("side",
+                         module("Act", gelu + "def other(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n"));
+    root.register_module("helped", module("Act", gelu));
+    root.register_module("branch", module("Act", gelu));
+    root.define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    y = getattr(self.seq, "1").forward(getattr(self.seq, "0").forward(x))
+    y = getattr(self.list, "0").forward(y)
+    y = self.side.other(y)
+    y = self.helper(y)
+    if bool(y.sum() > 1.0e9):
+        y = self.branch.forward(y)
+    return y
+
+def helper(self, x: Tensor) -> Tensor:
+    return self.helped.forward(x)
+)");
+    root.eval();
+    const fs::path path = dir.path("containers.pt");
+    saveModule(root, path);
+    return path;
+}
+
+std::vector<std::string> kindsOf(const std::vector<PlanWarning>& warnings)
+{
+    std::vector<std::string> out;
+    for (const auto& w : warnings)
+        out.push_back(std::to_string(w.entry) + ":" + w.kind);
+    return out;
+}
+
+// gelu calls the tagging provider serves in one forward of `session` with `plan` active.
+long taggedGeluCalls(ModelSession& session, const Plan& plan)
+{
+    KernelProviderRuntime runtime(session, plan);
+    auto applied = runtime.applied();
+    const long before = tagCalls();
+    session.forward();
+    return tagCalls() - before;
+}
+
+} // namespace
+
+TEST_F(PlanValidation, ModuleListScopeIsNeverEntered)
+{
+    const ModuleInfo* blocks = s_session->findModule("blocks");
+    ASSERT_NE(blocks, nullptr);
+    EXPECT_FALSE(blocks->hasForward);
+    EXPECT_FALSE(blocks->forwardCalled);
+    EXPECT_TRUE(s_session->findModule("")->forwardCalled);
+    EXPECT_TRUE(s_session->findModule("blocks.0")->forwardCalled);
+    EXPECT_TRUE(s_session->findModule("blocks.1.mlp.fc")->forwardCalled);
+
+    const auto problems = validate(Plan{{entry("blocks", "gelu", "AtenGeluProvider")}});
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].kind, "scope-not-called");
+    EXPECT_EQ(problems[0].jsonPath, "/entries/0/scope");
+    EXPECT_EQ(problems[0].message, "'blocks' (ModuleList) has no forward of its own: the model calls its children "
+                                   "directly, so the scope is never entered");
+    EXPECT_EQ(problems[0].fix, "use a scope whose forward runs: its children 'blocks.0', 'blocks.1', or the module "
+                               "around it \"\" (the root)");
+}
+
+TEST_F(PlanValidation, WarningsNameTheEntryAndTheReasonItCanNeverFire)
+{
+    const Plan plan{{entry("blocks.0", "gelu", "TestSlowGeluProvider"),  // fine on cpu, never on cuda
+                     entry("blocks", "gelu", "AtenGeluProvider"),        // a ModuleList: never entered
+                     entry("blocks.0.attn", "gelu", "AtenGeluProvider"), // gelu is not called there
+                     entry("", "layer_norm", "AtenLayerNormProvider")}}; // fine
+    const auto cpu = planWarnings(plan, *s_session, "cpu");
+    EXPECT_EQ(kindsOf(cpu), (std::vector<std::string>{"1:scope-not-called", "2:function-not-called"}));
+    ASSERT_EQ(cpu.size(), 2u);
+    EXPECT_EQ(cpu[0].scope, "blocks");
+    EXPECT_EQ(cpu[0].function, "gelu");
+    EXPECT_EQ(cpu[0].providerType, "AtenGeluProvider");
+    EXPECT_EQ(cpu[0].text(), "plan entry 1 (scope 'blocks', gelu -> AtenGeluProvider) can never fire: 'blocks' "
+                             "(ModuleList) has no forward of its own: the model calls its children directly, so the "
+                             "scope is never entered");
+    EXPECT_EQ(cpu[1].text(), "plan entry 2 (scope 'blocks.0.attn', gelu -> AtenGeluProvider) can never fire: 'gelu' is "
+                             "not called in 'blocks.0.attn' or below");
+    EXPECT_TRUE(contains(cpu[1].fix, "'blocks.0.mlp'")) << cpu[1].fix;
+
+    const auto cuda = planWarnings(plan, *s_session, "cuda:0");
+    EXPECT_EQ(kindsOf(cuda),
+              (std::vector<std::string>{"0:device-unavailable", "1:scope-not-called", "2:function-not-called"}));
+    EXPECT_EQ(cuda[0].text(), "plan entry 0 (scope 'blocks.0', gelu -> TestSlowGeluProvider) can never fire: provider "
+                              "'TestSlowGeluProvider' does not run on cuda (it runs on: cpu)");
+    EXPECT_THROW(planWarnings(plan, *s_session, "tpu"), Error);
+}
+
+TEST_F(PlanValidation, WarningsLeaveOutDisabledEntriesAndWhatTheRuntimeRefuses)
+{
+    Plan plan{{entry("blocks", "gelu", "AtenGeluProvider"), entry("", "softmax", "AtenSoftmaxProvider")}};
+    plan.entries[0].enabled = false;
+    EXPECT_TRUE(planWarnings(plan, *s_session).empty());
+    // Errors of KernelProviderRuntime, not warnings: unknown scope, function or provider; wrong function.
+    const Plan refused{{entry("blocks.7", "gelu", "AtenGeluProvider"), entry("", "gelux", "AtenGeluProvider"),
+                        entry("", "gelu", "NoSuchProvider"), entry("", "gelu", "AtenLayerNormProvider")}};
+    EXPECT_TRUE(planWarnings(refused, *s_session).empty());
+    EXPECT_TRUE(planWarnings(Plan{}, *s_session).empty());
+    // The root scope reads as such.
+    const auto root = planWarnings(Plan{{entry("", "relu", "AtenReluProvider")}}, *s_session);
+    ASSERT_EQ(root.size(), 1u);
+    EXPECT_EQ(root[0].text(), "plan entry 0 (root scope, relu -> AtenReluProvider) can never fire: 'relu' is not "
+                              "called in the model or below");
+}
+
+TEST_F(PlanValidation, ModuleListScopeServesNoCallAtRunTime)
+{
+    ModelSession& session = *s_session;
+    tagCalls() = 0;
+    EXPECT_EQ(taggedGeluCalls(session, Plan{{entry("blocks", "gelu", "TestTagGeluProvider")}}), 0);
+    EXPECT_EQ(taggedGeluCalls(session, Plan{{entry("blocks.1", "gelu", "TestTagGeluProvider")}}), 1);
+}
+
+// Which forwards run, statically: called through getattr chains, other methods and branches; not the forward of a
+// module whose children the parent calls directly, nor one reached only through another method.
+TEST(PlanWarnings, ForwardsCalledFollowTheCallGraphFromTheRootForward)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = ModelSession::open(saveContainerModel(dir).string());
+    std::vector<std::string> notCalled, withoutForward;
+    for (const ModuleInfo& m : session->modules()) {
+        if (!m.forwardCalled)
+            notCalled.push_back(m.path);
+        if (!m.hasForward)
+            withoutForward.push_back(m.path);
+    }
+    EXPECT_EQ(notCalled, (std::vector<std::string>{"seq", "list", "side"}));
+    EXPECT_EQ(withoutForward, (std::vector<std::string>{"list"}));
+
+    const Plan plan{{entry("seq", "gelu", "TestTagGeluProvider"), entry("list", "gelu", "TestTagGeluProvider"),
+                     entry("side", "gelu", "TestTagGeluProvider"), entry("helped", "gelu", "TestTagGeluProvider"),
+                     entry("branch", "gelu", "TestTagGeluProvider"), entry("seq.0", "gelu", "TestTagGeluProvider")}};
+    const auto warnings = planWarnings(plan, *session);
+    EXPECT_EQ(kindsOf(warnings),
+              (std::vector<std::string>{"0:scope-not-called", "1:scope-not-called", "2:scope-not-called"}));
+    ASSERT_EQ(warnings.size(), 3u);
+    EXPECT_EQ(warnings[0].reason, "the forward of 'seq' (Seq) is never called: its parent uses its children, "
+                                  "methods or parameters directly, so the scope is never entered");
+    EXPECT_EQ(warnings[0].fix, "use a scope whose forward runs: its children 'seq.0', 'seq.1', or the module around "
+                               "it \"\" (the root)");
+    EXPECT_TRUE(contains(warnings[1].reason, "'list' (List) has no forward of its own")) << warnings[1].reason;
+
+    // The static rule agrees with the runtime: the entries it warns about serve nothing, the others do.
+    session->setInputSpecs({"float32[2,3]"});
+    tagCalls() = 0;
+    for (size_t i = 0; i < plan.entries.size(); ++i) {
+        const bool warned = i < 3;
+        EXPECT_EQ(taggedGeluCalls(*session, Plan{{plan.entries[i]}}) > 0, !warned && plan.entries[i].scope != "branch")
+            << plan.entries[i].scope;
+    }
 }

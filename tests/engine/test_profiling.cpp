@@ -28,6 +28,35 @@ ProfileRun cpuProfile(ModelSession& session, int iterations, Plan plan = {}, boo
 
 } // namespace
 
+// A call the plan's provider declines is the original's in every record and range, and the profile counts the
+// declines of the measured forwards (not the warm-up's) per plan entry.
+TEST(Profiling, DeclinedCallsAreAttributedToTheOriginalAndCountedPerEntry)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(torch.gelu(x))"), dir.path("m.pt"));
+    auto session = ModelSession::open(dir.path("m.pt").string());
+    session->setInputSpecs({"float64[4,16]"}); // CpuGeluProvider's kernels take float32 and bfloat16 only
+    const ProfileRun run = cpuProfile(*session, 3, planOf({entry("act", "gelu", "CpuGeluProvider")}), true);
+    int geluOps = 0, geluRanges = 0;
+    for (const KernelRecord& r : run.records)
+        if (r.function == "gelu") {
+            ++geluOps;
+            EXPECT_EQ(r.provider, "original");
+        }
+    for (const RangeRecord& r : run.ranges)
+        if (r.kind == "function" && r.name == "gelu") {
+            ++geluRanges;
+            EXPECT_EQ(r.provider, "original");
+        }
+    EXPECT_EQ(geluOps, 6);
+    EXPECT_EQ(geluRanges, 6);
+    ASSERT_EQ(run.declines.size(), 1u);
+    EXPECT_EQ(run.declines[0].entry, 0);
+    EXPECT_EQ(run.declines[0].calls, 6u); // 2 per forward x 3 measured; the warm-up's 2 are left out
+    EXPECT_EQ(run.declines[0].provider, "CpuGeluProvider(approximate=none)");
+    EXPECT_NE(run.declines[0].lastReason.find("dtype"), std::string::npos);
+}
+
 TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");
@@ -50,10 +79,12 @@ TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
         }
     }
     // Each replaceable function call is one top-level op execution: the call counts of one forward x 3.
-    EXPECT_EQ(
-        functionOps,
-        (std::map<std::string, int>{
-            {"gelu", 6}, {"layer_norm", 15}, {"linear", 27}, {"scaled_dot_product_attention", 6}, {"softmax", 3}}));
+    EXPECT_EQ(functionOps, (std::map<std::string, int>{{"embedding", 3},
+                                                       {"gelu", 6},
+                                                       {"layer_norm", 15},
+                                                       {"linear", 27},
+                                                       {"scaled_dot_product_attention", 6},
+                                                       {"softmax", 3}}));
     // The SDPA calls happen inside the attention modules, gelu inside the MLPs.
     for (const KernelRecord& r : run.records) {
         if (r.function == "scaled_dot_product_attention")
@@ -67,7 +98,7 @@ TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
     EXPECT_EQ(roots, 3);
     const auto calls =
         std::count_if(run.ranges.begin(), run.ranges.end(), [](const RangeRecord& r) { return r.kind == "function"; });
-    EXPECT_EQ(calls, 3 * 19);
+    EXPECT_EQ(calls, 3 * 20);
     EXPECT_EQ(run.outputs.size(), 1u);
     ASSERT_EQ(run.outputValues.size(), 1u);
     EXPECT_EQ(run.outputValues[0].size(), 16u * 256u);

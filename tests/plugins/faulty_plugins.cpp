@@ -13,7 +13,11 @@ public:
     std::string typeName() const override { return m_type; }
 
 protected:
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override { op.callBoxed(stack); }
+    kforge::CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        op.callBoxed(stack);
+        return kforge::CallResult::served();
+    }
 
 private:
     std::string m_type;

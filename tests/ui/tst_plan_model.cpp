@@ -1,5 +1,6 @@
 // The plan editor's models without windows: PlanModel under the model tester, PlanDocument's undo history,
 // plan files through the engine's plan I/O.
+#include "models/format.h"
 #include "models/plan_document.h"
 #include "models/plan_model.h"
 
@@ -7,10 +8,15 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
 
 using kforge::ui::PlanDocument;
 using kforge::ui::PlanModel;
@@ -79,6 +85,73 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, 0).data(PlanModel::ProblemCountRole).toInt(), 1);
         QCOMPARE(model.index(1, PlanModel::ProblemsColumn).data().toString(), QString());
         QCOMPARE(model.planProblems(), QStringList{"plan-wide"});
+    }
+
+    // The calls a run's providers declined, per entry: a count in the Declined column, the reason in the tooltip,
+    // gone with any change of the plan (a new revision); entries that do not match their row are left out.
+    void declinedColumn()
+    {
+        PlanDocument document;
+        PlanModel* model = document.model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        document.setPlan(fixture());
+        QCOMPARE(model->headerData(PlanModel::DeclinedColumn, Qt::Horizontal).toString(), QStringLiteral("Declined"));
+        QVERIFY(!model->headerData(PlanModel::DeclinedColumn, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY(!(model->flags(model->index(0, PlanModel::DeclinedColumn)) & Qt::ItemIsEditable));
+        QVERIFY(!model->setData(model->index(0, PlanModel::DeclinedColumn), QStringLiteral("5")));
+        QCOMPARE(column(*model, PlanModel::DeclinedColumn), (QStringList{"", "", ""}));
+        QVERIFY(model->index(0, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).isNull()); // nothing ran yet
+
+        QSignalSpy changed(model, &QAbstractItemModel::dataChanged);
+        model->setDeclines({{0, "blocks.0.mlp", "gelu", "AtenGeluProvider", 1234, "a dtype other than float32"},
+                            {2, "", "softmax", "AtenSoftmaxProvider", 0, ""},                  // no call: no row
+                            {1, "blocks.1.attn", "scaled_dot_product_attention", "P", 3, "x"}, // not that row's
+                            {7, "", "gelu", "P", 3, "x"}});                                    // no such row
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(column(*model, PlanModel::DeclinedColumn), (QStringList{QLocale().toString(1234), "", ""}));
+        QCOMPARE(model->index(0, 0).data(PlanModel::DeclinedCallsRole).toULongLong(), 1234ULL);
+        QCOMPARE(model->index(1, 0).data(PlanModel::DeclinedCallsRole).toULongLong(), 0ULL);
+        QCOMPARE(model->declines().size(), size_t(1));
+        const QString tooltip = model->index(0, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tooltip.startsWith(QStringLiteral("AtenGeluProvider declined ")) &&
+                     tooltip.endsWith(QStringLiteral("\nLast reason: a dtype other than float32")),
+                 qPrintable(tooltip));
+        QVERIFY(!model->index(2, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY(model->index(0, PlanModel::DeclinedColumn).data(Qt::ForegroundRole).isValid());
+
+        // Every kind of edit, and its undo, is a new revision and clears the column.
+        const std::uint64_t before = model->revision();
+        document.setEntryEnabled(2, false);
+        QVERIFY(model->revision() > before);
+        QVERIFY(model->declines().empty());
+        QCOMPARE(column(*model, PlanModel::DeclinedColumn), (QStringList{"", "", ""}));
+        QVERIFY(model->index(0, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).isNull());
+        for (const auto& edit : std::vector<std::function<void()>>{
+                 [&] { document.undoStack()->undo(); }, [&] { document.moveEntry(0, 1); },
+                 [&] { document.removeEntry(0); }, [&] { document.addEntry(entry("", "gelu", "P")); },
+                 [&] { document.setPlan(fixture()); }}) {
+            model->setDeclines({{0, model->entry(0).scope, model->entry(0).function, "P", 2, "r"}});
+            QCOMPARE(model->declines().size(), size_t(1));
+            const std::uint64_t revision = model->revision();
+            edit();
+            QVERIFY(model->revision() > revision);
+            QVERIFY(model->declines().empty());
+        }
+    }
+
+    // The status bar's line: one entry with its reason, several with a count each.
+    void declinesMessage()
+    {
+        QCOMPARE(kforge::ui::formatDeclines({}), QString());
+        QCOMPARE(kforge::ui::formatDeclines({{1, "act", "gelu", "CpuGeluProvider", 0, ""}}), QString());
+        QCOMPARE(kforge::ui::formatDeclines({{1, "act", "gelu", "CpuGeluProvider", 1, "a float64 input"}}),
+                 QStringLiteral("1 call declined by CpuGeluProvider: a float64 input; the original served it"));
+        QCOMPARE(kforge::ui::formatDeclines({{1, "act", "gelu", "CpuGeluProvider", 3, "a float64 input"}}),
+                 QStringLiteral("3 calls declined by CpuGeluProvider: a float64 input; the original served them"));
+        QCOMPARE(kforge::ui::formatDeclines(
+                     {{0, "", "gelu", "CpuGeluProvider", 3, "a"}, {2, "", "silu", "CpuSiluProvider", 4, "b"}}),
+                 QStringLiteral("7 calls declined (CpuGeluProvider: 3, CpuSiluProvider: 4; see the plan's Declined "
+                                "column); the original served them"));
     }
 
     void editsWithoutHandlerApplyDirectly()

@@ -5,6 +5,8 @@
 #include "models/comparison_model.h"
 #include "models/kernel_stats_model.h"
 #include "models/module_tree_model.h"
+#include "models/plan_document.h"
+#include "models/plan_model.h"
 #include "profile_controller.h"
 #include "run_controller.h"
 #include "views/profile_page.h"
@@ -20,6 +22,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QStatusBar>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QSettings>
@@ -46,6 +49,7 @@ namespace {
 
 constexpr int kTimeoutMs = 120'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
+const QString kFloat64Gelu = QStringLiteral(KFORGE_UI_TEST_DATA "/float64_gelu.pt"); // gelu in `act`, no parameters
 
 std::unique_ptr<MainWindow> makeWindow()
 {
@@ -58,20 +62,22 @@ std::unique_ptr<MainWindow> makeWindow()
     return window;
 }
 
-// A window showing tiny-gpt, set up for short CPU profiles (1 warm-up, 2 iterations) through the page's boxes.
-std::unique_ptr<MainWindow> openTinyGpt()
+// A window showing `source`, set up for short CPU profiles (1 warm-up, 2 iterations) through the page's boxes.
+std::unique_ptr<MainWindow> openForProfiles(const QString& source)
 {
     auto window = makeWindow();
     QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
-    window->openSource(kTinyGpt);
+    window->openSource(source);
     if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, kTimeoutMs))
-        qWarning() << "tiny-gpt did not load";
+        qWarning() << source << "did not load";
     ProfilePage* page = window->profilePage();
     page->deviceCombo()->setCurrentIndex(page->deviceCombo()->findData(QStringLiteral("cpu")));
     page->warmupBox()->setValue(1);
     page->iterationsBox()->setValue(2);
     return window;
 }
+
+std::unique_ptr<MainWindow> openTinyGpt() { return openForProfiles(kTinyGpt); }
 
 // Waits for the next profileFinished(ok, message) of the window.
 std::pair<bool, QString> waitForProfile(QSignalSpy& finished)
@@ -189,6 +195,79 @@ private Q_SLOTS:
         QVERIFY(actions.exportTrace->isEnabled());
         QVERIFY(actions.exportChart->isEnabled());
         QVERIFY(actions.exportTimeline->isEnabled());
+    }
+
+    // Profiling with a plan names the entries that can never fire (here a ModuleList scope)
+    // in the status bar, while the profile runs and after it; a baseline runs no plan and warns about nothing.
+    void profileWithPlanReportsEntriesThatCanNeverFire()
+    {
+        const auto window = openTinyGpt();
+        window->addPlanEntry(QStringLiteral("blocks"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        QSignalSpy warned(window.get(), &MainWindow::planWarningsChanged);
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileWithPlan());
+        QCOMPARE(warned.count(), 1);
+        const QStringList warnings = warned.first().first().toStringList();
+        QCOMPARE(warnings.size(), 1);
+        QVERIFY2(warnings.first().startsWith(QStringLiteral(
+                     "plan entry 0 (scope 'blocks', gelu -> AtenGeluProvider) can never fire: 'blocks' (ModuleList)")),
+                 qPrintable(warnings.first()));
+        const auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(window->statusBar()->currentMessage().contains(warnings.first()),
+                 qPrintable(window->statusBar()->currentMessage()));
+
+        QVERIFY(window->profileBaseline());
+        QVERIFY(window->planWarnings().isEmpty());
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(!window->statusBar()->currentMessage().contains(QStringLiteral("can never fire")));
+    }
+
+    // Profiles with a plan count the calls its providers declined in the measured forwards (CpuGeluProvider declines
+    // float64): the plan editor's Declined column shows them on the entry's row, disabled entries notwithstanding
+    // (the profile runs the enabled ones only), and the finish message says so. A baseline runs no plan and leaves
+    // the column as it was.
+    void profileWithPlanShowsDeclinedCalls()
+    {
+        const auto window = openForProfiles(kFloat64Gelu);
+        QVERIFY(window->session());
+        QString error;
+        QVERIFY2(window->setInputSpecs({QStringLiteral("float64[2,8]")}, &error), qPrintable(error));
+        window->addPlanEntry(QString(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->planDocument()->setEntryEnabled(0, false);
+        window->addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("CpuGeluProvider"));
+        const kforge::ui::PlanModel* model = window->planDocument()->model();
+        auto declinedCell = [model](int row) {
+            return model->index(row, kforge::ui::PlanModel::DeclinedColumn).data().toString();
+        };
+        const QString reason = QStringLiteral("a dtype other than float32 and bfloat16");
+
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        QVERIFY(window->profileWithPlan());
+        auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        // 2 measured forwards, one gelu each; the warm-up's decline is not counted.
+        QVERIFY2(message.contains(QStringLiteral("2 calls declined by CpuGeluProvider")) && message.contains(reason),
+                 qPrintable(message));
+        QVERIFY2(window->statusBar()->currentMessage().contains(QStringLiteral("2 calls declined")),
+                 qPrintable(window->statusBar()->currentMessage()));
+        QCOMPARE(declinedCell(1), QStringLiteral("2"));
+        QCOMPARE(declinedCell(0), QString());
+        QVERIFY2(
+            model->index(1, kforge::ui::PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().contains(reason),
+            "the tooltip names the reason");
+        QCOMPARE(window->profileController()->plan()->declines.size(), size_t(1));
+        QCOMPARE(window->profileController()->plan()->declines.front().entry, 0); // of the enabled entries
+
+        QVERIFY(window->profileBaseline());
+        std::tie(ok, message) = waitForProfile(finished);
+        QVERIFY2(ok && !message.contains(QStringLiteral("declined")), qPrintable(message));
+        QCOMPARE(declinedCell(1), QStringLiteral("2"));
+
+        QVERIFY(window->profileCompare());
+        std::tie(ok, message) = waitForProfile(finished);
+        QVERIFY2(ok && message.contains(QStringLiteral("2 calls declined")), qPrintable(message));
+        QCOMPARE(declinedCell(1), QStringLiteral("2"));
     }
 
     void timelineClickSelectsKernelRow()

@@ -32,6 +32,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -52,6 +53,7 @@ namespace {
 constexpr int kTimeoutMs = 60'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
 const QString kThrowingMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/throwing_mlp.pt");
+const QString kFloat64Gelu = QStringLiteral(KFORGE_UI_TEST_DATA "/float64_gelu.pt"); // gelu in `act`, no parameters
 
 std::unique_ptr<MainWindow> openWindow(const QString& source)
 {
@@ -134,6 +136,7 @@ private Q_SLOTS:
         kforge::ui::applyApplicationIdentity();
         QSettings().clear();
         QVERIFY2(QFileInfo::exists(kThrowingMlp), qPrintable(kThrowingMlp));
+        QVERIFY2(QFileInfo::exists(kFloat64Gelu), qPrintable(kFloat64Gelu));
     }
 
     void addProviderFromTreeMenu()
@@ -321,6 +324,134 @@ private Q_SLOTS:
         window->planDocument()->undoStack()->undo();
         window->addPlanEntry(QStringLiteral("blocks.0"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         QCOMPARE(model->index(0, 0).data(PlanModel::ProblemCountRole).toInt(), 0);
+    }
+
+    // An entry that can never fire: the Problems column says why before anything runs, and a forward with the plan
+    // names the entry and the reason in the status bar (and planWarningsChanged) without failing.
+    void entryThatCanNeverFireIsReportedWhenRunning()
+    {
+        const auto window = openWindow(kTinyGpt);
+        window->addPlanEntry(QStringLiteral("blocks"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        const PlanModel* model = window->planDocument()->model();
+        const QString problems = model->index(0, PlanModel::ProblemsColumn).data().toString();
+        QVERIFY2(problems.contains(QStringLiteral("'blocks' (ModuleList) has no forward of its own")),
+                 qPrintable(problems));
+        QCOMPARE(model->index(1, 0).data(PlanModel::ProblemCountRole).toInt(), 0);
+
+        QSignalSpy warned(window.get(), &MainWindow::planWarningsChanged);
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        const QString expected = QStringLiteral(
+            "plan entry 0 (scope 'blocks', gelu -> AtenGeluProvider) can never fire: 'blocks' (ModuleList) has no "
+            "forward of its own: the model calls its children directly, so the scope is never entered");
+        QCOMPARE(warned.count(), 1);
+        QCOMPARE(warned.first().first().toStringList(), QStringList{expected});
+        QCOMPARE(window->planWarnings(), QStringList{expected});
+        const auto [ok, message] = waitForRun(finished);
+        QVERIFY2(ok, qPrintable(message));
+        const QString status = window->statusBar()->currentMessage();
+        QVERIFY2(status.startsWith(message) && status.contains(expected), qPrintable(status));
+        // The other entry served its call; the one that cannot fire served none.
+        QCOMPARE(window->runController()->statistics().modules().at("blocks.0.mlp").providerCalls, std::int64_t(1));
+
+        // Fixed: the next forward has nothing to warn about.
+        window->planDocument()->undoStack()->undo();
+        window->planDocument()->undoStack()->undo();
+        window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        QVERIFY(window->runForward());
+        QVERIFY(warned.last().first().toStringList().isEmpty());
+        QVERIFY(waitForRun(finished).first);
+        QVERIFY2(!window->statusBar()->currentMessage().contains(QStringLiteral("can never fire")),
+                 qPrintable(window->statusBar()->currentMessage()));
+    }
+
+    // CpuGeluProvider computes float32 and bfloat16 only: it declines a float64 call, the original serves it and is
+    // credited with it. The plan editor's Declined column counts the entry's declines (the reason in the tooltip),
+    // the event log shows the decline on the original's call, and the run's message says so.
+    void declinedCallsAreShownPerEntry()
+    {
+        const auto window = openWindow(kFloat64Gelu);
+        QVERIFY(window->session());
+        QString error;
+        QVERIFY2(window->setInputSpecs({QStringLiteral("float64[2,8]")}, &error), qPrintable(error));
+        // A disabled entry first: the runtime numbers entries as the plan does, disabled ones included.
+        window->addPlanEntry(QString(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->planDocument()->setEntryEnabled(0, false);
+        window->addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("CpuGeluProvider"));
+        PlanModel* model = window->planDocument()->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model->headerData(PlanModel::DeclinedColumn, Qt::Horizontal).toString(), QStringLiteral("Declined"));
+        QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString()); // nothing ran yet
+
+        const QString reason = QStringLiteral("a dtype other than float32 and bfloat16");
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        const auto [ok, message] = waitForRun(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("1 call declined by CpuGeluProvider")) && message.contains(reason) &&
+                     message.endsWith(QStringLiteral("; the original served it")),
+                 qPrintable(message));
+        QVERIFY2(window->statusBar()->currentMessage().contains(QStringLiteral("1 call declined by CpuGeluProvider")),
+                 qPrintable(window->statusBar()->currentMessage()));
+
+        // The entry that declined, and only it.
+        const QModelIndex declined = model->index(1, PlanModel::DeclinedColumn);
+        QCOMPARE(declined.data().toString(), QStringLiteral("1"));
+        QCOMPARE(declined.data(PlanModel::DeclinedCallsRole).toULongLong(), 1ULL);
+        const QString tooltip = declined.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tooltip.contains(QStringLiteral("declined 1 call of gelu")) &&
+                     tooltip.contains(QStringLiteral("Last reason: ") + reason),
+                 qPrintable(tooltip));
+        QCOMPARE(model->index(0, PlanModel::DeclinedColumn).data().toString(), QString());
+        QCOMPARE(model->index(0, PlanModel::DeclinedColumn).data(PlanModel::DeclinedCallsRole).toULongLong(), 0ULL);
+        QCOMPARE(window->runController()->declines().size(), size_t(1));
+        QCOMPARE(window->runController()->declines().front().entry, 1);
+        // Credited to the original: the tree counts no provider call under `act`.
+        QCOMPARE(window->runController()->statistics().modules().at("act").providerCalls, std::int64_t(0));
+
+        // The event log: the original's call of gelu, with the decline as its detail (and the filter finds it).
+        const kforge::ui::EventLogModel* log = window->runController()->eventLog();
+        QString detail;
+        for (int row = 0; row < log->rowCount(); ++row)
+            if (log->event(row).kind == kforge::EventKind::OriginalCall && log->event(row).function == "gelu")
+                detail = log->index(row, kforge::ui::EventLogModel::DetailColumn).data().toString();
+        QVERIFY2(detail.startsWith(QStringLiteral("declined by CpuGeluProvider")) && detail.endsWith(reason),
+                 qPrintable(detail));
+        window->eventLogView()
+            ->findChild<QLineEdit*>(QStringLiteral("eventFilter"))
+            ->setText(QStringLiteral("declined by"));
+        QVERIFY(window->eventLogView()->filterModel()->rowCount() >= 1);
+
+        // A new run starts the column over (cleared while it runs); the count is that run's, not a total.
+        QVERIFY(window->runForward());
+        QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString());
+        QVERIFY(waitForRun(finished).first);
+        QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QStringLiteral("1"));
+
+        // A plan edit clears it: the counts belong to the plan that ran.
+        kforge::PlanEntry entry = model->entry(1);
+        entry.note = "float64 here";
+        window->planDocument()->editEntry(1, entry, QStringLiteral("Edit note"));
+        QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString());
+        QVERIFY(model->declines().empty());
+
+        // An edit while a forward runs: its declines are not shown on a plan that did not run.
+        QVERIFY(window->runForward());
+        window->planDocument()->undoStack()->undo();
+        const auto [editedOk, editedMessage] = waitForRun(finished);
+        QVERIFY2(editedOk && editedMessage.contains(QStringLiteral("declined")), qPrintable(editedMessage));
+        QVERIFY(model->declines().empty());
+
+        // A served call declines nothing: a float32 input.
+        QVERIFY2(window->setInputSpecs({QStringLiteral("float32[2,8]")}, &error), qPrintable(error));
+        QVERIFY(window->runForward());
+        const auto [servedOk, servedMessage] = waitForRun(finished);
+        QVERIFY2(servedOk && !servedMessage.contains(QStringLiteral("declined")), qPrintable(servedMessage));
+        QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString());
+        QVERIFY(!model->index(1, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().isEmpty());
+        QCOMPARE(window->runController()->statistics().modules().at("act").providerCalls, std::int64_t(1));
     }
 
     void runWithPlanCountsCalls()
@@ -517,10 +648,12 @@ private Q_SLOTS:
         const auto window = openWindow(kTinyGpt);
         QMenu* menu = window->stacksView()->breakpointMenu();
         Q_EMIT menu->aboutToShow();
-        QAction* softmax = nullptr;
-        for (QAction* action : menu->actions())
-            if (action->data().toString() == QLatin1String("softmax"))
-                softmax = action;
+        QAction* softmax = nullptr; // under its category's submenu
+        for (QAction* category : menu->actions())
+            if (category->menu())
+                for (QAction* action : category->menu()->actions())
+                    if (action->data().toString() == QLatin1String("softmax"))
+                        softmax = action;
         QVERIFY(softmax);
         softmax->trigger();
         QVERIFY(window->runController()->functionBreakpoints().contains(QStringLiteral("softmax")));

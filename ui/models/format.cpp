@@ -31,4 +31,45 @@ QString formatFunctions(const std::map<std::string, int>& functions)
     return parts.join(QStringLiteral(", "));
 }
 
+QString formatDeclines(const std::vector<kforge::EntryDeclines>& declines)
+{
+    std::vector<const kforge::EntryDeclines*> some;
+    std::uint64_t total = 0;
+    for (const kforge::EntryDeclines& d : declines) {
+        if (d.calls > 0)
+            some.push_back(&d);
+        total += d.calls;
+    }
+    if (some.empty())
+        return {};
+    const QString calls = total == 1 ? QStringLiteral("1 call declined")
+                                     : QStringLiteral("%1 calls declined").arg(formatCount(std::int64_t(total)));
+    const QString served =
+        total == 1 ? QStringLiteral("the original served it") : QStringLiteral("the original served them");
+    if (some.size() == 1)
+        return QStringLiteral("%1 by %2: %3; %4")
+            .arg(calls, QString::fromStdString(some.front()->provider),
+                 QString::fromStdString(some.front()->lastReason), served);
+    QStringList parts;
+    for (const kforge::EntryDeclines* d : some)
+        parts << QStringLiteral("%1: %2").arg(QString::fromStdString(d->provider), formatCount(std::int64_t(d->calls)));
+    return QStringLiteral("%1 (%2; see the plan's Declined column); %3")
+        .arg(calls, parts.join(QStringLiteral(", ")), served);
+}
+
+QString formatEntryDeclines(const kforge::EntryDeclines& d)
+{
+    const QString function = QString::fromStdString(d.function);
+    const QString what = d.calls == 1
+                             ? QStringLiteral("1 call of %1").arg(function)
+                             : QStringLiteral("%1 calls of %2").arg(formatCount(std::int64_t(d.calls)), function);
+    QString text = QStringLiteral("%1 declined %2 in the last run with this plan; the original served %3 and is "
+                                  "credited with %3.")
+                       .arg(QString::fromStdString(d.provider), what,
+                            d.calls == 1 ? QStringLiteral("it") : QStringLiteral("them"));
+    if (!d.lastReason.empty())
+        text += QStringLiteral("\nLast reason: %1").arg(QString::fromStdString(d.lastReason));
+    return text;
+}
+
 } // namespace kforge::ui

@@ -1,9 +1,12 @@
 #pragma once
+#include <kforge/runtime_types.h>
+
 #include <QString>
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace kforge::ui {
 
@@ -13,5 +16,13 @@ QString formatCount(std::int64_t count);                              // "1,234,
 QString formatCompactCount(std::int64_t count);                       // "1.23 M", "842 k", "950"
 QString formatBytes(std::int64_t bytes);                              // "4.88 MiB"
 QString formatFunctions(const std::map<std::string, int>& functions); // "gelu×2, linear×4"
+
+// Calls providers declined (the original served them), for the status bar after a run or profile: "3 calls declined
+// by CpuGeluProvider(approximate=none): a dtype other than float32 and bfloat16; the original served them", or
+// with several entries "7 calls declined (P: 3, Q: 4; see the plan's Declined column); the original served them".
+// "" when there are none.
+QString formatDeclines(const std::vector<kforge::EntryDeclines>& declines);
+// One entry's declines, two lines for a tooltip: who declined how many calls of what, and the last reason.
+QString formatEntryDeclines(const kforge::EntryDeclines& declines);
 
 } // namespace kforge::ui

@@ -1,5 +1,7 @@
 #include "plan_model.h"
 
+#include "format.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -14,6 +16,9 @@ void PlanModel::setPlan(kforge::Plan plan)
     beginResetModel();
     m_plan = std::move(plan);
     m_problems.clear();
+    m_declines.clear();
+    m_haveDeclines = false;
+    ++m_revision;
     endResetModel();
     Q_EMIT planChanged();
 }
@@ -24,7 +29,7 @@ void PlanModel::insertEntry(int row, kforge::PlanEntry entry)
     beginInsertRows({}, row, row);
     m_plan.entries.insert(m_plan.entries.begin() + row, std::move(entry));
     endInsertRows();
-    Q_EMIT planChanged();
+    planEdited();
 }
 
 kforge::PlanEntry PlanModel::takeEntry(int row)
@@ -33,7 +38,7 @@ kforge::PlanEntry PlanModel::takeEntry(int row)
     kforge::PlanEntry entry = std::move(m_plan.entries.at(size_t(row)));
     m_plan.entries.erase(m_plan.entries.begin() + row);
     endRemoveRows();
-    Q_EMIT planChanged();
+    planEdited();
     return entry;
 }
 
@@ -47,17 +52,55 @@ void PlanModel::moveEntry(int from, int to)
     m_plan.entries.erase(m_plan.entries.begin() + from);
     m_plan.entries.insert(m_plan.entries.begin() + to, std::move(entry));
     endMoveRows();
-    Q_EMIT planChanged();
+    planEdited();
 }
 
 void PlanModel::replaceEntry(int row, kforge::PlanEntry entry)
 {
     m_plan.entries.at(size_t(row)) = std::move(entry);
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-    Q_EMIT planChanged();
+    planEdited();
 }
 
 void PlanModel::setEditHandler(EditHandler handler) { m_editHandler = std::move(handler); }
+
+void PlanModel::planEdited()
+{
+    ++m_revision;
+    clearDeclines();
+    Q_EMIT planChanged();
+}
+
+void PlanModel::setDeclines(std::vector<kforge::EntryDeclines> declines)
+{
+    std::erase_if(declines, [this](const kforge::EntryDeclines& d) {
+        if (d.entry < 0 || d.entry >= entryCount() || d.calls == 0)
+            return true;
+        const kforge::PlanEntry& e = entry(d.entry);
+        return e.scope != d.scope || e.function != d.function;
+    });
+    m_declines = std::move(declines);
+    m_haveDeclines = true;
+    if (entryCount() > 0)
+        Q_EMIT dataChanged(index(0, DeclinedColumn), index(entryCount() - 1, DeclinedColumn));
+}
+
+void PlanModel::clearDeclines()
+{
+    const bool had = m_haveDeclines;
+    m_declines.clear();
+    m_haveDeclines = false;
+    if (had && entryCount() > 0)
+        Q_EMIT dataChanged(index(0, DeclinedColumn), index(entryCount() - 1, DeclinedColumn));
+}
+
+const kforge::EntryDeclines* PlanModel::declinesOf(int row) const
+{
+    for (const kforge::EntryDeclines& d : m_declines)
+        if (d.entry == row)
+            return &d;
+    return nullptr;
+}
 
 void PlanModel::setProblems(std::vector<kforge::PlanProblem> problems)
 {
@@ -115,6 +158,12 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(e.function);
         case ProviderColumn:
             return QString::fromStdString(e.providerType());
+        case DeclinedColumn: {
+            if (role == Qt::EditRole)
+                return {};
+            const kforge::EntryDeclines* d = declinesOf(index.row());
+            return d ? formatCount(std::int64_t(d->calls)) : QString();
+        }
         case SettingsColumn:
             return settingsText(e);
         case NoteColumn:
@@ -136,6 +185,11 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
             return e.enabled ? Qt::Checked : Qt::Unchecked;
         return {};
     case Qt::ToolTipRole:
+        if (column == DeclinedColumn) {
+            if (const kforge::EntryDeclines* d = declinesOf(index.row()))
+                return formatEntryDeclines(*d);
+            return m_haveDeclines ? tr("The provider declined no call in the last run with this plan.") : QVariant();
+        }
         if (column == ProblemsColumn || column == EnabledColumn) {
             const QStringList problems = problemsOf(index.row());
             if (!problems.isEmpty())
@@ -146,9 +200,15 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         if (column == EnabledColumn)
             return e.enabled ? tr("Enabled: the runtime applies this entry") : tr("Disabled: kept in the plan only");
         return {};
+    case Qt::TextAlignmentRole:
+        if (column == DeclinedColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
     case Qt::ForegroundRole:
         if (column == ProblemsColumn && !problemsOf(index.row()).isEmpty())
             return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (column == DeclinedColumn && declinesOf(index.row()))
+            return QBrush(QColor(0xc0, 0x50, 0x00)); // a warning, as leftovers: the plan did less than it says
         if (!e.enabled && column != ProblemsColumn)
             return QBrush(QColor(0x80, 0x80, 0x80));
         return {};
@@ -156,6 +216,10 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         return int(problemsOf(index.row()).size());
     case FunctionRole:
         return QString::fromStdString(e.function);
+    case DeclinedCallsRole: {
+        const kforge::EntryDeclines* d = declinesOf(index.row());
+        return qulonglong(d ? d->calls : 0);
+    }
     default:
         return {};
     }
@@ -235,13 +299,17 @@ Qt::ItemFlags PlanModel::flags(const QModelIndex& index) const
     Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     if (index.column() == EnabledColumn)
         flags |= Qt::ItemIsUserCheckable;
-    else if (index.column() != ProblemsColumn)
+    else if (index.column() != ProblemsColumn && index.column() != DeclinedColumn)
         flags |= Qt::ItemIsEditable;
     return flags;
 }
 
 QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == DeclinedColumn)
+        return tr("Calls the entry's provider declined (a dtype, shape or device its kernel does not handle) in the "
+                  "last forward, capture or profile with this plan: the original served them and is credited with "
+                  "them. Cleared when the plan changes.");
     if (role != Qt::DisplayRole)
         return {};
     if (orientation == Qt::Vertical)
@@ -256,6 +324,8 @@ QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int rol
         return tr("Function");
     case ProviderColumn:
         return tr("Provider");
+    case DeclinedColumn:
+        return tr("Declined");
     case SettingsColumn:
         return tr("Settings");
     case NoteColumn:

@@ -1,16 +1,19 @@
 #pragma once
 #include <kforge/plan.h>
+#include <kforge/runtime_types.h>
 
 #include <QAbstractTableModel>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace kforge::ui {
 
-// The entries of a plan in plan order, one row each, with the validation problems of each entry. Edits made
-// through setData() go to the edit handler (PlanDocument turns them into undoable commands); the mutators
-// below change the plan directly and are what those commands call.
+// The entries of a plan in plan order, one row each, with the validation problems of each entry and the calls its
+// provider declined in the last forward, capture or profile with this plan. Edits made through setData() go to the
+// edit handler (PlanDocument turns them into undoable commands); the mutators below change the plan directly and
+// are what those commands call.
 class PlanModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -19,6 +22,7 @@ public:
         ScopeColumn,
         FunctionColumn,
         ProviderColumn, // the provider type
+        DeclinedColumn, // calls the provider declined in the last run with this plan; "" when none
         SettingsColumn, // the provider's settings other than "type", as compact JSON
         NoteColumn,
         ProblemsColumn,
@@ -27,6 +31,7 @@ public:
     enum Role {
         ProblemCountRole = Qt::UserRole + 1, // int
         FunctionRole,                        // QString: the row's function, for editors of other columns
+        DeclinedCallsRole,                   // qulonglong: calls the row's provider declined in the last run
     };
     Q_ENUM(Column)
 
@@ -52,6 +57,16 @@ public:
     QStringList problemsOf(int row) const;
     QStringList planProblems() const;
 
+    // Calls the providers declined (KernelProviderRuntime::declines(), ProfileRun::declines) in the last forward,
+    // capture or profile that ran this plan, with `entry` a row of this model. Entries that do not match their
+    // row (scope and function) are left out. Any change of the plan clears them: they belong to the plan that ran.
+    void setDeclines(std::vector<kforge::EntryDeclines> declines);
+    void clearDeclines();
+    const std::vector<kforge::EntryDeclines>& declines() const { return m_declines; }
+    const kforge::EntryDeclines* declinesOf(int row) const; // null when the row's provider declined nothing
+    // Goes up with every change of the plan: whether the plan is still the one a run started with.
+    std::uint64_t revision() const { return m_revision; }
+
     // The settings of an entry's provider without "type", as compact JSON ("" when there are none).
     static QString settingsText(const kforge::PlanEntry& entry);
 
@@ -69,9 +84,13 @@ Q_SIGNALS:
 
 private:
     bool submitEdit(int row, const kforge::PlanEntry& entry, const QString& what);
+    void planEdited(); // a new revision: the declines go, planChanged() is emitted
 
     kforge::Plan m_plan;
     std::vector<kforge::PlanProblem> m_problems;
+    std::vector<kforge::EntryDeclines> m_declines;
+    bool m_haveDeclines = false; // a run's declines were set (possibly none) since the last change
+    std::uint64_t m_revision = 0;
     EditHandler m_editHandler;
 };
 

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMap>
 #include <QMenu>
 #include <QPushButton>
 #include <QToolButton>
@@ -81,10 +82,16 @@ void FunctionStacksView::rebuildBreakpointMenu()
 {
     m_breakpointMenu->clear();
     const QSet<QString> set = m_model->functionBreakpoints();
+    // The catalog has dozens of functions: one submenu per category (activation, normalization, ...).
+    QMap<QString, QMenu*> categories;
     for (const kforge::Function f : kforge::allFunctions()) {
-        const std::string_view name = kforge::functionName(f);
-        const QString function = QString::fromUtf8(name.data(), qsizetype(name.size()));
-        QAction* action = m_breakpointMenu->addAction(function);
+        const kforge::FunctionInfo& info = kforge::functionInfo(f);
+        const QString function = QString::fromUtf8(info.name.data(), qsizetype(info.name.size()));
+        const QString category = QString::fromUtf8(info.category.data(), qsizetype(info.category.size()));
+        QMenu*& submenu = categories[category];
+        if (!submenu)
+            submenu = m_breakpointMenu->addMenu(category);
+        QAction* action = submenu->addAction(function);
         action->setCheckable(true);
         action->setChecked(set.contains(function));
         action->setData(function);

@@ -111,6 +111,7 @@ PlanEditorView::PlanEditorView(PlanDocument* document, QWidget* parent)
     m_view->setColumnWidth(PlanModel::ScopeColumn, 11 * em);
     m_view->setColumnWidth(PlanModel::FunctionColumn, 15 * em);
     m_view->setColumnWidth(PlanModel::ProviderColumn, 15 * em);
+    m_view->setColumnWidth(PlanModel::DeclinedColumn, 6 * em); // next to the provider: in sight after a run
     m_view->setColumnWidth(PlanModel::SettingsColumn, 11 * em);
     m_view->setColumnWidth(PlanModel::NoteColumn, 9 * em);
 

@@ -20,9 +20,9 @@ class PlanDocument;
 class ProviderCatalogView;
 class ProviderSettingsForm;
 
-// The plan editor: the entries in plan order (enable box, scope, function, provider, settings, note, the
-// problems validation found), add/remove/move, and a settings form for the selected entry. Every edit goes
-// through the document's undo stack.
+// The plan editor: the entries in plan order (enable box, scope, function, provider, the calls the provider
+// declined in the last run with the plan, settings, note, the problems validation found), add/remove/move, and a
+// settings form for the selected entry. Every edit goes through the document's undo stack.
 class PlanEditorView : public QWidget {
     Q_OBJECT
 public:

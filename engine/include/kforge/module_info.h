@@ -19,6 +19,11 @@ struct ModuleInfo {
     std::vector<std::string> children;           // paths, in declaration order
     std::map<std::string, int> functions;        // function -> calls in this module's own forward graph
     std::map<std::string, int> subtreeFunctions; // the same, summed over the module and its descendants
+    // Whether the module has a forward method (a ModuleList or ModuleDict has none), and whether the model's
+    // forward calls it: a plan entry scoped to a module whose forward is never called is never installed.
+    // Static (the root forward's call graph): a call under a branch that is never taken counts as called.
+    bool hasForward = true;
+    bool forwardCalled = true;
     int depth = 0;
 };
 

@@ -70,8 +70,9 @@ bool isKnownAituneOnlyType(const std::string& type);
 struct PlanProblem {
     int entry = -1;       // entry index; -1 for the plan as a whole
     std::string jsonPath; // "/entries/2/scope"
-    // "unknown-scope", "function-not-called", "unknown-function", "unknown-provider", "unavailable-provider",
-    // "wrong-function", "device-unavailable", "duplicate", "bad-settings"
+    // "unknown-scope", "scope-not-called" (a module whose forward never runs: ModuleList, ModuleDict, ...),
+    // "function-not-called", "unknown-function", "unknown-provider", "unavailable-provider", "wrong-function",
+    // "device-unavailable", "duplicate", "bad-settings"
     std::string kind;
     std::string message;
     std::string fix;
@@ -81,6 +82,29 @@ class ModelSession;
 // Every problem of every entry (disabled ones included, except for duplicates, which count enabled entries only),
 // in entry order. `device` is "cpu" or "cuda[:N]". Linear in the number of entries.
 std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
+
+// ---- Warnings before a plan runs -------------------------------------------------------------------------------
+// An enabled entry that the runtime accepts but that can never serve a call on this session and device: its scope
+// is never entered ("scope-not-called"), its function is not called under the scope ("function-not-called"), or
+// its provider does not run on the device ("device-unavailable"). Entries the runtime refuses (unknown scope,
+// function or provider type, wrong function, bad settings) are errors of KernelProviderRuntime, not warnings.
+struct PlanWarning {
+    int entry = -1;
+    std::string scope;
+    std::string function;
+    std::string providerType;
+    std::string kind;   // the PlanProblem kind
+    std::string reason; // "'gelu' is not called in 'layer1' or below"
+    std::string fix;
+
+    // "plan entry 2 (scope 'layer1', gelu -> CpuGeluProvider) can never fire: 'gelu' is not called in 'layer1' or
+    // below"; the root scope reads "root scope".
+    std::string text() const;
+};
+
+// The warnings of validatePlan's problems for the enabled entries of `plan`, in entry order. `device` as for
+// validatePlan (the session's device, or the one a profile or capture will move it to).
+std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
 
 // Lower-case hex SHA-256 of a file's bytes; throws kforge::Error when it cannot be read.
 std::string fileSha256(const std::string& path);

@@ -4,6 +4,7 @@
 // comparison of a baseline and a plan run.
 #include <kforge/module_info.h>
 #include <kforge/plan.h>
+#include <kforge/runtime_types.h>
 #include <kforge/tensor_digest.h>
 
 #include <array>
@@ -82,6 +83,9 @@ struct ProfileRun {
     std::vector<std::vector<float>> outputValues;
     std::uint64_t droppedRecords = 0;
     std::int64_t wallNs = 0; // of the measured iterations
+    // Calls the plan's providers declined in the measured forwards: the original served (and is credited with)
+    // them. Empty without a plan or when every call was served.
+    std::vector<EntryDeclines> declines;
 };
 
 struct StatRow {

@@ -1,5 +1,7 @@
 #pragma once
 // The provider registry as plain values, for the CLI and the GUI (no LibTorch here).
+#include <kforge/functions.h>
+
 #include <string>
 #include <vector>
 
@@ -15,5 +17,9 @@ struct ProviderCatalogEntry {
 };
 
 std::vector<ProviderCatalogEntry> providerCatalog();
+
+// The reference provider every catalog function has: "Aten" + the name in PascalCase + "Provider"
+// (scaled_dot_product_attention -> AtenScaledDotProductAttentionProvider). It runs the normal form's ATen op.
+std::string referenceProviderType(Function function);
 
 } // namespace kforge

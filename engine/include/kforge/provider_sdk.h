@@ -1,7 +1,9 @@
 #pragma once
 // The provider SDK: the one public header that includes LibTorch, for people who write kernel providers
-// (built in, or in a plugin .so). A provider replaces one torch.nn.functional function: it is called with
-// the op's boxed stack (same schema as the ATen op) and leaves the op's outputs on it.
+// (built in, or in a plugin .so). A provider replaces one torch.nn.functional function of the catalog
+// (functions.h): it is called with the boxed stack of the function's normal form (FunctionInfo::normalForm:
+// every form the function takes in a graph, in place or traced, arrives as that one schema) and leaves the
+// normal form's outputs on it. For an in-place call (relu_) the runtime copies the result into the input.
 #include <kforge/functions.h>
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -18,6 +20,16 @@
 namespace kforge {
 
 enum class ProviderState { Init, Ready };
+
+// What a provider did with one call. Served: its outputs replace the arguments on the stack. Declined: the stack
+// is untouched; the runtime runs the original and reports the call as the original's, with the reason, so that a
+// provider is never credited with a call it did not serve (events, `kforge run`, profiles, the GUI).
+struct CallResult {
+    const char* declined = nullptr; // the reason; a string with static storage duration ("bfloat16 input")
+    static CallResult served() { return {}; }
+    static CallResult decline(const char* reason) { return {reason}; }
+    bool wasServed() const { return declined == nullptr; }
+};
 
 // Threads (R12): the runtime installs one instance per plan entry and calls it from every thread that runs a
 // forward, at the same time. call() and run() must be safe to run concurrently on one instance: they may read
@@ -40,9 +52,10 @@ public:
     bool prepare(const std::vector<torch::jit::Stack>& samples);
     ProviderState state() const { return m_state; }
 
-    // Runs the provider: pops the arguments and pushes the outputs. The runtime has already excluded the
+    // Runs the provider: pops the arguments and pushes the outputs, or declines and leaves the stack as it was.
+    // `op` is the normal form's op (for Variant forms, the variant's). The runtime has already excluded the
     // interposition key, so torch calls made here reach the real kernels. Throws when not READY.
-    void call(const c10::OperatorHandle& op, torch::jit::Stack& stack);
+    CallResult call(const c10::OperatorHandle& op, torch::jit::Stack& stack);
 
     // Settings as JSON, "type" included. Restoring settings makes the provider READY (as in AITune).
     virtual nlohmann::json settings() const { return {{"type", typeName()}}; }
@@ -50,7 +63,9 @@ public:
 
 protected:
     virtual bool supports(const torch::jit::Stack& sample) const { return true; }
-    virtual void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) = 0;
+    // Serve the call, or decline it (a dtype, shape or device the kernel does not handle) without touching the
+    // stack: never run the original yourself, or the call would be credited to the provider.
+    virtual CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) = 0;
     // Reads the keys other than "type"; throws kforge::Error naming an unknown key or a bad value.
     virtual void loadSettings(const nlohmann::json& settings);
 
@@ -101,7 +116,7 @@ public:
 
 // What a plugin exports. Put KFORGE_PROVIDER_PLUGIN(myRegisterFunction) in one .cpp of the plugin, where
 // `void myRegisterFunction(kforge::ProviderRegistry&)` calls registry.add(...) for each provider type.
-#define KFORGE_PROVIDER_PLUGIN_ABI_VERSION 1
+#define KFORGE_PROVIDER_PLUGIN_ABI_VERSION 2 // 2: run() returns CallResult, normal forms
 #define KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x) #x
 #define KFORGE_PROVIDER_PLUGIN_STRINGIFY(x) KFORGE_PROVIDER_PLUGIN_STRINGIFY2(x)
 #define KFORGE_PROVIDER_PLUGIN_ABI_STRING                                                                              \

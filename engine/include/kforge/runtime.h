@@ -58,6 +58,11 @@ public:
     std::vector<LeftoverPatch> leftoverReports() const;
     void clearLeftoverReports();
 
+    // Calls an entry's provider declined since the runtime was made (unsupported dtype, shape, device, or a form
+    // with no normal form): the original served them and they were reported as the original's. Entries with at
+    // least one decline, in plan order.
+    std::vector<EntryDeclines> declines() const;
+
     struct Impl;
 
 private:

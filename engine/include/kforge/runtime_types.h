@@ -28,6 +28,14 @@ struct ThreadStacksSnapshot {
     std::vector<FunctionStackSnapshot> functions; // only functions with a provider in effect or entries
 };
 
+// Calls a plan entry's provider declined (CallResult): the original served them and they were reported as its.
+struct EntryDeclines {
+    int entry = -1; // plan entry index
+    std::string scope, function, provider;
+    std::uint64_t calls = 0;
+    std::string lastReason;
+};
+
 // A patch that stays in effect after its forward ended (R11), or one that a call guard unwound (R10).
 struct LeftoverPatch {
     std::string function;

@@ -1,67 +1,112 @@
+// The function catalog's tables, built once from function_catalog.def.
 #include <kforge/functions.h>
+
+#include <array>
+#include <unordered_map>
 
 namespace kforge {
 namespace {
 
-struct FunctionDef {
-    Function function;
-    std::string_view name;
-    std::array<OpOverload, 2> overloads;
-    int overloadCount;
+struct Catalog {
+    std::vector<FunctionInfo> functions;
+    std::vector<Function> all;
+    std::vector<OpForm> forms; // every intercepted overload
+    std::unordered_map<std::string_view, Function> byName;
+
+    Catalog()
+    {
+#define KFORGE_FUNCTION(Id, name, category, op, overload)                                                              \
+    functions.push_back(                                                                                               \
+        {Function::Id, name, category, {op, overload}, {{{op, overload}, FormKind::Normal, Function::Id}}, {}});
+#include <kforge/function_catalog.def>
+#define KFORGE_FORM(Id, op, overload, kind)                                                                            \
+    functions[static_cast<int>(Function::Id)].forms.push_back({{op, overload}, FormKind::kind, Function::Id});
+#define KFORGE_ALIAS(Id, name) functions[static_cast<int>(Function::Id)].aliases.push_back(name);
+#include <kforge/function_catalog.def>
+        for (const FunctionInfo& f : functions) {
+            all.push_back(f.function);
+            byName.emplace(f.name, f.function);
+            for (std::string_view alias : f.aliases)
+                byName.emplace(alias, f.function);
+            forms.insert(forms.end(), f.forms.begin(), f.forms.end());
+        }
+#define KFORGE_SHARED_FORM(op, overload, kind) forms.push_back({{op, overload}, FormKind::kind, std::nullopt});
+#include <kforge/function_catalog.def>
+    }
 };
 
-// The ATen overloads TorchScript emits for each torch.nn.functional function (runtime-semantics.md).
-constexpr std::array<FunctionDef, kFunctionCount> kFunctions{{
-    {Function::Gelu, "gelu", {{{"aten::gelu", ""}}}, 1},
-    {Function::Silu, "silu", {{{"aten::silu", ""}}}, 1},
-    {Function::Relu, "relu", {{{"aten::relu", ""}}}, 1},
-    {Function::LayerNorm, "layer_norm", {{{"aten::layer_norm", ""}}}, 1},
-    {Function::RmsNorm, "rms_norm", {{{"aten::rms_norm", ""}}}, 1},
-    {Function::GroupNorm, "group_norm", {{{"aten::group_norm", ""}}}, 1},
-    {Function::Softmax, "softmax", {{{"aten::softmax", "int"}}}, 1},
-    {Function::Linear, "linear", {{{"aten::linear", ""}}}, 1},
-    {Function::Conv2d, "conv2d", {{{"aten::conv2d", ""}, {"aten::conv2d", "padding"}}}, 2},
-    {Function::ScaledDotProductAttention,
-     "scaled_dot_product_attention",
-     {{{"aten::scaled_dot_product_attention", ""}}},
-     1},
-}};
-
-const FunctionDef& def(Function function) { return kFunctions[static_cast<int>(function)]; }
+const Catalog& catalog()
+{
+    static const Catalog c;
+    return c;
+}
 
 } // namespace
 
-std::string_view functionName(Function function) { return def(function).name; }
+std::string qualifiedOpName(const OpOverload& op)
+{
+    return std::string(op.name) + (op.overload.empty() ? "" : "." + std::string(op.overload));
+}
+
+std::string_view formKindName(FormKind kind)
+{
+    switch (kind) {
+    case FormKind::Normal:
+        return "normal";
+    case FormKind::InPlace:
+        return "in_place";
+    case FormKind::PaddingString:
+        return "padding_string";
+    case FormKind::Variant:
+        return "variant";
+    case FormKind::Convolution:
+        return "convolution";
+    case FormKind::ConvolutionMode:
+        return "convolution_mode";
+    case FormKind::Opaque:
+        return "opaque";
+    }
+    return "?";
+}
+
+const FunctionInfo& functionInfo(Function function) { return catalog().functions[static_cast<int>(function)]; }
+std::string_view functionName(Function function) { return functionInfo(function).name; }
 
 std::optional<Function> functionFromName(std::string_view name)
 {
-    for (const auto& f : kFunctions)
-        if (f.name == name)
-            return f.function;
+    const auto& byName = catalog().byName;
+    const auto it = byName.find(name);
+    return it == byName.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::span<const Function> allFunctions() { return catalog().all; }
+std::span<const OpForm> allOpForms() { return catalog().forms; }
+
+std::optional<Function> classifyConvolution(int weightRank, bool transposed)
+{
+    static constexpr std::array<Function, 3> plain{Function::Conv1d, Function::Conv2d, Function::Conv3d};
+    static constexpr std::array<Function, 3> transposedOnes{Function::ConvTranspose1d, Function::ConvTranspose2d,
+                                                            Function::ConvTranspose3d};
+    if (weightRank < 3 || weightRank > 5)
+        return std::nullopt;
+    return (transposed ? transposedOnes : plain)[weightRank - 3];
+}
+
+std::optional<Function> functionOfOp(std::string_view qualifiedOpName, std::string_view overload,
+                                     const OpCallFacts& facts)
+{
+    for (const OpForm& form : catalog().forms) {
+        if (form.op.name != qualifiedOpName || form.op.overload != overload)
+            continue;
+        if (form.function)
+            return form.function;
+        if (form.kind == FormKind::Convolution && facts.transposed)
+            return classifyConvolution(facts.weightRank, *facts.transposed);
+        if (form.kind == FormKind::ConvolutionMode)
+            return classifyConvolution(facts.weightRank, false);
+        return std::nullopt;
+    }
     return std::nullopt;
-}
-
-std::span<const OpOverload> functionOverloads(Function function)
-{
-    const auto& d = def(function);
-    return {d.overloads.data(), static_cast<size_t>(d.overloadCount)};
-}
-
-std::optional<Function> functionOfOp(std::string_view qualifiedOpName, std::string_view overload)
-{
-    for (const auto& f : kFunctions)
-        for (int i = 0; i < f.overloadCount; ++i)
-            if (f.overloads[i].name == qualifiedOpName && f.overloads[i].overload == overload)
-                return f.function;
-    return std::nullopt;
-}
-
-std::array<Function, kFunctionCount> allFunctions()
-{
-    std::array<Function, kFunctionCount> all{};
-    for (int i = 0; i < kFunctionCount; ++i)
-        all[i] = kFunctions[i].function;
-    return all;
 }
 
 } // namespace kforge

@@ -2,6 +2,7 @@
 #include <kforge/model_session.h>
 
 #include "model/builtin_models.h"
+#include "model/forward_calls.h"
 #include "model/graph_instrumentation.h"
 #include "model/model_inputs.h"
 #include "model/model_loader.h"
@@ -80,6 +81,7 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
     try {
         instrumentModuleClasses(impl->module);
         impl->modules = buildModuleTree(impl->module);
+        markForwardCalls(impl->module, impl->modules);
     } catch (const c10::Error& e) {
         throw Error("model '" + source + "'", "cannot instrument the module graphs (" + describeTorchError(e) + ")");
     }

@@ -2,26 +2,53 @@
 
 #include <kforge/functions.h>
 
+#include <torch/csrc/jit/ir/constants.h>
+
 #include <regex>
 #include <unordered_map>
 
 namespace kforge {
 namespace {
 
-void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts, int depth)
+// What a shared form's call (_convolution) is, from the graph: the weight's rank, from the module attribute
+// it reads (prim::GetAttr on the graph's `self`) when the graph carries no shapes, and the constant `transposed`.
+OpCallFacts factsOf(const torch::jit::Node& node, const torch::jit::Module* self)
+{
+    OpCallFacts facts;
+    if (node.inputs().size() < 7)
+        return facts;
+    if (const auto transposed = torch::jit::toIValue(node.input(6)); transposed && transposed->isBool())
+        facts.transposed = transposed->toBool();
+    const torch::jit::Value* weight = node.input(1);
+    if (const auto type = weight->type()->cast<c10::TensorType>(); type && type->dim())
+        facts.weightRank = int(*type->dim());
+    else if (self && weight->node()->kind() == c10::prim::GetAttr &&
+             weight->node()->input()->node()->kind() == c10::prim::Param)
+        if (const auto value = self->attr(weight->node()->s(c10::attr::name), c10::IValue()); value.isTensor())
+            facts.weightRank = int(value.toTensor().dim());
+    return facts;
+}
+
+void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts, int depth,
+                    const torch::jit::Module* self)
 {
     for (const torch::jit::Node* node : block.nodes()) {
-        if (const auto* schema = node->maybeSchema())
-            if (const auto function = functionOfOp(schema->name(), schema->overload_name()))
+        if (const auto* schema = node->maybeSchema()) {
+            auto function = functionOfOp(schema->name(), schema->overload_name());
+            if (!function && (schema->name() == "aten::_convolution" || schema->name() == "aten::convolution" ||
+                              schema->name() == "aten::_convolution_mode"))
+                function = functionOfOp(schema->name(), schema->overload_name(), factsOf(*node, self));
+            if (function)
                 ++counts[std::string(functionName(*function))];
+        }
         // Scripted Python helpers (F.layer_norm, F.softmax, ...) are prim::CallFunction: they belong to this
         // module's forward, so look inside them (not into prim::CallMethod: that is a child module's).
         if (node->kind() == c10::prim::CallFunction && depth < 16)
             if (const auto fnType = node->input(0)->type()->cast<c10::FunctionType>())
                 if (auto* graphFn = torch::jit::tryToGraphFunction(*fnType->function()))
-                    countFunctions(*graphFn->graph()->block(), counts, depth + 1);
+                    countFunctions(*graphFn->graph()->block(), counts, depth + 1, nullptr);
         for (const torch::jit::Block* inner : node->blocks())
-            countFunctions(*inner, counts, depth);
+            countFunctions(*inner, counts, depth, self);
     }
 }
 
@@ -43,10 +70,10 @@ std::string readableTypeName(const std::string& qualifiedName)
     return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
-std::map<std::string, int> functionInventory(const torch::jit::Graph& graph)
+std::map<std::string, int> functionInventory(const torch::jit::Graph& graph, const torch::jit::Module* self)
 {
     std::map<std::string, int> counts;
-    countFunctions(*graph.block(), counts, 0);
+    countFunctions(*graph.block(), counts, 0, self);
     return counts;
 }
 
@@ -69,7 +96,7 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
         for (const auto& child : item.value.named_children())
             info.children.push_back(info.path.empty() ? child.name : info.path + "." + child.name);
         if (const auto* graph = forwardGraph(item.value))
-            info.functions = functionInventory(*graph);
+            info.functions = functionInventory(*graph, &item.value);
         index[info.path] = tree.size();
         tree.push_back(std::move(info));
     }

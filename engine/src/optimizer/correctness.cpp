@@ -119,7 +119,10 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
         torch::jit::Stack candidate = copyOf(samples[s]);
         op.callBoxed(original);
         try {
-            provider.call(op, candidate);
+            if (const CallResult r = provider.call(op, candidate); !r.wasServed()) {
+                report.reason = "sample " + std::to_string(s) + ": the provider declined it (" + r.declined + ")";
+                return report;
+            }
         } catch (const std::exception& e) {
             report.reason = "sample " + std::to_string(s) + ": the provider threw: " + e.what();
             return report;

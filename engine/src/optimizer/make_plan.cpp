@@ -164,8 +164,9 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
             result.functions.push_back(fr);
             continue;
         }
-        const auto op = c10::Dispatcher::singleton().findSchema(
-            {std::string(functionOverloads(*function)[0].name), std::string(functionOverloads(*function)[0].overload)});
+        const OpOverload& normalForm = functionInfo(*function).normalForm;
+        const auto op =
+            c10::Dispatcher::singleton().findSchema({std::string(normalForm.name), std::string(normalForm.overload)});
         if (!op) {
             fr.skipped = "the op is missing from this LibTorch";
             result.functions.push_back(fr);

@@ -126,7 +126,63 @@ struct Index {
             return it->second;
         return scopeSuggestions[scope] = nearest(scope, modulePaths, 3);
     }
+
+    // For a module whose forward never runs: the nearest modules below it whose forward does (its children, or
+    // theirs when a child is a container too), and the nearest enclosing one. Cached per scope.
+    const std::string& runningScopesFix(const ModuleInfo& module)
+    {
+        const auto it = runningScopeFixes.find(module.path);
+        if (it != runningScopeFixes.end())
+            return it->second;
+        constexpr size_t kLimit = 4;
+        std::vector<std::string> below;
+        bool more = false, deeper = false;
+        std::vector<const ModuleInfo*> pending{&module};
+        for (size_t i = 0; i < pending.size(); ++i) {
+            for (const auto& childPath : pending[i]->children) {
+                const ModuleInfo* child = session.findModule(childPath);
+                if (child && !child->forwardCalled) {
+                    pending.push_back(child);
+                } else if (child && below.size() < kLimit) {
+                    below.push_back(child->path);
+                    deeper = deeper || i > 0;
+                } else if (child) {
+                    more = true;
+                }
+            }
+        }
+        const ModuleInfo* above = nullptr;
+        for (std::string path = module.path; !above && !path.empty();) {
+            const auto dot = path.rfind('.');
+            path = dot == std::string::npos ? std::string() : path.substr(0, dot);
+            above = session.findModule(path);
+            if (above && !above->forwardCalled)
+                above = nullptr;
+        }
+        std::string fix = "use a scope whose forward runs:";
+        if (!below.empty())
+            fix += (deeper ? " the modules below it " : " its children ") + quotedList(below) + (more ? ", ..." : "");
+        if (above)
+            fix += std::string(below.empty() ? "" : ", or") + " the module around it " + quotedList({above->path});
+        return runningScopeFixes[module.path] = fix;
+    }
+    std::unordered_map<std::string, std::string> runningScopeFixes;
 };
+
+// Why a scope whose forward never runs is never entered.
+std::string scopeNotCalledMessage(const ModuleInfo& module)
+{
+    const std::string what = "'" + module.path + "' (" + module.typeName + ")";
+    if (!module.hasForward && !module.children.empty())
+        return what + " has no forward of its own: the model calls its children directly, so the scope is never "
+                      "entered";
+    if (!module.hasForward)
+        return what + " has no forward in this model (a traced model keeps only the forwards that ran), so the "
+                      "scope is never entered";
+    return "the forward of " + what +
+           " is never called: its parent uses its children, methods or parameters directly, so the scope is never "
+           "entered";
+}
 
 // The function the entry's provider type replaces, when that is known.
 std::string providerFunctionHint(const PlanEntry& e)
@@ -168,6 +224,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             if (session.isFrozen())
                 fix += " (the model is frozen: its submodules are inlined, so only the root \"\" exists)";
             add(at + "/scope", "unknown-scope", "no module '" + e.scope + "' in " + model, fix);
+        } else if (!module->forwardCalled) {
+            add(at + "/scope", "scope-not-called", scopeNotCalledMessage(*module), index.runningScopesFix(*module));
         }
 
         // Function.

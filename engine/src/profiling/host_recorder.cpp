@@ -97,6 +97,17 @@ std::uint64_t HostRecorder::functionCallBegin(Function function, const char* pro
     return id;
 }
 
+void HostRecorder::functionCallDeclined(std::uint64_t id)
+{
+    static const char* const original = "original";
+    if (!m_functions.empty() && m_functions.back().id == id)
+        m_functions.back().provider = original;
+    if (m_opFunction && m_opFunction->id == id)
+        m_opFunction->provider = original;
+    if (const auto it = functionCalls.find(id); it != functionCalls.end())
+        it->second.provider = original;
+}
+
 void HostRecorder::functionCallEnd(std::uint64_t id)
 {
     while (!m_functions.empty()) {

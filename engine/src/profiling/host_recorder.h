@@ -39,6 +39,8 @@ public:
     void moduleExit(const char* path);
     std::uint64_t functionCallBegin(Function function, const char* provider, const char* op);
     void functionCallEnd(std::uint64_t id);
+    // The provider declined the call: the original served it, and the records say so.
+    void functionCallDeclined(std::uint64_t id);
     void opBegin();
     void opEnd(const char* name);
 
@@ -94,6 +96,11 @@ public:
     {
         if (m_recorder)
             m_recorder->functionCallEnd(m_id);
+    }
+    void declined()
+    {
+        if (m_recorder)
+            m_recorder->functionCallDeclined(m_id);
     }
     FunctionCallScope(const FunctionCallScope&) = delete;
     FunctionCallScope& operator=(const FunctionCallScope&) = delete;

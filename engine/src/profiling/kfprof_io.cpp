@@ -185,6 +185,14 @@ ordered_json runHead(const LabeledRun& labeled)
     head["wall_ns"] = run.wallNs;
     head["used_plan"] = run.usedPlan;
     head["plan"] = planOf(run);
+    head["declines"] = ordered_json::array();
+    for (const EntryDeclines& d : run.declines)
+        head["declines"].push_back({{"entry", d.entry},
+                                    {"scope", d.scope},
+                                    {"function", d.function},
+                                    {"provider", d.provider},
+                                    {"calls", d.calls},
+                                    {"last_reason", d.lastReason}});
     head["modules"] = ordered_json::array();
     for (const ModuleInfo& m : run.modules)
         head["modules"].push_back(moduleJson(m));
@@ -554,6 +562,18 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
         if (!plan->is_object())
             rd.fail(path + "/plan", "expected an object, found " + typeName(*plan));
         run.plan = parsePlan(plan->dump(), rd.where() + " " + path + "/plan");
+    }
+
+    if (const json* declines = rd.find(j, path, "declines", false)) { // optional: older files lack it
+        if (!declines->is_array())
+            rd.fail(path + "/declines", "expected an array, found " + typeName(*declines));
+        for (size_t i = 0; i < declines->size(); ++i) {
+            const std::string p = path + "/declines/" + std::to_string(i);
+            const json& d = (*declines)[i];
+            run.declines.push_back({rd.integer<int>(d, p, "entry", -1), rd.string(d, p, "scope"),
+                                    rd.string(d, p, "function"), rd.string(d, p, "provider"),
+                                    rd.integer<std::uint64_t>(d, p, "calls", 0), rd.string(d, p, "last_reason")});
+        }
     }
 
     const json& modules = rd.array(j, path, "modules");

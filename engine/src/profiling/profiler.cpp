@@ -20,6 +20,20 @@
 namespace kforge {
 namespace {
 
+// The declines of the measured forwards: the runtime's counts less those of the warm-up.
+std::vector<EntryDeclines> measuredDeclines(const std::vector<EntryDeclines>& before, std::vector<EntryDeclines> after)
+{
+    std::vector<EntryDeclines> out;
+    for (EntryDeclines& d : after) {
+        for (const EntryDeclines& b : before)
+            if (b.entry == d.entry)
+                d.calls -= b.calls;
+        if (d.calls > 0)
+            out.push_back(std::move(d));
+    }
+    return out;
+}
+
 constexpr int64_t kMaxOutputValues = int64_t{1} << 22;
 
 void collectValues(const c10::IValue& v, std::vector<std::vector<float>>& out)
@@ -97,6 +111,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         }
     }
 
+    const std::vector<EntryDeclines> declinedInWarmup = runtime ? runtime->declines() : std::vector<EntryDeclines>{};
     c10::IValue output;
     {
         profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda);
@@ -131,6 +146,8 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         }
         run.ranges = std::move(recorder.ranges);
     }
+    if (runtime)
+        run.declines = measuredDeclines(declinedInWarmup, runtime->declines());
     run.outputs = digestOutput(output);
     collectValues(output, run.outputValues);
     return run;

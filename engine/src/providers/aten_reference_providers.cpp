@@ -1,24 +1,12 @@
-// Aten<Function>Provider: a reference provider per function that runs the ATen op itself. It is the
-// control in A/B runs and the overhead benchmarks: same numbers as the original, through the provider path.
+// Aten<Function>Provider: a reference provider per catalog function (generated from function_catalog.def) that
+// runs the normal form's ATen op itself. It is the control in A/B runs, the overhead benchmarks and the corpus
+// tests: same numbers as the original, through the provider path, for every form the function takes.
 #include "providers/builtin_providers.h"
+
+#include <kforge/provider_catalog.h>
 
 namespace kforge::providers {
 namespace {
-
-std::string pascalCase(std::string_view snake)
-{
-    std::string out;
-    bool upper = true;
-    for (char c : snake) {
-        if (c == '_') {
-            upper = true;
-            continue;
-        }
-        out += upper ? char(std::toupper(static_cast<unsigned char>(c))) : c;
-        upper = false;
-    }
-    return out;
-}
 
 class AtenReferenceProvider final : public KernelProvider {
 public:
@@ -27,13 +15,14 @@ public:
     std::string typeName() const override { return typeNameFor(m_function); }
     std::vector<std::string> devices() const override { return {"cpu", "cuda"}; }
 
-    static std::string typeNameFor(Function f) { return "Aten" + pascalCase(functionName(f)) + "Provider"; }
+    static std::string typeNameFor(Function f) { return referenceProviderType(f); }
 
 protected:
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         // The interposition key is excluded here, so this reaches the op's real kernels.
         op.callBoxed(stack);
+        return CallResult::served();
     }
 
 private:
@@ -48,7 +37,7 @@ void registerAtenReferenceProviders(ProviderRegistry& registry)
         registry.add({AtenReferenceProvider::typeNameFor(f),
                       f,
                       {"cpu", "cuda"},
-                      "reference: runs the ATen op " + std::string(functionName(f)) + " itself",
+                      "reference: runs " + qualifiedOpName(functionInfo(f).normalForm) + " itself",
                       [f] { return std::make_unique<AtenReferenceProvider>(f); }});
     }
 }

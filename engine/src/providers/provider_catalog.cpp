@@ -3,6 +3,7 @@
 #include <kforge/provider_sdk.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace kforge {
 
@@ -23,6 +24,21 @@ std::vector<ProviderCatalogEntry> providerCatalog()
         out.push_back(std::move(e));
     }
     return out;
+}
+
+std::string referenceProviderType(Function function)
+{
+    std::string out = "Aten";
+    bool upper = true;
+    for (char c : functionName(function)) {
+        if (c == '_') {
+            upper = true;
+            continue;
+        }
+        out += upper ? char(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
+    }
+    return out + "Provider";
 }
 
 } // namespace kforge

@@ -20,11 +20,11 @@ bool KernelProvider::prepare(const std::vector<torch::jit::Stack>& samples)
     return true;
 }
 
-void KernelProvider::call(const c10::OperatorHandle& op, torch::jit::Stack& stack)
+CallResult KernelProvider::call(const c10::OperatorHandle& op, torch::jit::Stack& stack)
 {
     if (m_state != ProviderState::Ready)
         throw Error("provider '" + displayName() + "'", "called before prepare() made it READY");
-    run(op, stack);
+    return run(op, stack);
 }
 
 void KernelProvider::restore(const nlohmann::json& settings)

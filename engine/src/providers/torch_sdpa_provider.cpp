@@ -112,12 +112,13 @@ protected:
         return false;
     }
 
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         const size_t first = stack.size() - op.schema().arguments().size();
         const SdpaArgs a = SdpaArgs::from(stack, first);
         torch::jit::drop(stack, op.schema().arguments().size());
         torch::jit::push(stack, attend(a));
+        return CallResult::served();
     }
 
 private:

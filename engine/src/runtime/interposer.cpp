@@ -7,8 +7,10 @@
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/mode_key.h"
+#include "runtime/normal_form.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
+#include "runtime/string_pool.h"
 #include "runtime/thread_state.h"
 
 #include <ATen/ATen.h>
@@ -32,60 +34,128 @@ thread_local int tlsProbeHits = 0; // counted by the self-test
     TORCH_CHECK(false, tlsLastEngineError);
 }
 
-void observeOriginal(ThreadState& thread, Function f)
+void observeOriginal(ThreadState& thread, Function f, const char* declined = nullptr)
 {
     ++tlsProbeHits;
     if (events::recording())
-        events::emit(EventKind::OriginalCall, thread.scopeOf(f), functionName(f).data(), "original", 0);
-    stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(f), functionName(f).data());
+        events::emit(EventKind::OriginalCall, thread.scopeOf(f), functionName(f).data(), "original", 0, declined);
+    if (!declined)
+        stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(f), functionName(f).data());
 }
 
-template <int I> void interposed(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
+// The arguments of a call in the function's normal form: the samples the optimizer benchmarks providers on.
+void captureSample(optimizer::SampleCapture& samples, const OpForm& form, Function f, const torch::jit::Stack& stack,
+                   size_t n)
 {
-    constexpr auto f = static_cast<Function>(I);
-    ThreadState& thread = ThreadState::current();
-    if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
-        applyPendingUnwinds(thread);
-    // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
-    const ProviderFunction* fn = thread.inEffect(f);
-    c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
-    if (thread.observe)
-        if (auto* samples = optimizer::SampleCapture::onThisThread())
-            samples->observe(f, *stack, op.schema().arguments().size());
-    profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
-    profiling::FunctionCallScope call(recorder, f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
-    if (!fn) {
-        if (thread.observe)
-            observeOriginal(thread, f);
-        else if (!thread.anyInEffect())
-            c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
-        op.redispatchBoxed(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey), stack);
+    if (form.kind == FormKind::Normal || form.kind == FormKind::InPlace) {
+        samples.observe(f, stack, n);
         return;
     }
-    if (events::recording())
-        events::emit(EventKind::ProviderCall, thread.scopeOf(f), fn->functionName, fn->providerName, 0);
-    stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(f), fn->functionName);
-    try {
-        fn->provider->call(op, *stack);
-    } catch (const c10::Error& e) {
-        rethrowWithContext(thread, f, *fn, e.what_without_backtrace());
-    } catch (const std::exception& e) {
-        rethrowWithContext(thread, f, *fn, e.what());
+    if (form.kind == FormKind::Variant) // another op's schema: the optimizer benchmarks the normal form's op only
+        return;
+    torch::jit::Stack args(stack.end() - long(n), stack.end());
+    if (!toNormalForm(form, args))
+        samples.observe(f, args, args.size());
+}
+
+// The provider on the call, in the normal form. On a decline the stack is as it was.
+CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c10::OperatorHandle& op, Function f,
+                        torch::jit::Stack& stack, size_t n)
+{
+    if (form.kind == FormKind::Normal || form.kind == FormKind::Variant)
+        return fn.provider->call(op, stack);
+    const c10::OperatorHandle* normal = normalOp(f);
+    if (!normal)
+        return CallResult::decline("the function's normal form is missing from this LibTorch");
+    if (form.kind == FormKind::InPlace) {
+        const c10::IValue self = stack[stack.size() - n];
+        const CallResult result = fn.provider->call(*normal, stack);
+        if (result.wasServed()) { // the result lands in the input, as the in-place op's would
+            at::Tensor target = self.toTensor();
+            const at::Tensor out = stack.back().toTensor();
+            if (!out.is_same(target))
+                target.copy_(out);
+            stack.back() = self;
+        }
+        return result;
     }
+    torch::jit::Stack args(stack.end() - long(n), stack.end());
+    if (const char* why = toNormalForm(form, args))
+        return CallResult::decline(why);
+    const CallResult result = fn.provider->call(*normal, args);
+    if (result.wasServed()) {
+        torch::jit::drop(stack, n);
+        stack.insert(stack.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+    }
+    return result;
 }
 
-template <int I> torch::CppFunction kernelFor() { return torch::CppFunction::makeFromBoxedFunction<&interposed<I>>(); }
-template <int... I> torch::CppFunction kernelAt(int index, std::integer_sequence<int, I...>)
+void declined(ThreadState& thread, Function f, const ProviderFunction& fn, const char* reason)
 {
-    torch::CppFunction out = torch::CppFunction::makeFallthrough();
-    ((index == I ? (void)(out = kernelFor<I>()) : (void)0), ...);
-    return out;
+    fn.declines.fetch_add(1, std::memory_order_relaxed);
+    fn.lastDecline.store(reason, std::memory_order_relaxed);
+    if (events::recording())
+        observeOriginal(thread, f, intern(std::string("declined by ") + fn.providerName + ": " + reason));
 }
 
-std::string qualified(const OpOverload& o)
-{
-    return std::string(o.name) + (o.overload.empty() ? "" : "." + std::string(o.overload));
-}
+// The kernel on one catalog overload at kModeKey (R1).
+class InterposedForm final : public c10::OperatorKernel {
+public:
+    explicit InterposedForm(const OpForm& form) : m_form(form) {}
+
+    void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
+    {
+        const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
+        // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
+        c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
+        const size_t n = op.schema().arguments().size();
+        std::optional<Function> f = m_form.function;
+        if (!f && m_form.kind != FormKind::Opaque)
+            f = functionOfCall(m_form, c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - n, n));
+        if (!f) {
+            op.redispatchBoxed(below, stack);
+            return;
+        }
+        ThreadState& thread = ThreadState::current();
+        if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
+            applyPendingUnwinds(thread);
+        // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
+        const ProviderFunction* fn = thread.inEffect(*f);
+        if (thread.observe)
+            if (auto* samples = optimizer::SampleCapture::onThisThread())
+                captureSample(*samples, m_form, *f, *stack, n);
+        profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
+        profiling::FunctionCallScope call(recorder, *f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
+        if (!fn) {
+            if (thread.observe)
+                observeOriginal(thread, *f);
+            else if (!thread.anyInEffect())
+                c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
+            op.redispatchBoxed(below, stack);
+            return;
+        }
+        stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(*f), fn->functionName);
+        CallResult result;
+        try {
+            result = callProvider(*fn, m_form, op, *f, *stack, n);
+        } catch (const c10::Error& e) {
+            rethrowWithContext(thread, *f, *fn, e.what_without_backtrace());
+        } catch (const std::exception& e) {
+            rethrowWithContext(thread, *f, *fn, e.what());
+        }
+        if (result.wasServed()) {
+            if (events::recording())
+                events::emit(EventKind::ProviderCall, thread.scopeOf(*f), fn->functionName, fn->providerName, 0);
+            return;
+        }
+        declined(thread, *f, *fn, result.declined);
+        call.declined();
+        op.redispatchBoxed(below, stack);
+    }
+
+private:
+    const OpForm& m_form;
+};
 
 void selfTest(InterposerReport& report)
 {
@@ -122,21 +192,19 @@ InterposerReport registerOnce()
     fallback->fallback(torch::CppFunction::makeFallthrough());
     static auto* ops = new torch::Library(torch::Library::IMPL, "aten", kModeKey, __FILE__, __LINE__);
     std::string foreign;
-    for (Function f : allFunctions()) {
-        for (const OpOverload& o : functionOverloads(f)) {
-            const auto handle = dispatcher.findSchema({std::string(o.name), std::string(o.overload)});
-            if (!handle) {
-                report.missingOps.push_back(qualified(o));
-                continue;
-            }
-            if (handle->hasKernelForDispatchKey(kModeKey))
-                foreign += (foreign.empty() ? "" : ", ") + qualified(o);
-            std::string name(o.name.substr(6)); // strip "aten::"
-            if (!o.overload.empty())
-                name += "." + std::string(o.overload);
-            ops->impl(name.c_str(), kernelAt(static_cast<int>(f), std::make_integer_sequence<int, kFunctionCount>{}));
-            report.interceptedOps.push_back(qualified(o));
+    for (const OpForm& form : allOpForms()) {
+        const auto handle = dispatcher.findSchema({std::string(form.op.name), std::string(form.op.overload)});
+        if (!handle) {
+            report.missingOps.push_back(qualifiedOpName(form.op));
+            continue;
         }
+        if (handle->hasKernelForDispatchKey(kModeKey))
+            foreign += (foreign.empty() ? "" : ", ") + qualifiedOpName(form.op);
+        std::string name(form.op.name.substr(6)); // strip "aten::"
+        if (!form.op.overload.empty())
+            name += "." + std::string(form.op.overload);
+        ops->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InterposedForm>(form)));
+        report.interceptedOps.push_back(qualifiedOpName(form.op));
     }
     if (!foreign.empty()) {
         report.selfTestMessage = "foreign kernels already sit on " + report.dispatchKey + " for: " + foreign;

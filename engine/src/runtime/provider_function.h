@@ -1,6 +1,8 @@
 #pragma once
 #include <kforge/provider_sdk.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -13,6 +15,9 @@ struct ProviderFunction {
     const char* functionName; // interned
     const char* providerName; // interned display name
     std::shared_ptr<KernelProvider> provider;
+    // Calls the provider declined (CallResult) and the latest reason, for KernelProviderRuntime::declines().
+    mutable std::atomic<std::uint64_t> declines{0};
+    mutable std::atomic<const char*> lastDecline{nullptr};
 };
 using ProviderFunctionPtr = std::shared_ptr<const ProviderFunction>;
 

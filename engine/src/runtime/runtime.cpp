@@ -165,6 +165,20 @@ std::vector<LeftoverPatch> KernelProviderRuntime::leftovers() const { return m_i
 std::vector<LeftoverPatch> KernelProviderRuntime::leftoverReports() const { return m_impl->core->reports(); }
 void KernelProviderRuntime::clearLeftoverReports() { m_impl->core->clearReports(); }
 
+std::vector<EntryDeclines> KernelProviderRuntime::declines() const
+{
+    std::vector<EntryDeclines> out;
+    for (const auto& [object, entries] : m_impl->scopes)
+        for (const ResolvedEntry& e : entries)
+            if (const std::uint64_t n = e.provider->declines.load(std::memory_order_relaxed)) {
+                const PlanEntry& p = m_impl->plan.entries[size_t(e.planIndex)];
+                const char* reason = e.provider->lastDecline.load(std::memory_order_relaxed);
+                out.push_back({e.planIndex, p.scope, p.function, e.provider->providerName, n, reason ? reason : ""});
+            }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.entry < b.entry; });
+    return out;
+}
+
 std::vector<std::string> runtimeNotices()
 {
     if (Fusers::disabledForPlan())

@@ -61,16 +61,15 @@ std::vector<std::shared_ptr<ThreadState>> ThreadState::all()
 void ThreadState::setInEffect(Function f, ProviderFunctionPtr fn, const char* scope)
 {
     const int i = static_cast<int>(f);
+    const bool had = m_table[i].load(std::memory_order_relaxed) != nullptr;
+    if (had != bool(fn))
+        m_inEffectCount.fetch_add(fn ? 1 : -1, std::memory_order_relaxed);
     m_scopes[i].store(fn ? scope : nullptr, std::memory_order_relaxed);
     m_table[i].store(fn.get(), std::memory_order_release);
     m_owners[i] = std::move(fn);
 }
 
-bool ThreadState::anyInEffect() const
-{
-    return std::any_of(m_table.begin(), m_table.end(),
-                       [](const auto& slot) { return slot.load(std::memory_order_relaxed) != nullptr; });
-}
+bool ThreadState::anyInEffect() const { return m_inEffectCount.load(std::memory_order_relaxed) > 0; }
 
 void ThreadState::refreshModeKey() { c10::impl::tls_set_dispatch_key_included(kModeKey, observe || anyInEffect()); }
 

@@ -94,6 +94,7 @@ private:
     std::array<std::atomic<const ProviderFunction*>, kFunctionCount> m_table{};
     std::array<ProviderFunctionPtr, kFunctionCount> m_owners{}; // keep what is in effect alive
     std::array<std::atomic<const char*>, kFunctionCount> m_scopes{};
+    std::atomic<int> m_inEffectCount{0}; // non-null slots of m_table: anyInEffect() in O(1) on the hot path
     std::map<std::uint64_t, FunctionStacks> m_stacks; // per runtime id
     std::uint64_t m_sequence = 0;                     // the last push's StackEntry::sequence
     std::vector<PendingUnwind> m_pendingUnwinds;

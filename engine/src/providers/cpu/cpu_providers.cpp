@@ -18,16 +18,6 @@
 #include <vector>
 
 namespace kforge::providers {
-namespace cpu {
-
-namespace {
-std::atomic<std::int64_t> gFallbacks{0};
-}
-
-std::int64_t fallbackCount() { return gFallbacks.load(); }
-
-} // namespace cpu
-
 namespace {
 
 // A float32 or bfloat16 strided tensor on the CPU.
@@ -116,22 +106,35 @@ protected:
         return sample.size() >= argumentCount() && parse(sample, sample.size() - argumentCount()).has_value();
     }
 
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         const size_t n = op.schema().arguments().size();
-        std::optional<Args> args;
-        if (n == argumentCount() && stack.size() >= n)
-            args = parse(stack, stack.size() - n);
-        if (!args || needsGraph(*args)) {
-            // Not ours (see cpu_providers.h): the original kernel, as AtenReferenceProvider runs it. The runtime
-            // has excluded the interposition key, so this does not come back here.
-            ++cpu::gFallbacks;
-            op.callBoxed(stack);
-            return;
-        }
+        if (n != argumentCount() || stack.size() < n)
+            return CallResult::decline("not this provider's op schema");
+        const std::optional<Args> args = parse(stack, stack.size() - n);
+        // Not ours (see cpu_providers.h): the runtime runs the original and reports the call as its.
+        if (!args)
+            return CallResult::decline(whyNotParsed(stack[stack.size() - n]));
+        if (needsGraph(*args))
+            return CallResult::decline("inputs that need autograd (the kernel records no graph)");
         at::Tensor out = compute(*args);
         torch::jit::drop(stack, n);
         torch::jit::push(stack, std::move(out));
+        return CallResult::served();
+    }
+
+    static const char* whyNotParsed(const c10::IValue& input)
+    {
+        if (!input.isTensor())
+            return "arguments the kernel does not handle";
+        const at::Tensor& t = input.toTensor();
+        if (!t.device().is_cpu())
+            return "a tensor that is not on the CPU";
+        if (t.scalar_type() != at::kFloat && t.scalar_type() != at::kBFloat16)
+            return "a dtype other than float32 and bfloat16";
+        if (t.layout() != at::kStrided)
+            return "a tensor layout other than strided";
+        return "arguments the kernel does not handle (shape, parameters or options)";
     }
 };
 

@@ -14,8 +14,8 @@
 // from bfloat16, mismatched parameter shapes, ...) makes supports() false.
 //
 // At run time a call that prepare() would have refused (a provider restored from settings skips prepare), or
-// one that needs autograd (grad mode on and an input requiring grad: our kernels record no graph), runs the
-// original ATen kernel instead of returning something wrong; fallbackCount() counts those calls.
+// one that needs autograd (grad mode on and an input requiring grad: our kernels record no graph), is declined
+// with the reason (CallResult): the runtime runs the original ATen kernel and reports the call as the original's.
 //
 // Copies: layer_norm, rms_norm and softmax read non-contiguous inputs through a contiguous copy (as ATen's
 // kernels do); gelu and silu work in place on any dense layout (a transposed or channels-last tensor is not
@@ -23,10 +23,3 @@
 #include <kforge/provider_sdk.h>
 
 #include <cstdint>
-
-namespace kforge::providers::cpu {
-
-// Calls the Cpu*Providers handed to the original ATen kernel, process-wide, since start.
-std::int64_t fallbackCount();
-
-} // namespace kforge::providers::cpu

@@ -107,19 +107,19 @@ public:
 protected:
     bool supports(const torch::jit::Stack& sample) const override { return supportsAt(sample, 0); }
 
-    void run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
         const size_t count = op.schema().arguments().size();
         TORCH_CHECK(stack.size() >= count, typeName(), ": the stack holds fewer arguments than ", op.schema().name());
         const size_t first = stack.size() - count;
-        if (!supportsAt(stack, first)) {
-            // Not for our kernels (CPU tensors, another dtype, autograd, ...): the original op serves it.
-            op.callBoxed(stack);
-            return;
-        }
+        if (!supportsAt(stack, first)) // not for our kernels: the runtime runs the original and reports it as such
+            return CallResult::decline(stack[first].isTensor() && !stack[first].toTensor().is_cuda()
+                                           ? "a tensor that is not on a CUDA device"
+                                           : "a dtype, shape or option the kernel does not handle, or autograd");
         at::Tensor out = compute(stack, first);
         torch::jit::drop(stack, count);
         torch::jit::push(stack, std::move(out));
+        return CallResult::served();
     }
 
     virtual bool supportsAt(const torch::jit::Stack& stack, size_t first) const = 0;

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""One real model of the corpus (scripts/corpus_export.py) through kforge, per exported form (script, trace):
+  a. module paths: `kforge modules FILE --json` equals Python's named_modules();
+  b. calls: for every catalog function, the calls `kforge run FILE --inputs-file INPUT --iterations 2 --json`
+     reports (all rows, any provider) are twice the Python reference count (0 where Python has none): TorchScript's
+     first forward runs its profiling pass, the second the optimized graph, and both must show every call;
+  c. output: kforge's output digest (shape, dtype, sum, max |x|) equals the eager Python output's, within what
+     elements each within rtol 1e-4, atol 1e-5 (scaled by the output's max |x|: randomly initialised nets such as
+     efficientnet_b0 end at 1e-14, where a plain atol would accept anything) allow;
+  d. with the catalog's reference provider for every function Python sees, in the root scope
+     (--provide ":FUNCTION:PROVIDER"), every call of those functions is served by it (no "original" rows) and
+     the output is still (c).
+Every check runs and every failure is printed with its diff; exit 1 when any failed, 77 (skip) when torchvision is
+missing. A form that did not export (the corpus records why) is reported, not failed.
+
+  test_corpus.py --kforge build/bin/kforge --corpus DIR --model resnet18
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import corpus_export  # noqa: E402 (the catalog reading and output flattening are shared with the export)
+
+RTOL, ATOL = 1e-4, 1e-5
+ITERATIONS = 2  # the profiled and the optimized TorchScript graph
+KFORGE_TIMEOUT = 600
+
+
+class Failures:
+    def __init__(self):
+        self.items: list[str] = []
+
+    def add(self, where: str, what: str) -> None:
+        self.items.append(where)
+        print(f"FAIL {where}: {what}", flush=True)
+
+
+def kforge_json(kforge: str, args: list[str]):
+    """(parsed JSON or None, error text)."""
+    cmd = [kforge] + args
+    print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=KFORGE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {KFORGE_TIMEOUT} s"
+    if proc.stderr.strip():
+        print("  stderr: " + proc.stderr.strip()[-2000:].replace("\n", "\n  stderr: "), flush=True)
+    if proc.returncode != 0:
+        return None, f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-2000:]}"
+    try:
+        return json.loads(proc.stdout), ""
+    except ValueError as e:
+        return None, f"output is not JSON ({e}): {proc.stdout[:500]}"
+
+
+def python_digests(output_file: str) -> dict:
+    import torch
+
+    out = torch.load(output_file, weights_only=False)
+    digests = {}
+    for path, t in corpus_export.flatten_outputs(out):
+        d = t.detach().double()
+        digests[path] = {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+                         "sum": d.sum().item(), "abs_sum": d.abs().sum().item(),
+                         "max_abs": d.abs().max().item() if t.numel() else 0.0, "numel": t.numel()}
+    return digests
+
+
+def compare_outputs(where: str, run: dict, expected: dict, failures: Failures) -> None:
+    got = {o.get("path", ""): o for o in run.get("outputs", [])}
+    if set(got) != set(expected):
+        failures.add(where, f"output paths differ: kforge {sorted(got)}, Python {sorted(expected)}")
+        return
+    before = len(failures.items)
+    for path, e in expected.items():
+        g = got[path]
+        problems = []
+        if list(g.get("shape", [])) != e["shape"]:
+            problems.append(f"shape {g.get('shape')} != {e['shape']}")
+        if g.get("dtype") != e["dtype"]:
+            problems.append(f"dtype {g.get('dtype')} != {e['dtype']}")
+        # Each element within atol + rtol |x| bounds the sum's and the max's differences; atol is relative to the
+        # output's magnitude (a randomly initialised efficientnet_b0 ends at 1e-14).
+        atol = ATOL * e["max_abs"]
+        sum_tol = atol * e["numel"] + RTOL * e["abs_sum"]
+        if not isinstance(g.get("sum"), (int, float)) or abs(g["sum"] - e["sum"]) > sum_tol:
+            problems.append(f"sum {g.get('sum')!r} != {e['sum']!r} (tolerance {sum_tol:.3g})")
+        max_tol = atol + RTOL * e["max_abs"]
+        if not isinstance(g.get("max_abs"), (int, float)) or abs(g["max_abs"] - e["max_abs"]) > max_tol:
+            problems.append(f"max |x| {g.get('max_abs')!r} != {e['max_abs']!r} (tolerance {max_tol:.3g})")
+        if problems:
+            failures.add(where, f"output '{path}' differs from Python's: " + "; ".join(problems))
+    if len(failures.items) == before:
+        exact = all(got[p]["sum"] == e["sum"] and got[p]["max_abs"] == e["max_abs"] for p, e in expected.items())
+        print(f"  {where[where.find('('):]}: " + ", ".join(
+            f"'{p}' {e['dtype']}{e['shape']} sum {got[p]['sum']:.9g}" for p, e in expected.items())
+            + (" equal Python's (sum and max |x| bit for bit)" if exact else " equal Python's within tolerance"))
+
+
+def calls_by(run: dict, iterations: int) -> tuple[dict, dict]:
+    """({function: calls per forward}, {(function, provider): calls per forward}) from `kforge run --json`."""
+    per_fn: dict = {}
+    per_provider: dict = {}
+    for row in run.get("calls", []):
+        n = row.get("calls", 0) / iterations
+        per_fn[row["function"]] = per_fn.get(row["function"], 0) + n
+        key = (row["function"], row.get("provider", "?"))
+        per_provider[key] = per_provider.get(key, 0) + n
+    return per_fn, per_provider
+
+
+def fmt(n) -> str:
+    return str(int(n)) if float(n).is_integer() else f"{n:g}"
+
+
+def check_calls(where: str, catalog_names: list[str], python: dict, seen: dict, profiler: dict,
+                failures: Failures) -> None:
+    unknown = sorted(set(seen) - set(catalog_names))
+    rows = []
+    for fn in catalog_names:
+        p, k = python.get(fn, 0), seen.get(fn, 0)
+        if p or k or profiler.get(fn, 0):
+            rows.append((fn, p, k, profiler.get(fn, 0), p != k))
+    bad = [r for r in rows if r[4]]
+    print(f"  {'function':32} {'python':>7} {'kforge':>7} {'torch.profiler':>15}")
+    for fn, p, k, pr, mismatch in rows:
+        note = ""
+        if mismatch:
+            note = "  <- kforge sees fewer" if k < p else "  <- kforge sees more"
+            if pr == p:
+                note += " (torch.profiler of this file agrees with Python)"
+            else:
+                note += " (torch.profiler of this file differs from Python too)"
+        print(f"  {fn:32} {fmt(p):>7} {fmt(k):>7} {fmt(pr):>15}{note}")
+    if bad:
+        total_p = sum(python.get(fn, 0) for fn in catalog_names)
+        total_k = sum(min(seen.get(fn, 0), python.get(fn, 0)) for fn in catalog_names)
+        failures.add(where, f"{len(bad)} of {len(rows)} functions differ; kforge sees {fmt(total_k)} of the "
+                            f"{fmt(total_p)} catalog calls Python sees: "
+                            + ", ".join(f"{fn} {fmt(k)}/{fmt(p)}" for fn, p, k, _, _ in bad))
+    if unknown:
+        failures.add(where, f"kforge reports functions that are not in the catalog: {unknown}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kforge", required=True)
+    ap.add_argument("--corpus", help="corpus folder (default: corpus_export.py's)")
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--forms", nargs="+", default=list(corpus_export.FORMS), choices=corpus_export.FORMS)
+    ap.add_argument("--catalog", default=os.environ.get("KFORGE_CORPUS_CATALOG") or None,
+                    help="as corpus_export.py --catalog (default: `kforge functions --json`)")
+    args = ap.parse_args(argv)
+    try:
+        corpus = args.corpus or corpus_export.default_out_dir()
+    except Exception as e:  # noqa: BLE001
+        print(f"SKIP: {e}: run scripts/bootstrap")
+        return 77
+    meta_path = os.path.join(corpus, f"{args.model}.json")
+    meta = corpus_export.read_json(meta_path)
+    if meta is None or not os.path.exists(os.path.join(corpus, f"{args.model}.done")):
+        manifest = corpus_export.read_json(os.path.join(corpus, "manifest.json")) or {}
+        error = next((m.get("error") for m in manifest.get("models", []) if m.get("name") == args.model), None)
+        print(f"FAIL: {meta_path} is missing or incomplete"
+              + (f": its export failed: {error}" if error else "") + "; export the corpus first (ctest -R "
+              f"corpus_export, or scripts/corpus_export.py --kforge {args.kforge} --out {corpus} --models "
+              f"{args.model})")
+        return 1
+    failures = Failures()
+    model = args.model
+
+    catalog, source = corpus_export.load_catalog(args.kforge, args.catalog)
+    names = [f["name"] for f in catalog["functions"]]
+    reference = {f["name"]: f["reference_provider"] for f in catalog["functions"]}
+    if corpus_export.catalog_hash(catalog) != meta.get("catalog_hash"):
+        failures.add(f"{model}: catalog", f"the corpus was counted with another catalog ({meta.get('catalog_source')},"
+                                          f" {meta.get('catalog_hash')}) than {source} "
+                                          f"({corpus_export.catalog_hash(catalog)}): export it again")
+    python_calls = meta["calls"]
+    called = [fn for fn in names if python_calls.get(fn, 0)]
+    not_in_catalog = sorted(set(python_calls) - set(names))
+    if not_in_catalog:
+        failures.add(f"{model}: catalog", f"Python counts name functions the catalog lacks: {not_in_catalog}")
+    print(f"{model}: {meta['architecture']}, input {meta['input_shape']}, {len(meta['module_paths'])} modules, "
+          f"{sum(python_calls.values())} catalog calls per forward in Python: "
+          + ", ".join(f"{fn} {python_calls[fn]}" for fn in called))
+    print(f"catalog: {source}, {len(names)} functions")
+
+    providers, err = kforge_json(args.kforge, ["providers", "--json"])
+    known_providers = {p.get("type") for p in providers or []}
+    if providers is None:
+        failures.add(f"{model}: providers", err)
+    missing_refs = [fn for fn in called if reference[fn] not in known_providers]
+    if providers is not None and missing_refs:
+        failures.add(f"{model}: (d) reference providers",
+                     "not in `kforge providers`: " + ", ".join(f"{reference[fn]} ({fn})" for fn in missing_refs))
+    provided = [fn for fn in called if fn not in missing_refs]
+
+    expected_outputs = python_digests(os.path.join(corpus, meta["output_file"]))
+    input_file = os.path.join(corpus, meta["input_file"])
+    summary = []
+    for form in args.forms:
+        info = meta["forms"].get(form, {})
+        if not info.get("exported"):
+            print(f"\n== {model} [{form}]: not exported ({info.get('error', 'no record')}): nothing to check")
+            summary.append(f"{form}: not exported")
+            continue
+        file = os.path.join(corpus, info["file"])
+        print(f"\n== {model} [{form}] {file}")
+        before = len(failures.items)
+
+        # a. module paths
+        modules, err = kforge_json(args.kforge, ["modules", file, "--json"])
+        if modules is None:
+            failures.add(f"{model}[{form}] (a) modules", err)
+        else:
+            got = [m.get("path", "") for m in modules]
+            want = meta["module_paths"]
+            missing, extra = [p for p in want if p not in set(got)], [p for p in got if p not in set(want)]
+            if missing or extra or len(got) != len(want):
+                failures.add(f"{model}[{form}] (a) modules",
+                             f"kforge {len(got)} paths, Python {len(want)}; missing in kforge {missing[:20]}"
+                             f"{' ...' if len(missing) > 20 else ''}; not in Python {extra[:20]}"
+                             f"{' ...' if len(extra) > 20 else ''}")
+            else:
+                print(f"  (a) {len(got)} module paths equal Python's named_modules()")
+
+        # b. calls, c. output
+        run, err = kforge_json(args.kforge, ["run", file, "--inputs-file", input_file, "--iterations",
+                                             str(ITERATIONS), "--json"])
+        if run is None:
+            failures.add(f"{model}[{form}] (b, c) kforge run", err)
+        else:
+            seen, _ = calls_by(run, max(1, run.get("iterations", 1)) * max(1, run.get("threads", 1)))
+            print("  (b) catalog calls per forward")
+            check_calls(f"{model}[{form}] (b) calls", names, python_calls, seen, info.get("profiler_calls", {}),
+                        failures)
+            compare_outputs(f"{model}[{form}] (c) output", run, expected_outputs, failures)
+            if run.get("leftovers"):
+                failures.add(f"{model}[{form}] (b) leftovers", json.dumps(run["leftovers"])[:1000])
+
+        # d. a reference provider for each called function, in the root scope
+        if provided:
+            cmd = ["run", file, "--inputs-file", input_file, "--iterations", str(ITERATIONS), "--json"]
+            for fn in provided:
+                cmd += ["--provide", f":{fn}:{reference[fn]}"]
+            run, err = kforge_json(args.kforge, cmd)
+            if run is None:
+                failures.add(f"{model}[{form}] (d) kforge run with reference providers", err)
+            else:
+                _, per_provider = calls_by(run, max(1, run.get("iterations", 1)) * max(1, run.get("threads", 1)))
+                bad = []
+                print(f"  (d) {'function':28} {'python':>7} {'served':>7} {'original':>8}  other providers")
+                for fn in provided:
+                    served = per_provider.get((fn, reference[fn]), 0)
+                    original = per_provider.get((fn, "original"), 0)
+                    other = {p: n for (f, p), n in per_provider.items()
+                             if f == fn and p not in (reference[fn], "original")}
+                    ok = served == python_calls[fn] and original == 0 and not other
+                    print(f"      {fn:28} {fmt(python_calls[fn]):>7} {fmt(served):>7} {fmt(original):>8}  "
+                          f"{other or ''}{'' if ok else '  <- not all served by ' + reference[fn]}")
+                    if not ok:
+                        bad.append(f"{fn}: {fmt(served)} of {fmt(python_calls[fn])} served by {reference[fn]}, "
+                                   f"{fmt(original)} original" + (f", {other}" if other else ""))
+                if bad:
+                    failures.add(f"{model}[{form}] (d) served", "; ".join(bad))
+                compare_outputs(f"{model}[{form}] (d) output with reference providers", run, expected_outputs,
+                                failures)
+                if run.get("leftovers"):
+                    failures.add(f"{model}[{form}] (d) leftovers", json.dumps(run["leftovers"])[:1000])
+        summary.append(f"{form}: {'ok' if len(failures.items) == before else 'FAILED'}")
+
+    print(f"\n{model}: " + "; ".join(summary) + (f"; {len(failures.items)} failed checks" if failures.items else ""))
+    for f in failures.items:
+        print(f"  FAIL {f}")
+    return 1 if failures.items else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
