@@ -71,13 +71,15 @@ Command addFunctionsCommand(CLI::App& app)
                     std::string aliases;
                     for (std::string_view a : info.aliases)
                         aliases += (aliases.empty() ? "" : " ") + std::string(a);
-                    rows.push_back({std::string(info.name), std::string(info.category), qualifiedOpName(info.normalForm),
-                                    forms.empty() ? "-" : forms, aliases.empty() ? "-" : aliases,
+                    rows.push_back({std::string(info.name), std::string(info.category),
+                                    qualifiedOpName(info.normalForm), forms.empty() ? "-" : forms,
+                                    aliases.empty() ? "-" : aliases,
                                     std::to_string(providers[std::string(info.name)].size())});
                 }
                 std::cout << formatTable({"FUNCTION", "CATEGORY", "NORMAL FORM", "OTHER FORMS", "ALIASES", "PROVIDERS"},
                                          rows);
-                std::cout << "\n" << allFunctions().size() << " functions. Traced convolutions ("
+                std::cout << "\n"
+                          << allFunctions().size() << " functions. Traced convolutions ("
                           << sharedForms(FormKind::Convolution) << ", " << sharedForms(FormKind::ConvolutionMode)
                           << ") are conv1d/2d/3d or conv_transpose1d/2d/3d by the weight's rank and `transposed`.\n"
                           << "Calls inside " << sharedForms(FormKind::Opaque)

@@ -235,6 +235,19 @@ TEST_F(FaultInjection, R11_R7_KeptLeftoversOfEveryKthFailureAreUnwoundByDeactiva
 
 // R16: allocation failures inside a provider (std::bad_alloc, c10::OutOfMemoryError thrown and a real refused
 // allocation) are errors like any other: clear message, no leftover, the session usable.
+// R16, no silent degradation: with the interposer's self-test failed, a plan would run the originals only; the
+// runtime refuses it, naming the cause, and a baseline (an empty plan) still runs.
+TEST_F(FaultInjection, R16_AFailedInterposerSelfTestRefusesAPlanInsteadOfRunningOriginals)
+{
+    const Plan gelu = test::planOf({test::entry("", "gelu", "AtenGeluProvider")});
+    runtime::faults::gSelfTestFailed = true;
+    const std::string message = test::errorOf([&] { KernelProviderRuntime refused(*session, gelu); });
+    EXPECT_NE(message.find("self-test failed"), std::string::npos) << message;
+    EXPECT_NO_THROW(KernelProviderRuntime(*session, Plan{}));
+    runtime::faults::gSelfTestFailed = false;
+    EXPECT_NO_THROW(KernelProviderRuntime(*session, gelu));
+}
+
 TEST_F(FaultInjection, R16_AllocationFailureInsideAProviderIsACleanError)
 {
     const std::pair<Fault, std::string> faults[] = {{Fault::BadAlloc, "bad_alloc"},

@@ -38,8 +38,10 @@ protected:
 void registerClampRelu()
 {
     static const bool once = [] {
-        ProviderRegistry::instance().add({"TestClampReluProvider", Function::Relu, {"cpu"}, "test: clamp_min(x, 0.5)",
-                                          [] { return std::make_unique<ClampReluProvider>(); }});
+        ProviderRegistry::instance().add(
+            {"TestClampReluProvider", Function::Relu, {"cpu"}, "test: clamp_min(x, 0.5)", [] {
+                 return std::make_unique<ClampReluProvider>();
+             }});
         return true;
     }();
     (void)once;
@@ -66,7 +68,7 @@ std::unique_ptr<ModelSession> sessionWith(const TempDir& dir, const std::string&
 }
 
 struct Observed {
-    std::map<std::string, int> calls; // "function by provider" (original calls: "function by original")
+    std::map<std::string, int> calls;    // "function by provider" (original calls: "function by original")
     std::map<std::string, int> declined; // "function: detail"
     std::vector<TensorDigest> outputs;
 };

@@ -9,5 +9,7 @@ namespace kforge::runtime::faults {
 
 using PushHook = void (*)(Function function, int planIndex);
 extern std::atomic<PushHook> gBeforePush;
+// Makes runtimes see the interposer's start-up self-test as failed (it runs once per process).
+extern std::atomic<bool> gSelfTestFailed;
 
 } // namespace kforge::runtime::faults

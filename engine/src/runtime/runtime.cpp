@@ -2,8 +2,10 @@
 
 #include "model/session_impl.h"
 #include "runtime/event_sink.h"
+#include "runtime/fault_injection.h"
 #include "runtime/fusers.h"
 #include "runtime/interposer.h"
+#include "runtime/normal_form.h"
 #include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
 
@@ -37,10 +39,17 @@ std::string entryWhere(size_t index, const PlanEntry& e)
 
 KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) : m_impl(std::make_shared<Impl>())
 {
-    ensureInterposer();
+    const InterposerReport& interposer = ensureInterposer();
     m_impl->session = &session.impl();
     m_impl->plan = std::move(plan);
     std::vector<std::string> problems;
+    // No silent degradation: without a working interposer no provider would ever be called.
+    const bool anyEnabled = std::any_of(m_impl->plan.entries.begin(), m_impl->plan.entries.end(),
+                                        [](const PlanEntry& e) { return e.enabled; });
+    if (anyEnabled && (!interposer.selfTestPassed || faults::gSelfTestFailed.load()))
+        problems.push_back("the interposer's start-up self-test failed (" +
+                           (interposer.selfTestPassed ? std::string("forced by a test") : interposer.selfTestMessage) +
+                           "), so no provider could be called; see `kforge doctor`");
     for (size_t i = 0; i < m_impl->plan.entries.size(); ++i) {
         const PlanEntry& e = m_impl->plan.entries[i];
         if (!e.enabled)
@@ -64,6 +73,11 @@ KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) :
         if (provider->function() != *function) {
             problems.push_back(where + ": provider '" + provider->typeName() + "' replaces '" +
                                std::string(functionName(provider->function())) + "', not '" + e.function + "'");
+            continue;
+        }
+        if (!normalOp(*function)) {
+            problems.push_back(where + ": this LibTorch lacks " + qualifiedOpName(functionInfo(*function).normalForm) +
+                               ", the op its providers are called with");
             continue;
         }
         if (!object)

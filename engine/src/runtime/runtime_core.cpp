@@ -11,7 +11,8 @@ namespace kforge::runtime {
 
 namespace faults {
 std::atomic<PushHook> gBeforePush{nullptr};
-}
+std::atomic<bool> gSelfTestFailed{false};
+} // namespace faults
 
 namespace {
 
