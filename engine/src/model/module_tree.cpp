@@ -33,14 +33,9 @@ void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& 
                     const torch::jit::Module* self)
 {
     for (const torch::jit::Node* node : block.nodes()) {
-        if (const auto* schema = node->maybeSchema()) {
-            auto function = functionOfOp(schema->name(), schema->overload_name());
-            if (!function && (schema->name() == "aten::_convolution" || schema->name() == "aten::convolution" ||
-                              schema->name() == "aten::_convolution_mode"))
-                function = functionOfOp(schema->name(), schema->overload_name(), factsOf(*node, self));
-            if (function)
+        if (const auto* schema = node->maybeSchema())
+            if (const auto function = functionOfOp(schema->name(), schema->overload_name(), factsOf(*node, self)))
                 ++counts[std::string(functionName(*function))];
-        }
         // Scripted Python helpers (F.layer_norm, F.softmax, ...) are prim::CallFunction: they belong to this
         // module's forward, so look inside them (not into prim::CallMethod: that is a child module's).
         if (node->kind() == c10::prim::CallFunction && depth < 16)

@@ -64,12 +64,10 @@ CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c1
 {
     if (form.kind == FormKind::Normal || form.kind == FormKind::Variant)
         return fn.provider->call(op, stack);
-    const c10::OperatorHandle* normal = normalOp(f);
-    if (!normal)
-        return CallResult::decline("the function's normal form is missing from this LibTorch");
+    const c10::OperatorHandle& normal = *normalOp(f); // present: the runtime refuses entries without it
     if (form.kind == FormKind::InPlace) {
         const c10::IValue self = stack[stack.size() - n];
-        const CallResult result = fn.provider->call(*normal, stack);
+        const CallResult result = fn.provider->call(normal, stack);
         if (result.wasServed()) { // the result lands in the input, as the in-place op's would
             at::Tensor target = self.toTensor();
             const at::Tensor out = stack.back().toTensor();
@@ -82,7 +80,7 @@ CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c1
     torch::jit::Stack args(stack.end() - long(n), stack.end());
     if (const char* why = toNormalForm(form, args))
         return CallResult::decline(why);
-    const CallResult result = fn.provider->call(*normal, args);
+    const CallResult result = fn.provider->call(normal, args);
     if (result.wasServed()) {
         torch::jit::drop(stack, n);
         stack.insert(stack.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));

@@ -18,13 +18,6 @@ std::optional<Function> functionOfCall(const OpForm& form, c10::ArrayRef<c10::IV
 // Returns nullptr on success, else why the call has no normal form (`args` may then be partly rewritten).
 const char* toNormalForm(const OpForm& form, torch::jit::Stack& args);
 
-// Whether the form's arguments are already the normal form's (Normal, InPlace) or the form is passed as is
-// (Variant).
-inline bool passedAsIs(FormKind kind)
-{
-    return kind == FormKind::Normal || kind == FormKind::InPlace || kind == FormKind::Variant;
-}
-
 // The normal form's op of each function, looked up once; null when this LibTorch lacks it.
 const c10::OperatorHandle* normalOp(Function function);
 
