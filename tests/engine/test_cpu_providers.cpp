@@ -12,6 +12,7 @@
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 #include <gtest/gtest.h>
@@ -713,4 +714,58 @@ TEST_F(CpuProviders, TinyGptThroughTheRuntimeMatchesBaseline)
     const std::vector<TensorDigest> after = session->forward();
     ASSERT_EQ(after.size(), baseline.size());
     EXPECT_EQ(after[0].sum, baseline[0].sum);
+}
+
+// R16, issue 13 item 5: TorchSDPAKernelProvider runs the public op under one backend, as AITune does with
+// sdpa_kernel, so it serves and refuses what Python does. Expectations checked with torch 2.11 in Python
+// (sdpa_kernel on the CPU): FLASH_ATTENTION serves 4-D inputs, grouped-query attention and boolean masks, and
+// refuses 3-D inputs and dropout with "No available kernel"; MATH serves 3-D inputs.
+TEST(TorchSdpaProvider, R16_ServesOrRefusesAsThePublicOpUnderSdpaKernel)
+{
+    at::manual_seed(0);
+    at::NoGradGuard noGrad;
+    const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::scaled_dot_product_attention", "");
+    const at::Tensor q = at::randn({2, 4, 8, 16}), k = at::randn({2, 4, 8, 16}), v = at::randn({2, 4, 8, 16});
+    const auto args = [](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, c10::IValue mask,
+                         double dropout, bool gqa) {
+        return torch::jit::Stack{q, k, v, std::move(mask), dropout, false, c10::IValue(), gqa};
+    };
+    struct Case {
+        const char* backend;
+        const char* name;
+        torch::jit::Stack stack;
+        bool served;
+    };
+    const std::vector<Case> cases{
+        {"FLASH_ATTENTION", "4-D", args(q, k, v, {}, 0.0, false), true},
+        {"FLASH_ATTENTION", "grouped-query", args(q, k.slice(1, 0, 2), v.slice(1, 0, 2), {}, 0.0, true), true},
+        {"FLASH_ATTENTION", "boolean mask", args(q, k, v, at::rand({8, 8}) > 0.3, 0.0, false), true},
+        {"FLASH_ATTENTION", "3-D", args(q[0], k[0], v[0], {}, 0.0, false), false},
+        {"FLASH_ATTENTION", "dropout", args(q, k, v, {}, 0.5, false), false},
+        {"MATH", "3-D", args(q[0], k[0], v[0], {}, 0.0, false), true},
+        {"MATH", "boolean mask", args(q, k, v, at::rand({8, 8}) > 0.3, 0.0, false), true},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.backend) + " " + c.name);
+        auto provider = create({{"type", "TorchSDPAKernelProvider"}, {"backend", c.backend}});
+        EXPECT_EQ(provider->prepare({c.stack}), c.served) << "eligibility is the trial call on the sample";
+        torch::jit::Stack stack = c.stack;
+        if (c.served) {
+            torch::jit::Stack reference = c.stack;
+            op.callBoxed(reference); // the default backends
+            ASSERT_TRUE(provider->call(op, stack).wasServed());
+            EXPECT_TRUE(at::allclose(stack.back().toTensor(), reference.back().toTensor(), 1e-5, 1e-5));
+        } else {
+            try {
+                provider->call(op, stack);
+                ADD_FAILURE() << "served a call PyTorch refuses under this backend";
+            } catch (const c10::Error& e) {
+                EXPECT_NE(std::string(e.what()).find("No available kernel"), std::string::npos) << e.what();
+            }
+        }
+    }
+    const at::Context& ctx = at::globalContext(); // the process-wide switches are as they were
+    EXPECT_TRUE(ctx.userEnabledMathSDP());
+    EXPECT_TRUE(ctx.userEnabledFlashSDP());
+    EXPECT_TRUE(ctx.userEnabledMemEfficientSDP());
 }

@@ -5,6 +5,7 @@
 
 #include "model/session_impl.h"
 #include "runtime/fault_injection.h"
+#include "runtime/fusers.h"
 #include "runtime/interposer.h"
 #include "runtime/mode_key.h"
 #include "runtime/thread_state.h"
@@ -14,6 +15,9 @@
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/jit/codegen/fuser/interface.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/tensorexpr/kernel.h>
 
 using namespace kforge;
 using namespace kforge::test;
@@ -97,6 +101,53 @@ TEST_F(Runtime, R1_ProviderCallingTheSameOpReachesTheRealKernel)
 }
 
 // R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
+// Turns on NNC fusion on the CPU for the scope (a CPU build without LLVM uses NNC's interpreter): on CUDA it is
+// on by default, and this is how its fused groups look before a plan is activated.
+class CpuFusionOn {
+public:
+    CpuFusionOn()
+        : m_cpu(torch::jit::canFuseOnCPU()), m_texpr(torch::jit::tensorExprFuserEnabled()),
+          m_llvm(torch::jit::tensorexpr::getTEMustUseLLVMOnCPU())
+    {
+        torch::jit::overrideCanFuseOnCPU(true);
+        torch::jit::setTensorExprFuserEnabled(true);
+        torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+    }
+    ~CpuFusionOn()
+    {
+        torch::jit::overrideCanFuseOnCPU(m_cpu);
+        torch::jit::setTensorExprFuserEnabled(m_texpr);
+        torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = m_llvm;
+    }
+
+private:
+    bool m_cpu, m_texpr, m_llvm;
+};
+
+// R1: forwards that ran before activation let the profiling executor fuse gelu with its neighbours into one
+// group, which never dispatches gelu. Activation drops such plans, so the provider serves the next forward.
+TEST_F(Runtime, R1_FusedGraphsBuiltBeforeActivationDoNotBypassProviders)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x * 2.0) * 3.0 + 1.0"), dir.path("fusible.pt"));
+    auto fusible = ModelSession::open(dir.path("fusible.pt").string());
+    fusible->setInputSpecs({"float32[4,64]"});
+    CpuFusionOn fusion;
+    const double originals = fusible->forward()[0].sum;
+    for (int i = 0; i < 3; ++i)
+        fusible->forward();
+    ASSERT_TRUE(runtime::Fusers::holdFusedGroups(fusible->impl().module)) << "precondition: the forwards fused gelu";
+
+    KernelProviderRuntime runtime(*fusible, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    const long before = tagCalls();
+    const double served = fusible->forward()[0].sum;
+    EXPECT_EQ(tagCalls() - before, 1);
+    EXPECT_NEAR(served - originals, 4 * 64 * 3 * kTagA, 1.0) << "gelu ran inside a fused group";
+    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+    runtime.deactivate();
+}
+
 TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 {
     for (const auto& item : session->impl().module.named_modules()) {

@@ -1,4 +1,5 @@
 // Threads: runtime-semantics.md R12.
+#include <kforge/events.h>
 #include <kforge/provider_sdk.h>
 #include <kforge/runtime.h>
 #include <kforge/stepping.h>
@@ -220,4 +221,81 @@ TEST(Threads, R12_OneProviderInstanceServesManyThreadsAtOnce)
         ++checked;
     }
     EXPECT_GE(checked, 10) << "the CPU and reference providers of five functions";
+}
+
+namespace {
+
+// tests/data/models/forked_gelu.pt: root forks its child's forward (torch.jit.fork), waits for it and adds a gelu
+// of its own; the child's gelu runs as an async task on an inter-op thread. C++ TorchScript has no fork builtin,
+// so the model comes from Python (make_forked_gelu.py).
+std::unique_ptr<ModelSession> forkingSession()
+{
+    auto session = ModelSession::open((std::filesystem::path(KFORGE_TEST_DATA) / "models" / "forked_gelu.pt").string());
+    session->setInputSpecs({"float32[8]"});
+    return session;
+}
+
+} // namespace
+
+// R12 async tasks: a task forked inside a scope runs with the scope's providers. The output less the originals'
+// is the sum of the tags of whoever served the two gelus: 2 x kTagA per element when both were served.
+TEST(Threads, R12_AForkedTaskRunsWithTheForkingScopesProviders)
+{
+    registerTestProviders();
+    auto session = forkingSession();
+    const double originals = session->forward()[0].sum;
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    const long callsBefore = tagCalls().load();
+    for (int i = 0; i < 20; ++i) {
+        SCOPED_TRACE(i);
+        auto applied = runtime.applied();
+        const auto out = session->forward();
+        EXPECT_NEAR(out[0].sum - originals, 8 * 2 * kTagA, 1e-2) << "the forked child's gelu ran the original";
+    }
+    EXPECT_EQ(tagCalls().load() - callsBefore, 40);
+    EXPECT_TRUE(runtime.leftoverReports().empty());
+    EXPECT_TRUE(runtime.leftovers().empty());
+}
+
+// R12: when the forked task is still running at torch.jit.wait, the forward resumes on the thread that completes
+// it; the root's module exit then runs there. That is a normal forward: the providers in effect before the wait
+// serve the calls after it, and nothing is reported as a leftover. The child's scope has a 20 ms provider, so
+// the wait always finds the task unfinished.
+TEST(Threads, R12_AForwardResumingOnAnotherThreadAfterWaitKeepsItsScopes)
+{
+    registerTestProviders();
+    auto session = forkingSession();
+    const double originals = session->forward()[0].sum;
+    KernelProviderRuntime runtime(
+        *session, planOf({entry("", "gelu", "TestTagGeluProvider"), entry("act", "gelu", "TestSlowGeluProvider")}));
+    auto stream = EventStream::attach(4096);
+    {
+        auto applied = runtime.applied();
+        const auto out = session->forward();
+        EXPECT_NEAR(out[0].sum - originals, 8 * kTagA, 1e-2)
+            << "child: slow provider (0); root's gelu after the wait: tag A";
+    }
+    EXPECT_TRUE(runtime.leftoverReports().empty()) << runtime.leftoverReports().front().error;
+    EXPECT_TRUE(runtime.leftovers().empty());
+    std::vector<Event> log;
+    stream->drain(log);
+    std::uint64_t rootEnter = 0, rootExit = 0, childCall = 0;
+    int leftoverEvents = 0;
+    for (const Event& e : log) {
+        if (e.modulePath.empty() && e.kind == EventKind::ModuleEnter)
+            rootEnter = e.thread;
+        if (e.modulePath.empty() && e.kind == EventKind::ModuleExit)
+            rootExit = e.thread;
+        if (e.modulePath == "act" && e.kind == EventKind::ProviderCall)
+            childCall = e.thread;
+        leftoverEvents += e.kind == EventKind::Leftover;
+    }
+    EXPECT_NE(childCall, 0u) << "the forked child's call was observed";
+    EXPECT_NE(childCall, rootEnter) << "the child ran as an async task";
+    EXPECT_NE(rootExit, rootEnter) << "the forward resumed on another thread (the case under test)";
+    EXPECT_EQ(leftoverEvents, 0);
+    // After the forward every thread's gelu is the original again, the task threads' included.
+    for (const auto& thread : snapshotFunctionStacks())
+        for (const auto& f : thread.functions)
+            EXPECT_TRUE(f.entries.empty()) << "thread " << thread.thread << " still has " << f.function;
 }

@@ -1,10 +1,16 @@
-// TorchSDPAKernelProvider {backend}: scaled_dot_product_attention through one chosen SDPA backend, as
-// AITune's provider of the same name does with torch.nn.attention.sdpa_kernel.
+// TorchSDPAKernelProvider {backend}: scaled_dot_product_attention through one chosen SDPA backend, as AITune's
+// provider of the same name does: the public op runs with only that backend enabled (what
+// torch.nn.attention.sdpa_kernel does in Python), so its preprocessing (boolean masks, head-dim padding,
+// alignment) and its eligibility rules are PyTorch's own, and a call the backend cannot serve is refused with
+// PyTorch's message, as in Python.
 #include "providers/builtin_providers.h"
 
 #include <kforge/error.h>
 
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
+
+#include <mutex>
 
 namespace kforge::providers {
 namespace {
@@ -52,6 +58,44 @@ struct SdpaArgs {
 };
 constexpr size_t kSdpaArgs = 8;
 
+// The process-wide backend switches (torch.backends.cuda.enable_*_sdp in Python), set to exactly one backend for
+// one call and restored after it. They are global, so calls that switch them are serialised; an SDPA call on
+// another thread at that moment sees the same restriction, as with sdpa_kernel in a multi-threaded Python
+// program (docs/aitune-plans.md).
+class OnlyBackend {
+public:
+    explicit OnlyBackend(Backend backend) : m_lock(mutex())
+    {
+        at::Context& ctx = at::globalContext();
+        m_saved = {ctx.userEnabledMathSDP(), ctx.userEnabledFlashSDP(), ctx.userEnabledMemEfficientSDP(),
+                   ctx.userEnabledCuDNNSDP(), ctx.userEnabledOverrideableSDP()};
+        set({backend == Backend::Math, backend == Backend::FlashAttention, backend == Backend::EfficientAttention,
+             backend == Backend::CudnnAttention, false});
+    }
+    ~OnlyBackend() { set(m_saved); }
+    OnlyBackend(const OnlyBackend&) = delete;
+    OnlyBackend& operator=(const OnlyBackend&) = delete;
+
+private:
+    using Switches = std::array<bool, 5>; // math, flash, efficient, cudnn, overrideable
+    static std::mutex& mutex()
+    {
+        static std::mutex m;
+        return m;
+    }
+    static void set(const Switches& on)
+    {
+        at::Context& ctx = at::globalContext();
+        ctx.setSDPUseMath(on[0]);
+        ctx.setSDPUseFlash(on[1]);
+        ctx.setSDPUseMemEfficient(on[2]);
+        ctx.setSDPUseCuDNN(on[3]);
+        ctx.setSDPUseOverrideable(on[4]);
+    }
+    std::lock_guard<std::mutex> m_lock;
+    Switches m_saved{};
+};
+
 class TorchSdpaProvider final : public KernelProvider {
 public:
     Function function() const override { return Function::ScaledDotProductAttention; }
@@ -92,24 +136,17 @@ protected:
         }
     }
 
+    // Eligible when the public op serves the sample with only this backend enabled: PyTorch's own rules.
     bool supports(const torch::jit::Stack& sample) const override
     {
         if (sample.size() < kSdpaArgs - 1)
             return false;
-        const SdpaArgs a = SdpaArgs::from(sample, 0);
-        const bool cuda = a.q.is_cuda();
-        const bool halfPrecision = a.q.scalar_type() == at::kHalf || a.q.scalar_type() == at::kBFloat16;
-        switch (m_backend) {
-        case Backend::Math:
+        try {
+            attend(SdpaArgs::from(sample, 0));
             return true;
-        case Backend::FlashAttention:
-            return !a.gqa && a.dropout == 0.0 && (cuda ? halfPrecision && !a.mask : a.q.is_floating_point());
-        case Backend::EfficientAttention:
-            return cuda && !a.gqa;
-        case Backend::CudnnAttention:
-            return cuda && halfPrecision && !a.gqa;
+        } catch (const c10::Error&) {
+            return false;
         }
-        return false;
     }
 
     CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
@@ -122,29 +159,12 @@ protected:
     }
 
 private:
+    // The public op, as in Python: a call the backend cannot serve throws PyTorch's "No available kernel"
+    // error (with its warnings saying why), which the runtime reports with the function, provider and module.
     at::Tensor attend(const SdpaArgs& a) const
     {
-        switch (m_backend) {
-        case Backend::Math:
-            return std::get<0>(at::_scaled_dot_product_attention_math(a.q, a.k, a.v, a.mask, a.dropout, a.causal,
-                                                                      std::nullopt, a.scale, a.gqa));
-        case Backend::FlashAttention:
-            if (!a.q.is_cuda())
-                return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(a.q, a.k, a.v, a.dropout, a.causal,
-                                                                                   a.mask, a.scale));
-            TORCH_CHECK(!a.mask, "FLASH_ATTENTION on CUDA takes no attn_mask");
-            return std::get<0>(
-                at::_scaled_dot_product_flash_attention(a.q, a.k, a.v, a.dropout, a.causal, false, a.scale));
-        case Backend::EfficientAttention:
-            TORCH_CHECK(a.q.is_cuda(), "EFFICIENT_ATTENTION runs on CUDA devices only");
-            return std::get<0>(at::_scaled_dot_product_efficient_attention(a.q, a.k, a.v, a.mask, false, a.dropout,
-                                                                           a.causal, a.scale));
-        case Backend::CudnnAttention:
-            TORCH_CHECK(a.q.is_cuda(), "CUDNN_ATTENTION runs on CUDA devices only");
-            return std::get<0>(at::_scaled_dot_product_cudnn_attention(a.q, a.k, a.v, a.mask, false, a.dropout,
-                                                                       a.causal, false, a.scale));
-        }
-        TORCH_CHECK(false, "unknown SDPA backend");
+        OnlyBackend only(m_backend);
+        return at::scaled_dot_product_attention(a.q, a.k, a.v, a.mask, a.dropout, a.causal, a.scale, a.gqa);
     }
 
     Backend m_backend = Backend::Math;

@@ -1,6 +1,7 @@
 #include "runtime/call_guard.h"
 
 #include "runtime/event_sink.h"
+#include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
 
@@ -19,6 +20,8 @@ CallGuard::CallGuard(bool keepLeftovers, const char* capture)
     m_thread.observe = m_prevObserve || events::observationWanted();
     if (capture)
         m_thread.capture = capture;
+    if (Hooks::anyBound() || m_thread.observe)
+        m_tasks = std::make_unique<TaskScope>(m_thread);
     m_thread.refreshModeKey();
 }
 
@@ -44,6 +47,11 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
         for (const EntryRef& ref : left) {
             const auto [stack, index] = locate(m_thread, ref);
             const StackEntry& entry = (*stack)[index];
+            if (m_tasks && m_tasks->poppedElsewhere(entry)) {
+                // The forward resumed on another thread after a wait and left the module there (R12).
+                removeEntry(m_thread, ref.function, *stack, index);
+                continue;
+            }
             const char* function = functionName(ref.function).data();
             LeftoverPatch patch = describeEntry(m_thread, ref.runtimeId, ref.function, entry);
             patch.error = why;
@@ -58,6 +66,7 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
                 unwindEntry(m_thread, ref);
         }
     }
+    m_tasks.reset();
     {
         std::lock_guard lock(m_thread.mutex());
         m_thread.guardDepth.fetch_sub(1);

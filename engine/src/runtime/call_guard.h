@@ -3,10 +3,12 @@
 // and, when the forward throws between a pre-hook and its post-hook (or returns unbalanced), unwinds what was
 // pushed since, latest first across all runtimes (R5), and reports each leftover. With keepLeftovers (R11) it
 // reports them but leaves the patches in effect.
+#include "runtime/task_context.h"
 #include "runtime/thread_state.h"
 
 #include <kforge/runtime_types.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +31,8 @@ private:
     bool m_finished = false;
     bool m_prevObserve;
     const char* m_prevCapture;
-    std::uint64_t m_startSequence = 0; // pushes after it are this forward's (StackEntry::sequence)
+    std::uint64_t m_startSequence = 0;  // pushes after it are this forward's (StackEntry::sequence)
+    std::unique_ptr<TaskScope> m_tasks; // what tasks forked by this forward inherit (R12)
 };
 
 } // namespace kforge::runtime

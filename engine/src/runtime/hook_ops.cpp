@@ -5,6 +5,7 @@
 #include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
+#include "runtime/task_context.h"
 
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/operator.h>
@@ -34,6 +35,8 @@ void moduleEnter(torch::jit::Stack& stack)
         recorder->moduleEnter(hooks.path);
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
+        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
+            followTask(thread); // a forked task of a forward, or its continuation (R12)
         applyPendingUnwinds(thread);
         if (events::recording())
             events::emit(EventKind::ModuleEnter, hooks.path, nullptr, nullptr, 0);
@@ -51,6 +54,7 @@ void moduleEnter(torch::jit::Stack& stack)
             throw;
         }
         thread.refreshModeKey();
+        publishTask(thread);
     }
     stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
 }
@@ -68,10 +72,13 @@ void moduleExit(torch::jit::Stack& stack)
     const ModuleHooks& hooks = it->second;
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
+        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
+            followTask(thread);
         applyPendingUnwinds(thread);
         for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
             b->runtime->postHook(thread, hooks.path, b->entries);
         thread.refreshModeKey();
+        publishTask(thread);
         if (events::recording())
             events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     }

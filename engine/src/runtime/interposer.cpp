@@ -11,6 +11,7 @@
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 #include "runtime/string_pool.h"
+#include "runtime/task_context.h"
 #include "runtime/thread_state.h"
 
 #include <ATen/ATen.h>
@@ -115,6 +116,9 @@ public:
             return;
         }
         ThreadState& thread = ThreadState::current();
+        // Outside a forward of its own, the thread may run a task forked from one: it carries its table (R12).
+        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
+            followTask(thread);
         if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
             applyPendingUnwinds(thread);
         // Alive while we call it: only this thread releases what its table holds while it is inside a forward.

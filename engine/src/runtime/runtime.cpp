@@ -8,6 +8,7 @@
 #include "runtime/normal_form.h"
 #include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
+#include "runtime/task_context.h"
 
 #include <kforge/error.h>
 
@@ -115,6 +116,7 @@ void KernelProviderRuntime::activate()
     Hooks::bind(m_impl->core, m_impl->scopes); // all or nothing (R6)
     m_impl->active = true;
     Fusers::disableWhilePlanActive();
+    Fusers::dropFusedPlans(m_impl->session->module); // fused before activation: re-optimised without fusers (R1)
     if (events::recording())
         events::emit(EventKind::Activate, nullptr, nullptr, nullptr, 0,
                      intern("runtime " + std::to_string(m_impl->core->id())));
@@ -206,8 +208,10 @@ std::vector<ThreadStacksSnapshot> snapshotFunctionStacks()
     for (const auto& thread : ThreadState::all()) {
         ThreadStacksSnapshot snap;
         snap.thread = thread->id();
-        snap.insideForward = thread->guardDepth.load() > 0;
         std::lock_guard lock(thread->mutex());
+        snap.insideForward = isBusy(*thread);
+        if (followsFinishedForward(*thread))
+            continue; // a stale copy of a finished forward's stacks (task_context.h)
         for (int i = 0; i < kFunctionCount; ++i) {
             const auto f = static_cast<Function>(i);
             FunctionStackSnapshot fs;

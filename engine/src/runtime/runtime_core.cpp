@@ -3,6 +3,7 @@
 #include "runtime/clock.h"
 #include "runtime/event_sink.h"
 #include "runtime/fault_injection.h"
+#include "runtime/task_context.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -136,7 +137,7 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
                 hook(e.function, e.planIndex);
             auto& stack = stacks[static_cast<int>(e.function)];
             stack.push_back({thread.inEffectOwner(e.function), e.provider, modulePath, e.planIndex, nowNs(),
-                             thread.capture, thread.scopeOf(e.function), thread.nextSequence()});
+                             thread.capture, thread.scopeOf(e.function), thread.nextSequence(), thread.id()});
             thread.setInEffect(e.function, e.provider, modulePath);
             ++done;
             if (thread.captureLog)
@@ -168,6 +169,7 @@ void RuntimeCore::postHook(ThreadState& thread, const char* modulePath, const st
         if (stack.empty())
             continue;
         const char* provider = nameOf(stack.back().installed.get());
+        notePoppedElsewhere(thread, stack.back());
         removeEntry(thread, it->function, stack, stack.size() - 1);
         if (events::recording())
             events::emit(EventKind::Pop, modulePath, fname(it->function), provider, int(stack.size()));
@@ -184,6 +186,7 @@ void applyPendingUnwinds(ThreadState& thread)
             unwindRuntime(thread, pending.runtimeId, pending.upToSequence);
     }
     thread.refreshModeKey();
+    publishTask(thread);
 }
 
 void RuntimeCore::unwindAllThreads()
@@ -194,8 +197,10 @@ void RuntimeCore::unwindAllThreads()
         std::lock_guard lock(thread->mutex());
         if (!thread->allStacks().count(m_id))
             continue;
-        if (thread.get() != &self && thread->guardDepth.load() > 0)
-            thread->deferUnwind(m_id); // it may be calling through these entries right now (R12)
+        // A thread running a forward or a task may be calling through these entries right now; one holding a
+        // finished task's copy drops it when it next runs anything of ours (R12).
+        if (thread.get() != &self && (isBusy(*thread) || thread->following()))
+            thread->deferUnwind(m_id);
         else // latest first, spliced out of the chain where another runtime pushed on top (R5, R7)
             m_lastUnwound += unwindRuntime(*thread, m_id, thread->lastSequence());
     }
@@ -205,9 +210,9 @@ std::vector<LeftoverPatch> RuntimeCore::leftovers() const
 {
     std::vector<LeftoverPatch> out;
     for (const auto& thread : ThreadState::all()) {
-        if (thread->guardDepth.load() > 0)
-            continue; // inside a forward: its patches are live, not left over
         std::lock_guard lock(thread->mutex());
+        if (isBusy(*thread) || thread->following())
+            continue; // inside a forward: its patches are live, not left over; a task's copy is no patch of its own
         const auto it = thread->allStacks().find(m_id);
         if (it == thread->allStacks().end())
             continue;

@@ -69,6 +69,19 @@ void ThreadState::setInEffect(Function f, ProviderFunctionPtr fn, const char* sc
     m_owners[i] = std::move(fn);
 }
 
+void ThreadState::rebuildTable()
+{
+    for (int i = 0; i < kFunctionCount; ++i) {
+        const StackEntry* latest = nullptr;
+        for (const auto& [runtimeId, stacks] : m_stacks)
+            for (const StackEntry& e : stacks[i])
+                if (!latest || e.sequence > latest->sequence)
+                    latest = &e;
+        setInEffect(static_cast<Function>(i), latest ? latest->installed : nullptr,
+                    latest ? latest->modulePath : nullptr);
+    }
+}
+
 bool ThreadState::anyInEffect() const { return m_inEffectCount.load(std::memory_order_relaxed) > 0; }
 
 void ThreadState::refreshModeKey() { c10::impl::tls_set_dispatch_key_included(kModeKey, observe || anyInEffect()); }

@@ -7,6 +7,7 @@
 #include <kforge/capture.h>
 #include <kforge/functions.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -19,6 +20,8 @@
 
 namespace kforge::runtime {
 
+struct TaskSnapshot; // task_context.h
+
 struct StackEntry {
     ProviderFunctionPtr saved;     // in effect before the push; null = the original
     ProviderFunctionPtr installed; // what the push put in effect
@@ -28,6 +31,7 @@ struct StackEntry {
     const char* capture;    // interned capture label while a graph capture runs, else null
     const char* savedScope; // the scope whose provider `saved` is (null for the original)
     std::uint64_t sequence; // push order on this thread, across all runtimes (R5)
+    std::uint64_t pushedOn; // the ThreadState::id that pushed it: another thread's in a forked task (task_context.h)
 };
 
 using FunctionStacks = std::array<std::vector<StackEntry>, kFunctionCount>;
@@ -58,6 +62,19 @@ public:
     bool anyInEffect() const;
     std::uint64_t nextSequence() { return ++m_sequence; }
     std::uint64_t lastSequence() const { return m_sequence; }
+    void raiseSequence(std::uint64_t atLeast) { m_sequence = std::max(m_sequence, atLeast); }
+    // Puts in effect, per function, what the latest push installed (or the original): after the stacks were
+    // replaced wholesale (task_context.cpp).
+    void rebuildTable();
+
+    // R12 async tasks (task_context.h): the snapshot of another thread's forward this thread follows while it runs
+    // a task forked from that forward or its continuation after a wait; null while it runs its own code. Then its
+    // own stacks and observe flag wait in the *Aside members. Changed by the owner with mutex() held.
+    const std::shared_ptr<const TaskSnapshot>& following() const { return m_following; }
+    void setFollowing(std::shared_ptr<const TaskSnapshot> snapshot) { m_following = std::move(snapshot); }
+    std::map<std::uint64_t, FunctionStacks> ownStacksAside;
+    bool ownObserveAside = false;
+    int taskScopes = 0; // open TaskScopes (engine forwards that publish their stacks); owner thread only
 
     // R12 lifetime: another thread never edits the stacks or the table of a thread inside an engine forward (it
     // may be calling through them right now). deactivate() leaves the request here instead; the owner applies it
@@ -96,6 +113,7 @@ private:
     std::array<std::atomic<const char*>, kFunctionCount> m_scopes{};
     std::atomic<int> m_inEffectCount{0}; // non-null slots of m_table: anyInEffect() in O(1) on the hot path
     std::map<std::uint64_t, FunctionStacks> m_stacks; // per runtime id
+    std::shared_ptr<const TaskSnapshot> m_following;  // see following()
     std::uint64_t m_sequence = 0;                     // the last push's StackEntry::sequence
     std::vector<PendingUnwind> m_pendingUnwinds;
     std::atomic<bool> m_hasPending{false};

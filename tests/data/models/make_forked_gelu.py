@@ -1,7 +1,6 @@
 """Writes forked_gelu.pt: a scripted model whose root forward forks its child's forward (torch.jit.fork) and waits
-for it; the child calls gelu. A reproducer for issue 13, item 3: the
-forked task and the continuation after torch.jit.wait run on inter-op pool threads, away from the forward's
-function table and stacks (see the issue's notes).
+for it; the child calls gelu. The R12 async-task tests (test_runtime_threads.cpp) load it: the forked task and the
+continuation after torch.jit.wait run on inter-op pool threads. C++ TorchScript has no fork builtin, hence Python.
 Run with the bootstrap venv's python: ~/.cache/kforge/torch-2.11.0/bin/python make_forked_gelu.py"""
 import os
 

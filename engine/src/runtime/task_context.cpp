@@ -1,0 +1,160 @@
+#include "runtime/task_context.h"
+
+#include <c10/util/ThreadLocalDebugInfo.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace kforge::runtime {
+
+// The debug-info slot our snapshots travel in. PyTorch names no slot for third parties; the test slots are
+// unused in a LibTorch process, and every read checks the type, so a foreign value there is ignored.
+inline constexpr c10::DebugInfoKind kTaskInfoKind = c10::DebugInfoKind::TEST_INFO_2;
+
+struct ForwardContext {
+    std::uint64_t originThread = 0;
+    bool observe = false;
+    std::atomic<bool> finished{false};
+    mutable std::mutex mutex;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> poppedElsewhere; // (pushedOn, sequence)
+};
+
+struct TaskSnapshot final : c10::DebugInfoBase, std::enable_shared_from_this<TaskSnapshot> {
+    struct Entry {
+        std::uint64_t runtimeId;
+        int function;
+        StackEntry entry; // holds its provider functions: alive while any task may still call them
+    };
+    std::shared_ptr<ForwardContext> forward;
+    std::vector<Entry> entries;
+};
+
+namespace {
+
+// The debug-info node this thread pushed last: replaced in place by the next publication while still on top.
+thread_local std::shared_ptr<c10::ThreadLocalDebugInfo> tlsPublishedHead;
+
+std::shared_ptr<TaskSnapshot> snapshotOf(ThreadState& thread, std::shared_ptr<ForwardContext> forward)
+{
+    auto snapshot = std::make_shared<TaskSnapshot>();
+    snapshot->forward = std::move(forward);
+    std::lock_guard lock(thread.mutex());
+    for (const auto& [runtimeId, stacks] : thread.allStacks())
+        for (int i = 0; i < kFunctionCount; ++i)
+            for (const StackEntry& e : stacks[i])
+                snapshot->entries.push_back({runtimeId, i, e});
+    return snapshot;
+}
+
+void push(std::shared_ptr<TaskSnapshot> snapshot)
+{
+    if (tlsPublishedHead && c10::ThreadLocalDebugInfo::current() == tlsPublishedHead)
+        c10::ThreadLocalDebugInfo::_pop(kTaskInfoKind);
+    c10::ThreadLocalDebugInfo::_push(kTaskInfoKind, std::move(snapshot));
+    tlsPublishedHead = c10::ThreadLocalDebugInfo::current();
+}
+
+const TaskSnapshot* carriedSnapshot()
+{
+    return dynamic_cast<const TaskSnapshot*>(c10::ThreadLocalDebugInfo::get(kTaskInfoKind));
+}
+
+// Replaces the thread's stacks by a copy of the snapshot's (or gives it its own back when `snapshot` is null).
+void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
+{
+    std::lock_guard lock(thread.mutex());
+    if (!thread.following()) {
+        thread.ownStacksAside = std::move(thread.allStacks());
+        thread.ownObserveAside = thread.observe;
+    }
+    thread.allStacks().clear();
+    if (snapshot) {
+        for (const TaskSnapshot::Entry& e : snapshot->entries) {
+            thread.stacksOf(e.runtimeId)[e.function].push_back(e.entry);
+            thread.raiseSequence(e.entry.sequence); // this thread's own pushes come later (R5)
+        }
+        thread.observe = snapshot->forward->observe;
+    } else {
+        thread.allStacks() = std::move(thread.ownStacksAside);
+        thread.ownStacksAside.clear();
+        thread.observe = thread.ownObserveAside;
+    }
+    thread.rebuildTable();
+    thread.setFollowing(std::move(snapshot));
+}
+
+} // namespace
+
+TaskScope::TaskScope(ThreadState& thread)
+    : m_thread(thread), m_forward(std::make_shared<ForwardContext>()),
+      m_enclosingHead(std::exchange(tlsPublishedHead, nullptr))
+{
+    m_forward->originThread = thread.id();
+    m_forward->observe = thread.observe;
+    m_guard = std::make_unique<c10::DebugInfoGuard>(kTaskInfoKind, snapshotOf(thread, m_forward));
+    tlsPublishedHead = c10::ThreadLocalDebugInfo::current();
+    ++m_thread.taskScopes;
+}
+
+TaskScope::~TaskScope()
+{
+    m_forward->finished.store(true, std::memory_order_release);
+    --m_thread.taskScopes;
+    m_guard.reset(); // the enclosing forward's node is on top again
+    tlsPublishedHead = std::move(m_enclosingHead);
+}
+
+bool TaskScope::poppedElsewhere(const StackEntry& entry) const
+{
+    std::lock_guard lock(m_forward->mutex);
+    const auto& popped = m_forward->poppedElsewhere;
+    return std::find(popped.begin(), popped.end(), std::pair{entry.pushedOn, entry.sequence}) != popped.end();
+}
+
+void publishTask(ThreadState& thread)
+{
+    if (thread.taskScopes == 0 && !thread.following())
+        return;
+    const TaskSnapshot* carried = thread.following() ? thread.following().get() : carriedSnapshot();
+    if (!carried)
+        return;
+    auto snapshot = snapshotOf(thread, carried->forward);
+    if (thread.following()) {
+        std::lock_guard lock(thread.mutex());
+        thread.setFollowing(snapshot); // its own publication: nothing to follow anew
+    }
+    push(std::move(snapshot));
+}
+
+void followTask(ThreadState& thread)
+{
+    const TaskSnapshot* carried = carriedSnapshot();
+    if (carried == thread.following().get())
+        return;
+    follow(thread, carried ? carried->shared_from_this() : nullptr);
+    thread.refreshModeKey();
+}
+
+void notePoppedElsewhere(const ThreadState& thread, const StackEntry& entry)
+{
+    if (entry.pushedOn == thread.id() || !thread.following())
+        return;
+    ForwardContext& forward = *thread.following()->forward;
+    std::lock_guard lock(forward.mutex);
+    forward.poppedElsewhere.emplace_back(entry.pushedOn, entry.sequence);
+}
+
+bool followsFinishedForward(const ThreadState& thread)
+{
+    return thread.following() && thread.following()->forward->finished.load(std::memory_order_acquire);
+}
+
+bool isBusy(const ThreadState& thread)
+{
+    return thread.guardDepth.load() > 0 || (thread.following() && !followsFinishedForward(thread));
+}
+
+} // namespace kforge::runtime
