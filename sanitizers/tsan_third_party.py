@@ -33,6 +33,9 @@ THIRD_PARTY = {
 QT_PLUMBING = re.compile(r"/qt6/(QtConcurrent/|QtCore/(qfuture|qpromise|qrunnable|qthreadpool))")
 # Inline library code (Qt's and the C++ library's headers) acts for whoever called it.
 PASS_THROUGH = re.compile(r"/qt6/|/usr/include/c\+\+/")
+# A test binary's replacement operator new/delete (test_events_stepping.cpp counts allocations for R13) only
+# forwards to malloc/free: it acts for whoever called it, as libc's would.
+ALLOCATION_COUNTER = re.compile(r"^    #\d+ operator (?:new|delete)\(.*/tests/")
 SECTION = re.compile(r"^  (?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite) of size \d+ ")
 FRAME = re.compile(r"^    #\d+ .*\(([^()+]+)\+0x[0-9a-f]+\)\s*$")
 
@@ -50,7 +53,7 @@ def made_by_third_party(lines):
         m = FRAME.match(line)
         if m and pathlib.Path(m.group(1)).name in THIRD_PARTY:
             return True
-        if PASS_THROUGH.search(line):
+        if PASS_THROUGH.search(line) or ALLOCATION_COUNTER.search(line):
             continue
         return False  # our code
     return False  # no stack: cannot tell

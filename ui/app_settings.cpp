@@ -10,6 +10,7 @@ namespace {
 const QString kKeepLeftovers = QStringLiteral("run/keepLeftovers");
 const QString kCaptureWarmup = QStringLiteral("capture/warmupIterations");
 const QString kPluginPaths = QStringLiteral("plugins/paths");
+const QString kGraphExecutor = QStringLiteral("run/graphExecutor");
 constexpr int kDefaultCaptureWarmup = 2; // ModelSession::capture's own default
 constexpr int kMaxCaptureWarmup = 100;
 
@@ -27,6 +28,17 @@ int captureWarmupIterations()
 void setCaptureWarmupIterations(int count)
 {
     QSettings().setValue(kCaptureWarmup, std::clamp(count, 0, kMaxCaptureWarmup));
+}
+
+kforge::GraphExecutor graphExecutor()
+{
+    const QString name = QSettings().value(kGraphExecutor, QStringLiteral("direct")).toString();
+    return kforge::graphExecutorFromName(name.toStdString()).value_or(kforge::GraphExecutor::Direct);
+}
+
+void setGraphExecutor(kforge::GraphExecutor executor)
+{
+    QSettings().setValue(kGraphExecutor, QString::fromUtf8(kforge::graphExecutorName(executor).data()));
 }
 
 QStringList providerPluginPaths()

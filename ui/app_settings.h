@@ -1,4 +1,6 @@
 #pragma once
+#include <kforge/model_session.h>
+
 #include <QStringList>
 
 namespace kforge::ui {
@@ -13,6 +15,11 @@ void setKeepLeftovers(bool keep);
 // Forwards run before a graph capture (lazy initialisation and workspaces stay out of the graph).
 int captureWarmupIterations();
 void setCaptureWarmupIterations(int count);
+
+// How TorchScript runs forwards of models opened from now on (kforge::GraphExecutor); Direct by default, so that
+// large models answer at once.
+kforge::GraphExecutor graphExecutor();
+void setGraphExecutor(kforge::GraphExecutor executor);
 
 // Provider plugins (.so) loaded at start, after --provider-plugin and KFORGE_PROVIDER_PATH.
 QStringList providerPluginPaths();

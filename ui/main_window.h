@@ -92,6 +92,7 @@ public:
         QAction* profileBaseline = nullptr;
         QAction* profileWithPlan = nullptr;
         QAction* profileCompare = nullptr;
+        QAction* profileBenchmark = nullptr;
         QAction* cancelProfile = nullptr;
     };
 
@@ -155,6 +156,7 @@ public:
     bool profileBaseline();
     bool profileWithPlan();
     bool profileCompare();
+    bool profileBenchmark();
     void cancelProfile();
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
@@ -215,6 +217,8 @@ private:
     void updateDeviceStatus(); // which device forwards and profiles use
     void focusFilter();        // of the module tree or of the kernel table, whichever page is shown
     bool startProfile(const std::function<bool(QString*)>& start);
+    // A profile that runs the plan (with plan, compare, benchmark): notes the plan's warnings, clears its declines.
+    bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
     void reportProfileError(const QString& title, const QString& message);
     void chooseProfileToOpen();
     QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);

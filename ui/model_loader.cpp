@@ -3,6 +3,8 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
+#include "app_settings.h"
+
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -16,12 +18,14 @@ struct LoadResult {
     QString error;
 };
 
-LoadResult openSession(const QString& source)
+LoadResult openSession(const QString& source, kforge::GraphExecutor executor)
 {
     // Exceptions must not escape into the thread pool: they would surface as an unhandled QFuture
     // exception on the UI thread.
     try {
-        return {kforge::ModelSession::open(source.toStdString()), {}};
+        kforge::OpenOptions options;
+        options.executor = executor;
+        return {kforge::ModelSession::open(source.toStdString(), options), {}};
     } catch (const std::exception& e) {
         return {nullptr, QString::fromUtf8(e.what())};
     } catch (...) {
@@ -47,7 +51,7 @@ void ModelLoader::load(const QString& source)
     m_current = watcher;
     m_pendingSource = source;
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, source] { finish(watcher, source); });
-    watcher->setFuture(QtConcurrent::run(openSession, source));
+    watcher->setFuture(QtConcurrent::run(openSession, source, AppSettings::graphExecutor()));
     if (!wasBusy)
         Q_EMIT busyChanged(true);
 }

@@ -5,6 +5,7 @@
 #include "run_controller.h"
 #include "system_info.h"
 
+#include <kforge/model_session.h>
 #include <kforge/profiler.h>
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -59,6 +60,7 @@ void ProfileController::setSession(std::shared_ptr<kforge::ModelSession> session
     stop();
     m_session = std::move(session);
     m_declines.clear();
+    m_benchmark.reset();
     setRuns(nullptr, nullptr);
 }
 
@@ -90,6 +92,11 @@ bool ProfileController::runBaseline(QString* error) { return start(Kind::Baselin
 bool ProfileController::runWithPlan(const kforge::Plan& plan, QString* error) { return start(Kind::Plan, plan, error); }
 
 bool ProfileController::compare(const kforge::Plan& plan, QString* error) { return start(Kind::Compare, plan, error); }
+
+bool ProfileController::benchmark(const kforge::Plan& plan, QString* error)
+{
+    return start(Kind::Benchmark, plan, error);
+}
 
 bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* error)
 {
@@ -128,7 +135,10 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
     options.iterations = m_iterations;
     const int perRun = m_warmup + m_iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;
-    Q_EMIT progress(0, total, kind == Kind::Plan ? QStringLiteral("plan") : QStringLiteral("baseline"));
+    const QString firstStage = kind == Kind::Plan        ? QStringLiteral("plan")
+                               : kind == Kind::Benchmark ? QStringLiteral("benchmark")
+                                                         : QStringLiteral("baseline");
+    Q_EMIT progress(0, total, firstStage);
 
     // Called on the worker thread: progress travels to the UI thread queued, the answer is the cancel flag.
     auto progressFrom = [this, cancel = m_cancel, total](int offset, QString stage) {
@@ -142,6 +152,14 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
     auto work = [session = m_session, options, plan = std::move(plan), kind, perRun, progressFrom]() mutable {
         Result result;
         try {
+            if (kind == Kind::Benchmark) {
+                if (session->device() != options.device)
+                    session->setDevice(options.device);
+                const kforge::BenchmarkOptions rounds{options.warmupIterations, options.iterations, 0};
+                result.benchmark = std::make_shared<kforge::BenchmarkResult>(
+                    kforge::benchmarkPlan(*session, plan, rounds, progressFrom(0, QStringLiteral("benchmark"))));
+                return result;
+            }
             if (kind != Kind::Plan) {
                 options.progress = progressFrom(0, QStringLiteral("baseline"));
                 result.baseline = std::make_shared<kforge::ProfileRun>(kforge::profile(*session, options));
@@ -187,7 +205,10 @@ void ProfileController::finish()
     if (m_forwards)
         m_forwards->setProfiling(false);
 
-    const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled);
+    const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
+                           (result.benchmark && result.benchmark->stopped);
+    if (result.benchmark && !result.benchmark->baselineMs.empty())
+        m_benchmark = *result.benchmark;
     if (measuredSomething(result.baseline))
         m_baseline = result.baseline;
     if (measuredSomething(result.plan))
@@ -195,8 +216,12 @@ void ProfileController::finish()
     else if (m_kind == Kind::Compare)
         m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
     updateComparison();
-    if (result.plan) { // the profile ran the enabled entries only: back to the rows of the plan it was given
-        for (kforge::EntryDeclines d : result.plan->declines) {
+    // The profile ran the enabled entries only: back to the rows of the plan it was given.
+    const auto* declines = result.plan        ? &result.plan->declines
+                           : result.benchmark ? &result.benchmark->declines
+                                              : nullptr;
+    if (declines) {
+        for (kforge::EntryDeclines d : *declines) {
             if (d.entry < 0 || size_t(d.entry) >= m_planRows.size())
                 continue;
             d.entry = m_planRows[size_t(d.entry)];
@@ -208,6 +233,10 @@ void ProfileController::finish()
 
     if (!result.error.isEmpty()) {
         Q_EMIT finished(Outcome::Failed, tr("Profile failed: %1").arg(result.error));
+        return;
+    }
+    if (m_kind == Kind::Benchmark) {
+        Q_EMIT finished(cancelled ? Outcome::Cancelled : Outcome::Finished, formatBenchmark(*result.benchmark));
         return;
     }
     if (cancelled) {

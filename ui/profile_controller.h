@@ -1,4 +1,5 @@
 #pragma once
+#include <kforge/benchmark.h>
 #include <kforge/plan.h>
 #include <kforge/profiling.h>
 
@@ -20,14 +21,15 @@ namespace kforge::ui {
 class RunController;
 
 // Profiles the session off the UI thread (kforge::profile()): a baseline, a run with a plan, or both and
-// their comparison. Keeps the last baseline and plan runs, and the comparison when both exist. A profile and
-// a forward of RunController never use the session at the same time: each refuses while the other runs.
+// their comparison; or benchmarks the plan without the profiler (kforge::benchmarkPlan(), as `kforge bench`). Keeps the
+// last baseline and plan runs, and the comparison when both exist. A profile and a forward of RunController never use
+// the session at the same time: each refuses while the other runs.
 class ProfileController : public QObject {
     Q_OBJECT
 public:
     enum class Outcome { Finished, Cancelled, Failed };
     Q_ENUM(Outcome)
-    enum class Kind { Baseline, Plan, Compare };
+    enum class Kind { Baseline, Plan, Compare, Benchmark };
     Q_ENUM(Kind)
 
     using RunPtr = std::shared_ptr<const kforge::ProfileRun>;
@@ -53,18 +55,23 @@ public:
     bool runBaseline(QString* error = nullptr);
     bool runWithPlan(const kforge::Plan& plan, QString* error = nullptr);
     bool compare(const kforge::Plan& plan, QString* error = nullptr);
+    // Forward latency without and with the plan in alternating rounds (warm-up and iterations are rounds).
+    bool benchmark(const kforge::Plan& plan, QString* error = nullptr);
     // The run stops after its current forward and reports Cancelled.
     void cancel();
     // Cancels and waits (blocking; for when the session goes away).
     void stop();
     bool isRunning() const { return m_running; }
     std::optional<Kind> runningKind() const;
+    Kind lastKind() const { return m_kind; } // of the running or last action
 
     // Runs from a .kfprof file, or none; the comparison follows when both are there.
     void setRuns(RunPtr baseline, RunPtr plan);
     RunPtr baseline() const { return m_baseline; }
     RunPtr plan() const { return m_plan; }
     const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
+    // The last benchmark of this model (a stopped one keeps its measured rounds); none before the first.
+    const std::optional<kforge::BenchmarkResult>& benchmarkResult() const { return m_benchmark; }
     // Calls the plan's providers declined in the measured forwards of the last runWithPlan() or compare()
     // (ProfileRun::declines), entries numbered as in the plan given to it (disabled entries included); empty
     // while a profile runs and after a baseline.
@@ -81,6 +88,7 @@ private:
     struct Result {
         std::shared_ptr<kforge::ProfileRun> baseline;
         std::shared_ptr<kforge::ProfileRun> plan;
+        std::shared_ptr<kforge::BenchmarkResult> benchmark;
         QString error;
     };
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
@@ -102,6 +110,7 @@ private:
     RunPtr m_baseline;
     RunPtr m_plan;
     std::optional<kforge::Comparison> m_comparison;
+    std::optional<kforge::BenchmarkResult> m_benchmark;
     std::vector<int> m_planRows; // of the running profile: the plan row of each enabled entry it runs
     std::vector<kforge::EntryDeclines> m_declines;
 };

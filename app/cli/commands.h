@@ -21,5 +21,6 @@ Command addCompareCommand(CLI::App& app);
 Command addReportCommand(CLI::App& app);
 Command addCaptureCommand(CLI::App& app);
 Command addFunctionsCommand(CLI::App& app);
+Command addBenchCommand(CLI::App& app);
 
 } // namespace kforge::cli

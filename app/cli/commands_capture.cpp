@@ -14,6 +14,7 @@ namespace {
 
 struct CaptureOptions {
     std::string model;
+    GraphExecutor executor = GraphExecutor::Direct;
     std::vector<std::string> inputs;
     std::string inputsFile;
     std::string planFile;
@@ -79,12 +80,13 @@ Command addCaptureCommand(CLI::App& app)
     cmd->add_option("--replays", o->replays, "graph replays after the capture")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
+    addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--json", o->json, "JSON output");
     return {cmd, [o] {
                 const Plan plan = planFromOptions(o->planFile, o->provides);
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
                 const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
-                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
                 requireInputs(*session);
                 session->setDevice("cuda");
                 const auto eager = session->forward();

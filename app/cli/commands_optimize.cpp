@@ -23,6 +23,7 @@ std::string fixed(double v, int digits)
 Command addOptimizeCommand(CLI::App& app)
 {
     struct Options {
+        GraphExecutor executor = GraphExecutor::Direct;
         std::string model, out, inputsFile, device = "cpu";
         std::vector<std::string> inputs;
         double minShare = 0.0;
@@ -43,10 +44,11 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--json", o->json, "JSON report");
     cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
     return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
                 requireInputs(*session);
                 OptimizeOptions options;
                 options.device = o->device;

@@ -2,14 +2,12 @@
 // files (opened without the model or a GPU). Ctrl+C stops a run after the current forward with a partial result.
 #include "commands.h"
 #include "output.h"
+#include "progress.h"
 
 #include <kforge/error.h>
 #include <kforge/profile_export.h>
 #include <kforge/profiler.h>
 #include <kforge/runtime.h>
-
-#include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -20,76 +18,6 @@
 
 namespace kforge::cli {
 namespace {
-
-constexpr int kInterruptedExitCode = 130; // 128 + SIGINT, as shells report it
-
-// ---- Ctrl+C and progress ---------------------------------------------------------------------------------------
-
-std::atomic<bool> g_interrupted{false};
-
-void onInterrupt(int) { g_interrupted.store(true); }
-
-// While alive, the first Ctrl+C asks the run to stop after the current forward; a second one kills as usual.
-class InterruptGuard {
-public:
-    InterruptGuard()
-    {
-        g_interrupted = false;
-        struct sigaction action {};
-        action.sa_handler = &onInterrupt;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESETHAND;
-        sigaction(SIGINT, &action, &m_previous);
-    }
-    ~InterruptGuard() { sigaction(SIGINT, &m_previous, nullptr); }
-    InterruptGuard(const InterruptGuard&) = delete;
-    InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-private:
-    struct sigaction m_previous {};
-};
-
-// "warm-up 2/3", "iteration 5/10" on stderr: one line rewritten in place on a terminal, one line each otherwise.
-class Progress {
-public:
-    Progress(bool quiet, std::string prefix)
-        : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) == 1), m_prefix(std::move(prefix))
-    {
-    }
-    ~Progress() { done(); }
-    Progress(const Progress&) = delete;
-    Progress& operator=(const Progress&) = delete;
-
-    std::function<bool(int, int)> callback(int warmup)
-    {
-        return [this, warmup](int done, int total) {
-            if (!m_quiet) {
-                const std::string text =
-                    done <= warmup
-                        ? "warm-up " + std::to_string(done) + "/" + std::to_string(warmup)
-                        : "iteration " + std::to_string(done - warmup) + "/" + std::to_string(total - warmup);
-                if (m_tty) {
-                    std::cerr << '\r' << m_prefix << text << "\x1b[K" << std::flush;
-                    m_lineOpen = true;
-                } else {
-                    std::cerr << m_prefix << text << '\n';
-                }
-            }
-            return !g_interrupted.load();
-        };
-    }
-    void done()
-    {
-        if (m_lineOpen)
-            std::cerr << '\n';
-        m_lineOpen = false;
-    }
-
-private:
-    bool m_quiet, m_tty;
-    std::string m_prefix;
-    bool m_lineOpen = false;
-};
 
 // ---- formatting ------------------------------------------------------------------------------------------------
 
@@ -274,6 +202,7 @@ nlohmann::json runJson(const ProfileRun& run, const std::string& groupBy, size_t
                        {"device", run.device},
                        {"device_name", run.deviceName},
                        {"device_line", deviceLine(run)},
+                       {"graph_executor", run.graphExecutor},
                        {"torch_version", run.torchVersion},
                        {"cupti_version", run.cuptiVersion},
                        {"kforge_version", run.kforgeVersion},
@@ -309,6 +238,8 @@ void printRunHeader(const ProfileRun& run)
         inputs += (inputs.empty() ? "" : ", ") + d;
     std::cout << "model " << run.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n';
     std::cout << deviceLine(run) << '\n';
+    if (!run.graphExecutor.empty())
+        std::cout << "graph executor: " << describeGraphExecutor(run.graphExecutor) << '\n';
     std::cout << "plan: " << planSummary(run) << '\n';
     std::cout << "warm-up " << run.warmupIterations << ", measured " << run.iterations
               << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
@@ -416,6 +347,7 @@ struct RunSetup {
     std::string planFile;
     std::vector<std::string> provides;
     std::string device = "cpu";
+    GraphExecutor executor = GraphExecutor::Direct;
     int warmup = 3;
     int iterations = 10;
     std::string trace;
@@ -437,6 +369,7 @@ void addSetupOptions(CLI::App* cmd, RunSetup& o)
     cmd->add_option("--device", o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
+    addGraphExecutorOption(cmd, o.executor);
     cmd->add_option("--warmup", o.warmup, "forwards before measuring")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
@@ -548,7 +481,7 @@ Command addProfileCommand(CLI::App& app)
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
                 requireInputs(*session);
                 const bool usePlan = !o->planFile.empty() || !o->provides.empty();
                 const Plan plan = planOf(*o);
@@ -585,7 +518,7 @@ Command addCompareCommand(CLI::App& app)
                 if (o->planFile.empty() && o->provides.empty())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
                 const Plan plan = planOf(*o);
-                auto session = openModel(o->model, o->inputs, o->inputsFile);
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
                 requireInputs(*session);
                 const auto warnings = warnPlan(plan, *session, o->device);
                 InterruptGuard guard;

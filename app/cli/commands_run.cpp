@@ -23,6 +23,7 @@ struct RunOptions {
     int iterations = 1;
     int threads = 1;
     bool keepLeftovers = false;
+    GraphExecutor executor = GraphExecutor::Direct;
     bool events = false;
     bool json = false;
 };
@@ -81,11 +82,12 @@ Command addRunCommand(CLI::App& app)
     cmd->add_option("--iterations", o->iterations, "forwards per thread")->check(CLI::Range(1, 1000000));
     cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
     cmd->add_flag("--keep-leftovers", o->keepLeftovers, "leave patches of a failed forward in effect (debugging)");
+    addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--events", o->events, "print the runtime's event log");
     cmd->add_flag("--json", o->json, "JSON output");
     return {
         cmd, [o] {
-            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers});
+            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers, o->executor});
             requireInputs(*session);
             const Plan plan = planFromOptions(o->planFile, o->provides);
             EventCollector collector;

@@ -16,10 +16,12 @@ int main(int argc, char** argv)
     app.add_option("--provider-plugin", plugins, "load a provider plugin (.so) before running the command")
         ->type_name("LIB.so");
     const std::vector<kforge::cli::Command> commands{
-        kforge::cli::addModulesCommand(app),   kforge::cli::addDoctorCommand(app),   kforge::cli::addRunCommand(app),
-        kforge::cli::addProvidersCommand(app), kforge::cli::addOptimizeCommand(app), kforge::cli::addPlanCommand(app),
-        kforge::cli::addProfileCommand(app),   kforge::cli::addCompareCommand(app),  kforge::cli::addReportCommand(app),
-        kforge::cli::addCaptureCommand(app),   kforge::cli::addFunctionsCommand(app)};
+        kforge::cli::addModulesCommand(app),   kforge::cli::addDoctorCommand(app),
+        kforge::cli::addRunCommand(app),       kforge::cli::addProvidersCommand(app),
+        kforge::cli::addOptimizeCommand(app),  kforge::cli::addPlanCommand(app),
+        kforge::cli::addProfileCommand(app),   kforge::cli::addCompareCommand(app),
+        kforge::cli::addReportCommand(app),    kforge::cli::addCaptureCommand(app),
+        kforge::cli::addFunctionsCommand(app), kforge::cli::addBenchCommand(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

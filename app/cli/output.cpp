@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace kforge::cli {
@@ -159,6 +160,27 @@ std::unique_ptr<ModelSession> openModel(const std::string& source, const std::ve
     else if (!inputSpecs.empty())
         session->setInputSpecs(inputSpecs);
     return session;
+}
+
+void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor)
+{
+    const std::map<std::string, GraphExecutor> names{{"direct", GraphExecutor::Direct},
+                                                     {"optimized", GraphExecutor::Optimized}};
+    command
+        ->add_option("--executor", executor,
+                     "how TorchScript runs the graph: direct (as scripted: first result at once, nothing fused) or "
+                     "optimized (LibTorch's profiling executor, as a deployment runs it)")
+        ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+        ->default_str("direct");
+}
+
+std::string describeGraphExecutor(const std::string& name)
+{
+    if (name == "direct")
+        return "direct (the graph as scripted, nothing fused)";
+    if (name == "optimized")
+        return "optimized (LibTorch's profiling executor)";
+    return name;
 }
 
 } // namespace kforge::cli

@@ -3,6 +3,7 @@
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -35,6 +36,11 @@ nlohmann::json toJson(const std::vector<PlanWarning>& warnings);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);
+
+// --executor direct|optimized (GraphExecutor), for every command that runs forwards.
+void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor);
+// "direct (the graph as scripted, nothing fused)" or "optimized (LibTorch's profiling executor)".
+std::string describeGraphExecutor(const std::string& name);
 
 // Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,

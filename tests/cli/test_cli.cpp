@@ -985,3 +985,59 @@ TEST(CliWarnings, CaptureWarnsAboutEntriesThatCannotFireOnCuda)
                         "fire: provider 'CpuGeluProvider' does not run on cuda (it runs on: cpu)");
     EXPECT_EQ(parseJson(r).at("warnings").size(), 2u) << r;
 }
+
+// kforge bench: baseline and plan latency side by side in JSON, with the speedup's interval and the outputs'
+// agreement; the human table names both sides; a run without a plan is refused.
+TEST(CliBench, JsonHasBothSidesTheSpeedupAndTheOutputsAgreement)
+{
+    const Result r = runKforge({"bench", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--warmup", "1",
+                                "--iterations", "3", "--json", "-q"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json j = json::parse(r.out);
+    for (const char* side : {"baseline", "plan"}) {
+        EXPECT_EQ(j.at(side).at("forwards"), 3) << j;
+        for (const char* key : {"min_ms", "median_ms", "p95_ms", "max_ms", "mean_ms", "forwards_per_second"})
+            EXPECT_GT(j.at(side).at(key).get<double>(), 0.0) << side << " " << key;
+    }
+    EXPECT_EQ(j.at("plan_ms").size(), 3u);
+    EXPECT_LE(j.at("speedup_interval")[0].get<double>(), j.at("speedup_interval")[1].get<double>());
+    EXPECT_EQ(j.at("outputs_agree"), true);
+    EXPECT_EQ(j.at("stopped"), false);
+    EXPECT_TRUE(r.err.empty()) << r.err;
+
+    const Result text = runKforge({"bench", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--warmup", "0",
+                                   "--iterations", "2", "-q"});
+    ASSERT_EQ(text.exitCode, 0) << text;
+    for (const char* part : {"MEDIAN MS", "baseline", "plan", "speedup", "95% interval", "outputs: agree"})
+        EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
+
+    const Result noPlan = runKforge({"bench", "builtin:tiny-gpt"});
+    EXPECT_NE(noPlan.exitCode, 0);
+    EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
+}
+
+// --executor: direct (the default) and optimized run the same model to the same result; a profile says which ran;
+// an unknown name is a usage error naming the choices.
+TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)
+{
+    const Result direct = runKforge({"run", "builtin:tiny-gpt", "--json"});
+    const Result optimized =
+        runKforge({"run", "builtin:tiny-gpt", "--executor", "optimized", "--iterations", "3", "--json"});
+    ASSERT_EQ(direct.exitCode, 0) << direct;
+    ASSERT_EQ(optimized.exitCode, 0) << optimized;
+    const double a = json::parse(direct.out).at("outputs")[0].at("sum").get<double>();
+    const double b = json::parse(optimized.out).at("outputs")[0].at("sum").get<double>();
+    EXPECT_NEAR(a, b, 1e-4 * std::max(1.0, std::abs(a)));
+
+    const Result profile =
+        runKforge({"profile", "builtin:tiny-gpt", "--warmup", "0", "--iterations", "1", "--json", "-q"});
+    ASSERT_EQ(profile.exitCode, 0) << profile;
+    EXPECT_EQ(json::parse(profile.out).at("graph_executor"), "direct") << profile.out;
+    const Result text = runKforge(
+        {"profile", "builtin:tiny-gpt", "--executor", "optimized", "--warmup", "0", "--iterations", "1", "-q"});
+    EXPECT_NE(text.out.find("graph executor: optimized"), std::string::npos) << text;
+
+    const Result bad = runKforge({"run", "builtin:tiny-gpt", "--executor", "fast"});
+    EXPECT_NE(bad.exitCode, 0);
+    EXPECT_NE(bad.err.find("--executor"), std::string::npos) << bad;
+}

@@ -1,4 +1,5 @@
 // Profiling on the CPU: attribution to module path and function, statistics, baseline vs plan.
+#include <kforge/benchmark.h>
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/profiler.h>
@@ -261,4 +262,67 @@ TEST(Profiling, GraphReplayNeedsCuda)
     options.device = "cpu";
     options.replayCapture = "capture-1";
     EXPECT_THROW(profile(*session, options), Error);
+}
+
+// kforge bench's statistics on known samples: percentiles interpolate between closest ranks.
+TEST(Benchmark, LatencyStatisticsOfKnownSamples)
+{
+    const LatencyStats s = latencyStats({4.0, 1.0, 3.0, 2.0, 5.0});
+    EXPECT_EQ(s.forwards, 5);
+    EXPECT_DOUBLE_EQ(s.minMs, 1.0);
+    EXPECT_DOUBLE_EQ(s.medianMs, 3.0);
+    EXPECT_DOUBLE_EQ(s.p95Ms, 4.8);
+    EXPECT_DOUBLE_EQ(s.maxMs, 5.0);
+    EXPECT_DOUBLE_EQ(s.meanMs, 3.0);
+    EXPECT_NEAR(s.forwardsPerSecond, 1000.0 / 3.0, 1e-9);
+    // A plan exactly twice as fast in every round: the interval is the point 2x; halves of noise widen it.
+    const auto [low, high] = speedupInterval({2, 4, 6, 8}, {1, 2, 3, 4});
+    EXPECT_DOUBLE_EQ(low, 2.0);
+    EXPECT_DOUBLE_EQ(high, 2.0);
+    const auto [noisyLow, noisyHigh] = speedupInterval({2, 4, 6, 8, 2, 4}, {1, 4, 3, 8, 2, 2});
+    EXPECT_LT(noisyLow, noisyHigh);
+}
+
+// A plan whose provider changes the result: the benchmark says the outputs differ and where; one that matches
+// the original agrees. Every measured round has a forward of each side.
+TEST(Benchmark, ReportsWhetherThePlansOutputsAgree)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const BenchmarkOptions options{1, 4, 0};
+    const BenchmarkResult tagged = benchmarkPlan(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}), options);
+    EXPECT_EQ(tagged.baselineMs.size(), 4u);
+    EXPECT_EQ(tagged.planMs.size(), 4u);
+    EXPECT_FALSE(tagged.outputsAgree);
+    EXPECT_NE(tagged.outputsDifference.find("output"), std::string::npos) << tagged.outputsDifference;
+    EXPECT_GT(tagged.speedup, 0.0);
+    EXPECT_LE(tagged.speedupLow, tagged.speedupHigh);
+
+    const BenchmarkResult reference = benchmarkPlan(*session, planOf({entry("", "gelu", "AtenGeluProvider")}), options);
+    EXPECT_TRUE(reference.outputsAgree) << reference.outputsDifference;
+    EXPECT_EQ(reference.plan.forwards, 4);
+}
+
+// A 20 ms provider makes the plan measurably slower: the interval lies below 1. Nine rounds: with five, one
+// baseline forward stalled by a loaded machine is drawn into the majority of over 2.5% of the resamples (the
+// bootstrap rightly widens the interval over it). Stopping from
+// the progress callback gives the rounds done so far.
+TEST(Benchmark, SlowerPlanAndPartialResult)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const BenchmarkResult slow =
+        benchmarkPlan(*session, planOf({entry("", "gelu", "TestSlowGeluProvider")}), BenchmarkOptions{2, 9, 0});
+    EXPECT_LT(slow.speedupHigh, 1.0) << "baseline " << slow.baseline.medianMs << " ms, plan " << slow.plan.medianMs;
+    EXPECT_GT(slow.plan.minMs, 40.0) << "two gelu calls of 20 ms each";
+
+    int calls = 0;
+    const BenchmarkResult partial = benchmarkPlan(*session, planOf({entry("", "gelu", "AtenGeluProvider")}),
+                                                  BenchmarkOptions{1, 10, 0}, [&](int done, int total) {
+                                                      EXPECT_EQ(total, 11);
+                                                      return ++calls < 3; // warm-up and two measured rounds
+                                                  });
+    EXPECT_TRUE(partial.stopped);
+    EXPECT_EQ(partial.baselineMs.size(), 2u);
+    EXPECT_EQ(partial.plan.forwards, 2);
 }

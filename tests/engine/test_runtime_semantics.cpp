@@ -100,7 +100,6 @@ TEST_F(Runtime, R1_ProviderCallingTheSameOpReachesTheRealKernel)
     EXPECT_EQ(taggedGeluCallsInForward(), 2); // once per block, not recursively
 }
 
-// R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
 // Turns on NNC fusion on the CPU for the scope (a CPU build without LLVM uses NNC's interpreter): on CUDA it is
 // on by default, and this is how its fused groups look before a plan is activated.
 class CpuFusionOn {
@@ -130,7 +129,7 @@ TEST_F(Runtime, R1_FusedGraphsBuiltBeforeActivationDoNotBypassProviders)
 {
     TempDir dir;
     saveModule(twoLevelModel("torch.gelu(x * 2.0) * 3.0 + 1.0"), dir.path("fusible.pt"));
-    auto fusible = ModelSession::open(dir.path("fusible.pt").string());
+    auto fusible = ModelSession::open(dir.path("fusible.pt").string(), {false, GraphExecutor::Optimized});
     fusible->setInputSpecs({"float32[4,64]"});
     CpuFusionOn fusion;
     const double originals = fusible->forward()[0].sum;
@@ -148,6 +147,26 @@ TEST_F(Runtime, R1_FusedGraphsBuiltBeforeActivationDoNotBypassProviders)
     runtime.deactivate();
 }
 
+// The default Direct executor runs the graph as scripted: however many forwards ran, nothing was fused, so every
+// call stays interceptable. Switching the session to Optimized lets LibTorch optimise (and here fuse) again.
+TEST_F(Runtime, R1_TheDirectExecutorNeverFuses)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x * 2.0) * 3.0 + 1.0"), dir.path("fusible.pt"));
+    auto fusible = ModelSession::open(dir.path("fusible.pt").string());
+    EXPECT_EQ(fusible->options().executor, GraphExecutor::Direct);
+    fusible->setInputSpecs({"float32[4,64]"});
+    CpuFusionOn fusion;
+    for (int i = 0; i < 4; ++i)
+        fusible->forward();
+    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+    fusible->setGraphExecutor(GraphExecutor::Optimized);
+    for (int i = 0; i < 3; ++i)
+        fusible->forward();
+    EXPECT_TRUE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+}
+
+// R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
 TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 {
     for (const auto& item : session->impl().module.named_modules()) {

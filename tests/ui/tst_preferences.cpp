@@ -19,6 +19,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QClipboard>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -187,6 +188,26 @@ private Q_SLOTS:
         kforge::ui::AppSettings::setKeepLeftovers(false);
         kforge::ui::MainWindow later;
         QVERIFY(!later.actions().keepLeftovers->isChecked());
+    }
+
+    // The graph executor defaults to Direct (first result at once); the choice persists and models opened
+    // afterwards run with it.
+    void graphExecutorPreference()
+    {
+        {
+            SettingsDialog dialog;
+            QComboBox* combo = dialog.generalPage()->graphExecutorCombo();
+            QCOMPARE(combo->currentData().toInt(), int(kforge::GraphExecutor::Direct));
+            combo->setCurrentIndex(combo->findData(int(kforge::GraphExecutor::Optimized)));
+        }
+        QCOMPARE(kforge::ui::AppSettings::graphExecutor(), kforge::GraphExecutor::Optimized);
+        kforge::ui::MainWindow window;
+        window.setModalErrors(false);
+        QSignalSpy loaded(&window, &kforge::ui::MainWindow::modelLoaded);
+        window.openSource(QStringLiteral("builtin:tiny-gpt"));
+        QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, 120'000));
+        QCOMPARE(window.session()->options().executor, kforge::GraphExecutor::Optimized);
+        kforge::ui::AppSettings::setGraphExecutor(kforge::GraphExecutor::Direct);
     }
 
     void aboutListsTheVersions()

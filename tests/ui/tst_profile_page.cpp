@@ -326,6 +326,36 @@ private Q_SLOTS:
         QVERIFY2(runFinished.first().at(0).toBool(), qPrintable(runFinished.first().at(1).toString()));
     }
 
+    // Profile › Benchmark: whole forwards without and with the plan, no profiler; the result shows beside the
+    // comparison, and the comparison tab comes forward.
+    void benchmarkThroughAction()
+    {
+        const auto window = openTinyGpt();
+        QVERIFY(!window->actions().profileBenchmark->isEnabled()); // no plan entry yet
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        QVERIFY(window->actions().profileBenchmark->isEnabled());
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBenchmark->trigger();
+        const auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("Benchmark:")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("outputs agree")), qPrintable(message));
+
+        const auto& result = window->profileController()->benchmarkResult();
+        QVERIFY(result);
+        QCOMPARE(result->baseline.forwards, 2);
+        QCOMPARE(result->plan.forwards, 2);
+        QVERIFY(result->speedupLow <= result->speedupHigh);
+        ProfilePage* page = window->profilePage();
+        auto* summary = page->findChild<QLabel*>(QStringLiteral("benchmarkSummary"));
+        QVERIFY(summary);
+        QCOMPARE(summary->text(), message);
+        auto* tabs = page->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QCOMPARE(tabs->currentWidget(), page->subView(QStringLiteral("comparison")));
+    }
+
     void compareSaveAndReopenWithoutModel()
     {
         QTemporaryDir dir;

@@ -1,5 +1,8 @@
 #include "format.h"
 
+#include "duration_format.h"
+
+#include <QCoreApplication>
 #include <QLocale>
 #include <QStringList>
 
@@ -69,6 +72,25 @@ QString formatEntryDeclines(const kforge::EntryDeclines& d)
                             d.calls == 1 ? QStringLiteral("it") : QStringLiteral("them"));
     if (!d.lastReason.empty())
         text += QStringLiteral("\nLast reason: %1").arg(QString::fromStdString(d.lastReason));
+    return text;
+}
+
+QString formatBenchmark(const kforge::BenchmarkResult& r)
+{
+    if (r.baselineMs.empty())
+        return QCoreApplication::translate("kforge::ui",
+                                           "Benchmark cancelled during the warm-up: nothing was measured");
+    QString text =
+        QCoreApplication::translate("kforge::ui", "Benchmark: %1 with the plan (95% interval %2 to %3), median %4 → %5 "
+                                                  "per forward; %6")
+            .arg(formatSpeedup(r.speedup), formatSpeedup(r.speedupLow), formatSpeedup(r.speedupHigh),
+                 formatDuration(r.baseline.medianMs * 1000.0), formatDuration(r.plan.medianMs * 1000.0),
+                 r.outputsAgree ? QCoreApplication::translate("kforge::ui", "outputs agree")
+                                : QCoreApplication::translate("kforge::ui", "outputs DIFFER: %1")
+                                      .arg(QString::fromStdString(r.outputsDifference)));
+    if (r.stopped)
+        text += QCoreApplication::translate("kforge::ui", " (cancelled after %n round(s))", nullptr,
+                                            int(r.baselineMs.size()));
     return text;
 }
 

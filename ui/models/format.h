@@ -1,4 +1,5 @@
 #pragma once
+#include <kforge/benchmark.h>
 #include <kforge/runtime_types.h>
 
 #include <QString>
@@ -24,5 +25,9 @@ QString formatFunctions(const std::map<std::string, int>& functions); // "gelu×
 QString formatDeclines(const std::vector<kforge::EntryDeclines>& declines);
 // One entry's declines, two lines for a tooltip: who declined how many calls of what, and the last reason.
 QString formatEntryDeclines(const kforge::EntryDeclines& declines);
+
+// A benchmark in one line: "Benchmark: 1.12× with the plan (95% interval 0.97× to 1.26×), median 34.8 ms → 31.0 ms
+// per forward; outputs agree", with how far a stopped one got.
+QString formatBenchmark(const kforge::BenchmarkResult& result);
 
 } // namespace kforge::ui

@@ -3,6 +3,7 @@
 #include "app_settings.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -11,7 +12,7 @@ namespace kforge::ui {
 
 GeneralSettingsPage::GeneralSettingsPage(QWidget* parent)
     : QWidget(parent), m_keepLeftovers(new QCheckBox(tr("Keep leftovers of failed forwards and captures"), this)),
-      m_captureWarmup(new QSpinBox(this))
+      m_captureWarmup(new QSpinBox(this)), m_graphExecutor(new QComboBox(this))
 {
     setObjectName(QStringLiteral("generalSettingsPage"));
     m_keepLeftovers->setObjectName(QStringLiteral("keepLeftoversDefault"));
@@ -24,16 +25,33 @@ GeneralSettingsPage::GeneralSettingsPage(QWidget* parent)
     m_captureWarmup->setToolTip(tr("Forwards before a CUDA graph capture, so that lazy initialisation and "
                                    "workspace allocation stay out of the graph"));
 
+    m_graphExecutor->setObjectName(QStringLiteral("graphExecutor"));
+    m_graphExecutor->addItem(tr("Direct (as scripted, first result at once)"),
+                             QVariant::fromValue(int(kforge::GraphExecutor::Direct)));
+    m_graphExecutor->addItem(tr("Optimized (LibTorch's profiling executor)"),
+                             QVariant::fromValue(int(kforge::GraphExecutor::Optimized)));
+    m_graphExecutor->setCurrentIndex(m_graphExecutor->findData(int(AppSettings::graphExecutor())));
+    m_graphExecutor->setToolTip(
+        tr("How TorchScript runs forwards of models opened from now on. Direct runs the graph as scripted: the "
+           "first forward is as fast as the next, nothing is fused. Optimized is what a LibTorch deployment runs: "
+           "the first forwards profile and optimise the graph (seconds on very large models) and CUDA fuses "
+           "elementwise ops (off while a plan is active). Profiles record which ran."));
+
     auto* layout = new QFormLayout(this);
     layout->addRow(m_keepLeftovers);
     layout->addRow(tr("Warm-up forwards before a graph capture:"), m_captureWarmup);
+    layout->addRow(tr("TorchScript graph executor:"), m_graphExecutor);
     auto* note =
-        new QLabel(tr("Changes are saved at once; Keep Leftovers applies to windows opened from now on."), this);
+        new QLabel(tr("Changes are saved at once; Keep Leftovers applies to windows opened from now on, the graph "
+                      "executor to models opened from now on."),
+                   this);
     note->setWordWrap(true);
     note->setEnabled(false); // a hint, drawn like disabled text
     layout->addRow(note);
 
     connect(m_keepLeftovers, &QCheckBox::toggled, this, [](bool keep) { AppSettings::setKeepLeftovers(keep); });
+    connect(m_graphExecutor, &QComboBox::currentIndexChanged, this,
+            [this] { AppSettings::setGraphExecutor(kforge::GraphExecutor(m_graphExecutor->currentData().toInt())); });
     connect(m_captureWarmup, &QSpinBox::valueChanged, this,
             [](int count) { AppSettings::setCaptureWarmupIterations(count); });
 }

@@ -2,6 +2,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QSpinBox;
 
 namespace kforge::ui {
@@ -14,10 +15,12 @@ public:
 
     QCheckBox* keepLeftoversBox() const;
     QSpinBox* captureWarmupBox() const;
+    QComboBox* graphExecutorCombo() const { return m_graphExecutor; }
 
 private:
     QCheckBox* m_keepLeftovers;
     QSpinBox* m_captureWarmup;
+    QComboBox* m_graphExecutor;
 };
 
 } // namespace kforge::ui

@@ -31,6 +31,13 @@ namespace kforge::ui {
 namespace {
 
 const QString kWarmupKey = QStringLiteral("profile/warmup");
+
+QString benchmarkText(const std::optional<kforge::BenchmarkResult>& result)
+{
+    return result ? formatBenchmark(*result)
+                  : ProfilePage::tr("Benchmark (Ctrl+Shift+F6) times whole forwards without and with the plan, "
+                                    "without the profiler, and tells whether the speedup is beyond noise.");
+}
 const QString kIterationsKey = QStringLiteral("profile/iterations");
 const QString kDeviceKey = QStringLiteral("profile/device");
 
@@ -92,6 +99,11 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     connect(m_controller, &ProfileController::resultsChanged, this, &ProfilePage::showResults);
     connect(m_controller, &ProfileController::runningChanged, this, &ProfilePage::setRunning);
     connect(m_controller, &ProfileController::progress, this, &ProfilePage::showProgress);
+    connect(m_controller, &ProfileController::finished, this, [this](ProfileController::Outcome outcome) {
+        if (outcome != ProfileController::Outcome::Failed &&
+            m_controller->lastKind() == ProfileController::Kind::Benchmark)
+            showSubView(QStringLiteral("comparison")); // where the benchmark's result is
+    });
     connect(m_timeline, &TimelineView::recordClicked, this, &ProfilePage::selectRecordRow);
     setRunning(false);
     showResults();
@@ -103,6 +115,7 @@ QWidget* ProfilePage::createTopBar()
     m_baselineButton = makeButton(bar);
     m_planButton = makeButton(bar);
     m_compareButton = makeButton(bar);
+    m_benchmarkButton = makeButton(bar);
     m_cancelButton = makeButton(bar);
 
     m_warmupBox = new QSpinBox(bar);
@@ -154,6 +167,7 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_baselineButton);
     layout->addWidget(m_planButton);
     layout->addWidget(m_compareButton);
+    layout->addWidget(m_benchmarkButton);
     layout->addSpacing(12);
     layout->addWidget(warmupLabel);
     layout->addWidget(m_warmupBox);
@@ -245,6 +259,11 @@ QWidget* ProfilePage::createComparisonTab()
     m_comparisonSummary = new QLabel(m_comparisonTab);
     m_comparisonSummary->setObjectName(QStringLiteral("comparisonSummary"));
     m_comparisonSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_benchmarkSummary = new QLabel(m_comparisonTab);
+    m_benchmarkSummary->setObjectName(QStringLiteral("benchmarkSummary"));
+    m_benchmarkSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_benchmarkSummary->setWordWrap(true);
+    m_benchmarkSummary->setContentsMargins(4, 0, 4, 0);
     m_comparisonTable = makeTable(m_comparisonTab, QStringLiteral("comparisonTable"));
     m_comparisonTable->setModel(m_comparisonModel);
     m_comparisonTable->horizontalHeader()->resizeSection(ComparisonModel::KeyColumn, 300);
@@ -262,6 +281,7 @@ QWidget* ProfilePage::createComparisonTab()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(bar);
+    layout->addWidget(m_benchmarkSummary);
     layout->addWidget(m_comparisonTable, 1);
 
     connect(m_comparisonGroupCombo, &QComboBox::currentIndexChanged, this, [this] {
@@ -275,6 +295,7 @@ void ProfilePage::setActions(const Actions& actions)
     m_baselineButton->setDefaultAction(actions.runBaseline);
     m_planButton->setDefaultAction(actions.runWithPlan);
     m_compareButton->setDefaultAction(actions.compare);
+    m_benchmarkButton->setDefaultAction(actions.benchmark);
     m_cancelButton->setDefaultAction(actions.cancel);
     setRunning(m_controller->isRunning());
 }
@@ -355,6 +376,7 @@ void ProfilePage::showResults()
                        formatSpeedup(m_controller->comparison()->speedup), m_comparisonModel->outputErrorText())
             : tr("Compare runs the baseline and then the plan, and shows the time of each function or module "
                  "before and after."));
+    m_benchmarkSummary->setText(benchmarkText(m_controller->benchmarkResult()));
     const int index = m_showCombo->findData(QVariant::fromValue(shown));
     if (index == m_showCombo->currentIndex())
         showRun();
@@ -404,6 +426,8 @@ QString ProfilePage::headerText() const
     parts << (run->usedPlan ? tr("With plan") : tr("Baseline"));
     parts << QString::fromStdString(run->model);
     parts << QString::fromStdString(run->deviceName);
+    if (!run->graphExecutor.empty())
+        parts << tr("%1 graph executor").arg(QString::fromStdString(run->graphExecutor));
     QString iterations = tr("%n iteration(s)", nullptr, run->iterations);
     if (run->warmupIterations > 0)
         iterations += tr(" after %n warm-up", nullptr, run->warmupIterations);

@@ -25,9 +25,9 @@ class ProfileController;
 class TimeShareChart;
 class TimelineView;
 
-// The Profile page: a bar to run a baseline, a run with the plan or a comparison (warm-up, iterations,
-// device, progress and Cancel), and the results of the run shown (baseline or plan) in four tabs: the kernel
-// table (grouping, filter, sortable statistics), the time-share chart, the timeline, and the comparison.
+// The Profile page: a bar to run a baseline, a run with the plan, a comparison or a benchmark (warm-up,
+// iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in four tabs: the
+// kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, and the comparison.
 // Clicking a record in the timeline selects its row in the kernel table.
 class ProfilePage : public QWidget {
     Q_OBJECT
@@ -39,6 +39,7 @@ public:
         QAction* runBaseline = nullptr;
         QAction* runWithPlan = nullptr;
         QAction* compare = nullptr;
+        QAction* benchmark = nullptr;
         QAction* cancel = nullptr;
     };
 
@@ -74,6 +75,7 @@ public:
     QLineEdit* filterEdit() const { return m_filterEdit; }
     ComparisonModel* comparisonModel() const { return m_comparisonModel; }
     QTableView* comparisonTable() const { return m_comparisonTable; }
+    QLabel* benchmarkSummary() const { return m_benchmarkSummary; }
     TimeShareChart* chart() const { return m_chart; }
     TimelineView* timeline() const { return m_timeline; }
     QSpinBox* warmupBox() const { return m_warmupBox; }
@@ -109,6 +111,7 @@ private:
     QToolButton* m_baselineButton;
     QToolButton* m_planButton;
     QToolButton* m_compareButton;
+    QToolButton* m_benchmarkButton;
     QToolButton* m_cancelButton;
     QSpinBox* m_warmupBox;
     QSpinBox* m_iterationsBox;
@@ -133,6 +136,7 @@ private:
     ComparisonModel* m_comparisonModel;
     QComboBox* m_comparisonGroupCombo;
     QLabel* m_comparisonSummary;
+    QLabel* m_benchmarkSummary; // the last benchmark, beside the comparison
     QTableView* m_comparisonTable;
     QWidget* m_comparisonTab;
 };

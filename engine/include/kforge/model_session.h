@@ -5,14 +5,30 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kforge {
 
+// How LibTorch runs the TorchScript graph of each forward (docs/loading-models.md, "Graph executor").
+enum class GraphExecutor {
+    // The graph as scripted, without optimisation passes: the first forward is as fast as the others (a
+    // 10,000-module model answers at once) and every op runs as scripted, nothing fused. The default.
+    Direct,
+    // LibTorch's default executor (profiling): the first forwards profile the graph and optimise it, which takes
+    // seconds on very large graphs; on CUDA it fuses elementwise ops (turned off while a plan is active). What a
+    // LibTorch deployment runs.
+    Optimized,
+};
+std::string_view graphExecutorName(GraphExecutor executor); // "direct", "optimized"
+std::optional<GraphExecutor> graphExecutorFromName(std::string_view name);
+
 struct OpenOptions {
     // R11: keep patches that a failed forward left behind, for debugging, instead of unwinding them.
     bool keepLeftovers = false;
+    GraphExecutor executor = GraphExecutor::Direct;
 };
 
 // A loaded TorchScript model (a file, or "builtin:NAME"), its module tree and its example inputs.
@@ -64,6 +80,8 @@ public:
 
     const OpenOptions& options() const;
     void setKeepLeftovers(bool keep);
+    // Applies from the next forward on; each executor keeps its own optimised plans, so switching loses nothing.
+    void setGraphExecutor(GraphExecutor executor);
 
     struct Impl;
     Impl& impl() { return *m_impl; }

@@ -67,6 +67,7 @@ struct ProfileRun {
     std::string torchVersion;
     std::string cuptiVersion;
     std::string kforgeVersion;
+    std::string graphExecutor; // "direct" or "optimized" (GraphExecutor); "" in files from before it was recorded
     std::string model;
     std::vector<std::string> inputs;
     int warmupIterations = 0;

@@ -16,6 +16,7 @@
 #include "runtime/thread_state.h"
 
 #include <ATen/core/grad_mode.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/cuda.h>
 
 #ifdef KFORGE_WITH_CUDA
@@ -123,6 +124,8 @@ CaptureRecord ModelSession::capture(int warmupIterations)
         // Capture on a side stream: the default stream cannot be captured.
         c10::cuda::CUDAStreamGuard streamGuard(c10::cuda::getStreamFromPool());
         auto& thread = runtime::ThreadState::current();
+        // The warm-up forwards (guardedForward) ran with the session's executor: capture the same plan.
+        torch::jit::GraphOptimizerEnabledGuard optimize(m_impl->options.executor == GraphExecutor::Optimized);
         runtime::CallGuard guard(m_impl->options.keepLeftovers, runtime::intern(record.id));
         thread.captureLog = &installed;
         runtime::clearLastEngineError();

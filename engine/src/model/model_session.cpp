@@ -14,6 +14,7 @@
 #include "runtime/interposer.h"
 
 #include <ATen/core/grad_mode.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <filesystem>
 #include <thread>
@@ -114,6 +115,21 @@ const std::vector<std::string>& ModelSession::warnings() const { return m_impl->
 const std::vector<ModuleInfo>& ModelSession::modules() const { return m_impl->modules; }
 const OpenOptions& ModelSession::options() const { return m_impl->options; }
 void ModelSession::setKeepLeftovers(bool keep) { m_impl->options.keepLeftovers = keep; }
+void ModelSession::setGraphExecutor(GraphExecutor executor) { m_impl->options.executor = executor; }
+
+std::string_view graphExecutorName(GraphExecutor executor)
+{
+    return executor == GraphExecutor::Optimized ? "optimized" : "direct";
+}
+
+std::optional<GraphExecutor> graphExecutorFromName(std::string_view name)
+{
+    if (name == "direct")
+        return GraphExecutor::Direct;
+    if (name == "optimized")
+        return GraphExecutor::Optimized;
+    return std::nullopt;
+}
 
 const ModuleInfo* ModelSession::findModule(const std::string& path) const
 {
@@ -176,6 +192,8 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     if (impl.inputs.empty() && impl.kwargs.empty())
         throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
     at::NoGradGuard noGrad;
+    // Thread-local, and LibTorch caches the optimised and the unoptimised plans apart: per forward is enough.
+    torch::jit::GraphOptimizerEnabledGuard optimize(impl.options.executor == GraphExecutor::Optimized);
     runtime::CallGuard guard(impl.options.keepLeftovers);
     runtime::clearLastEngineError();
     c10::IValue output;

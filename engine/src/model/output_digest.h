@@ -3,11 +3,15 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace kforge {
 
 // One digest per tensor in a forward's output (tensors, tuples, lists, dicts), named by position/key.
 std::vector<TensorDigest> digestOutput(const c10::IValue& output);
+// The tensors of a forward's output in the same order, each with the path its digest has.
+std::vector<std::pair<std::string, at::Tensor>> flattenOutput(const c10::IValue& output);
 
 } // namespace kforge

@@ -52,7 +52,10 @@ std::string dtypeOf(const at::Tensor& t)
     return d.substr(0, d.find('['));
 }
 
-OutputComparison compare(const c10::IValue& expected, const c10::IValue& actual, const std::optional<Tolerance>& tol)
+} // namespace
+
+OutputComparison compareOutput(const c10::IValue& expected, const c10::IValue& actual,
+                               const std::optional<Tolerance>& tol)
 {
     OutputComparison c;
     if (expected.isTensor() != actual.isTensor()) {
@@ -99,8 +102,6 @@ OutputComparison compare(const c10::IValue& expected, const c10::IValue& actual,
     return c;
 }
 
-} // namespace
-
 CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHandle& op,
                                 const std::vector<torch::jit::Stack>& samples, std::optional<Tolerance> tolerance)
 {
@@ -133,7 +134,7 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
             return report;
         }
         for (size_t i = 0; i < original.size(); ++i) {
-            OutputComparison c = compare(original[i], candidate[i], tolerance);
+            OutputComparison c = compareOutput(original[i], candidate[i], tolerance);
             c.sample = int(s);
             c.path = std::to_string(i);
             report.maxAbsError = std::max(report.maxAbsError, c.maxAbsError);

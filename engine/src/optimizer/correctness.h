@@ -9,6 +9,11 @@ namespace kforge::optimizer {
 // Runs the original op and the provider on copies of each sample (gradients off, interposition excluded)
 // and compares structure, shape, dtype, then values. An ineligible provider (prepare() false) fails with
 // that reason. `tolerance` overrides the per-dtype defaults.
+// One output of the original against the candidate's: structure, shape, dtype, then values within `tolerance`
+// (per-dtype defaults when absent).
+OutputComparison compareOutput(const c10::IValue& expected, const c10::IValue& actual,
+                               const std::optional<Tolerance>& tolerance = std::nullopt);
+
 CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHandle& op,
                                 const std::vector<torch::jit::Stack>& samples,
                                 std::optional<Tolerance> tolerance = std::nullopt);

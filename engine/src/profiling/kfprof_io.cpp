@@ -177,6 +177,7 @@ ordered_json runHead(const LabeledRun& labeled)
     head["inputs"] = run.inputs;
     head["device"] = run.device;
     head["device_name"] = run.deviceName;
+    head["graph_executor"] = run.graphExecutor;
     head["versions"] = {{"torch", run.torchVersion}, {"cupti", run.cuptiVersion}, {"kforge", run.kforgeVersion}};
     head["warmup_iterations"] = run.warmupIterations;
     head["iterations"] = run.iterations;
@@ -547,6 +548,7 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
     run.inputs = rd.strings(j, path, "inputs");
     run.device = rd.string(j, path, "device", true);
     run.deviceName = rd.string(j, path, "device_name");
+    run.graphExecutor = rd.string(j, path, "graph_executor");
     if (const json* v = rd.find(j, path, "versions", false)) {
         run.torchVersion = rd.string(*v, path + "/versions", "torch");
         run.cuptiVersion = rd.string(*v, path + "/versions", "cupti");

@@ -85,6 +85,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     run.torchVersion = TORCH_VERSION;
     run.cuptiVersion = cuda ? profiling::CudaProfiling::cuptiVersion() : "";
     run.kforgeVersion = KFORGE_VERSION_STRING;
+    run.graphExecutor = std::string(graphExecutorName(session.options().executor));
     run.model = session.displayName();
     run.inputs = session.describeInputs();
     run.warmupIterations = options.warmupIterations;

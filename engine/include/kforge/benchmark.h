@@ -1,0 +1,54 @@
+#pragma once
+// End-to-end forward latency without and with a plan, measured in one process without the profiler: the question
+// users ask first (is this model faster with this plan?). `kforge bench` and the GUI's Benchmark action.
+#include <kforge/plan.h>
+#include <kforge/runtime_types.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kforge {
+
+class ModelSession;
+
+struct BenchmarkOptions {
+    int warmup = 3;      // rounds before measuring; each runs both sides
+    int iterations = 20; // measured rounds
+    int threads = 0;     // LibTorch intra-op threads during the benchmark; 0 keeps the current setting
+};
+
+struct LatencyStats {
+    int forwards = 0;
+    double minMs = 0.0, medianMs = 0.0, p95Ms = 0.0, maxMs = 0.0, meanMs = 0.0;
+    double forwardsPerSecond = 0.0; // 1000 / meanMs
+};
+
+struct BenchmarkResult {
+    std::vector<double> baselineMs, planMs; // one forward per side and measured round, in round order
+    LatencyStats baseline, plan;
+    double speedup = 0.0;                       // baseline median / plan median (> 1: the plan is faster)
+    double speedupLow = 0.0, speedupHigh = 0.0; // 95% bootstrap interval over the rounds (paired)
+    bool outputsAgree = true;            // the plan's outputs match the baseline's within the correctness tolerances
+    std::string outputsDifference;       // the first output that does not, with its errors
+    bool stopped = false;                // the progress callback stopped it: a partial result
+    std::vector<std::string> notes;      // runtime notices while the plan was active
+    std::vector<EntryDeclines> declines; // calls the plan's providers declined (the original served them)
+};
+
+// Called after each round with (rounds done, all rounds including warm-up); returning false stops after it.
+using BenchmarkProgress = std::function<bool(int done, int total)>;
+
+// Rounds alternate which side runs first, so drift (clocks, caches, other load) hits both alike. Only the forward
+// is timed; the plan is activated around its forwards. Throws kforge::Error when a forward fails (the plan's
+// errors name function, provider and module).
+BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const BenchmarkOptions& options = {},
+                              const BenchmarkProgress& progress = {});
+
+LatencyStats latencyStats(const std::vector<double>& ms);
+// The speedup's 95% interval: medians of `resamples` paired resamples of the rounds (fixed seed: reproducible).
+std::pair<double, double> speedupInterval(const std::vector<double>& baselineMs, const std::vector<double>& planMs,
+                                          int resamples = 2000);
+
+} // namespace kforge

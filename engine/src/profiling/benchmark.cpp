@@ -1,0 +1,173 @@
+#include <kforge/benchmark.h>
+
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/runtime.h>
+
+#include "model/output_digest.h"
+#include "model/session_impl.h"
+#include "optimizer/correctness.h"
+
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <tuple>
+
+namespace kforge {
+namespace {
+
+double percentile(std::vector<double> values, double p)
+{
+    if (values.empty())
+        return 0.0;
+    std::sort(values.begin(), values.end());
+    const double rank = p * double(values.size() - 1); // linear interpolation between closest ranks
+    const size_t below = size_t(std::floor(rank));
+    const size_t above = std::min(below + 1, values.size() - 1);
+    return values[below] + (rank - double(below)) * (values[above] - values[below]);
+}
+
+double median(const std::vector<double>& values) { return percentile(values, 0.5); }
+
+// One timed forward; on CUDA the device is synchronised before the clock stops, so queued kernels count.
+double timedForward(ModelSession& session, c10::IValue* output)
+{
+    const bool cuda = session.device().rfind("cuda", 0) == 0;
+    if (cuda)
+        torch::cuda::synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    c10::IValue out = guardedForward(session.impl());
+    if (cuda)
+        torch::cuda::synchronize();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (output)
+        *output = std::move(out);
+    return ms;
+}
+
+// The first output of the plan's forward outside the tolerances, or "" when all agree.
+std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan)
+{
+    const auto expected = flattenOutput(baseline);
+    const auto actual = flattenOutput(plan);
+    if (expected.size() != actual.size())
+        return std::to_string(actual.size()) + " output tensor(s) instead of " + std::to_string(expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const OutputComparison c = optimizer::compareOutput(expected[i].second, actual[i].second);
+        if (c.withinTolerance)
+            continue;
+        const std::string where = "output " + (expected[i].first.empty() ? std::string("0") : expected[i].first);
+        if (!c.problem.empty())
+            return where + ": " + c.problem;
+        return where + ": max |error| " + std::to_string(c.maxAbsError) + ", max relative error " +
+               std::to_string(c.maxRelError) + " (tolerance for " + c.dtype + ": " +
+               std::to_string(defaultTolerance(c.dtype).absolute) + " + " +
+               std::to_string(defaultTolerance(c.dtype).relative) + " x |baseline|)";
+    }
+    return {};
+}
+
+} // namespace
+
+LatencyStats latencyStats(const std::vector<double>& ms)
+{
+    LatencyStats s;
+    s.forwards = int(ms.size());
+    if (ms.empty())
+        return s;
+    s.minMs = *std::min_element(ms.begin(), ms.end());
+    s.maxMs = *std::max_element(ms.begin(), ms.end());
+    s.medianMs = median(ms);
+    s.p95Ms = percentile(ms, 0.95);
+    s.meanMs = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
+    s.forwardsPerSecond = s.meanMs > 0.0 ? 1000.0 / s.meanMs : 0.0;
+    return s;
+}
+
+std::pair<double, double> speedupInterval(const std::vector<double>& baselineMs, const std::vector<double>& planMs,
+                                          int resamples)
+{
+    const size_t n = std::min(baselineMs.size(), planMs.size());
+    if (n == 0)
+        return {0.0, 0.0};
+    std::mt19937 random(20261201);
+    std::uniform_int_distribution<size_t> pick(0, n - 1);
+    std::vector<double> speedups;
+    speedups.reserve(size_t(resamples));
+    std::vector<double> base(n), plan(n);
+    for (int r = 0; r < resamples; ++r) {
+        for (size_t i = 0; i < n; ++i) { // paired: a round's two forwards stay together
+            const size_t k = pick(random);
+            base[i] = baselineMs[k];
+            plan[i] = planMs[k];
+        }
+        const double planMedian = median(plan);
+        if (planMedian > 0.0)
+            speedups.push_back(median(base) / planMedian);
+    }
+    return {percentile(speedups, 0.025), percentile(speedups, 0.975)};
+}
+
+BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const BenchmarkOptions& options,
+                              const BenchmarkProgress& progress)
+{
+    if (options.warmup < 0 || options.iterations < 1)
+        throw Error("benchmark", "needs at least one measured round and no negative warm-up (got warm-up " +
+                                     std::to_string(options.warmup) + ", iterations " +
+                                     std::to_string(options.iterations) + ")");
+    KernelProviderRuntime runtime(session, plan);
+    const int previousThreads = at::get_num_threads();
+    if (options.threads > 0)
+        at::set_num_threads(options.threads);
+    struct RestoreThreads {
+        int threads;
+        ~RestoreThreads() { at::set_num_threads(threads); }
+    } restoreThreads{previousThreads};
+    BenchmarkResult result;
+    const int total = options.warmup + options.iterations;
+    for (int round = 0; round < total; ++round) {
+        const bool measured = round >= options.warmup;
+        const bool compare = round == options.warmup; // the first measured round's outputs
+        c10::IValue baselineOut, planOut;
+        double baselineMs = 0.0, planMs = 0.0;
+        const auto runPlan = [&] {
+            auto applied = runtime.applied();
+            if (result.notes.empty())
+                result.notes = runtimeNotices();
+            planMs = timedForward(session, compare ? &planOut : nullptr);
+        };
+        if (round % 2 == 0) {
+            baselineMs = timedForward(session, compare ? &baselineOut : nullptr);
+            runPlan();
+        } else {
+            runPlan();
+            baselineMs = timedForward(session, compare ? &baselineOut : nullptr);
+        }
+        if (measured) {
+            result.baselineMs.push_back(baselineMs);
+            result.planMs.push_back(planMs);
+        }
+        if (compare) {
+            result.outputsDifference = firstDifference(baselineOut, planOut);
+            result.outputsAgree = result.outputsDifference.empty();
+        }
+        if (progress && !progress(round + 1, total) && round + 1 < total) {
+            result.stopped = true;
+            break;
+        }
+    }
+    result.declines = runtime.declines();
+    result.baseline = latencyStats(result.baselineMs);
+    result.plan = latencyStats(result.planMs);
+    if (result.plan.medianMs > 0.0)
+        result.speedup = result.baseline.medianMs / result.plan.medianMs;
+    std::tie(result.speedupLow, result.speedupHigh) = speedupInterval(result.baselineMs, result.planMs);
+    return result;
+}
+
+} // namespace kforge
