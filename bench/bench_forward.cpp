@@ -19,7 +19,9 @@
 //   instr_guard_digest  as above plus the output digest: ModelSession::forward less its error handling
 //   uninstr_digest      the baseline plus the output digest that ModelSession::forward computes
 //
-// The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions.
+// The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions. Every row runs
+// the session's graph executor (KFORGE_BENCH_EXECUTOR=direct, the default, or optimized), the baseline included, so
+// that the ratios compare instrumentation only.
 #include "bench_common.h"
 
 #include "model/builtin_models.h"
@@ -35,8 +37,10 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -80,15 +84,20 @@ kforge::PlanEntry referenceEntry(const std::string& function)
     return e;
 }
 
+// The executor ModelSession::forward runs (guardedForward sets it per forward).
+bool optimized(const ModelFixture& m) { return m.session->options().executor == kforge::GraphExecutor::Optimized; }
+
 c10::IValue plainForward(ModelFixture& m)
 {
     at::NoGradGuard noGrad;
+    torch::jit::GraphOptimizerEnabledGuard executor(optimized(m));
     return m.plain.get_method("forward")(m.plainInputs, {});
 }
 
 c10::IValue instrumentedForward(ModelFixture& m)
 {
     at::NoGradGuard noGrad;
+    torch::jit::GraphOptimizerEnabledGuard executor(optimized(m));
     auto& impl = m.session->impl();
     return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
 }
@@ -188,7 +197,10 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
     auto model = kforge::builtin::create(name);
     m->plain = model->module;
     m->plainInputs = model->exampleInputs;
-    m->session = kforge::ModelSession::open("builtin:" + name);
+    kforge::OpenOptions options;
+    if (const char* executor = std::getenv("KFORGE_BENCH_EXECUTOR"))
+        options.executor = kforge::graphExecutorFromName(executor).value_or(kforge::GraphExecutor::Direct);
+    m->session = kforge::ModelSession::open("builtin:" + name, options);
     m->emptyStack =
         std::make_unique<KernelProviderRuntime>(*m->session, kforge::Plan{{referenceEntry(m->unusedFunction)}});
     kforge::Plan all;
@@ -291,7 +303,8 @@ int main(int argc, char** argv)
     at::set_num_threads(1);
     setUp("tiny-gpt", {"layer_norm", "linear", "scaled_dot_product_attention", "gelu", "softmax"}, "relu");
     setUp("convnet", {"conv2d", "group_norm", "silu", "relu", "linear"}, "gelu");
-    std::printf("\n");
+    std::printf("graph executor: %s (KFORGE_BENCH_EXECUTOR)\n\n",
+                kforge::graphExecutorName(gModels.front()->session->options().executor).data());
 
     const int status = kforge_bench::runBenchmarks(
         argc, argv,

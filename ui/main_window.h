@@ -157,6 +157,7 @@ public:
     bool profileWithPlan();
     bool profileCompare();
     bool profileBenchmark();
+    void updateModuleTimes();
     void cancelProfile();
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);

@@ -2,6 +2,7 @@
 // which is about the model, the plan and forwards.
 #include "main_window.h"
 
+#include "models/module_tree_model.h"
 #include "models/plan_document.h"
 #include "profile_controller.h"
 #include "run_controller.h"
@@ -146,6 +147,8 @@ void MainWindow::connectProfileController()
             statusBar()->showMessage(withPlanWarnings(tr("Profiling on %1…").arg(m_profile->device().toUpper())));
     });
     connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateProfileActions);
+    connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateModuleTimes);
+    connect(m_page, &ModuleTreePage::timeRunChanged, this, &MainWindow::updateModuleTimes);
     connect(m_profile, &ProfileController::finished, this,
             [this](ProfileController::Outcome outcome, const QString& message) {
                 if (m_session && m_profile->device() == QLatin1String("cuda")) // the profile moved the model
@@ -244,6 +247,19 @@ bool MainWindow::profileCompare() { return startPlanProfile(&ProfileController::
 bool MainWindow::profileBenchmark() { return startPlanProfile(&ProfileController::benchmark); }
 
 void MainWindow::cancelProfile() { m_profile->cancel(); }
+
+// The module tree's Time columns: the run the page's choice names (the plan's when both exist, with Δ against the
+// baseline), else the one there is.
+void MainWindow::updateModuleTimes()
+{
+    const auto baseline = m_profile->baseline();
+    const auto plan = m_profile->plan();
+    const bool showPlan = plan && (!baseline || m_page->timeRun() == ModuleTreePage::TimeRun::Plan);
+    const auto& shown = showPlan ? plan : baseline;
+    m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
+                            showPlan && baseline ? kforge::moduleTimes(*baseline) : std::vector<kforge::ModuleTime>{});
+    m_page->setTimeRuns(bool(baseline), bool(plan));
+}
 
 void MainWindow::reportProfileError(const QString& title, const QString& message)
 {
@@ -422,7 +438,7 @@ QString MainWindow::chooseFileToSave(const QString& title, const QString& suffix
 QStringList MainWindow::profileViewNames()
 {
     return {QStringLiteral("profile"), QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison")};
+            QStringLiteral("comparison"), QStringLiteral("flame")};
 }
 
 QWidget* MainWindow::profileViewNamed(const QString& name) const

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <map>
 
 using namespace kforge;
@@ -325,4 +326,132 @@ TEST(Benchmark, SlowerPlanAndPartialResult)
     EXPECT_TRUE(partial.stopped);
     EXPECT_EQ(partial.baselineMs.size(), 2u);
     EXPECT_EQ(partial.plan.forwards, 2);
+}
+
+// Time by module per forward: self is the records whose innermost module is the module, total adds its subtree,
+// share is of the root's total; calls count module ranges; the top function is the subtree's largest.
+TEST(ModuleTimes, SelfTotalShareCallsAndTopFunctionOfAKnownRun)
+{
+    ProfileRun run;
+    run.iterations = 2;
+    for (const char* path : {"", "blocks", "blocks.0", "blocks.0.mlp", "head"}) {
+        ModuleInfo m;
+        m.path = path;
+        run.modules.push_back(m);
+    }
+    const auto record = [&](const char* module, const char* function, std::int64_t us) {
+        KernelRecord r;
+        r.modulePath = module;
+        r.function = function;
+        r.durationNs = us * 1000;
+        run.records.push_back(r);
+    };
+    record("", "embedding", 20);          // root's own
+    record("blocks.0", "layer_norm", 40); // blocks.0's own
+    record("blocks.0.mlp", "gelu", 100);  // twice in two forwards: 100 us per forward
+    record("blocks.0.mlp", "gelu", 100);
+    record("blocks.0.mlp", "linear", 60);
+    record("head", "linear", 20);
+    record("no.such.module", "", 20); // counted for the root
+    for (const char* path : {"", "", "blocks.0.mlp", "blocks.0.mlp", "head", "head"}) {
+        RangeRecord r;
+        r.kind = "module";
+        r.name = path;
+        run.ranges.push_back(r);
+    }
+    const std::vector<ModuleTime> times = moduleTimes(run);
+    ASSERT_EQ(times.size(), 5u);
+    const auto& root = times[0];
+    EXPECT_EQ(root.path, "");
+    EXPECT_DOUBLE_EQ(root.totalUs, 180.0); // 360 us of records over 2 forwards
+    EXPECT_DOUBLE_EQ(root.selfUs, 20.0);   // embedding and the unknown module's record
+    EXPECT_DOUBLE_EQ(root.share, 1.0);
+    EXPECT_DOUBLE_EQ(root.calls, 1.0);
+    EXPECT_EQ(root.topFunction, "gelu");
+    const auto& blocks0 = times[2];
+    EXPECT_DOUBLE_EQ(blocks0.totalUs, 150.0);
+    EXPECT_DOUBLE_EQ(blocks0.selfUs, 20.0);
+    EXPECT_DOUBLE_EQ(times[1].totalUs, 150.0); // "blocks" holds only blocks.0
+    EXPECT_DOUBLE_EQ(times[1].selfUs, 0.0);
+    const auto& mlp = times[3];
+    EXPECT_DOUBLE_EQ(mlp.totalUs, 130.0);
+    EXPECT_DOUBLE_EQ(mlp.share, 130.0 / 180.0);
+    EXPECT_DOUBLE_EQ(mlp.calls, 1.0);
+    EXPECT_EQ(mlp.topFunction, "gelu");
+    EXPECT_DOUBLE_EQ(mlp.topFunctionUs, 100.0);
+    EXPECT_EQ(times[4].topFunction, "linear");
+    EXPECT_DOUBLE_EQ(times[4].totalUs, 10.0);
+}
+
+// On a real profile every module's total is at least its self time and the root's is the whole forward.
+TEST(ModuleTimes, ProfileOfTinyGptAddsUp)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 2;
+    const ProfileRun run = profile(*session, options);
+    const auto times = moduleTimes(run);
+    ASSERT_EQ(times.size(), run.modules.size());
+    double records = 0;
+    for (const auto& r : run.records)
+        records += double(r.durationNs) / 1000.0 / 2;
+    EXPECT_NEAR(times[0].totalUs, records, 1e-6 * records);
+    double selfSum = 0;
+    for (const auto& t : times) {
+        EXPECT_GE(t.totalUs + 1e-9, t.selfUs) << t.path;
+        selfSum += t.selfUs;
+    }
+    EXPECT_NEAR(selfSum, times[0].totalUs, 1e-6 * records);
+    const auto block = std::find_if(times.begin(), times.end(), [](const auto& t) { return t.path == "blocks.0"; });
+    ASSERT_NE(block, times.end());
+    EXPECT_GT(block->share, 0.0);
+    EXPECT_LT(block->share, 1.0);
+    EXPECT_DOUBLE_EQ(block->calls, 1.0);
+}
+
+// The flame graph's tree: modules by path, then the module's own time by function and op; a frame's time is its
+// subtree's; children are laid out from the parent's offset by decreasing time; paths are unique.
+TEST(FlameGraph, ModulesThenFunctionsThenOpsPerForward)
+{
+    ProfileRun run;
+    run.iterations = 2;
+    const auto record = [&](const char* module, const char* function, const char* op, std::int64_t us) {
+        KernelRecord r;
+        r.modulePath = module;
+        r.function = function;
+        r.name = op;
+        r.durationNs = us * 1000;
+        run.records.push_back(r);
+    };
+    record("blocks.0.mlp", "gelu", "aten::gelu", 100);
+    record("blocks.0.mlp", "linear", "aten::addmm", 300);
+    record("blocks.0", "", "aten::add", 40);
+    record("", "embedding", "aten::embedding", 60);
+    const auto frames = flameGraph(run);
+    std::map<std::string, const FlameFrame*> byPath;
+    for (const auto& f : frames)
+        EXPECT_TRUE(byPath.emplace(f.path, &f).second) << "duplicate path " << f.path;
+    ASSERT_EQ(frames.front().parent, -1);
+    EXPECT_DOUBLE_EQ(frames.front().us, 250.0); // 500 us over two forwards
+    const FlameFrame* mlp = byPath.at("blocks.0.mlp");
+    EXPECT_EQ(mlp->kind, FlameFrame::Kind::Module);
+    EXPECT_EQ(mlp->name, "mlp");
+    EXPECT_EQ(mlp->depth, 3);
+    EXPECT_DOUBLE_EQ(mlp->us, 200.0);
+    const FlameFrame* blocks0 = byPath.at("blocks.0");
+    EXPECT_DOUBLE_EQ(blocks0->us, 220.0);
+    EXPECT_DOUBLE_EQ(byPath.at("blocks.0/(no function)")->us, 20.0);
+    const FlameFrame* linear = byPath.at("blocks.0.mlp/linear");
+    const FlameFrame* gelu = byPath.at("blocks.0.mlp/gelu");
+    EXPECT_EQ(linear->kind, FlameFrame::Kind::Function);
+    EXPECT_DOUBLE_EQ(linear->offsetUs, mlp->offsetUs); // the larger child first
+    EXPECT_DOUBLE_EQ(gelu->offsetUs, mlp->offsetUs + 150.0);
+    EXPECT_DOUBLE_EQ(gelu->calls, 0.5);
+    const FlameFrame* addmm = byPath.at("blocks.0.mlp/linear/aten::addmm");
+    EXPECT_EQ(addmm->kind, FlameFrame::Kind::Op);
+    EXPECT_EQ(&frames[size_t(addmm->parent)], linear);
+    for (const auto& f : frames)
+        if (f.parent >= 0)
+            EXPECT_LT(f.parent, &f - frames.data()) << "parents come first";
 }

@@ -2,6 +2,10 @@
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
 #include "application_identity.h"
 #include "main_window.h"
+#include "views/flame_graph_view.h"
+#include "views/flame_graph_page.h"
+#include "views/module_tree_view.h"
+#include "views/module_tree_page.h"
 #include "models/comparison_model.h"
 #include "models/kernel_stats_model.h"
 #include "models/module_tree_model.h"
@@ -16,6 +20,7 @@
 #include <kforge/profile_export.h>
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -354,6 +359,105 @@ private Q_SLOTS:
         auto* tabs = page->findChild<QTabWidget*>();
         QVERIFY(tabs);
         QCOMPARE(tabs->currentWidget(), page->subView(QStringLiteral("comparison")));
+    }
+
+    // After a profile the module tree shows each module's time per forward: total, self, share (the root's is the
+    // whole forward), the top function; a comparison adds the choice of run and the Δ column.
+    void moduleTreeShowsTimeAfterAProfile()
+    {
+        using kforge::ui::ModuleTreeModel;
+        using kforge::ui::ModuleTreePage;
+        const auto window = openTinyGpt();
+        ModuleTreeModel* model = window->moduleModel();
+        ModuleTreePage* modules = window->modulePage();
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn)); // nothing profiled yet
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::DeltaColumn));
+        QVERIFY(!modules->timeRunCombo()->isVisibleTo(modules));
+        const QModelIndex root = model->indexOfPath(QString(), ModuleTreeModel::ShareColumn);
+        QCOMPARE(root.data().toString(), QStringLiteral("100.0 %"));
+        QCOMPARE(root.data(ModuleTreeModel::ShareRole).toDouble(), 1.0);
+        const double rootUs =
+            model->indexOfPath(QString(), ModuleTreeModel::TimeColumn).data(ModuleTreeModel::SortRole).toDouble();
+        const QModelIndex block = model->indexOfPath(QStringLiteral("blocks.0"), ModuleTreeModel::TimeColumn);
+        const double blockUs = block.data(ModuleTreeModel::SortRole).toDouble();
+        QVERIFY2(blockUs > 0 && blockUs < rootUs, qPrintable(QStringLiteral("%1 of %2").arg(blockUs).arg(rootUs)));
+        QVERIFY(!block.data().toString().isEmpty());
+        QVERIFY(!model->indexOfPath(QString(), ModuleTreeModel::TopFunctionColumn).data().toString().isEmpty());
+
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        window->actions().profileCompare->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(modules->timeRunCombo()->isVisibleTo(modules));
+        QCOMPARE(modules->timeRun(), ModuleTreePage::TimeRun::Plan);
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::DeltaColumn));
+        QVERIFY(model->indexOfPath(QString(), ModuleTreeModel::DeltaColumn)
+                    .data()
+                    .toString()
+                    .endsWith(QStringLiteral("%")));
+        modules->timeRunCombo()->setCurrentIndex(
+            modules->timeRunCombo()->findData(int(ModuleTreePage::TimeRun::Baseline)));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::DeltaColumn));
+        QVERIFY(model->indexOfPath(QString(), ModuleTreeModel::DeltaColumn).data().toString().isEmpty());
+    }
+
+    // The flame graph of the run shown: modules, functions, ops; a click zooms into a frame and Backspace goes
+    // back up; the search highlights; the plan's graph is coloured against the baseline's; PNG and SVG export.
+    void flameGraphZoomSearchDifferentialExport()
+    {
+        using kforge::ui::FlameGraphPage;
+        using kforge::ui::FlameGraphView;
+        const auto window = openTinyGpt();
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileCompare->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        ProfilePage* page = window->profilePage();
+        QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
+        page->showSubView(QStringLiteral("flame"));
+        auto* flame = qobject_cast<FlameGraphPage*>(page->subView(QStringLiteral("flame")));
+        QVERIFY(flame);
+        FlameGraphView* view = flame->view();
+        QVERIFY(view->frames().size() > 5);
+        QCOMPARE(view->frames().front().parent, -1);
+        QVERIFY(view->isDifferential());
+        QVERIFY(view->baselineUs(0) > 0);
+        QCOMPARE(view->breadcrumb(), QStringList{QStringLiteral("(root)")});
+
+        // Zoom into blocks.0 by clicking it, then back up with Backspace.
+        int block = -1;
+        for (size_t i = 0; i < view->frames().size(); ++i)
+            if (view->frames()[i].path == "blocks.0")
+                block = int(i);
+        QVERIFY(block > 0);
+        const QRectF before = view->frameRect(block);
+        QVERIFY(before.width() > 1);
+        QTest::mouseClick(view, Qt::LeftButton, {}, before.center().toPoint());
+        QCOMPARE(view->zoomedFrame(), block);
+        QCOMPARE(view->breadcrumb().last(), QStringLiteral("0"));
+        QVERIFY(flame->breadcrumbLabel()->text().contains(QStringLiteral("href")));
+        QVERIFY(qAbs(view->frameRect(block).width() - view->width()) < 1.0); // the zoomed frame fills the width
+        QTest::keyClick(view, Qt::Key_Backspace);
+        QCOMPARE(view->zoomedFrame(), view->frames()[size_t(block)].parent);
+
+        flame->searchEdit()->setText(QStringLiteral("gelu"));
+        QVERIFY(view->matchCount() > 0);
+        flame->searchEdit()->clear();
+        QCOMPARE(view->matchCount(), 0);
+        flame->differentialBox()->setChecked(false);
+        QVERIFY(!view->isDifferential());
+
+        QTemporaryDir dir;
+        QVERIFY(flame->exportImage(dir.filePath(QStringLiteral("flame.png"))));
+        QVERIFY(flame->exportImage(dir.filePath(QStringLiteral("flame.svg"))));
+        QCOMPARE(head(dir.filePath(QStringLiteral("flame.png")), 4), QByteArray("\x89PNG"));
+        QVERIFY(head(dir.filePath(QStringLiteral("flame.svg")), 200).contains("<svg"));
     }
 
     void compareSaveAndReopenWithoutModel()

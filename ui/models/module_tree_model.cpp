@@ -1,5 +1,6 @@
 #include "module_tree_model.h"
 
+#include "duration_format.h"
 #include "format.h"
 #include "provider_mime.h"
 
@@ -119,6 +120,91 @@ void ModuleTreeModel::setRunStatistics(const std::unordered_map<std::string, Mod
     m_stats = stats;
     recomputeStatistics();
     emitAllChanged(CallsColumn, CallsColumn);
+}
+
+void ModuleTreeModel::setModuleTimes(const std::vector<kforge::ModuleTime>& shown,
+                                     const std::vector<kforge::ModuleTime>& baseline)
+{
+    m_times.clear();
+    m_baselineTimes.clear();
+    for (const kforge::ModuleTime& t : shown)
+        m_times.emplace(t.path, t);
+    if (!m_times.empty())
+        for (const kforge::ModuleTime& t : baseline)
+            m_baselineTimes.emplace(t.path, t);
+    emitAllChanged(TimeColumn, DeltaColumn);
+}
+
+QVariant ModuleTreeModel::timeDisplay(const std::string& path, int column) const
+{
+    const auto it = m_times.find(path);
+    if (it == m_times.end())
+        return {};
+    const kforge::ModuleTime& t = it->second;
+    switch (column) {
+    case TimeColumn:
+        return formatDuration(t.totalUs);
+    case SelfColumn:
+        return t.selfUs > 0 ? formatDuration(t.selfUs) : QString();
+    case ShareColumn:
+        return QStringLiteral("%1 %").arg(t.share * 100.0, 0, 'f', 1);
+    case TopFunctionColumn:
+        return t.topFunction.empty() ? QString()
+                                     : QStringLiteral("%1 (%2)").arg(QString::fromStdString(t.topFunction),
+                                                                     formatDuration(t.topFunctionUs));
+    case DeltaColumn: {
+        const auto base = m_baselineTimes.find(path);
+        if (base == m_baselineTimes.end() || base->second.totalUs <= 0)
+            return {};
+        const double change = (t.totalUs - base->second.totalUs) / base->second.totalUs * 100.0;
+        return QStringLiteral("%1%2 %").arg(change > 0 ? QStringLiteral("+") : QString()).arg(change, 0, 'f', 1);
+    }
+    default:
+        return {};
+    }
+}
+
+QVariant ModuleTreeModel::timeSortValue(const std::string& path, int column) const
+{
+    const auto it = m_times.find(path);
+    if (it == m_times.end())
+        return 0.0;
+    switch (column) {
+    case SelfColumn:
+        return it->second.selfUs;
+    case ShareColumn:
+        return it->second.share;
+    case TopFunctionColumn:
+        return it->second.topFunctionUs;
+    case DeltaColumn: {
+        const auto base = m_baselineTimes.find(path);
+        return base == m_baselineTimes.end() || base->second.totalUs <= 0
+                   ? 0.0
+                   : (it->second.totalUs - base->second.totalUs) / base->second.totalUs;
+    }
+    default:
+        return it->second.totalUs;
+    }
+}
+
+QString ModuleTreeModel::timeToolTip(const std::string& path) const
+{
+    const auto it = m_times.find(path);
+    if (it == m_times.end())
+        return tr("No profile yet: run one (Profile menu) to see where each module's time goes.");
+    const kforge::ModuleTime& t = it->second;
+    QStringList lines;
+    lines << tr("Per forward: %1 in this module and below (%2 of the forward), %3 in its own code")
+                 .arg(formatDuration(t.totalUs), QStringLiteral("%1 %").arg(t.share * 100.0, 0, 'f', 1),
+                      formatDuration(t.selfUs));
+    if (t.calls > 0)
+        lines << tr("Entered %1 time(s) per forward").arg(t.calls, 0, 'g', 3);
+    if (!t.topFunction.empty())
+        lines << tr("Most time below it: %1, %2")
+                     .arg(QString::fromStdString(t.topFunction), formatDuration(t.topFunctionUs));
+    if (const auto base = m_baselineTimes.find(path); base != m_baselineTimes.end())
+        lines << tr("Baseline: %1 per forward").arg(formatDuration(base->second.totalUs));
+    return lines.join(QLatin1Char('\n'));
 }
 
 void ModuleTreeModel::setPausedPath(const QString& path, bool paused)
@@ -293,7 +379,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         return toolTip(module, node, index.column());
     case Qt::TextAlignmentRole:
-        if (index.column() == ParametersColumn || index.column() == CallsColumn)
+        if (index.column() == ParametersColumn || index.column() == CallsColumn ||
+            (index.column() >= TimeColumn && index.column() != TopFunctionColumn))
             return int(Qt::AlignRight | Qt::AlignVCenter); // Qt 6.4's delegate reads it with toInt()
         return {};
     case Qt::FontRole:
@@ -313,6 +400,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
     case PathRole:
         return QString::fromStdString(module.path);
     case SortRole:
+        if (index.column() >= TimeColumn)
+            return timeSortValue(module.path, index.column());
         if (index.column() == ParametersColumn)
             return qint64(module.subtreeParameterCount);
         if (index.column() == CallsColumn)
@@ -326,6 +415,10 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
         return state.breakpoint;
     case OwnFunctionsRole:
         return formatFunctions(module.functions);
+    case ShareRole: {
+        const auto it = m_times.find(module.path);
+        return it == m_times.end() ? QVariant() : QVariant(it->second.share);
+    }
     default:
         return {};
     }
@@ -352,7 +445,7 @@ QVariant ModuleTreeModel::display(const kforge::ModuleInfo& module, int node, in
     case CallsColumn:
         return state.subtree.calls > 0 ? formatCount(state.subtree.calls) : QString();
     default:
-        return {};
+        return timeDisplay(module.path, column);
     }
 }
 
@@ -395,6 +488,12 @@ QString ModuleTreeModel::toolTip(const kforge::ModuleInfo& module, int node, int
         if (state.planEntries.isEmpty())
             return tr("No plan entry is scoped to this module.");
         return tr("Plan entries scoped here:\n%1").arg(state.planEntries.join(QLatin1Char('\n')));
+    case TimeColumn:
+    case SelfColumn:
+    case ShareColumn:
+    case TopFunctionColumn:
+    case DeltaColumn:
+        return timeToolTip(module.path);
     case CallsColumn:
         lines << tr("Intercepted calls in the last run, in this module and below: %1 (%2 served by a provider)")
                      .arg(formatCount(state.subtree.calls), formatCount(state.subtree.providerCalls));
@@ -442,6 +541,16 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Plan entries");
     case CallsColumn:
         return tr("Calls");
+    case TimeColumn:
+        return tr("Time");
+    case SelfColumn:
+        return tr("Self");
+    case ShareColumn:
+        return tr("Share");
+    case TopFunctionColumn:
+        return tr("Top function");
+    case DeltaColumn:
+        return tr("Δ vs baseline");
     default:
         return {};
     }

@@ -2,6 +2,7 @@
 #include "run_statistics.h"
 
 #include <kforge/module_info.h>
+#include <kforge/profiling.h>
 
 #include <QAbstractItemModel>
 #include <QIcon>
@@ -32,6 +33,11 @@ public:
         CallsColumn,
         FunctionsColumn,
         PlanColumn,
+        TimeColumn,        // of a profile, per forward: the module and everything below it
+        SelfColumn,        // records whose innermost module is this one
+        ShareColumn,       // of the forward, drawn as a bar (ShareRole)
+        TopFunctionColumn, // the function with the most time below the module
+        DeltaColumn,       // the plan's time against the baseline's, when both were profiled
         ColumnCount
     };
     enum Role {
@@ -40,6 +46,7 @@ public:
         HookStateRole,               // int (HookState)
         BreakpointRole,              // bool: a module-entry breakpoint is set here
         OwnFunctionsRole,            // QString: the functions of the module's own forward, for filtering
+        ShareRole,                   // double in [0, 1]: the module's share of the forward (ShareColumn)
     };
     // What the runtime does with a module, the strongest first.
     enum HookState {
@@ -62,6 +69,11 @@ public:
     void setPlan(const kforge::Plan& plan);
     // Calls and time of the last run, by module path (RunStatistics).
     void setRunStatistics(const std::unordered_map<std::string, ModuleRunStats>& stats);
+    // Time by module of the profile run shown (kforge::moduleTimes); `baseline`, when not empty, the baseline's
+    // for the Δ column (the shown run is then the plan's). Empty `shown` clears the time columns.
+    void setModuleTimes(const std::vector<kforge::ModuleTime>& shown, const std::vector<kforge::ModuleTime>& baseline);
+    bool hasModuleTimes() const { return !m_times.empty(); }
+    bool hasDelta() const { return !m_baselineTimes.empty(); }
     // The module a paused forward is in; empty `path` with `paused` false clears it.
     void setPausedPath(const QString& path, bool paused = true);
     QString pausedPath() const;
@@ -118,6 +130,9 @@ private:
     int nodeOf(const QModelIndex& index) const;
     QVariant display(const kforge::ModuleInfo& module, int node, int column) const;
     QVariant decoration(int node, int column) const;
+    QVariant timeDisplay(const std::string& path, int column) const;
+    QVariant timeSortValue(const std::string& path, int column) const;
+    QString timeToolTip(const std::string& path) const;
     QString toolTip(const kforge::ModuleInfo& module, int node, int column) const;
 
     std::vector<kforge::ModuleInfo> m_modules;
@@ -129,6 +144,8 @@ private:
     // Kept across setModules(): keyed by path.
     std::unordered_map<std::string, std::vector<std::pair<QString, bool>>> m_planByScope; // text, enabled
     std::unordered_map<std::string, ModuleRunStats> m_stats;
+    std::unordered_map<std::string, kforge::ModuleTime> m_times;         // of the run shown
+    std::unordered_map<std::string, kforge::ModuleTime> m_baselineTimes; // for Δ; empty without it
     QString m_pausedPath;
     bool m_paused = false;
     QSet<QString> m_breakpoints;

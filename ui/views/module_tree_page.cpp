@@ -3,12 +3,15 @@
 #include "models/module_tree_filter_model.h"
 #include "models/module_tree_model.h"
 #include "views/module_tree_view.h"
+#include "views/share_bar_delegate.h"
 
 #include <kforge/module_info.h>
 
 #include <QAction>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QComboBox>
+#include <QHeaderView>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
@@ -22,7 +25,8 @@ namespace kforge::ui {
 
 ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
     : QWidget(parent), m_model(model), m_filter(new ModuleTreeFilterModel(this)), m_view(new ModuleTreeView(this)),
-      m_filterEdit(new QLineEdit(this)), m_regexBox(new QCheckBox(tr("Regex"), this)), m_filterStatus(new QLabel(this))
+      m_filterEdit(new QLineEdit(this)), m_regexBox(new QCheckBox(tr("Regex"), this)), m_filterStatus(new QLabel(this)),
+      m_timeRunLabel(new QLabel(tr("&Time of:"), this)), m_timeRun(new QComboBox(this))
 {
     setObjectName(QStringLiteral("moduleTreePage"));
     m_filter->setSourceModel(model);
@@ -45,11 +49,28 @@ ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
     collapse->setToolTip(tr("Collapse all"));
     connect(collapse, &QToolButton::clicked, this, &ModuleTreePage::collapseAll);
 
+    m_view->setItemDelegateForColumn(ModuleTreeModel::ShareColumn,
+                                     new ShareBarDelegate(ModuleTreeModel::ShareRole, m_view));
+    // Sortable by any column (time above all); model order (named_modules) until a header is clicked.
+    m_view->header()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_view->setSortingEnabled(true);
+    m_timeRun->setObjectName(QStringLiteral("moduleTimeRun"));
+    m_timeRun->addItem(tr("Baseline"), int(TimeRun::Baseline));
+    m_timeRun->addItem(tr("Plan"), int(TimeRun::Plan));
+    m_timeRun->setCurrentIndex(1);
+    m_timeRun->setToolTip(tr("The profile run whose time the Time columns show; with the plan's, Δ compares it "
+                             "with the baseline's"));
+    m_timeRunLabel->setBuddy(m_timeRun);
+    connect(m_timeRun, &QComboBox::currentIndexChanged, this, &ModuleTreePage::timeRunChanged);
+    setTimeRuns(false, false);
+
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
     bar->addWidget(m_filterEdit, 1);
     bar->addWidget(m_regexBox);
     bar->addWidget(m_filterStatus);
+    bar->addWidget(m_timeRunLabel);
+    bar->addWidget(m_timeRun);
     bar->addWidget(expand);
     bar->addWidget(collapse);
     auto* layout = new QVBoxLayout(this);
@@ -66,6 +87,19 @@ ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
 }
 
 ModuleTreeView* ModuleTreePage::view() const { return m_view; }
+
+void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
+{
+    const bool both = baseline && plan;
+    m_timeRunLabel->setVisible(both);
+    m_timeRun->setVisible(both);
+    const bool times = m_model->hasModuleTimes();
+    for (int column = ModuleTreeModel::TimeColumn; column <= ModuleTreeModel::TopFunctionColumn; ++column)
+        m_view->setColumnHidden(column, !times);
+    m_view->setColumnHidden(ModuleTreeModel::DeltaColumn, !m_model->hasDelta());
+}
+
+ModuleTreePage::TimeRun ModuleTreePage::timeRun() const { return TimeRun(m_timeRun->currentData().toInt()); }
 
 ModuleTreeFilterModel* ModuleTreePage::filterModel() const { return m_filter; }
 

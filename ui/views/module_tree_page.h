@@ -7,6 +7,7 @@
 
 class QAction;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -42,10 +43,18 @@ public:
     void revealPath(const QString& path);
     QString currentPath() const; // the selected module's path; "" for the root or none
 
+    // Which profile run the Time columns show: the choice appears when both a baseline and a plan run exist
+    // (the plan's by default, with its Δ against the baseline). Call after the model's times changed.
+    enum class TimeRun { Baseline, Plan };
+    void setTimeRuns(bool baseline, bool plan);
+    TimeRun timeRun() const;
+    QComboBox* timeRunCombo() const { return m_timeRun; }
+
 Q_SIGNALS:
     void addProviderRequested(const QString& scope, const QString& function, const QString& providerType);
     void moduleBreakpointToggled(const QString& path);
     void currentPathChanged(const QString& path);
+    void timeRunChanged();
 
 private:
     void applyFilter();
@@ -57,6 +66,8 @@ private:
     QLineEdit* m_filterEdit;
     QCheckBox* m_regexBox;
     QLabel* m_filterStatus;
+    QLabel* m_timeRunLabel;
+    QComboBox* m_timeRun;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
 };
 

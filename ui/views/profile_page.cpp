@@ -5,6 +5,7 @@
 #include "models/format.h"
 #include "models/kernel_stats_model.h"
 #include "profile_controller.h"
+#include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
 
@@ -87,6 +88,8 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     m_tabs->addTab(m_chart, tr("C&hart"));
     m_tabs->addTab(m_timeline, tr("&Timeline"));
     m_tabs->addTab(createComparisonTab(), tr("Co&mparison"));
+    m_flame = new FlameGraphPage(this);
+    m_tabs->addTab(m_flame, tr("&Flame Graph"));
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -410,6 +413,8 @@ void ProfilePage::showRun()
     m_statsModel->setRun(run);
     m_chart->setRun(run);
     m_timeline->setRun(run);
+    // The plan's flame graph can be coloured by speedup against the baseline's.
+    m_flame->setRuns(run, shown() == Shown::Plan ? m_controller->baseline() : nullptr);
     updateHeader();
     Q_EMIT shownRunChanged();
 }
@@ -484,13 +489,15 @@ bool ProfilePage::selectRecordRow(int recordIndex)
 QStringList ProfilePage::subViewNames()
 {
     return {QStringLiteral("kernels"), QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison")};
+            QStringLiteral("comparison"), QStringLiteral("flame")};
 }
 
 QWidget* ProfilePage::subView(const QString& name) const
 {
     if (name == QLatin1String("kernels"))
         return m_kernelsTab;
+    if (name == QLatin1String("flame"))
+        return m_flame;
     if (name == QLatin1String("chart"))
         return m_chart;
     if (name == QLatin1String("timeline"))

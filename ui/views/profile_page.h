@@ -20,6 +20,7 @@ class QToolButton;
 namespace kforge::ui {
 
 class ComparisonModel;
+class FlameGraphPage;
 class KernelStatsModel;
 class ProfileController;
 class TimeShareChart;
@@ -52,7 +53,7 @@ public:
     // Where the runs came from, for the header: "" for runs made here, else a .kfprof file name.
     void setOrigin(const QString& origin);
 
-    // The sub-views by name: "kernels", "chart", "timeline", "comparison"; null for other names.
+    // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
     QWidget* subView(const QString& name) const;
     static QStringList subViewNames();
     void showSubView(const QString& name);
@@ -139,6 +140,7 @@ private:
     QLabel* m_benchmarkSummary; // the last benchmark, beside the comparison
     QTableView* m_comparisonTable;
     QWidget* m_comparisonTab;
+    FlameGraphPage* m_flame;
 };
 
 } // namespace kforge::ui

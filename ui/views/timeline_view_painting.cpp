@@ -3,6 +3,7 @@
 #include "views/timeline_view.h"
 
 #include "models/duration_format.h"
+#include "models/semantic_colors.h"
 #include "models/time_axis.h"
 #include "models/timeline_layout.h"
 
@@ -29,8 +30,6 @@ QColor itemColor(const std::string& key, bool muted, bool dark)
     const int saturation = muted ? 50 : dark ? 120 : 160;
     return QColor::fromHsl(hue, saturation, dark ? 75 : 190);
 }
-
-QColor textColorOn(const QColor& fill) { return fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white); }
 
 QString displayModule(const std::string& path)
 {

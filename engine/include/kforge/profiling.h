@@ -101,6 +101,35 @@ struct StatRow {
 enum class GroupBy { Kernel, KernelGeometry, Function, Module };
 std::vector<StatRow> statistics(const std::vector<KernelRecord>& records, GroupBy groupBy);
 
+// Where a run's time went by module, per measured forward: the module tree's Time columns and the flame graph.
+struct ModuleTime {
+    std::string path;        // "" for the root
+    double totalUs = 0;      // the module and everything below it
+    double selfUs = 0;       // records whose innermost module is this one
+    double share = 0;        // totalUs / the root's totalUs
+    double calls = 0;        // entries per forward (module ranges), 0 where the run has no ranges
+    std::string topFunction; // the function with the most time in the subtree; "" when none
+    double topFunctionUs = 0;
+};
+// One row per module of run.modules, in the same (pre-)order; records of unknown paths count for the root.
+std::vector<ModuleTime> moduleTimes(const ProfileRun& run);
+
+// A run aggregated as a tree for a flame graph (icicle): module → child modules, then the module's own time by
+// function → op or kernel. Times are per measured forward. Frame 0 is the root module; children follow their
+// parent, in order of decreasing time.
+struct FlameFrame {
+    enum class Kind { Module, Function, Op };
+    Kind kind = Kind::Module;
+    std::string name; // module name (its last path component; "" for the root), function, op or kernel
+    std::string path; // "blocks.0.attn", "blocks.0.attn/gelu", "blocks.0.attn/gelu/aten::gelu": unique, stable
+    int parent = -1;
+    int depth = 0;
+    double us = 0;       // the frame and everything below it
+    double offsetUs = 0; // from the start of the root frame, for drawing
+    double calls = 0;    // records (ops, functions) or entries (modules) per forward
+};
+std::vector<FlameFrame> flameGraph(const ProfileRun& run);
+
 struct ComparisonRow {
     std::string key; // function or module path
     double baselineUs = 0, planUs = 0;

@@ -1,0 +1,88 @@
+#include <kforge/profiling.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace kforge {
+namespace {
+
+// Built as a tree of owned nodes, then flattened parent-first with children by decreasing time.
+struct Node {
+    FlameFrame frame;
+    std::map<std::string, std::unique_ptr<Node>> children; // by name
+    Node* child(FlameFrame::Kind kind, const std::string& name)
+    {
+        auto& slot = children[std::to_string(int(kind)) + name];
+        if (!slot) {
+            slot = std::make_unique<Node>();
+            slot->frame.kind = kind;
+            slot->frame.name = name;
+            const char* separator = kind == FlameFrame::Kind::Module ? "." : "/";
+            slot->frame.path =
+                frame.path.empty() && kind == FlameFrame::Kind::Module ? name : frame.path + separator + name;
+        }
+        return slot.get();
+    }
+};
+
+void flatten(Node& node, int parent, int depth, double offsetUs, std::vector<FlameFrame>& out)
+{
+    node.frame.parent = parent;
+    node.frame.depth = depth;
+    node.frame.offsetUs = offsetUs;
+    const int self = int(out.size());
+    out.push_back(node.frame);
+    std::vector<Node*> order;
+    for (auto& [key, child] : node.children)
+        order.push_back(child.get());
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Node* a, const Node* b) { return a->frame.us > b->frame.us; });
+    double offset = offsetUs;
+    for (Node* child : order) {
+        flatten(*child, self, depth + 1, offset, out);
+        offset += child->frame.us;
+    }
+}
+
+} // namespace
+
+std::vector<FlameFrame> flameGraph(const ProfileRun& run)
+{
+    Node root;
+    // Modules by path: "blocks.0.attn" hangs under "blocks.0", which hangs under "blocks", under the root; `us`
+    // is added to every module on the way.
+    const auto moduleNode = [&](const std::string& path, double us) {
+        Node* node = &root;
+        node->frame.us += us;
+        size_t start = 0;
+        while (start < path.size()) {
+            const size_t dot = path.find('.', start);
+            const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            node = node->child(FlameFrame::Kind::Module, part);
+            node->frame.us += us;
+            start = dot == std::string::npos ? path.size() : dot + 1;
+        }
+        return node;
+    };
+    const double forwards = std::max(1, run.iterations);
+    for (const KernelRecord& r : run.records) {
+        const double us = double(r.durationNs) / 1000.0 / forwards;
+        Node* module = moduleNode(r.modulePath, us);
+        Node* function = module->child(FlameFrame::Kind::Function, r.function.empty() ? "(no function)" : r.function);
+        Node* op = function->child(FlameFrame::Kind::Op, r.name);
+        function->frame.us += us;
+        function->frame.calls += 1.0 / forwards;
+        op->frame.us += us;
+        op->frame.calls += 1.0 / forwards;
+    }
+    for (const RangeRecord& range : run.ranges)
+        if (range.kind == "module")
+            moduleNode(range.name, 0.0)->frame.calls += 1.0 / forwards;
+    std::vector<FlameFrame> frames;
+    flatten(root, -1, 0, 0.0, frames);
+    return frames;
+}
+
+} // namespace kforge

@@ -1,0 +1,114 @@
+#include "flame_graph_page.h"
+
+#include "views/flame_graph_view.h"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kforge::ui {
+
+FlameGraphPage::FlameGraphPage(QWidget* parent)
+    : QWidget(parent), m_view(new FlameGraphView(this)), m_breadcrumb(new QLabel(this)), m_search(new QLineEdit(this)),
+      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("&Differential"), this))
+{
+    setObjectName(QStringLiteral("flameGraphPage"));
+    m_breadcrumb->setObjectName(QStringLiteral("flameBreadcrumb"));
+    m_breadcrumb->setTextFormat(Qt::RichText);
+    m_breadcrumb->setToolTip(tr("The zoomed frame and the frames above it: click one to zoom out to it"));
+    m_search->setObjectName(QStringLiteral("flameSearch"));
+    m_search->setPlaceholderText(tr("Highlight frames (module, function, op)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMaximumWidth(320);
+    m_differential->setObjectName(QStringLiteral("flameDifferential"));
+    m_differential->setToolTip(tr("Colour the plan's frames by their speedup against the baseline's frames of the "
+                                  "same path: green is faster, red is slower"));
+    m_differential->setChecked(true);
+    auto* exportButton = new QToolButton(this);
+    exportButton->setObjectName(QStringLiteral("flameExport"));
+    exportButton->setText(tr("Export…"));
+    exportButton->setToolTip(tr("Save the flame graph as PNG or SVG"));
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_view);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 0);
+    bar->addWidget(m_breadcrumb, 1);
+    bar->addWidget(m_search);
+    bar->addWidget(m_matches);
+    bar->addWidget(m_differential);
+    bar->addWidget(exportButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(scroll, 1);
+
+    connect(m_view, &FlameGraphView::zoomChanged, this, &FlameGraphPage::updateBreadcrumb);
+    connect(m_breadcrumb, &QLabel::linkActivated, this, [this](const QString& link) {
+        // The link is the number of levels above the zoomed frame.
+        for (int up = link.toInt(); up > 0; --up)
+            m_view->zoomOut();
+    });
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_view->setSearch(text);
+        m_matches->setText(text.trimmed().isEmpty() ? QString() : tr("%n match(es)", nullptr, m_view->matchCount()));
+    });
+    connect(m_differential, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
+    connect(exportButton, &QToolButton::clicked, this, &FlameGraphPage::exportInteractively);
+    applyRuns();
+}
+
+void FlameGraphPage::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
+                             std::shared_ptr<const kforge::ProfileRun> baseline)
+{
+    m_run = std::move(run);
+    m_baseline = baseline != m_run ? std::move(baseline) : nullptr;
+    applyRuns();
+}
+
+void FlameGraphPage::applyRuns()
+{
+    m_differential->setVisible(m_baseline != nullptr);
+    m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr);
+}
+
+void FlameGraphPage::updateBreadcrumb()
+{
+    const QStringList names = m_view->breadcrumb();
+    QStringList parts;
+    for (int i = 0; i < names.size(); ++i) {
+        const int up = int(names.size()) - 1 - i;
+        parts << (up == 0 ? QStringLiteral("<b>%1</b>").arg(names[i].toHtmlEscaped())
+                          : QStringLiteral("<a href=\"%1\">%2</a>").arg(up).arg(names[i].toHtmlEscaped()));
+    }
+    m_breadcrumb->setText(parts.join(QStringLiteral(" › ")));
+}
+
+bool FlameGraphPage::exportImage(const QString& path, QString* error)
+{
+    return path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? m_view->saveSvg(path, error)
+                                                                     : m_view->savePng(path, error);
+}
+
+void FlameGraphPage::exportInteractively()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Flame Graph"), QStringLiteral("flame.svg"),
+                                                      tr("SVG image (*.svg);;PNG image (*.png)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportImage(path, &error))
+        QMessageBox::warning(this, tr("Export Failed"), tr("Could not export the flame graph: %1").arg(error));
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,46 @@
+#pragma once
+#include <kforge/profiling.h>
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+
+namespace kforge::ui {
+
+class FlameGraphView;
+
+// The Profile page's Flame graph tab: a breadcrumb of the zoomed frame (each level a link back up), a search box
+// that highlights frames, a Differential switch (the plan's frames coloured by speedup against the baseline's)
+// and PNG/SVG export, over the flame graph itself.
+class FlameGraphPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit FlameGraphPage(QWidget* parent = nullptr);
+
+    // `baseline` is offered for the differential colouring when it is another run than `run`.
+    void setRuns(std::shared_ptr<const kforge::ProfileRun> run, std::shared_ptr<const kforge::ProfileRun> baseline);
+    FlameGraphView* view() const { return m_view; }
+    QLineEdit* searchEdit() const { return m_search; }
+    QCheckBox* differentialBox() const { return m_differential; }
+    QLabel* breadcrumbLabel() const { return m_breadcrumb; }
+
+    bool exportImage(const QString& path, QString* error = nullptr); // .svg, else PNG
+
+private:
+    void applyRuns();
+    void updateBreadcrumb();
+    void exportInteractively();
+
+    FlameGraphView* m_view;
+    QLabel* m_breadcrumb;
+    QLineEdit* m_search;
+    QLabel* m_matches;
+    QCheckBox* m_differential;
+    std::shared_ptr<const kforge::ProfileRun> m_run, m_baseline;
+};
+
+} // namespace kforge::ui

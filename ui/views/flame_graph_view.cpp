@@ -1,0 +1,302 @@
+#include "flame_graph_view.h"
+
+#include "models/duration_format.h"
+#include "models/semantic_colors.h"
+
+#include <QHelpEvent>
+#include <QImage>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QToolTip>
+
+#include <algorithm>
+#include <functional>
+
+namespace kforge::ui {
+namespace {
+
+constexpr double kMinDrawnPixels = 0.5; // narrower frames are skipped: they would only add noise
+
+QString kindName(kforge::FlameFrame::Kind kind)
+{
+    switch (kind) {
+    case kforge::FlameFrame::Kind::Module:
+        return FlameGraphView::tr("module");
+    case kforge::FlameFrame::Kind::Function:
+        return FlameGraphView::tr("function");
+    case kforge::FlameFrame::Kind::Op:
+        return FlameGraphView::tr("op");
+    }
+    return {};
+}
+
+QString displayName(const kforge::FlameFrame& frame)
+{
+    if (frame.kind == kforge::FlameFrame::Kind::Module && frame.parent < 0)
+        return FlameGraphView::tr("(root)");
+    return QString::fromStdString(frame.name);
+}
+
+} // namespace
+
+FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("flameGraph"));
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumHeight(RowHeight * 4);
+}
+
+void FlameGraphView::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
+                             std::shared_ptr<const kforge::ProfileRun> baseline)
+{
+    m_run = std::move(run);
+    m_frames = m_run ? kforge::flameGraph(*m_run) : std::vector<kforge::FlameFrame>{};
+    m_baselineUs.clear();
+    if (m_run && baseline && baseline != m_run)
+        for (const kforge::FlameFrame& f : kforge::flameGraph(*baseline))
+            m_baselineUs.emplace(f.path, f.us);
+    m_zoom = 0;
+    setSearch(m_search);
+    updateGeometry();
+    update();
+    Q_EMIT zoomChanged();
+}
+
+double FlameGraphView::baselineUs(int index) const
+{
+    if (index < 0 || size_t(index) >= m_frames.size())
+        return -1.0;
+    const auto it = m_baselineUs.find(m_frames[size_t(index)].path);
+    return it == m_baselineUs.end() ? -1.0 : it->second;
+}
+
+void FlameGraphView::zoomTo(int frame)
+{
+    if (frame < 0 || size_t(frame) >= m_frames.size() || frame == m_zoom)
+        return;
+    m_zoom = frame;
+    update();
+    Q_EMIT zoomChanged();
+}
+
+void FlameGraphView::zoomOut()
+{
+    if (m_zoom > 0)
+        zoomTo(std::max(0, m_frames[size_t(m_zoom)].parent));
+}
+
+QStringList FlameGraphView::breadcrumb() const
+{
+    QStringList names;
+    for (int f = m_frames.empty() ? -1 : m_zoom; f >= 0; f = m_frames[size_t(f)].parent)
+        names.prepend(displayName(m_frames[size_t(f)]));
+    return names;
+}
+
+void FlameGraphView::setSearch(const QString& text)
+{
+    m_search = text.trimmed();
+    m_matches = 0;
+    for (size_t i = 0; i < m_frames.size(); ++i)
+        m_matches += matches(int(i)) ? 1 : 0;
+    update();
+}
+
+bool FlameGraphView::matches(int frame) const
+{
+    return !m_search.isEmpty() &&
+           QString::fromStdString(m_frames[size_t(frame)].name).contains(m_search, Qt::CaseInsensitive);
+}
+
+bool FlameGraphView::isInZoom(int frame) const
+{
+    for (int f = frame; f >= 0; f = m_frames[size_t(f)].parent)
+        if (f == m_zoom)
+            return true;
+    return false;
+}
+
+QRectF FlameGraphView::frameRect(int frame, const QRect& area) const
+{
+    if (frame < 0 || size_t(frame) >= m_frames.size() || !isInZoom(frame))
+        return {};
+    const kforge::FlameFrame& zoom = m_frames[size_t(m_zoom)];
+    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    if (zoom.us <= 0)
+        return {};
+    const double scale = area.width() / zoom.us;
+    return QRectF(area.left() + (f.offsetUs - zoom.offsetUs) * scale, area.top() + (f.depth - zoom.depth) * RowHeight,
+                  f.us * scale, RowHeight - 1);
+}
+
+QRectF FlameGraphView::frameRect(int frame) const { return frameRect(frame, rect()); }
+
+int FlameGraphView::frameAt(const QPoint& pos) const
+{
+    for (size_t i = 0; i < m_frames.size(); ++i) {
+        const QRectF r = frameRect(int(i));
+        if (r.width() >= kMinDrawnPixels && r.contains(pos))
+            return int(i);
+    }
+    return -1;
+}
+
+QString FlameGraphView::frameToolTip(int frame) const
+{
+    if (frame < 0 || size_t(frame) >= m_frames.size())
+        return {};
+    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    const double forward = m_frames.front().us;
+    QStringList lines;
+    lines << tr("%1 (%2)").arg(f.path.empty() ? tr("(root)") : QString::fromStdString(f.path), kindName(f.kind));
+    lines << tr("%1 per forward, %2 of it")
+                 .arg(formatDuration(f.us),
+                      QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));
+    if (f.calls > 0)
+        lines << tr("%1 call(s) per forward").arg(f.calls, 0, 'g', 4);
+    if (isDifferential()) {
+        const double base = baselineUs(frame);
+        lines << (base < 0
+                      ? tr("not in the baseline")
+                      : tr("baseline %1: %2").arg(formatDuration(base), formatSpeedup(f.us > 0 ? base / f.us : 0)));
+    }
+    lines << tr("Click to zoom in; Backspace goes back up");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QColor FlameGraphView::fillOf(int frame) const
+{
+    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    if (isDifferential()) {
+        const double base = baselineUs(frame);
+        return base < 0 || f.us <= 0 ? palette().color(QPalette::Mid) : speedupColor(base / f.us, palette());
+    }
+    QColor fill = semanticColor(f.kind == kforge::FlameFrame::Kind::Module     ? Semantic::Module
+                                : f.kind == kforge::FlameFrame::Kind::Function ? Semantic::Function
+                                                                               : Semantic::Op,
+                                palette());
+    // Neighbours differ a little, so that adjacent frames of one kind stay apart.
+    const int shade = int(std::hash<std::string>{}(f.name) % 24) - 12;
+    return fill.lighter(100 + shade);
+}
+
+int FlameGraphView::maxDepth() const
+{
+    int depth = 0;
+    for (const kforge::FlameFrame& f : m_frames)
+        depth = std::max(depth, f.depth);
+    return depth;
+}
+
+QSize FlameGraphView::sizeHint() const { return {800, (maxDepth() + 1) * RowHeight + 2}; }
+
+void FlameGraphView::paint(QPainter& painter, const QRect& area) const
+{
+    painter.fillRect(area, palette().color(QPalette::Base));
+    if (m_frames.empty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(area, Qt::AlignCenter, tr("No profile yet: run a baseline or a plan (Profile menu)."));
+        return;
+    }
+    const QFontMetrics metrics(painter.font());
+    for (size_t i = 0; i < m_frames.size(); ++i) {
+        const QRectF r = frameRect(int(i), area);
+        if (r.isEmpty() || r.width() < kMinDrawnPixels || r.right() < area.left() || r.left() > area.right())
+            continue;
+        const QColor fill = fillOf(int(i));
+        painter.fillRect(r, fill);
+        if (matches(int(i))) {
+            painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+            painter.drawRect(r.adjusted(1, 1, -1, -1));
+        }
+        if (r.width() > 3 * metrics.averageCharWidth()) {
+            painter.setPen(textColorOn(fill));
+            const QRectF text = r.adjusted(3, 0, -3, 0);
+            painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
+                             metrics.elidedText(displayName(m_frames[i]), Qt::ElideRight, int(text.width())));
+        }
+    }
+}
+
+void FlameGraphView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    paint(painter, rect());
+}
+
+void FlameGraphView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton) {
+        const int frame = frameAt(event->position().toPoint());
+        if (frame >= 0)
+            zoomTo(frame == m_zoom ? std::max(0, m_frames[size_t(frame)].parent) : frame);
+    } else if (event->button() == Qt::BackButton || event->button() == Qt::RightButton) {
+        zoomOut();
+    }
+}
+
+void FlameGraphView::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Backspace:
+    case Qt::Key_Escape:
+        zoomOut();
+        return;
+    case Qt::Key_Home:
+        zoomTo(0);
+        return;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+bool FlameGraphView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = frameToolTip(frameAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+bool FlameGraphView::savePng(const QString& path, QString* error)
+{
+    QImage image(QSize(std::max(width(), 800), (maxDepth() + 1) * RowHeight + 2), QImage::Format_ARGB32);
+    QPainter painter(&image);
+    paint(painter, image.rect());
+    painter.end();
+    if (image.save(path, "PNG"))
+        return true;
+    if (error)
+        *error = tr("cannot write %1").arg(path);
+    return false;
+}
+
+bool FlameGraphView::saveSvg(const QString& path, QString* error)
+{
+    const QSize size(std::max(width(), 800), (maxDepth() + 1) * RowHeight + 2);
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(tr("Flame graph"));
+    QPainter painter;
+    if (!painter.begin(&svg)) {
+        if (error)
+            *error = tr("cannot write %1").arg(path);
+        return false;
+    }
+    paint(painter, QRect(QPoint(0, 0), size));
+    painter.end();
+    return true;
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,75 @@
+#pragma once
+#include <kforge/profiling.h>
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace kforge::ui {
+
+// A custom-painted flame graph (icicle: the root on top) of one profile run: modules, then each module's own
+// time by function, then by op or kernel, widths proportional to time per forward. Hover tells path, time, share
+// and calls; a click zooms into a frame, Backspace/Escape or the breadcrumb go back up; a search highlights
+// matching frames. Given a baseline, each frame is coloured by its speedup against the baseline's frame of the
+// same path (differential), else by kind. Exports as PNG and SVG.
+class FlameGraphView : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int RowHeight = 20;
+
+    explicit FlameGraphView(QWidget* parent = nullptr);
+
+    void setRuns(std::shared_ptr<const kforge::ProfileRun> run,
+                 std::shared_ptr<const kforge::ProfileRun> baseline = nullptr);
+    const std::vector<kforge::FlameFrame>& frames() const { return m_frames; }
+    bool isDifferential() const { return !m_baselineUs.empty(); }
+    // The baseline's time of frame `index`'s path, per forward; negative when the baseline has no such frame.
+    double baselineUs(int index) const;
+
+    void zoomTo(int frame); // 0: the whole forward
+    void zoomOut();         // to the zoomed frame's parent
+    int zoomedFrame() const { return m_zoom; }
+    QStringList breadcrumb() const; // frame names from the root to the zoomed frame
+
+    void setSearch(const QString& text); // case-insensitive substring of frame names; "" clears
+    int matchCount() const { return m_matches; }
+
+    int frameAt(const QPoint& pos) const; // -1 where none is drawn
+    QRectF frameRect(int frame) const;    // empty when not drawn (outside the zoomed frame)
+    QString frameToolTip(int frame) const;
+
+    bool savePng(const QString& path, QString* error = nullptr);
+    bool saveSvg(const QString& path, QString* error = nullptr);
+
+    QSize sizeHint() const override;
+
+Q_SIGNALS:
+    void zoomChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override; // tooltips
+
+private:
+    void paint(QPainter& painter, const QRect& area) const;
+    QRectF frameRect(int frame, const QRect& area) const;
+    bool isInZoom(int frame) const;
+    bool matches(int frame) const;
+    QColor fillOf(int frame) const;
+    int maxDepth() const;
+
+    std::shared_ptr<const kforge::ProfileRun> m_run;
+    std::vector<kforge::FlameFrame> m_frames;
+    std::unordered_map<std::string, double> m_baselineUs; // by frame path
+    int m_zoom = 0;
+    QString m_search;
+    int m_matches = 0;
+};
+
+} // namespace kforge::ui
