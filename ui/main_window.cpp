@@ -14,6 +14,7 @@
 #include "system_info.h"
 #include "views/about_dialog.h"
 #include "views/captures_view.h"
+#include "views/inputs_view.h"
 #include "views/event_log_view.h"
 #include "views/function_stacks_view.h"
 #include "views/module_tree_page.h"
@@ -191,11 +192,14 @@ void MainWindow::createViews()
     m_planDock = makeDock(tr("Plan"), QStringLiteral("planDock"), m_planEditor);
     m_eventsDock = makeDock(tr("Event Log"), QStringLiteral("eventsDock"), m_eventView);
     m_capturesDock = makeDock(tr("Graph Captures"), QStringLiteral("capturesDock"), m_capturesView);
+    m_inputsView = new InputsView(this);
+    m_inputsDock = makeDock(tr("Inputs"), QStringLiteral("inputsDock"), m_inputsView);
     addDockWidget(Qt::RightDockWidgetArea, m_stacksDock);
     addDockWidget(Qt::BottomDockWidgetArea, m_planDock);
     addDockWidget(Qt::BottomDockWidgetArea, m_eventsDock);
     tabifyDockWidget(m_planDock, m_eventsDock);
     tabifyDockWidget(m_planDock, m_capturesDock);
+    tabifyDockWidget(m_planDock, m_inputsDock);
     m_planDock->raise();
     resizeDocks({m_stacksDock}, {480}, Qt::Horizontal);
     resizeDocks({m_planDock}, {260}, Qt::Vertical);
@@ -232,6 +236,10 @@ void MainWindow::createActions()
     m_actions.openRecent->setObjectName(QStringLiteral("openRecentMenu"));
     m_actions.setInputs = fileMenu->addAction(tr("Set &Inputs…"), this, &MainWindow::chooseInputs);
     m_actions.setInputs->setStatusTip(tr("The forward's inputs, as dtype[shape] per argument"));
+    m_actions.loadInputs = fileMenu->addAction(tr("&Load Inputs…"), this, &MainWindow::chooseInputsFile);
+    m_actions.loadInputs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    m_actions.loadInputs->setStatusTip(tr("Real inputs from a torch.save file (tensor, tuple, list or dict)"));
+    m_inputsView->setActions(m_actions.setInputs, m_actions.loadInputs);
 
     fileMenu->addSeparator();
     m_actions.newPlan = fileMenu->addAction(icon("new-plan"), tr("&New Plan"), this, &MainWindow::newPlan);
@@ -515,7 +523,76 @@ bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)
         return false;
     }
     statusBar()->showMessage(tr("Inputs: %1").arg(specs.join(QStringLiteral(", "))), kMessageTimeoutMs);
+    inputsChanged(tr("Random tensors from the specs %1").arg(specs.join(QStringLiteral("; "))),
+                  QStringLiteral("specs:") + specs.join(QLatin1Char(';')));
     return true;
+}
+
+bool MainWindow::loadInputsFile(const QString& path, QString* error)
+{
+    if (!m_session || m_run->isRunning()) {
+        if (error)
+            *error = m_session ? tr("A forward is running.") : tr("No model is loaded.");
+        return false;
+    }
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    try {
+        m_session->loadInputsFile(absolute.toStdString());
+    } catch (const std::exception& e) {
+        const QString message = oneLine(QString::fromUtf8(e.what()));
+        if (error)
+            *error = message;
+        statusBar()->showMessage(message, kMessageTimeoutMs);
+        return false;
+    }
+    QStringList described;
+    for (const std::string& input : m_session->describeInputs())
+        described << QString::fromStdString(input);
+    statusBar()->showMessage(
+        tr("Inputs from %1: %2").arg(QFileInfo(absolute).fileName(), described.join(QStringLiteral(", "))),
+        kMessageTimeoutMs);
+    inputsChanged(tr("From the file %1").arg(QDir::toNativeSeparators(absolute)), QStringLiteral("file:") + absolute);
+    return true;
+}
+
+void MainWindow::chooseInputsFile()
+{
+    if (!m_session)
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load Inputs"), QFileInfo(m_source).absolutePath(),
+                                                      tr("torch.save files (*.pt *.pth *.pkl);;All files (*)"));
+    QString error;
+    if (!path.isEmpty() && !loadInputsFile(path, &error) && m_modalErrors)
+        QMessageBox::warning(this, tr("Invalid Inputs"), error);
+}
+
+// After the session's inputs changed: the panel shows them, and the recent-files list remembers them for the model.
+void MainWindow::inputsChanged(const QString& source, const QString& remembered)
+{
+    QStringList arguments, described;
+    if (m_session) {
+        for (const std::string& name : m_session->forwardArgumentNames())
+            arguments << QString::fromStdString(name);
+        for (const std::string& input : m_session->describeInputs())
+            described << QString::fromStdString(input);
+    }
+    m_inputsView->setInputs(arguments, described, source);
+    if (m_persistent && !remembered.isEmpty() && !m_source.isEmpty())
+        m_recent->setInputsFor(m_source, remembered);
+}
+
+// The inputs last given to this model, if any: a file or specs; what cannot be applied any more is a warning.
+void MainWindow::restoreRememberedInputs(QStringList& warnings)
+{
+    const QString remembered = m_persistent ? m_recent->inputsFor(m_source) : QString();
+    QString error;
+    bool ok = true;
+    if (remembered.startsWith(QLatin1String("file:")))
+        ok = loadInputsFile(remembered.mid(5), &error);
+    else if (remembered.startsWith(QLatin1String("specs:")))
+        ok = setInputSpecs(remembered.mid(6).split(QLatin1Char(';'), Qt::SkipEmptyParts), &error);
+    if (!ok)
+        warnings << tr("the inputs used last time could not be applied (%1)").arg(error);
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -574,6 +651,8 @@ void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::Mode
     QStringList warnings;
     for (const std::string& warning : m_session->warnings())
         warnings << QString::fromStdString(warning);
+    inputsChanged(m_session->hasInputs() ? tr("The model's example inputs") : QString(), {});
+    restoreRememberedInputs(warnings);
     if (!m_session->hasInputs())
         warnings << tr("no example inputs: set them with File › Set Inputs before running");
     if (!warnings.isEmpty())
@@ -638,6 +717,7 @@ void MainWindow::updateRunActions()
     m_actions.abort->setEnabled(paused);
     m_actions.unwind->setEnabled(!running && !m_run->leftovers().empty());
     m_actions.setInputs->setEnabled(canStart);
+    m_actions.loadInputs->setEnabled(canStart);
     updateProfileActions();
     const bool profiling = m_profile->isRunning();
     m_actions.capture->setEnabled(canStart && cudaDeviceVisible());
@@ -888,8 +968,8 @@ void MainWindow::addPlanEntry(const QString& scope, const QString& function, con
 
 QStringList MainWindow::viewNames()
 {
-    return QStringList{QStringLiteral("tree"), QStringLiteral("stacks"), QStringLiteral("plan"),
-                       QStringLiteral("events"), QStringLiteral("captures")} +
+    return QStringList{QStringLiteral("tree"),   QStringLiteral("stacks"),   QStringLiteral("plan"),
+                       QStringLiteral("events"), QStringLiteral("captures"), QStringLiteral("inputs")} +
            profileViewNames();
 }
 
@@ -905,6 +985,8 @@ QWidget* MainWindow::viewNamed(const QString& name) const
         return m_eventView;
     if (name == QLatin1String("captures"))
         return m_capturesView;
+    if (name == QLatin1String("inputs"))
+        return m_inputsView;
     return profileViewNamed(name);
 }
 
@@ -918,6 +1000,8 @@ QDockWidget* MainWindow::dockNamed(const QString& name) const
         return m_eventsDock;
     if (name == QLatin1String("captures"))
         return m_capturesDock;
+    if (name == QLatin1String("inputs"))
+        return m_inputsDock;
     return nullptr;
 }
 

@@ -27,6 +27,7 @@ namespace kforge::ui {
 
 class CaptureListModel;
 class CapturesView;
+class InputsView;
 class EventLogView;
 class FunctionStacksView;
 class ModelLoader;
@@ -62,6 +63,7 @@ public:
         QMenu* openRecent = nullptr;
         QAction* clearRecent = nullptr;
         QAction* setInputs = nullptr;
+        QAction* loadInputs = nullptr;
         QAction* quit = nullptr;
         QAction* newPlan = nullptr;
         QAction* openPlan = nullptr;
@@ -109,6 +111,8 @@ public:
     // Inputs of the forward, one "float32[1,8]" per argument (files have none until given). One line in
     // `error` on failure.
     bool setInputSpecs(const QStringList& specs, QString* error = nullptr);
+    // Inputs from a torch.save file (a tensor, tuple, list or dict), as `kforge run --inputs-file`.
+    bool loadInputsFile(const QString& path, QString* error = nullptr);
 
     ModuleTreeModel* moduleModel() const;
     ModuleTreeView* moduleView() const;
@@ -206,6 +210,9 @@ private:
     void rebuildRecentMenu();
     void chooseFile();
     void chooseInputs();
+    void chooseInputsFile();
+    void inputsChanged(const QString& source, const QString& remembered);
+    void restoreRememberedInputs(QStringList& warnings);
     void choosePlanToOpen();
     bool choosePlanToSave();
     void choosePlanToExport();
@@ -258,6 +265,8 @@ private:
     CaptureListModel* m_captureModel = nullptr;
     CapturesView* m_capturesView = nullptr;
     QDockWidget* m_capturesDock = nullptr;
+    InputsView* m_inputsView = nullptr;
+    QDockWidget* m_inputsDock = nullptr;
     QDockWidget* m_stacksDock = nullptr;
     QDockWidget* m_planDock = nullptr;
     QDockWidget* m_eventsDock = nullptr;

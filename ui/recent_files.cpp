@@ -1,11 +1,15 @@
 #include "recent_files.h"
 
 #include <QSettings>
+#include <QVariantMap>
+
+#include <iterator>
 
 namespace kforge::ui {
 namespace {
 const QString kKey = QStringLiteral("recentFiles");
-}
+const QString kInputsKey = QStringLiteral("recentInputs"); // a map: model source -> inputs
+} // namespace
 
 RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {}
 
@@ -40,6 +44,26 @@ void RecentFiles::remove(const QString& source)
 }
 
 void RecentFiles::clear() { store({}); }
+
+QString RecentFiles::inputsFor(const QString& source) const
+{
+    return QSettings().value(kInputsKey).toMap().value(source).toString();
+}
+
+void RecentFiles::setInputsFor(const QString& source, const QString& inputs)
+{
+    QSettings settings;
+    QVariantMap map = settings.value(kInputsKey).toMap();
+    if (inputs.isEmpty())
+        map.remove(source);
+    else
+        map.insert(source, inputs);
+    // Only the models still in the list keep theirs, so the map stays as short as the list.
+    const QStringList models = entries();
+    for (auto it = map.begin(); it != map.end();)
+        it = models.contains(it.key()) || it.key() == source ? std::next(it) : map.erase(it);
+    settings.setValue(kInputsKey, map);
+}
 
 void RecentFiles::store(const QStringList& entries)
 {

@@ -19,6 +19,11 @@ public:
     void remove(const QString& source);
     void clear();
 
+    // The inputs last given to a model, kept with the list: "file:PATH" (a torch.save file) or
+    // "specs:float32[1,16];int64[1,8]" (random tensors); "" when none were given.
+    QString inputsFor(const QString& source) const;
+    void setInputsFor(const QString& source, const QString& inputs);
+
 Q_SIGNALS:
     void changed();
 

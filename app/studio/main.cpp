@@ -1,4 +1,5 @@
-// kforge-studio [MODEL | FILE.kfprof] [--plan FILE] [--input SPEC]... [--keep-leftovers] [--break MODULE]... [--run]
+// kforge-studio [MODEL | FILE.kfprof] [--plan FILE] [--input SPEC]... [--inputs-file FILE] [--keep-leftovers] [--break
+// MODULE]... [--run]
 // [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application_identity.h"
 #include "main_window.h"
@@ -136,6 +137,11 @@ int main(int argc, char** argv)
         QStringLiteral("input"), QStringLiteral("Forward input, dtype[shape], once per argument (model files)."),
         QStringLiteral("spec"));
     parser.addOption(inputOption);
+    const QCommandLineOption inputsFileOption(
+        QStringLiteral("inputs-file"),
+        QStringLiteral("Forward inputs from a torch.save file (tensor, tuple, list or dict), as kforge run."),
+        QStringLiteral("file"));
+    parser.addOption(inputsFileOption);
     const QCommandLineOption runOption(QStringLiteral("run"),
                                        QStringLiteral("Run one forward with the plan once MODEL is shown."));
     parser.addOption(runOption);
@@ -227,11 +233,13 @@ int main(int argc, char** argv)
     // Once the model is shown: its inputs, the saved profile (a new model drops the runs of the previous one),
     // the forward, then the profile; `ready` follows when all that is done.
     const QStringList inputs = parser.values(inputOption);
+    const QString inputsFile = parser.value(inputsFileOption);
     const bool runFirst = parser.isSet(runOption);
     const bool profileFirst = parser.isSet(profileOption);
-    auto prepare = [&window, inputs, runFirst, profileFirst, profileFile, batch](auto whenReady) {
+    auto prepare = [&window, inputs, inputsFile, runFirst, profileFirst, profileFile, batch](auto whenReady) {
         QString error;
-        if (!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) {
+        if ((!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) ||
+            (!inputsFile.isEmpty() && !window.loadInputsFile(inputsFile, &error))) {
             printError(error);
             QCoreApplication::exit(1);
             return;

@@ -13,6 +13,8 @@
 #include <QMimeData>
 #include <QRandomGenerator>
 #include <QSettings>
+#include <QTableWidget>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryFile>
@@ -121,6 +123,42 @@ private Q_SLOTS:
         action->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
         QCOMPARE(window->source(), kTinyGpt);
+    }
+
+    // File › Load Inputs (a torch.save file) gives a model real inputs; the Inputs panel lists each argument's
+    // tensor and where it comes from; the model gets the same inputs when it is opened again. A bad file is an error
+    // that keeps the inputs as they were.
+    void loadInputsFileShowsAndRemembersThem()
+    {
+        const QString inputs = QStringLiteral(KFORGE_UI_TEST_DATA "/tiny_mlp_inputs.pt");
+        {
+            const auto window = makeWindow();
+            QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+            window->openSource(kTinyMlp);
+            QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+            QVERIFY(!window->session()->hasInputs());
+            QVERIFY(window->actions().loadInputs->isEnabled());
+            QCOMPARE(window->actions().loadInputs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+            QString error;
+            QVERIFY2(window->loadInputsFile(inputs, &error), qPrintable(error));
+            QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[3,8]"});
+            auto* panel = window->findChild<QTableWidget*>(QStringLiteral("inputsTable"));
+            QVERIFY(panel);
+            QCOMPARE(panel->rowCount(), 1);
+            QCOMPARE(panel->item(0, 0)->text(), QStringLiteral("x"));
+            QCOMPARE(panel->item(0, 1)->text(), QStringLiteral("float32[3,8]"));
+            auto* source = window->findChild<QLabel*>(QStringLiteral("inputsSource"));
+            QVERIFY(source && source->text().contains(QStringLiteral("tiny_mlp_inputs.pt")));
+
+            QVERIFY(!window->loadInputsFile(QStringLiteral(KFORGE_UI_TEST_DATA "/no_such_inputs.pt"), &error));
+            QVERIFY2(error.contains(QStringLiteral("no_such_inputs.pt")), qPrintable(error));
+            QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[3,8]"});
+        }
+        const auto again = makeWindow();
+        QSignalSpy loaded(again.get(), &MainWindow::modelLoaded);
+        again->openSource(kTinyMlp);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(again->session()->describeInputs(), std::vector<std::string>{"float32[3,8]"});
     }
 
     void recentFilesKeepTheNewestTen()
