@@ -135,6 +135,7 @@ private Q_SLOTS:
     void selectRecordScrollsIntoView();
     void savePngWritesFileOrReportsError();
     void hundredThousandRecordsPaint();
+    void forwardsAreMarkedAndZoomable();
 };
 
 void TestProfileWidgets::timeShareSlicesKeepTopAndSumTheRest()
@@ -440,6 +441,45 @@ void TestProfileWidgets::hundredThousandRecordsPaint()
     view.selectRecord(99999);
     QVERIFY(view.plotRect().intersects(view.recordRect(99999)));
     QCOMPARE(view.recordAt(view.recordRect(99999).center()), 99999);
+    QVERIFY(!view.grab().isNull());
+}
+
+// Three measured forwards: the view knows where each begins and ends, F zooms to the forward in the middle of the
+// view, Page Down/Up to the next/previous one, Home back to the whole run; painting the markers works.
+void TestProfileWidgets::forwardsAreMarkedAndZoomable()
+{
+    auto run = std::make_shared<ProfileRun>();
+    run->device = "cpu";
+    run->iterations = 3;
+    for (int iteration = 0; iteration < 3; ++iteration)
+        for (int op = 0; op < 4; ++op) {
+            kforge::KernelRecord r;
+            r.name = "aten::op" + std::to_string(op);
+            r.modulePath = "blocks." + std::to_string(op % 2) + ".attn";
+            r.startNs = iteration * 10'000 + op * 2'000;
+            r.durationNs = 1'500;
+            r.iteration = iteration;
+            run->records.push_back(r);
+        }
+    TimelineView view;
+    view.resize(900, 300);
+    view.setRun(run);
+    QCOMPARE(view.forwardCount(), 3);
+    QCOMPARE(view.forwardSpanNs(1), (std::pair<double, double>{10'000.0, 17'500.0}));
+    QCOMPARE(view.forwardAt(12'000), 1);
+    QCOMPARE(view.forwardAt(9'000), -1);
+    const double whole = view.visibleEndNs() - view.visibleStartNs();
+
+    QTest::keyClick(&view, Qt::Key_F); // the middle of the whole run lies in forward 2 (index 1)
+    QVERIFY(view.visibleStartNs() < 10'000 && view.visibleStartNs() > 9'000);
+    QVERIFY(view.visibleEndNs() > 17'500 && view.visibleEndNs() < 18'500);
+    QTest::keyClick(&view, Qt::Key_PageDown);
+    QCOMPARE(view.forwardAt((view.visibleStartNs() + view.visibleEndNs()) / 2), 2);
+    QTest::keyClick(&view, Qt::Key_PageUp);
+    QTest::keyClick(&view, Qt::Key_PageUp);
+    QCOMPARE(view.forwardAt((view.visibleStartNs() + view.visibleEndNs()) / 2), 0);
+    QTest::keyClick(&view, Qt::Key_Home);
+    QVERIFY(qAbs(view.visibleEndNs() - view.visibleStartNs() - whole) < 1e-6 * whole);
     QVERIFY(!view.grab().isNull());
 }
 

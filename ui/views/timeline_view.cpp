@@ -12,6 +12,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 namespace kforge::ui {
@@ -42,6 +43,23 @@ void TimelineView::setRun(std::shared_ptr<const kforge::ProfileRun> run)
 {
     m_run = std::move(run);
     m_layout = std::make_unique<TimelineLayout>(m_run ? *m_run : kforge::ProfileRun{});
+    m_forwards.clear();
+    if (m_run) {
+        const auto extend = [this](int iteration, std::int64_t start, std::int64_t duration) {
+            if (iteration < 0)
+                return;
+            if (size_t(iteration) >= m_forwards.size())
+                m_forwards.resize(size_t(iteration) + 1, {std::numeric_limits<double>::max(), 0.0});
+            auto& [begin, end] = m_forwards[size_t(iteration)];
+            begin = std::min(begin, double(start));
+            end = std::max(end, double(start + duration));
+        };
+        for (const kforge::KernelRecord& r : m_run->records)
+            extend(r.iteration, r.startNs, r.durationNs);
+        for (const kforge::RangeRecord& r : m_run->ranges)
+            extend(r.iteration, r.startNs, r.durationNs);
+        std::erase_if(m_forwards, [](const auto& span) { return span.second <= 0.0; }); // iterations without records
+    }
     m_selected = -1;
     m_pressed = false;
     computeRows();
@@ -111,6 +129,29 @@ void TimelineView::resetZoom()
     m_fitted = true;
     update();
     Q_EMIT visibleRangeChanged(m_startNs, visibleEndNs());
+}
+
+std::pair<double, double> TimelineView::forwardSpanNs(int forward) const
+{
+    return forward >= 0 && size_t(forward) < m_forwards.size() ? m_forwards[size_t(forward)]
+                                                               : std::pair<double, double>{0.0, 0.0};
+}
+
+int TimelineView::forwardAt(double ns) const
+{
+    for (size_t i = 0; i < m_forwards.size(); ++i)
+        if (ns >= m_forwards[i].first && ns <= m_forwards[i].second)
+            return int(i);
+    return -1;
+}
+
+void TimelineView::zoomToForward(int forward)
+{
+    const auto [begin, end] = forwardSpanNs(forward);
+    if (end <= begin)
+        return;
+    const double margin = (end - begin) * 0.02;
+    setVisibleRange(begin - margin, end + margin);
 }
 
 void TimelineView::setVisibleRange(double startNs, double endNs)
@@ -341,6 +382,16 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Home:
     case Qt::Key_0:
         return resetZoom();
+    case Qt::Key_F: {
+        const int forward = forwardAt((m_startNs + visibleEndNs()) / 2);
+        return zoomToForward(forward >= 0 ? forward : 0);
+    }
+    case Qt::Key_PageDown:
+    case Qt::Key_PageUp: {
+        const int current = forwardAt((m_startNs + visibleEndNs()) / 2);
+        const int step = event->key() == Qt::Key_PageDown ? 1 : -1;
+        return zoomToForward(std::clamp(current < 0 ? 0 : current + step, 0, std::max(0, forwardCount() - 1)));
+    }
     default:
         QWidget::keyPressEvent(event);
     }

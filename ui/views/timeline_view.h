@@ -42,6 +42,13 @@ public:
     void setVisibleRange(double startNs, double endNs);
     void resetZoom(); // fits the whole run
 
+    // The measured forwards (iterations) of the run: marked by a line where each begins. F zooms to the forward
+    // under the middle of the view, Page Up/Down to the previous/next one.
+    int forwardCount() const { return int(m_forwards.size()); }
+    std::pair<double, double> forwardSpanNs(int forward) const; // begin, end; {0, 0} when out of range
+    int forwardAt(double ns) const;                             // -1 outside every forward
+    void zoomToForward(int forward);
+
     // Geometry, for tests and for callers that place things over the view.
     QRect plotRect() const;                  // where items are drawn (right of the lane labels, below the axis)
     QRect recordRect(int recordIndex) const; // where a record is drawn (may lie outside the plot); null if none
@@ -88,6 +95,7 @@ private:
     void paintLanes(QPainter& painter) const;
     void paintRow(QPainter& painter, int row) const;
     void paintSelection(QPainter& painter) const;
+    void paintForwardMarkers(QPainter& painter) const;
     std::string colorKey(const TimelineItem& item) const;
     QString itemText(const TimelineItem& item) const;
     QString tooltipFor(const Hit& hit) const;
@@ -99,6 +107,7 @@ private:
     int m_rowHeight = 16;
     int m_axisHeight = 24;
     double m_startNs = 0;
+    std::vector<std::pair<double, double>> m_forwards; // begin and end of each iteration, in ns
     double m_nsPerPixel = 1;
     bool m_fitted = true; // follows resizes by fitting again until the user zooms or pans
     int m_selected = -1;

@@ -31,6 +31,31 @@ QColor itemColor(const std::string& key, bool muted, bool dark)
     return QColor::fromHsl(hue, saturation, dark ? 75 : 190);
 }
 
+// A module path in `width` pixels: whole if it fits; else the longest tail of whole names that fits, after an
+// ellipsis ("…blocks.3.attn", "…attn"); else the last name elided. A list index stays with its list ("blocks.3"
+// is one name here: "…3" would say nothing).
+QString fitModuleLabel(const QString& path, const QFontMetrics& metrics, int width)
+{
+    if (metrics.horizontalAdvance(path) <= width)
+        return path;
+    QStringList names;
+    for (const QString& part : path.split(QLatin1Char('.'))) {
+        bool numeric = false;
+        part.toInt(&numeric);
+        if (numeric && !names.isEmpty())
+            names.last() += QLatin1Char('.') + part;
+        else
+            names << part;
+    }
+    const QString ellipsis(QChar(0x2026));
+    for (qsizetype first = 1; first < names.size(); ++first) {
+        const QString tail = ellipsis + names.mid(first).join(QLatin1Char('.'));
+        if (metrics.horizontalAdvance(tail) <= width)
+            return tail;
+    }
+    return metrics.elidedText(names.last(), Qt::ElideRight, width);
+}
+
 QString displayModule(const std::string& path)
 {
     return path.empty() ? QStringLiteral("(root)") : QString::fromStdString(path);
@@ -50,8 +75,28 @@ void TimelineView::paintEvent(QPaintEvent*)
         return;
     }
     paintLanes(painter);
+    paintForwardMarkers(painter);
     paintSelection(painter);
     paintAxis(painter);
+}
+
+// A dashed line where each measured forward begins, labelled in the axis, so ten forwards read as ten.
+void TimelineView::paintForwardMarkers(QPainter& painter) const
+{
+    if (m_forwards.size() < 2)
+        return;
+    const QRect plot = plotRect();
+    QColor line = palette().color(QPalette::Highlight);
+    painter.save();
+    painter.setClipRect(plot.adjusted(0, -m_axisHeight, 0, 0));
+    for (size_t i = 0; i < m_forwards.size(); ++i) {
+        const double x = xForTime(m_forwards[i].first);
+        if (x < plot.left() || x > plot.right())
+            continue;
+        painter.setPen(QPen(line, 1, Qt::DashLine));
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    }
+    painter.restore();
 }
 
 void TimelineView::paintAxis(QPainter& painter) const
@@ -70,6 +115,15 @@ void TimelineView::paintAxis(QPainter& painter) const
         painter.setPen(palette().color(QPalette::WindowText));
         painter.drawLine(x, m_axisHeight - 5, x, m_axisHeight - 1);
         painter.drawText(QRect(x + 3, 0, 100, m_axisHeight - 2), Qt::AlignBottom | Qt::AlignLeft, tick.label);
+    }
+    if (m_forwards.size() > 1) { // which forward each marker starts, above the ticks' labels
+        painter.setPen(palette().color(QPalette::Highlight));
+        for (size_t i = 0; i < m_forwards.size(); ++i) {
+            const double x = xForTime(m_forwards[i].first);
+            if (x >= plot.left() && x <= plot.right())
+                painter.drawText(QRectF(x + 3, 0, 80, m_axisHeight / 2.0 + 2), Qt::AlignTop | Qt::AlignLeft,
+                                 tr("forward %1").arg(i + 1));
+        }
     }
     painter.drawLine(0, m_axisHeight - 1, width(), m_axisHeight - 1);
 }
@@ -166,8 +220,10 @@ void TimelineView::paintRow(QPainter& painter, int row) const
         painter.fillRect(box, fill);
         if (box.width() >= 24) {
             const QRectF textBox = box.adjusted(3, 0, -3, 0);
-            const Qt::TextElideMode elide = lane.kind == TimelineLane::Kind::Modules ? Qt::ElideLeft : Qt::ElideRight;
-            const QString text = fontMetrics().elidedText(itemText(item), elide, static_cast<int>(textBox.width()));
+            const int room = static_cast<int>(textBox.width());
+            const QString text = lane.kind == TimelineLane::Kind::Modules
+                                     ? fitModuleLabel(itemText(item), fontMetrics(), room)
+                                     : fontMetrics().elidedText(itemText(item), Qt::ElideRight, room);
             if (text.size() > 1) { // a lone "…" says nothing
                 painter.setPen(textColorOn(fill));
                 painter.drawText(textBox, Qt::AlignVCenter | Qt::AlignLeft, text);
