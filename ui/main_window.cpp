@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "views/semantic_text.h"
 #include "app_settings.h"
 #include "model_loader.h"
 #include "models/capture_list_model.h"
@@ -402,7 +403,7 @@ void MainWindow::connectRunController()
     });
     connect(m_run, &RunController::leftoversChanged, this, [this](int count) {
         m_leftoverLabel->setText(count > 0 ? tr("%n leftover(s)", nullptr, count) : tr("no leftovers"));
-        m_leftoverLabel->setStyleSheet(count > 0 ? QStringLiteral("color: #c05000; font-weight: bold;") : QString());
+        setSemanticText(m_leftoverLabel, count > 0 ? std::optional(Semantic::Leftover) : std::nullopt, true);
         m_captureModel->setLiveLeftovers(m_run->leftovers());
         if (count > 0)
             m_stacksDock->raise();

@@ -3,6 +3,7 @@
 // failed capture, in effect or unwound.
 #include "models/capture_list_model.h"
 #include "models/plan_document.h"
+#include "models/semantic_colors.h"
 
 #include <QAbstractItemModelTester>
 #include <QBrush>
@@ -87,7 +88,8 @@ private Q_SLOTS:
         QVERIFY2(leftover.data().toString().contains(QStringLiteral("exit of blocks.1.mlp never ran")),
                  qPrintable(leftover.data().toString()));
         QVERIFY(leftover.data().toString().contains(QStringLiteral("stream is capturing")));
-        QCOMPARE(leftover.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0xc0, 0x50, 0x00));
+        QCOMPARE(leftover.data(Qt::ForegroundRole).value<QBrush>().color(),
+                 kforge::ui::semanticTextColor(kforge::ui::Semantic::Leftover)); // the theme's leftover colour
     }
 
     void staleMarkFollowsPlanEdits()

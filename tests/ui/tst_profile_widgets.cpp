@@ -5,6 +5,7 @@
 #include "models/time_share.h"
 #include "models/timeline_layout.h"
 #include "views/time_share_chart.h"
+#include "models/semantic_colors.h"
 #include "views/timeline_view.h"
 
 #include <QApplication>
@@ -136,6 +137,7 @@ private Q_SLOTS:
     void savePngWritesFileOrReportsError();
     void hundredThousandRecordsPaint();
     void forwardsAreMarkedAndZoomable();
+    void semanticColorsFollowThePalette();
 };
 
 void TestProfileWidgets::timeShareSlicesKeepTopAndSumTheRest()
@@ -481,6 +483,32 @@ void TestProfileWidgets::forwardsAreMarkedAndZoomable()
     QTest::keyClick(&view, Qt::Key_Home);
     QVERIFY(qAbs(view.visibleEndNs() - view.visibleStartNs() - whole) < 1e-6 * whole);
     QVERIFY(!view.grab().isNull());
+}
+
+// Colours that carry meaning come from one helper and follow the theme: text that reads on a light base is dark,
+// on a dark base light; faster is green and slower red in both; speedup 1 is the neutral button tone.
+void TestProfileWidgets::semanticColorsFollowThePalette()
+{
+    using kforge::ui::Semantic;
+    QPalette light(QColor(240, 240, 240));
+    light.setColor(QPalette::Base, Qt::white);
+    QPalette dark(QColor(50, 50, 50));
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    for (Semantic meaning :
+         {Semantic::Leftover, Semantic::Error, Semantic::Stale, Semantic::Faster, Semantic::Slower}) {
+        QVERIFY(kforge::ui::semanticTextColor(meaning, light).lightness() < 128);
+        QVERIFY(kforge::ui::semanticTextColor(meaning, dark).lightness() > 128);
+    }
+    for (const QPalette& palette : {light, dark}) {
+        const int faster = kforge::ui::speedupColor(2.0, palette).hslHue();
+        const int slower = kforge::ui::speedupColor(0.5, palette).hslHue();
+        QVERIFY2(faster > 90 && faster < 170, qPrintable(QString::number(faster)));
+        QVERIFY2(slower < 20 || slower > 340, qPrintable(QString::number(slower)));
+        QCOMPARE(kforge::ui::speedupColor(1.0, palette), palette.color(QPalette::Button));
+        QVERIFY(kforge::ui::semanticTint(Semantic::Faster, palette).alpha() < 255);
+    }
+    QCOMPARE(kforge::ui::textColorOn(Qt::white), QColor(Qt::black));
+    QCOMPARE(kforge::ui::textColorOn(QColor(20, 20, 60)), QColor(Qt::white));
 }
 
 QTEST_MAIN(TestProfileWidgets)

@@ -1,5 +1,7 @@
 #include "capture_list_model.h"
 
+#include "semantic_colors.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -9,9 +11,9 @@ namespace kforge::ui {
 namespace {
 
 // The stacks view's leftover colour: one warning colour for patches left behind, wherever they show.
-QColor warningColor() { return QColor(0xc0, 0x50, 0x00); }
-QColor staleColor() { return QColor(0x9a, 0x6a, 0x00); }
-QColor failedColor() { return QColor(0xc6, 0x28, 0x28); }
+QColor warningColor() { return semanticTextColor(Semantic::Leftover); }
+QColor staleColor() { return semanticTextColor(Semantic::Stale); }
+QColor failedColor() { return semanticTextColor(Semantic::Error); }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 

@@ -1,6 +1,7 @@
 #include "comparison_model.h"
 
 #include "duration_format.h"
+#include "semantic_colors.h"
 
 #include <QBrush>
 #include <QColor>
@@ -10,17 +11,14 @@
 namespace kforge::ui {
 namespace {
 
-// Tints with alpha blend into whatever base colour the palette has; the text colours are mid-tones that
-// keep enough contrast on white and on dark grey.
-QColor tint(ComparisonModel::Verdict verdict)
+Semantic meaningOf(ComparisonModel::Verdict verdict)
 {
-    return verdict == ComparisonModel::Faster ? QColor(40, 170, 70, 56) : QColor(220, 50, 50, 56);
+    return verdict == ComparisonModel::Faster ? Semantic::Faster : Semantic::Slower;
 }
 
-QColor textColour(ComparisonModel::Verdict verdict)
-{
-    return verdict == ComparisonModel::Faster ? QColor(34, 150, 60) : QColor(215, 60, 60);
-}
+// Tints blend into whatever base colour the palette has; the text colours follow the theme.
+QColor tint(ComparisonModel::Verdict verdict) { return semanticTint(meaningOf(verdict)); }
+QColor textColour(ComparisonModel::Verdict verdict) { return semanticTextColor(meaningOf(verdict)); }
 
 const std::vector<kforge::ComparisonRow> kNoRows;
 

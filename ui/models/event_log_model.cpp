@@ -1,5 +1,7 @@
 #include "event_log_model.h"
 
+#include "semantic_colors.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -106,7 +108,7 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ForegroundRole && (e.kind == EventKind::Leftover || e.kind == EventKind::Unwind))
-        return QBrush(QColor(0xc0, 0x50, 0x00));
+        return QBrush(semanticTextColor(Semantic::Leftover));
     if (role == Qt::ToolTipRole && index.column() == DetailColumn && !e.detail.empty())
         return QString::fromStdString(e.detail);
     if (role != Qt::DisplayRole)

@@ -1,5 +1,7 @@
 #include "function_stacks_model.h"
 
+#include "semantic_colors.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QStringList>
@@ -34,7 +36,7 @@ static bool operator==(const LeftoverPatch& a, const LeftoverPatch& b)
 namespace kforge::ui {
 namespace {
 
-QColor warningColor() { return QColor(0xc0, 0x50, 0x00); }
+QColor warningColor() { return semanticTextColor(Semantic::Leftover); }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -378,7 +380,7 @@ QVariant FunctionStacksModel::data(const QModelIndex& index, int role) const
     case Qt::DecorationRole:
         if (index.column() == NameColumn && node.kind == RowKind::Function &&
             m_breakpoints.contains(qs(m_threads[node.thread].functions[node.function].function)))
-            return QColor(0xd0, 0x30, 0x30);
+            return semanticColor(Semantic::Breakpoint);
         return {};
     case KindRole:
         return int(node.kind);

@@ -2,6 +2,7 @@
 
 #include "duration_format.h"
 #include "format.h"
+#include "semantic_colors.h"
 #include "provider_mime.h"
 
 #include <kforge/plan.h>
@@ -21,11 +22,11 @@ QColor stateColor(ModuleTreeModel::HookState state)
 {
     switch (state) {
     case ModuleTreeModel::Hooked:
-        return QColor(0xe0, 0x8a, 0x00);
+        return semanticColor(Semantic::Hooked);
     case ModuleTreeModel::InScope:
-        return QColor(0x4a, 0x90, 0xd9);
+        return semanticColor(Semantic::InScope);
     case ModuleTreeModel::Inside:
-        return QColor(0x2e, 0xa0, 0x43);
+        return semanticColor(Semantic::Inside);
     case ModuleTreeModel::NotHooked:
         break;
     }
@@ -455,7 +456,7 @@ QVariant ModuleTreeModel::decoration(int node, int column) const
     if (column == ModuleColumn && state.breakpoint) {
         if (!m_breakpointIcon.isNull())
             return m_breakpointIcon;
-        return QColor(0xd0, 0x30, 0x30);
+        return semanticColor(Semantic::Breakpoint);
     }
     if (column != HookColumn || state.hook == NotHooked)
         return {};

@@ -1,5 +1,6 @@
 #include "plan_model.h"
 
+#include "semantic_colors.h"
 #include "format.h"
 
 #include <QBrush>
@@ -206,11 +207,11 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::ForegroundRole:
         if (column == ProblemsColumn && !problemsOf(index.row()).isEmpty())
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(semanticTextColor(Semantic::Error));
         if (column == DeclinedColumn && declinesOf(index.row()))
-            return QBrush(QColor(0xc0, 0x50, 0x00)); // a warning, as leftovers: the plan did less than it says
+            return QBrush(semanticTextColor(Semantic::Leftover)); // as leftovers: the plan did less than it says
         if (!e.enabled && column != ProblemsColumn)
-            return QBrush(QColor(0x80, 0x80, 0x80));
+            return QBrush(semanticTextColor(Semantic::Muted));
         return {};
     case ProblemCountRole:
         return int(problemsOf(index.row()).size());

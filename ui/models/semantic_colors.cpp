@@ -1,5 +1,7 @@
 #include "semantic_colors.h"
 
+#include <QGuiApplication>
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,36 +10,79 @@ namespace {
 
 bool darkTheme(const QPalette& palette) { return palette.color(QPalette::Base).lightness() < 128; }
 
-QColor fromHue(int hue, const QPalette& palette)
+int hueOf(Semantic meaning)
 {
-    // Saturated enough to tell apart, light on a light theme and deep on a dark one.
-    return darkTheme(palette) ? QColor::fromHsl(hue, 110, 85) : QColor::fromHsl(hue, 150, 185);
+    switch (meaning) {
+    case Semantic::Faster:
+    case Semantic::Inside:
+        return 130;
+    case Semantic::Slower:
+    case Semantic::Error:
+    case Semantic::Breakpoint:
+        return 0;
+    case Semantic::Leftover:
+        return 24;
+    case Semantic::Stale:
+    case Semantic::Hooked:
+        return 40;
+    case Semantic::InScope:
+    case Semantic::Module:
+        return 210;
+    case Semantic::Function:
+        return 35;
+    case Semantic::Op:
+        return 280;
+    case Semantic::Muted:
+        break;
+    }
+    return -1; // achromatic
 }
 
 } // namespace
 
+QPalette currentPalette()
+{
+    if (qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
+        return QGuiApplication::palette();
+    QPalette light(QColor(239, 239, 239), QColor(239, 239, 239));
+    light.setColor(QPalette::Base, Qt::white);
+    light.setColor(QPalette::Text, Qt::black);
+    return light;
+}
+
 QColor semanticColor(Semantic meaning, const QPalette& palette)
 {
-    switch (meaning) {
-    case Semantic::Faster:
-        return fromHue(130, palette);
-    case Semantic::Slower:
-        return fromHue(0, palette);
-    case Semantic::Module:
-        return fromHue(210, palette);
-    case Semantic::Function:
-        return fromHue(35, palette);
-    case Semantic::Op:
-        return fromHue(280, palette);
-    }
-    return palette.color(QPalette::Mid);
+    const int hue = hueOf(meaning);
+    if (hue < 0)
+        return palette.color(QPalette::Mid);
+    // Frames and icons: light and soft on a light theme, deep on a dark one; markers (hooks, breakpoints) stronger.
+    const bool marker = meaning == Semantic::Hooked || meaning == Semantic::InScope || meaning == Semantic::Inside ||
+                        meaning == Semantic::Breakpoint;
+    if (darkTheme(palette))
+        return QColor::fromHsl(hue, marker ? 170 : 110, marker ? 120 : 85);
+    return QColor::fromHsl(hue, marker ? 190 : 150, marker ? 110 : 185);
+}
+
+QColor semanticTextColor(Semantic meaning, const QPalette& palette)
+{
+    const int hue = hueOf(meaning);
+    if (hue < 0)
+        return palette.color(QPalette::Disabled, QPalette::Text);
+    return darkTheme(palette) ? QColor::fromHsl(hue, 200, 165) : QColor::fromHsl(hue, 200, 80);
+}
+
+QColor semanticTint(Semantic meaning, const QPalette& palette)
+{
+    QColor tint = semanticTextColor(meaning, palette);
+    tint.setAlpha(56);
+    return tint;
 }
 
 QColor speedupColor(double speedup, const QPalette& palette)
 {
     if (!(speedup > 0))
         return palette.color(QPalette::Mid);
-    // log2: 2x faster is +1, 2x slower is -1; blend from the mid tone towards the end colour.
+    // log2: 2x faster is +1, 2x slower is -1; blend from the button tone towards the end colour.
     const double t = std::clamp(std::log2(speedup), -1.0, 1.0);
     const QColor end = semanticColor(t >= 0 ? Semantic::Faster : Semantic::Slower, palette);
     const QColor mid = palette.color(QPalette::Button);

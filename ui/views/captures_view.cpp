@@ -1,5 +1,6 @@
 #include "captures_view.h"
 
+#include "views/semantic_text.h"
 #include "models/capture_list_model.h"
 
 #include <QHBoxLayout>
@@ -86,7 +87,7 @@ void CapturesView::update()
     m_view->setEnabled(m_available);
     m_capture->setEnabled(m_available && !m_busy);
     m_unwind->setEnabled(m_available && !m_busy && m_model->leftoversInEffect() > 0);
-    m_caption->setStyleSheet(m_available ? QString() : QStringLiteral("color: #c05000;"));
+    setSemanticText(m_caption, m_available ? std::nullopt : std::optional(Semantic::Leftover));
     if (!m_available)
         m_caption->setText(m_unavailableText);
     else if (m_busy)

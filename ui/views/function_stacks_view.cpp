@@ -1,5 +1,6 @@
 #include "function_stacks_view.h"
 
+#include "views/semantic_text.h"
 #include "models/function_stacks_model.h"
 
 #include <kforge/functions.h>
@@ -35,7 +36,7 @@ FunctionStacksView::FunctionStacksView(FunctionStacksModel* model, QWidget* pare
     m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never squeezes the buttons
     m_caption->setText(tr("No forward has run yet."));
     m_leftoverLabel->setObjectName(QStringLiteral("leftoverLabel"));
-    m_leftoverLabel->setStyleSheet(QStringLiteral("color: #c05000; font-weight: bold;"));
+    setSemanticText(m_leftoverLabel, Semantic::Leftover, true);
     m_leftoverLabel->hide();
     m_unwind->setObjectName(QStringLiteral("unwindButton"));
     m_unwind->setIcon(QIcon(QStringLiteral(":/icons/unwind.svg")));

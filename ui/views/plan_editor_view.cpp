@@ -1,5 +1,6 @@
 #include "plan_editor_view.h"
 
+#include "views/semantic_text.h"
 #include "models/plan_document.h"
 #include "models/plan_model.h"
 #include "views/provider_catalog_view.h"
@@ -141,7 +142,7 @@ PlanEditorView::PlanEditorView(PlanDocument* document, QWidget* parent)
 
     m_planProblems->setObjectName(QStringLiteral("planProblems"));
     m_planProblems->setWordWrap(true);
-    m_planProblems->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setSemanticText(m_planProblems, Semantic::Error);
     m_planProblems->hide();
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);

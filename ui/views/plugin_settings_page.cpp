@@ -1,5 +1,6 @@
 #include "plugin_settings_page.h"
 
+#include "views/semantic_text.h"
 #include "app_settings.h"
 #include "provider_plugins.h"
 
@@ -33,7 +34,7 @@ PluginSettingsPage::PluginSettingsPage(QWidget* parent)
     m_error->setObjectName(QStringLiteral("pluginError"));
     m_error->setWordWrap(true);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setSemanticText(m_error, Semantic::Error);
     m_error->hide();
     m_note->setObjectName(QStringLiteral("pluginNote"));
     m_note->setWordWrap(true);
