@@ -149,6 +149,7 @@ void MainWindow::connectProfileController()
     connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateProfileActions);
     connect(m_profile, &ProfileController::resultsChanged, this, &MainWindow::updateModuleTimes);
     connect(m_page, &ModuleTreePage::timeRunChanged, this, &MainWindow::updateModuleTimes);
+    connect(m_page, &ModuleTreePage::currentPathChanged, m_profilePage, &ProfilePage::setModuleScope);
     connect(m_profile, &ProfileController::finished, this,
             [this](ProfileController::Outcome outcome, const QString& message) {
                 if (m_session && m_profile->device() == QLatin1String("cuda")) // the profile moved the model

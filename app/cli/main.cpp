@@ -7,6 +7,10 @@
 
 #include <iostream>
 
+namespace {
+constexpr int kUsageError = 2;
+}
+
 int main(int argc, char** argv)
 {
     CLI::App app{"kforge: inspect TorchScript models, run them with kernel providers, profile the effect"};
@@ -25,7 +29,9 @@ int main(int argc, char** argv)
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // app.exit prints the help, the version or the error; a command line that does not parse exits 2, as getopt
+        // tools do (CLI11's own codes are 100 and above).
+        return app.exit(e) == 0 ? 0 : kUsageError;
     }
     try {
         // Plugins from KFORGE_PROVIDER_PATH are optional: a broken one is reported, not fatal. One named on

@@ -96,11 +96,14 @@ TEST(Cli, VersionPrintsKforgeAndTheVersion)
     EXPECT_EQ(r.out.rfind("kforge 0.", 0), 0u) << r;
 }
 
+// A command line that does not parse exits 2, as getopt tools do; --help exits 0.
 TEST(Cli, NoSubcommandIsAUsageError)
 {
-    const Result r = runKforge({});
-    EXPECT_NE(r.exitCode, 0) << r;
-    EXPECT_NE(r.exitCode, -1) << r;
+    EXPECT_EQ(runKforge({}).exitCode, 2);
+    EXPECT_EQ(runKforge({"run"}).exitCode, 2); // MODEL missing
+    EXPECT_EQ(runKforge({"run", "builtin:tiny-gpt", "--bogus"}).exitCode, 2);
+    EXPECT_EQ(runKforge({"bench", "builtin:tiny-gpt", "--iterations", "0"}).exitCode, 2); // out of range
+    EXPECT_EQ(runKforge({"run", "--help"}).exitCode, 0);
 }
 
 TEST(Cli, DoctorExitsZeroAndSelfTestPasses)
@@ -1038,6 +1041,6 @@ TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)
     EXPECT_NE(text.out.find("graph executor: optimized"), std::string::npos) << text;
 
     const Result bad = runKforge({"run", "builtin:tiny-gpt", "--executor", "fast"});
-    EXPECT_NE(bad.exitCode, 0);
+    EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("--executor"), std::string::npos) << bad;
 }

@@ -460,6 +460,36 @@ private Q_SLOTS:
         QVERIFY(head(dir.filePath(QStringLiteral("flame.svg")), 200).contains("<svg"));
     }
 
+    // Selecting a module in the tree scopes the kernel table to that module's subtree and outlines its ranges on the
+    // timeline; selecting the root shows everything again.
+    void moduleSelectionScopesKernelTableAndTimeline()
+    {
+        const auto window = openTinyGpt();
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        ProfilePage* page = window->profilePage();
+        KernelStatsModel* stats = page->statsModel();
+        stats->setGroupBy(kforge::GroupBy::Module);
+        const int allRows = stats->rowCount();
+        const double allUs = stats->totalUs();
+        QVERIFY(allRows > 3);
+
+        window->modulePage()->revealPath(QStringLiteral("blocks.0"));
+        QCOMPARE(stats->moduleScope(), QStringLiteral("blocks.0"));
+        QVERIFY(stats->rowCount() > 0 && stats->rowCount() < allRows);
+        for (int row = 0; row < stats->rowCount(); ++row)
+            QVERIFY2(stats->row(row).key.rfind("blocks.0", 0) == 0, stats->row(row).key.c_str());
+        QVERIFY(stats->totalUs() < allUs);
+        QCOMPARE(page->timeline()->highlightedModule(), QStringLiteral("blocks.0"));
+        QCOMPARE(page->timeline()->highlightedRangeCount(), 2); // one per measured forward
+        QVERIFY(page->headerText().contains(QStringLiteral("blocks.0")));
+
+        window->modulePage()->revealPath(QString());
+        QCOMPARE(stats->rowCount(), allRows);
+        QVERIFY(page->timeline()->highlightedModule().isEmpty());
+    }
+
     void compareSaveAndReopenWithoutModel()
     {
         QTemporaryDir dir;

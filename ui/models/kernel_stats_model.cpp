@@ -33,10 +33,29 @@ void KernelStatsModel::setGroupBy(kforge::GroupBy groupBy)
     Q_EMIT headerDataChanged(Qt::Horizontal, KeyColumn, KeyColumn);
 }
 
+void KernelStatsModel::setModuleScope(const QString& path)
+{
+    const std::string scope = path.toStdString();
+    if (scope == m_scope)
+        return;
+    m_scope = scope;
+    rebuild();
+}
+
 void KernelStatsModel::rebuild()
 {
     beginResetModel();
-    m_rows = m_run ? kforge::statistics(m_run->records, m_groupBy) : std::vector<kforge::StatRow>{};
+    if (!m_run) {
+        m_rows.clear();
+    } else if (m_scope.empty()) {
+        m_rows = kforge::statistics(m_run->records, m_groupBy);
+    } else {
+        std::vector<kforge::KernelRecord> inScope;
+        for (const kforge::KernelRecord& r : m_run->records)
+            if (r.modulePath == m_scope || r.modulePath.rfind(m_scope + ".", 0) == 0)
+                inScope.push_back(r);
+        m_rows = kforge::statistics(inScope, m_groupBy);
+    }
     endResetModel();
 }
 

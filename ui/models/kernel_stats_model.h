@@ -39,6 +39,10 @@ public:
     void setRun(std::shared_ptr<const kforge::ProfileRun> run);
     const std::shared_ptr<const kforge::ProfileRun>& run() const { return m_run; }
     void setGroupBy(kforge::GroupBy groupBy);
+    // Only the records of this module and the modules below it ("" = all, the root's subtree); shares are then of
+    // the module's time.
+    void setModuleScope(const QString& path);
+    QString moduleScope() const { return QString::fromStdString(m_scope); }
     kforge::GroupBy groupBy() const { return m_groupBy; }
 
     const kforge::StatRow& row(int row) const { return m_rows.at(size_t(row)); }
@@ -58,6 +62,7 @@ private:
 
     std::shared_ptr<const kforge::ProfileRun> m_run;
     kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;
+    std::string m_scope;
     std::vector<kforge::StatRow> m_rows;
 };
 

@@ -387,6 +387,13 @@ void ProfilePage::showResults()
         m_showCombo->setCurrentIndex(index); // showRun() follows
 }
 
+void ProfilePage::setModuleScope(const QString& path)
+{
+    m_statsModel->setModuleScope(path);
+    m_timeline->setHighlightedModule(path);
+    updateHeader();
+}
+
 void ProfilePage::setDevice(const QString& device)
 {
     const int index = m_deviceCombo->findData(device);
@@ -433,6 +440,8 @@ QString ProfilePage::headerText() const
     parts << QString::fromStdString(run->deviceName);
     if (!run->graphExecutor.empty())
         parts << tr("%1 graph executor").arg(QString::fromStdString(run->graphExecutor));
+    if (!m_statsModel->moduleScope().isEmpty())
+        parts << tr("kernels of %1 (selected in the module tree)").arg(m_statsModel->moduleScope());
     QString iterations = tr("%n iteration(s)", nullptr, run->iterations);
     if (run->warmupIterations > 0)
         iterations += tr(" after %n warm-up", nullptr, run->warmupIterations);

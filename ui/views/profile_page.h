@@ -59,6 +59,10 @@ public:
     void showSubView(const QString& name);
     void focusFilter();
 
+    // The module selected in the module tree: the kernel table keeps that module's subtree and the timeline
+    // outlines its ranges; "" (the root) shows everything.
+    void setModuleScope(const QString& path);
+
     // "cpu" or "cuda" (when available), as if picked in the device box.
     void setDevice(const QString& device);
 

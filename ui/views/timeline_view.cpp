@@ -131,6 +131,23 @@ void TimelineView::resetZoom()
     Q_EMIT visibleRangeChanged(m_startNs, visibleEndNs());
 }
 
+void TimelineView::setHighlightedModule(const QString& path)
+{
+    if (path == m_highlightedModule)
+        return;
+    m_highlightedModule = path;
+    update();
+}
+
+int TimelineView::highlightedRangeCount() const
+{
+    if (!m_run || m_highlightedModule.isEmpty())
+        return 0;
+    const std::string path = m_highlightedModule.toStdString();
+    return int(std::count_if(m_run->ranges.begin(), m_run->ranges.end(),
+                             [&](const kforge::RangeRecord& r) { return r.kind == "module" && r.name == path; }));
+}
+
 std::pair<double, double> TimelineView::forwardSpanNs(int forward) const
 {
     return forward >= 0 && size_t(forward) < m_forwards.size() ? m_forwards[size_t(forward)]

@@ -35,6 +35,10 @@ public:
     // Highlights run->records[recordIndex] and scrolls it into view; -1 clears the selection.
     void selectRecord(int recordIndex);
     int selectedRecord() const { return m_selected; }
+    // Outlines every range of this module (the module tree's selection); "" outlines none.
+    void setHighlightedModule(const QString& path);
+    QString highlightedModule() const { return m_highlightedModule; }
+    int highlightedRangeCount() const; // module ranges of the run with that path
 
     // The visible time window (ns, relative to the start of the profile).
     double visibleStartNs() const { return m_startNs; }
@@ -96,6 +100,7 @@ private:
     void paintRow(QPainter& painter, int row) const;
     void paintSelection(QPainter& painter) const;
     void paintForwardMarkers(QPainter& painter) const;
+    void paintModuleHighlight(QPainter& painter) const;
     std::string colorKey(const TimelineItem& item) const;
     QString itemText(const TimelineItem& item) const;
     QString tooltipFor(const Hit& hit) const;
@@ -108,6 +113,7 @@ private:
     int m_axisHeight = 24;
     double m_startNs = 0;
     std::vector<std::pair<double, double>> m_forwards; // begin and end of each iteration, in ns
+    QString m_highlightedModule;
     double m_nsPerPixel = 1;
     bool m_fitted = true; // follows resizes by fitting again until the user zooms or pans
     int m_selected = -1;

@@ -76,6 +76,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     }
     paintLanes(painter);
     paintForwardMarkers(painter);
+    paintModuleHighlight(painter);
     paintSelection(painter);
     paintAxis(painter);
 }
@@ -232,6 +233,33 @@ void TimelineView::paintRow(QPainter& painter, int row) const
         ++i;
     }
     flush();
+}
+
+// The module tree's selection: every range of that module outlined, so its share of each forward shows.
+void TimelineView::paintModuleHighlight(QPainter& painter) const
+{
+    if (m_highlightedModule.isEmpty() || !m_run)
+        return;
+    const std::string path = m_highlightedModule.toStdString();
+    const QRect plot = plotRect();
+    painter.save();
+    painter.setClipRect(plot);
+    painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+    for (const TimelineLane& lane : m_layout->lanes()) {
+        if (lane.kind != TimelineLane::Kind::Modules)
+            continue;
+        for (int row = lane.firstRow; row < lane.firstRow + lane.rowCount; ++row)
+            for (const TimelineItem& item : m_layout->row(row)) {
+                if (item.range < 0 || m_run->ranges[size_t(item.range)].name != path)
+                    continue;
+                const double x0 = xForTime(double(item.startNs));
+                const double x1 = std::max(xForTime(double(item.endNs)), x0 + 2);
+                if (x1 < plot.left() || x0 > plot.right())
+                    continue;
+                painter.drawRect(QRectF(QPointF(x0, rowTop(row) + 1), QPointF(x1, rowTop(row) + m_rowHeight - 1)));
+            }
+    }
+    painter.restore();
 }
 
 void TimelineView::paintSelection(QPainter& painter) const
