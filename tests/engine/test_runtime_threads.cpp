@@ -268,34 +268,41 @@ TEST(Threads, R12_AForwardResumingOnAnotherThreadAfterWaitKeepsItsScopes)
     const double originals = session->forward()[0].sum;
     KernelProviderRuntime runtime(
         *session, planOf({entry("", "gelu", "TestTagGeluProvider"), entry("act", "gelu", "TestSlowGeluProvider")}));
-    auto stream = EventStream::attach(4096);
-    {
-        auto applied = runtime.applied();
-        const auto out = session->forward();
-        EXPECT_NEAR(out[0].sum - originals, 8 * kTagA, 1e-2)
-            << "child: slow provider (0); root's gelu after the wait: tag A";
+    // Whether the wait finds the task unfinished is up to the scheduler: a loaded machine can hold the forward's
+    // thread past the child's 20 ms. Up to ten forwards, each checked in full, until one resumed elsewhere.
+    int resumedElsewhere = 0;
+    for (int attempt = 0; attempt < 10 && resumedElsewhere == 0; ++attempt) {
+        SCOPED_TRACE(attempt);
+        auto stream = EventStream::attach(4096);
+        {
+            auto applied = runtime.applied();
+            const auto out = session->forward();
+            EXPECT_NEAR(out[0].sum - originals, 8 * kTagA, 1e-2)
+                << "child: slow provider (0); root's gelu after the wait: tag A";
+        }
+        EXPECT_TRUE(runtime.leftoverReports().empty()) << runtime.leftoverReports().front().error;
+        EXPECT_TRUE(runtime.leftovers().empty());
+        std::vector<Event> log;
+        stream->drain(log);
+        std::uint64_t rootEnter = 0, rootExit = 0, childCall = 0;
+        int leftoverEvents = 0;
+        for (const Event& e : log) {
+            if (e.modulePath.empty() && e.kind == EventKind::ModuleEnter)
+                rootEnter = e.thread;
+            if (e.modulePath.empty() && e.kind == EventKind::ModuleExit)
+                rootExit = e.thread;
+            if (e.modulePath == "act" && e.kind == EventKind::ProviderCall)
+                childCall = e.thread;
+            leftoverEvents += e.kind == EventKind::Leftover;
+        }
+        EXPECT_NE(childCall, 0u) << "the forked child's call was observed";
+        EXPECT_NE(childCall, rootEnter) << "the child ran as an async task";
+        EXPECT_EQ(leftoverEvents, 0);
+        resumedElsewhere += rootExit != rootEnter;
+        // After the forward every thread's gelu is the original again, the task threads' included.
+        for (const auto& thread : snapshotFunctionStacks())
+            for (const auto& f : thread.functions)
+                EXPECT_TRUE(f.entries.empty()) << "thread " << thread.thread << " still has " << f.function;
     }
-    EXPECT_TRUE(runtime.leftoverReports().empty()) << runtime.leftoverReports().front().error;
-    EXPECT_TRUE(runtime.leftovers().empty());
-    std::vector<Event> log;
-    stream->drain(log);
-    std::uint64_t rootEnter = 0, rootExit = 0, childCall = 0;
-    int leftoverEvents = 0;
-    for (const Event& e : log) {
-        if (e.modulePath.empty() && e.kind == EventKind::ModuleEnter)
-            rootEnter = e.thread;
-        if (e.modulePath.empty() && e.kind == EventKind::ModuleExit)
-            rootExit = e.thread;
-        if (e.modulePath == "act" && e.kind == EventKind::ProviderCall)
-            childCall = e.thread;
-        leftoverEvents += e.kind == EventKind::Leftover;
-    }
-    EXPECT_NE(childCall, 0u) << "the forked child's call was observed";
-    EXPECT_NE(childCall, rootEnter) << "the child ran as an async task";
-    EXPECT_NE(rootExit, rootEnter) << "the forward resumed on another thread (the case under test)";
-    EXPECT_EQ(leftoverEvents, 0);
-    // After the forward every thread's gelu is the original again, the task threads' included.
-    for (const auto& thread : snapshotFunctionStacks())
-        for (const auto& f : thread.functions)
-            EXPECT_TRUE(f.entries.empty()) << "thread " << thread.thread << " still has " << f.function;
+    EXPECT_EQ(resumedElsewhere, 1) << "no forward resumed on another thread (the case under test)";
 }

@@ -138,6 +138,7 @@ private Q_SLOTS:
     void hundredThousandRecordsPaint();
     void forwardsAreMarkedAndZoomable();
     void semanticColorsFollowThePalette();
+    void shiftDragMeasuresASpan();
 };
 
 void TestProfileWidgets::timeShareSlicesKeepTopAndSumTheRest()
@@ -509,6 +510,29 @@ void TestProfileWidgets::semanticColorsFollowThePalette()
     }
     QCOMPARE(kforge::ui::textColorOn(Qt::white), QColor(Qt::black));
     QCOMPARE(kforge::ui::textColorOn(QColor(20, 20, 60)), QColor(Qt::white));
+}
+
+// Shift+drag marks a time span (the view does not pan), Escape clears it; a plain drag still pans.
+void TestProfileWidgets::shiftDragMeasuresASpan()
+{
+    TimelineView view;
+    view.resize(900, 300);
+    view.setRun(parseRun(kGpuRun));
+    view.show();
+    const QRect plot = view.plotRect();
+    const QPoint from(plot.left() + 100, plot.center().y()), to(plot.left() + 300, plot.center().y());
+    const double start = view.visibleStartNs();
+    QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, from);
+    QTest::mouseMove(&view, to);
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, to);
+    QVERIFY(view.hasMeasuredSpan());
+    QCOMPARE(view.visibleStartNs(), start); // measuring does not pan
+    const auto [a, b] = view.measuredSpanNs();
+    QVERIFY(qAbs(a - view.timeForX(from.x())) < 1e-6 * (b - a + 1));
+    QVERIFY(qAbs(b - view.timeForX(to.x())) < 1e-6 * (b - a + 1));
+    QVERIFY(!view.grab().isNull());
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(!view.hasMeasuredSpan());
 }
 
 QTEST_MAIN(TestProfileWidgets)

@@ -131,6 +131,19 @@ void TimelineView::resetZoom()
     Q_EMIT visibleRangeChanged(m_startNs, visibleEndNs());
 }
 
+void TimelineView::setMeasuredSpan(double startNs, double endNs)
+{
+    m_spanStartNs = std::min(startNs, endNs);
+    m_spanEndNs = std::max(startNs, endNs);
+    update();
+}
+
+void TimelineView::clearMeasuredSpan()
+{
+    m_spanStartNs = m_spanEndNs = 0;
+    update();
+}
+
 void TimelineView::setHighlightedModule(const QString& path)
 {
     if (path == m_highlightedModule)
@@ -319,6 +332,7 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
         return QWidget::mousePressEvent(event);
     m_pressed = true;
     m_dragged = false;
+    m_measuring = event->modifiers().testFlag(Qt::ShiftModifier);
     m_pressPos = event->position().toPoint();
     m_pressStartNs = m_startNs;
     m_pressScroll = m_vertical->value();
@@ -331,6 +345,12 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     const QPoint delta = event->position().toPoint() - m_pressPos;
     if (!m_dragged && delta.manhattanLength() < DragThreshold)
         return;
+    if (m_measuring) {
+        m_dragged = true;
+        const double a = timeForX(m_pressPos.x()), b = timeForX(event->position().x());
+        setMeasuredSpan(std::min(a, b), std::max(a, b));
+        return;
+    }
     if (!m_dragged)
         setCursor(Qt::ClosedHandCursor);
     m_dragged = true;
@@ -348,7 +368,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         return QWidget::mouseReleaseEvent(event);
     m_pressed = false;
     if (m_dragged) {
-        unsetCursor();
+        if (!m_measuring)
+            unsetCursor();
         return;
     }
     const int record = hitAt(event->position().toPoint()).record;
@@ -399,6 +420,10 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Home:
     case Qt::Key_0:
         return resetZoom();
+    case Qt::Key_Escape:
+        if (hasMeasuredSpan())
+            return clearMeasuredSpan();
+        return QWidget::keyPressEvent(event);
     case Qt::Key_F: {
         const int forward = forwardAt((m_startNs + visibleEndNs()) / 2);
         return zoomToForward(forward >= 0 ? forward : 0);

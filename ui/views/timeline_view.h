@@ -35,6 +35,12 @@ public:
     // Highlights run->records[recordIndex] and scrolls it into view; -1 clears the selection.
     void selectRecord(int recordIndex);
     int selectedRecord() const { return m_selected; }
+    // A measured time span: Shift+drag marks one (its duration is drawn on it), Escape clears it.
+    void setMeasuredSpan(double startNs, double endNs);
+    void clearMeasuredSpan();
+    bool hasMeasuredSpan() const { return m_spanEndNs > m_spanStartNs; }
+    std::pair<double, double> measuredSpanNs() const { return {m_spanStartNs, m_spanEndNs}; }
+
     // Outlines every range of this module (the module tree's selection); "" outlines none.
     void setHighlightedModule(const QString& path);
     QString highlightedModule() const { return m_highlightedModule; }
@@ -101,6 +107,7 @@ private:
     void paintSelection(QPainter& painter) const;
     void paintForwardMarkers(QPainter& painter) const;
     void paintModuleHighlight(QPainter& painter) const;
+    void paintMeasuredSpan(QPainter& painter) const;
     std::string colorKey(const TimelineItem& item) const;
     QString itemText(const TimelineItem& item) const;
     QString tooltipFor(const Hit& hit) const;
@@ -114,6 +121,8 @@ private:
     double m_startNs = 0;
     std::vector<std::pair<double, double>> m_forwards; // begin and end of each iteration, in ns
     QString m_highlightedModule;
+    bool m_measuring = false; // a Shift+drag is marking a span
+    double m_spanStartNs = 0, m_spanEndNs = 0;
     double m_nsPerPixel = 1;
     bool m_fitted = true; // follows resizes by fitting again until the user zooms or pans
     int m_selected = -1;

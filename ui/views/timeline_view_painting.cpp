@@ -77,6 +77,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     paintLanes(painter);
     paintForwardMarkers(painter);
     paintModuleHighlight(painter);
+    paintMeasuredSpan(painter);
     paintSelection(painter);
     paintAxis(painter);
 }
@@ -259,6 +260,33 @@ void TimelineView::paintModuleHighlight(QPainter& painter) const
                 painter.drawRect(QRectF(QPointF(x0, rowTop(row) + 1), QPointF(x1, rowTop(row) + m_rowHeight - 1)));
             }
     }
+    painter.restore();
+}
+
+// A Shift+drag span: a translucent band over the lanes with its duration, as Nsight's range selection.
+void TimelineView::paintMeasuredSpan(QPainter& painter) const
+{
+    if (!hasMeasuredSpan())
+        return;
+    const QRect plot = plotRect();
+    const double x0 = xForTime(m_spanStartNs), x1 = std::max(xForTime(m_spanEndNs), x0 + 1);
+    if (x1 < plot.left() || x0 > plot.right())
+        return;
+    painter.save();
+    painter.setClipRect(plot);
+    QColor band = palette().color(QPalette::Highlight);
+    band.setAlpha(50);
+    const QRectF area(QPointF(x0, plot.top()), QPointF(x1, plot.bottom()));
+    painter.fillRect(area, band);
+    painter.setPen(palette().color(QPalette::Highlight));
+    painter.drawLine(area.topLeft(), area.bottomLeft());
+    painter.drawLine(area.topRight(), area.bottomRight());
+    const QString label = formatDuration((m_spanEndNs - m_spanStartNs) / 1000.0);
+    const QRectF text(QPointF(x0 + 4, plot.top() + 2), QSizeF(std::max(80.0, x1 - x0), fontMetrics().height() + 2));
+    painter.fillRect(QRectF(text.topLeft(), QSizeF(fontMetrics().horizontalAdvance(label) + 6, text.height())),
+                     palette().color(QPalette::Base));
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(text.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
     painter.restore();
 }
 
