@@ -4,6 +4,7 @@
 #include <kforge/runtime.h>
 #include <kforge/stepping.h>
 
+#include "model/session_impl.h"
 #include "runtime/mode_key.h"
 #include "runtime/thread_state.h"
 #include "test_helpers.h"
@@ -243,6 +244,9 @@ TEST(Threads, R12_AForkedTaskRunsWithTheForkingScopesProviders)
 {
     registerTestProviders();
     auto session = forkingSession();
+    // Only models whose code forks have their forwards publish stacks for tasks.
+    EXPECT_TRUE(session->impl().forksTasks);
+    EXPECT_FALSE(ModelSession::open("builtin:tiny-gpt")->impl().forksTasks);
     const double originals = session->forward()[0].sum;
     KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
     const long callsBefore = tagCalls().load();

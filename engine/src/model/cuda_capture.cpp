@@ -126,7 +126,7 @@ CaptureRecord ModelSession::capture(int warmupIterations)
         auto& thread = runtime::ThreadState::current();
         // The warm-up forwards (guardedForward) ran with the session's executor: capture the same plan.
         torch::jit::GraphOptimizerEnabledGuard optimize(m_impl->options.executor == GraphExecutor::Optimized);
-        runtime::CallGuard guard(m_impl->options.keepLeftovers, runtime::intern(record.id));
+        runtime::CallGuard guard(m_impl->options.keepLeftovers, runtime::intern(record.id), m_impl->forksTasks);
         thread.captureLog = &installed;
         runtime::clearLastEngineError();
         std::string error;

@@ -32,4 +32,28 @@ int instrumentModuleClasses(const torch::jit::Module& root)
     return instrumented;
 }
 
+namespace {
+
+bool containsFork(const torch::jit::Block* block)
+{
+    for (const torch::jit::Node* node : block->nodes()) {
+        if (node->kind() == c10::prim::fork)
+            return true;
+        for (const torch::jit::Block* inner : node->blocks())
+            if (containsFork(inner))
+                return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool forksTasks(const torch::jit::Module& root)
+{
+    for (const torch::jit::Function* function : root.type()->compilation_unit()->get_functions())
+        if (function->isGraphFunction() && containsFork(torch::jit::toGraphFunction(*function).graph()->block()))
+            return true;
+    return false;
+}
+
 } // namespace kforge

@@ -8,4 +8,8 @@ namespace kforge {
 // optimized graphs. Returns the number of classes instrumented.
 int instrumentModuleClasses(const torch::jit::Module& root);
 
+// Whether any code of the model forks async tasks (prim::fork: torch.jit.fork). Only such models need their
+// forwards' stacks published for tasks to inherit (runtime/task_context.h).
+bool forksTasks(const torch::jit::Module& root);
+
 } // namespace kforge

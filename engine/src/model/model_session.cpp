@@ -81,6 +81,7 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
 
     try {
         instrumentModuleClasses(impl->module);
+        impl->forksTasks = forksTasks(impl->module);
         impl->modules = buildModuleTree(impl->module);
         markForwardCalls(impl->module, impl->modules);
     } catch (const c10::Error& e) {
@@ -194,7 +195,7 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     at::NoGradGuard noGrad;
     // Thread-local, and LibTorch caches the optimised and the unoptimised plans apart: per forward is enough.
     torch::jit::GraphOptimizerEnabledGuard optimize(impl.options.executor == GraphExecutor::Optimized);
-    runtime::CallGuard guard(impl.options.keepLeftovers);
+    runtime::CallGuard guard(impl.options.keepLeftovers, nullptr, impl.forksTasks);
     runtime::clearLastEngineError();
     c10::IValue output;
     std::string error;

@@ -20,6 +20,7 @@ struct ModelSession::Impl {
     std::vector<std::string> warnings;
 
     torch::jit::Module module;
+    bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
     std::vector<ModuleInfo> modules;
     std::unordered_map<std::string, size_t> indexByPath;
     // Module identity at run time is the TorchScript object `self` (R2).

@@ -132,27 +132,27 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
     const int total = options.warmup + options.iterations;
     for (int round = 0; round < total; ++round) {
         const bool measured = round >= options.warmup;
-        const bool compare = round == options.warmup; // the first measured round's outputs
+        const bool keepOutputs = round == options.warmup; // the first measured round's outputs
         c10::IValue baselineOut, planOut;
         double baselineMs = 0.0, planMs = 0.0;
         const auto runPlan = [&] {
             auto applied = runtime.applied();
             if (result.notes.empty())
                 result.notes = runtimeNotices();
-            planMs = timedForward(session, compare ? &planOut : nullptr);
+            planMs = timedForward(session, keepOutputs ? &planOut : nullptr);
         };
         if (round % 2 == 0) {
-            baselineMs = timedForward(session, compare ? &baselineOut : nullptr);
+            baselineMs = timedForward(session, keepOutputs ? &baselineOut : nullptr);
             runPlan();
         } else {
             runPlan();
-            baselineMs = timedForward(session, compare ? &baselineOut : nullptr);
+            baselineMs = timedForward(session, keepOutputs ? &baselineOut : nullptr);
         }
         if (measured) {
             result.baselineMs.push_back(baselineMs);
             result.planMs.push_back(planMs);
         }
-        if (compare) {
+        if (keepOutputs) {
             result.outputsDifference = firstDifference(baselineOut, planOut);
             result.outputsAgree = result.outputsDifference.empty();
         }

@@ -7,7 +7,7 @@
 
 namespace kforge::runtime {
 
-CallGuard::CallGuard(bool keepLeftovers, const char* capture)
+CallGuard::CallGuard(bool keepLeftovers, const char* capture, bool forksTasks)
     : m_thread(ThreadState::current()), m_keep(keepLeftovers), m_prevObserve(m_thread.observe),
       m_prevCapture(m_thread.capture)
 {
@@ -20,7 +20,7 @@ CallGuard::CallGuard(bool keepLeftovers, const char* capture)
     m_thread.observe = m_prevObserve || events::observationWanted();
     if (capture)
         m_thread.capture = capture;
-    if (Hooks::anyBound() || m_thread.observe)
+    if (forksTasks && (Hooks::anyBound() || m_thread.observe))
         m_tasks = std::make_unique<TaskScope>(m_thread);
     m_thread.refreshModeKey();
 }

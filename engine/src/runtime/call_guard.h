@@ -17,7 +17,9 @@ namespace kforge::runtime {
 
 class CallGuard {
 public:
-    explicit CallGuard(bool keepLeftovers, const char* capture = nullptr);
+    // `forksTasks`: the model's code forks async tasks, which inherit the forward's stacks (task_context.h); other
+    // forwards skip publishing them.
+    explicit CallGuard(bool keepLeftovers, const char* capture = nullptr, bool forksTasks = false);
     ~CallGuard();
     CallGuard(const CallGuard&) = delete;
     CallGuard& operator=(const CallGuard&) = delete;
