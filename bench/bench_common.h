@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared by the benchmark programs: a reporter that keeps every repetition's time per benchmark, so a
 // summary printed after RunSpecifiedBenchmarks can compute ratios against a baseline measured in the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cuda*Providers (engine/src/providers/cuda) against the ATen ops they replace, on the same activation
 // shapes as bench_providers (CPU), in float32, bfloat16 and float16:
 //

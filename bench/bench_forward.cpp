@@ -1,4 +1,5 @@
-// Forward time of the built-in models (runtime-semantics.md, Cost: "with no runtime active, an instrumented
+// SPDX-License-Identifier: Apache-2.0
+// Forward time of the built-in models (docs/design/runtime-semantics.md, Cost: "with no runtime active, an instrumented
 // model runs within 1% of the uninstrumented one"). Per model:
 //
 //   uninstrumented      a fresh module from kforge::builtin::create, forward called directly (NoGradGuard,
@@ -258,7 +259,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
 {
     std::printf("\n=== forward summary: time per forward, mean of repetitions (median in brackets); "
                 "ratio to uninstrumented ===\n");
-    std::printf("target (runtime-semantics.md, Cost): session_inactive within 1%% of uninstrumented\n");
+    std::printf("target (docs/design/runtime-semantics.md, Cost): session_inactive within 1%% of uninstrumented\n");
     for (const bool cpu : {false, true}) {
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
         for (const auto& m : gModels) {

@@ -1,4 +1,5 @@
-// Cost of one intercepted op (runtime-semantics.md, Cost: "an intercepted op with no provider in effect
+// SPDX-License-Identifier: Apache-2.0
+// Cost of one intercepted op (docs/design/runtime-semantics.md, Cost: "an intercepted op with no provider in effect
 // costs at most about 150 ns more than a plain call").
 //
 //   a  plain         the interposition key is not included: the op dispatches as in plain LibTorch

@@ -1,4 +1,5 @@
-// Plan reading and validation at scale (plan-format.md section 3 promises validation linear in the entries):
+// SPDX-License-Identifier: Apache-2.0
+// Plan reading and validation at scale (docs/design/plan-format.md promises validation linear in the entries):
 // plans of 1,000 and 100,000 entries for builtin:tiny-gpt (tests/engine/huge_plan.h: entries cycling over
 // every valid (scope, function, provider), every 100th with a missing scope), timed for
 //   validate  validatePlan on the plan in memory

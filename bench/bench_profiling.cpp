@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiling costs (Profiling issue, Benchmarks):
 //  1. attribution + statistics + Chrome trace export of 1,000,000 synthetic CUPTI kernel records
 //     (target < 2 s), printed with records/s;

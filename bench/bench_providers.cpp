@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Providers (engine/src/providers/cpu) against the ATen ops they replace, on activation shapes from
 // real models, float32 and bfloat16, with one intra-op thread and with ATen's default thread count:
 //

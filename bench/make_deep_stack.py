@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the 10,000-module model of issue 15 (3,333 blocks of LayerNorm -> Linear -> GELU on [2, 8], plus the
 ModuleList and the root), scripted, for timing the first forward of a very large graph:
     ~/.cache/kforge/torch-2.11.0/bin/python bench/make_deep_stack.py OUT.pt [BLOCKS]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ccache for every compiler we use, so a clean clone on a machine that built before reuses objects.
 find_program(KFORGE_CCACHE ccache)
 if(KFORGE_CCACHE)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Header-only libraries from Debian; on machines without them (a GPU server) point
 # KFORGE_THIRD_PARTY_INCLUDE at a folder holding nlohmann/ and CLI/.
 set(KFORGE_THIRD_PARTY_INCLUDE "" CACHE PATH "Fallback include folder for nlohmann_json and CLI11")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # LibTorch from the pinned PyPI torch wheel (scripts/bootstrap), the CUDA toolkit and CUPTI through nvcc.
 #   -DKFORGE_TORCH_PREFIX=<torch.utils.cmake_prefix_path>  (scripts/build passes it)
 set(KFORGE_TORCH_PREFIX "" CACHE PATH "torch.utils.cmake_prefix_path of the LibTorch to build against")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: CUPTI activity records -> parsed activities -> attributed KernelRecords.
 // Run with scripts/fuzz cupti_records SECONDS.
 #include "cupti_records_entry.h"

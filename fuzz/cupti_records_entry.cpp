@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input layout: a header (CUPTI clock origin u64, host clock origin i64, profile start i64, flags u8: bit 0 =
 // demangle), then records until the bytes run out: a selector byte picks the kind (kRecordKinds), the record's
 // bytes follow at the current struct size (zero-filled when the input ends early); a kernel then takes a name

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUPTI activity-record parser and the attribution that turns its output into KernelRecords, under fuzzing.
 // Shared by fuzz/cupti_records.cpp and the replay test. Needs the CUPTI headers (KFORGE_WITH_CUPTI).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What every fuzz entry needs: kforge::Error is the documented answer to bad input; anything else is a bug.
 #include <kforge/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the --input spec parser. Run with scripts/fuzz input_spec SECONDS.
 #include "input_spec_entry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The --input spec parser under fuzzing ("float32[1,3,224,224]"). Shared by fuzz/input_spec.cpp and the replay test.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the .kfprof reader and writer. Run with scripts/fuzz kfprof_reader SECONDS.
 #include "kfprof_reader_entry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kfprof_reader_entry.h"
 
 #include "fuzz_checks.h"

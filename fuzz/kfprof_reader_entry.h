@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The .kfprof result-file reader under fuzzing (docs/kfprof-format.md). Shared by fuzz/kfprof_reader.cpp and the
 // replay test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the plan reader (both dialects) and validation. Run with scripts/fuzz plan_reader SECONDS.
 #include "plan_reader_entry.h"
 

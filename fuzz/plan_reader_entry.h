@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The plan reader under fuzzing: both dialects, from text and from a file, then validation against a builtin model.
 // Shared by the libFuzzer target (fuzz/plan_reader.cpp) and the crash-regression replay (tests/engine).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge_render_icon SVG PNG SIZE: renders the application icon to a square PNG at build time, so the
 // package ships PNG sizes that always match resources/icons/kforge.svg. Raster painting only: no display,
 // no platform plugin.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Sorts ThreadSanitizer reports (log_path files) into ours and third-party-only; exits 1 if any is ours.
 
 LibTorch (the PyPI wheel), its libgomp, Qt and glibc are not instrumented. TSan sees their memory accesses

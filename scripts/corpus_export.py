@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Exports the real-model corpus the corpus tests (tests/corpus) run through kforge (issue 12, item 5).
 
   corpus_export.py --kforge build/bin/kforge [--out DIR] [--models NAME...] [--force]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Models and Python-side references for scripts/gpu-check report (runs on the GPU machine's own torch).
 
   gpu_models.py make DIR      scripted torchvision resnet50 and vit_b_16, and a model whose forward syncs with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MainWindow's profiling: the Profile menu, .kfprof result files and the exports. Apart from main_window.cpp,
 // which is about the model, the plan and forwards.
 #include "main_window.h"

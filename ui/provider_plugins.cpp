@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "provider_plugins.h"
 
 #include "app_settings.h"

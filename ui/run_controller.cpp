@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "run_controller.h"
 
 #include "models/event_log_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge bench: is this model faster end to end with this plan? Forward latency without and with the plan, in
 // alternating rounds in one process, without the profiler. Ctrl+C stops after the current round with a partial
 // result.
@@ -42,7 +43,7 @@ std::string ratio(double value)
     return text;
 }
 
-nlohmann::json latencyJson(const LatencyStats& s)
+nlohmann::ordered_json latencyJson(const LatencyStats& s)
 {
     return {{"forwards", s.forwards},
             {"min_ms", s.minMs},
@@ -79,8 +80,9 @@ void printText(const ModelSession& session, const BenchOptions& o, const Benchma
               << "  graph executor " << graphExecutorName(session.options().executor) << "  rounds "
               << r.baselineMs.size() << (r.stopped ? " (stopped: partial result)" : "") << " after " << o.run.warmup
               << " warm-up\n\n";
-    std::cout << formatTable({"", "MIN MS", "MEDIAN MS", "P95 MS", "MAX MS", "THROUGHPUT"},
-                             {row("baseline", r.baseline), row("plan", r.plan)});
+    const std::vector<Column> columns{{"", false},      {"MIN MS", true}, {"MEDIAN MS", true},
+                                      {"P95 MS", true}, {"MAX MS", true}, {"THROUGHPUT", true}};
+    std::cout << formatTable(columns, {row("baseline", r.baseline), row("plan", r.plan)});
     std::cout << "\nspeedup " << ratio(r.speedup) << " (95% interval " << ratio(r.speedupLow) << " to "
               << ratio(r.speedupHigh) << "): " << verdict(r) << '\n';
     std::cout << "outputs: "
@@ -95,28 +97,28 @@ void printText(const ModelSession& session, const BenchOptions& o, const Benchma
 void printJson(const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r,
                const std::vector<PlanWarning>& warnings)
 {
-    nlohmann::json out{{"model", session.displayName()},
-                       {"inputs", session.describeInputs()},
-                       {"device", session.device()},
-                       {"graph_executor", graphExecutorName(session.options().executor)},
-                       {"warmup", o.run.warmup},
-                       {"iterations", o.run.iterations},
-                       {"rounds", r.baselineMs.size()},
-                       {"stopped", r.stopped},
-                       {"baseline", latencyJson(r.baseline)},
-                       {"plan", latencyJson(r.plan)},
-                       {"baseline_ms", r.baselineMs},
-                       {"plan_ms", r.planMs},
-                       {"speedup", r.speedup},
-                       {"speedup_interval", {r.speedupLow, r.speedupHigh}},
-                       {"outputs_agree", r.outputsAgree},
-                       {"notes", r.notes},
-                       {"declines", nlohmann::json::array()},
-                       {"warnings", toJson(warnings)}};
+    nlohmann::ordered_json out{{"model", session.displayName()},
+                               {"inputs", session.describeInputs()},
+                               {"device", session.device()},
+                               {"graph_executor", graphExecutorName(session.options().executor)},
+                               {"warmup", o.run.warmup},
+                               {"iterations", o.run.iterations},
+                               {"rounds", r.baselineMs.size()},
+                               {"stopped", r.stopped},
+                               {"baseline", latencyJson(r.baseline)},
+                               {"plan", latencyJson(r.plan)},
+                               {"baseline_ms", r.baselineMs},
+                               {"plan_ms", r.planMs},
+                               {"speedup", r.speedup},
+                               {"speedup_interval", {r.speedupLow, r.speedupHigh}},
+                               {"outputs_agree", r.outputsAgree},
+                               {"notes", r.notes},
+                               {"declines", nlohmann::ordered_json::array()},
+                               {"warnings", nlohmann::ordered_json(warnings)}};
     if (!r.outputsAgree)
         out["outputs_difference"] = r.outputsDifference;
     for (const auto& d : r.declines)
-        out["declines"].push_back(toJson(d));
+        out["declines"].push_back(nlohmann::ordered_json(d));
     std::cout << out.dump(2) << '\n';
 }
 

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge capture: one CUDA graph capture with a plan in effect (R15): which providers it baked in, replays
 // against eager forwards, whether a later plan makes it stale, and the leftovers of a capture that failed.
 #include "commands.h"
 #include "output.h"
 
 #include <kforge/capture.h>
-#include <kforge/error.h>
 #include <kforge/runtime.h>
 
 #include <iostream>
@@ -26,14 +26,14 @@ struct CaptureOptions {
     bool json = false;
 };
 
-nlohmann::json toJson(const CaptureRecord& r)
+nlohmann::ordered_json toJson(const CaptureRecord& r)
 {
-    nlohmann::json providers = nlohmann::json::array(), leftovers = nlohmann::json::array();
+    nlohmann::ordered_json providers = nlohmann::ordered_json::array(), leftovers = nlohmann::ordered_json::array();
     for (const auto& p : r.providers)
         providers.push_back({{"scope", p.scope}, {"function", p.function}, {"provider", p.provider}});
     for (const auto& p : r.leftovers)
-        leftovers.push_back(cli::toJson(p));
-    nlohmann::json out{{"id", r.id}, {"ok", r.ok}, {"providers", providers}, {"leftovers", leftovers}};
+        leftovers.push_back(nlohmann::ordered_json(p));
+    nlohmann::ordered_json out{{"id", r.id}, {"ok", r.ok}, {"providers", providers}, {"leftovers", leftovers}};
     if (!r.error.empty())
         out["error"] = r.error;
     return out;
@@ -106,17 +106,21 @@ Command addCaptureCommand(CLI::App& app)
                 const bool stale = hasLaterPlan && record.ok && captureIsStale(record, later);
 
                 if (o->json) {
-                    nlohmann::json out{{"model", session->displayName()},     {"inputs", session->describeInputs()},
-                                       {"capture", toJson(record)},           {"replays", record.ok ? o->replays : 0},
-                                       {"leftovers_unwound", unwound},        {"eager", nlohmann::json::array()},
-                                       {"replayed", nlohmann::json::array()}, {"eager_after", nlohmann::json::array()},
-                                       {"warnings", cli::toJson(warnings)}};
+                    nlohmann::ordered_json out{{"model", session->displayName()},
+                                               {"inputs", session->describeInputs()},
+                                               {"capture", toJson(record)},
+                                               {"replays", record.ok ? o->replays : 0},
+                                               {"leftovers_unwound", unwound},
+                                               {"eager", nlohmann::ordered_json::array()},
+                                               {"replayed", nlohmann::ordered_json::array()},
+                                               {"eager_after", nlohmann::ordered_json::array()},
+                                               {"warnings", nlohmann::ordered_json(warnings)}};
                     for (const auto& d : eager)
-                        out["eager"].push_back(cli::toJson(d));
+                        out["eager"].push_back(nlohmann::ordered_json(d));
                     for (const auto& d : replayed)
-                        out["replayed"].push_back(cli::toJson(d));
+                        out["replayed"].push_back(nlohmann::ordered_json(d));
                     for (const auto& d : eagerAfter)
-                        out["eager_after"].push_back(cli::toJson(d));
+                        out["eager_after"].push_back(nlohmann::ordered_json(d));
                     if (hasLaterPlan)
                         out["stale"] = stale;
                     std::cout << out.dump(2) << '\n';

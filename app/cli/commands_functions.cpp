@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge functions: the function catalog (function_catalog.def): what a plan entry can name, every ATen form a
 // function takes in TorchScript graphs, and its reference provider.
 #include "commands.h"
@@ -12,14 +13,14 @@
 namespace kforge::cli {
 namespace {
 
-nlohmann::json toJson(const FunctionInfo& f, const std::vector<std::string>& providers)
+nlohmann::ordered_json toJson(const FunctionInfo& f, const std::vector<std::string>& providers)
 {
-    nlohmann::json forms = nlohmann::json::array();
+    nlohmann::ordered_json forms = nlohmann::ordered_json::array();
     for (const OpForm& form : f.forms)
         forms.push_back({{"op", std::string(form.op.name)},
                          {"overload", std::string(form.op.overload)},
                          {"kind", std::string(formKindName(form.kind))}});
-    nlohmann::json python = nlohmann::json::array({"torch.nn.functional." + std::string(f.name)});
+    nlohmann::ordered_json python = nlohmann::ordered_json::array({"torch.nn.functional." + std::string(f.name)});
     for (std::string_view alias : f.aliases)
         python.push_back("torch.nn.functional." + std::string(alias));
     return {{"name", std::string(f.name)},
@@ -54,7 +55,7 @@ Command addFunctionsCommand(CLI::App& app)
                 for (const auto& p : providerCatalog())
                     providers[p.function].push_back(p.typeName);
                 if (*json) {
-                    nlohmann::json out = nlohmann::json::array();
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
                     for (Function f : allFunctions())
                         out.push_back(toJson(functionInfo(f), providers[std::string(functionName(f))]));
                     std::cout << out.dump(2) << '\n';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge modules, kforge doctor.
 #include "commands.h"
 #include "output.h"
@@ -22,9 +23,9 @@ Command addModulesCommand(CLI::App& app)
     return {cmd, [options] {
                 auto session = openModel(options->model, {}, {});
                 if (options->json) {
-                    nlohmann::json out = nlohmann::json::array();
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
                     for (const auto& m : session->modules())
-                        out.push_back(toJson(m));
+                        out.push_back(nlohmann::ordered_json(m));
                     std::cout << out.dump(2) << '\n';
                     return 0;
                 }
@@ -48,21 +49,21 @@ Command addDoctorCommand(CLI::App& app)
     return {cmd, [json] {
                 const SystemReport r = systemReport();
                 if (*json) {
-                    std::cout << nlohmann::json{{"kforge", r.kforgeVersion},
-                                                {"torch", r.torchVersion},
-                                                {"torch_cuda_build", r.torchCudaBuild},
-                                                {"torch_cuda_version", r.torchCudaVersion},
-                                                {"cuda_devices", r.cudaDevices},
-                                                {"cupti_linked", r.cuptiLinked},
-                                                {"cupti_version", r.cuptiVersion},
-                                                {"can_trace", r.canTrace},
-                                                {"trace_status", r.traceStatus},
-                                                {"interposer",
-                                                 {{"dispatch_key", r.interposer.dispatchKey},
-                                                  {"self_test_passed", r.interposer.selfTestPassed},
-                                                  {"self_test", r.interposer.selfTestMessage},
-                                                  {"intercepted_ops", r.interposer.interceptedOps},
-                                                  {"missing_ops", r.interposer.missingOps}}}}
+                    std::cout << nlohmann::ordered_json{{"kforge", r.kforgeVersion},
+                                                        {"torch", r.torchVersion},
+                                                        {"torch_cuda_build", r.torchCudaBuild},
+                                                        {"torch_cuda_version", r.torchCudaVersion},
+                                                        {"cuda_devices", r.cudaDevices},
+                                                        {"cupti_linked", r.cuptiLinked},
+                                                        {"cupti_version", r.cuptiVersion},
+                                                        {"can_trace", r.canTrace},
+                                                        {"trace_status", r.traceStatus},
+                                                        {"interposer",
+                                                         {{"dispatch_key", r.interposer.dispatchKey},
+                                                          {"self_test_passed", r.interposer.selfTestPassed},
+                                                          {"self_test", r.interposer.selfTestMessage},
+                                                          {"intercepted_ops", r.interposer.interceptedOps},
+                                                          {"missing_ops", r.interposer.missingOps}}}}
                                      .dump(2)
                               << '\n';
                     return 0;

@@ -1,24 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge optimize: make_plan on a model; writes the plan and prints why each candidate was kept or not.
 #include "commands.h"
 #include "output.h"
+#include "progress.h"
 
 #include <kforge/optimizer.h>
 #include <kforge/plan.h>
 
-#include <cstdio>
+#include <unistd.h>
+
 #include <iostream>
 
 namespace kforge::cli {
-namespace {
-
-std::string fixed(double v, int digits)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-} // namespace
 
 Command addOptimizeCommand(CLI::App& app)
 {
@@ -46,7 +39,7 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
     addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--json", o->json, "JSON report");
-    cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
+    cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {cmd, [o] {
                 auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
                 requireInputs(*session);
@@ -57,18 +50,24 @@ Command addOptimizeCommand(CLI::App& app)
                 options.iterations = o->iterations;
                 options.benchmarkRounds = o->rounds;
                 options.includeReferenceProviders = o->reference;
-                if (!o->quiet)
+                // Its lines are progress: shown on a terminal only, as every command's progress is.
+                if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
+                InterruptGuard guard; // the first Ctrl+C stops after the current forward or candidate
+                options.keepGoing = [] { return !interrupted(); };
                 OptimizeResult result = makePlan(*session, options);
+                if (result.cancelled)
+                    std::cerr << "kforge: stopped by Ctrl+C: the plan holds the functions tried before it\n";
                 result.plan.modelName = session->displayName();
                 savePlan(result.plan, o->out);
                 // The plan written must fire where it was measured; a warning here is a make_plan bug to report.
                 const auto warnings = warnPlan(result.plan, *session, o->device);
                 if (o->json) {
-                    nlohmann::json out{{"plan", o->out},
-                                       {"functions", nlohmann::json::array()},
-                                       {"candidates", nlohmann::json::array()},
-                                       {"warnings", toJson(warnings)}};
+                    nlohmann::ordered_json out{{"plan", o->out},
+                                               {"stopped", result.cancelled},
+                                               {"functions", nlohmann::ordered_json::array()},
+                                               {"candidates", nlohmann::ordered_json::array()},
+                                               {"warnings", nlohmann::ordered_json(warnings)}};
                     for (const auto& f : result.functions)
                         out["functions"].push_back({{"function", f.function},
                                                     {"share_percent", f.sharePercent},
@@ -86,7 +85,7 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"kept", c.kept},
                                                      {"rejected", c.rejected}});
                     std::cout << out.dump(2) << '\n';
-                    return 0;
+                    return result.cancelled ? kInterruptedExitCode : 0;
                 }
                 std::vector<std::vector<std::string>> functions;
                 for (const auto& f : result.functions)
@@ -104,7 +103,7 @@ Command addOptimizeCommand(CLI::App& app)
                 std::cout << formatTable(
                     {"FUNCTION", "CANDIDATE", "LATENCY us", "ORIGINAL us", "SPEEDUP", "MAX ABS ERR", "RESULT"}, rows);
                 std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
-                return 0;
+                return result.cancelled ? kInterruptedExitCode : 0;
             }};
 }
 

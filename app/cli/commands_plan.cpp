@@ -1,8 +1,10 @@
-// kforge plan new | show | validate | export | import: plan files (shared/design/plan-format.md).
+// SPDX-License-Identifier: Apache-2.0
+// kforge plan new | show | validate | export | import: plan files (docs/design/plan-format.md).
 #include "commands.h"
 #include "output.h"
 
 #include <kforge/error.h>
+#include <kforge/file_hash.h>
 #include <kforge/plan.h>
 
 #include <iostream>
@@ -24,7 +26,7 @@ struct PlanOptions {
 };
 
 // "TorchSDPAKernelProvider backend=MATH": the type, then its settings as key=value.
-std::string providerText(const nlohmann::json& provider)
+std::string providerText(const nlohmann::ordered_json& provider)
 {
     if (!provider.is_object())
         return provider.dump();
@@ -96,7 +98,7 @@ int runShow(const PlanOptions& o)
 // One plan file against the session (opened on first use: a plan that does not even read needs no model).
 // Prints its problems (human) or returns them (JSON); true when it is valid.
 bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<ModelSession>& session,
-                 nlohmann::json& json)
+                 nlohmann::ordered_json& json)
 {
     Plan plan;
     try {
@@ -123,7 +125,7 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
             {"device", o.device},
             {"entries", plan.entries.size()},
             {"valid", problems.empty()},
-            {"problems", nlohmann::json::array()}};
+            {"problems", nlohmann::ordered_json::array()}};
     for (const auto& p : problems)
         json["problems"].push_back(
             {{"entry", p.entry}, {"path", p.jsonPath}, {"kind", p.kind}, {"message", p.message}, {"fix", p.fix}});
@@ -145,17 +147,17 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
 int runValidate(const PlanOptions& o)
 {
     std::unique_ptr<ModelSession> session;
-    nlohmann::json reports = nlohmann::json::array();
+    nlohmann::ordered_json reports = nlohmann::ordered_json::array();
     bool allValid = true;
     for (const auto& path : o.plans) {
-        nlohmann::json report;
+        nlohmann::ordered_json report;
         allValid &= validateOne(o, path, session, report);
         reports.push_back(std::move(report));
     }
     if (o.json)
         // A file name need not be UTF-8; JSON must be.
         std::cout << (reports.size() == 1 ? reports[0] : reports)
-                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                         .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
     return allValid ? 0 : 1;
 }

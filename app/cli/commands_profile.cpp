@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge profile, kforge compare, kforge report: profile runs and their tables, baseline vs plan, saved .kfprof
 // files (opened without the model or a GPU). Ctrl+C stops a run after the current forward with a partial result.
 #include "commands.h"
@@ -9,11 +10,8 @@
 #include <kforge/profiler.h>
 #include <kforge/runtime.h>
 
-#include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <optional>
 
 namespace kforge::cli {
@@ -21,59 +19,11 @@ namespace {
 
 // ---- formatting ------------------------------------------------------------------------------------------------
 
-std::string fixed(double v, int decimals)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, v);
-    return text;
-}
-
 std::string general(double v)
 {
     char text[64];
     std::snprintf(text, sizeof text, "%.3g", v);
     return text;
-}
-
-size_t displayWidth(const std::string& s)
-{
-    size_t n = 0;
-    for (unsigned char c : s)
-        n += (c & 0xc0) != 0x80;
-    return n;
-}
-
-// Columns sized to their widest cell (UTF-8 aware); numbers right-aligned.
-std::string table(const std::vector<std::pair<std::string, bool>>& columns,
-                  const std::vector<std::vector<std::string>>& rows)
-{
-    std::vector<size_t> widths(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) {
-        widths[c] = displayWidth(columns[c].first);
-        for (const auto& row : rows)
-            widths[c] = std::max(widths[c], c < row.size() ? displayWidth(row[c]) : 0);
-    }
-    std::string out;
-    const auto line = [&](const std::vector<std::string>& cells) {
-        std::string text;
-        for (size_t c = 0; c < columns.size(); ++c) {
-            const std::string cell = c < cells.size() ? cells[c] : "";
-            const std::string pad(widths[c] - displayWidth(cell), ' ');
-            text += columns[c].second ? pad + cell : cell + pad;
-            if (c + 1 < columns.size())
-                text += "  ";
-        }
-        while (!text.empty() && text.back() == ' ')
-            text.pop_back();
-        out += text + '\n';
-    };
-    std::vector<std::string> header;
-    for (const auto& [title, right] : columns)
-        header.push_back(title);
-    line(header);
-    for (const auto& row : rows)
-        line(row);
-    return out;
 }
 
 std::string moduleName(const std::string& path) { return path.empty() ? "(root)" : path; }
@@ -142,17 +92,17 @@ std::string tableTitle(const ProfileRun& run, const Grouping& g)
 std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size_t top)
 {
     const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry;
-    std::vector<std::pair<std::string, bool>> columns{{g.by == GroupBy::Function ? "FUNCTION"
-                                                       : g.by == GroupBy::Module ? "MODULE"
-                                                                                 : "NAME",
-                                                       false},
-                                                      {"CALLS", true},
-                                                      {"TOTAL ms", true},
-                                                      {"MEAN µs", true},
-                                                      {"MEDIAN µs", true},
-                                                      {"P95 µs", true},
-                                                      {"MAX µs", true},
-                                                      {"SHARE %", true}};
+    std::vector<Column> columns{{g.by == GroupBy::Function ? "FUNCTION"
+                                 : g.by == GroupBy::Module ? "MODULE"
+                                                           : "NAME",
+                                 false},
+                                {"CALLS", true},
+                                {"TOTAL ms", true},
+                                {"MEAN µs", true},
+                                {"MEDIAN µs", true},
+                                {"P95 µs", true},
+                                {"MAX µs", true},
+                                {"SHARE %", true}};
     if (byKernel) {
         columns.push_back({"FUNCTION", false});
         columns.push_back({"MODULE", false});
@@ -174,57 +124,25 @@ std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size
         }
         cells.push_back(std::move(row));
     }
-    return table(columns, cells);
+    return formatTable(columns, cells);
 }
 
-nlohmann::json statJson(const StatRow& r)
+// runDescription, then the label, the device line, record counts and the statistics asked for.
+nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy, size_t top,
+                               const std::string& label = "")
 {
-    return {{"name", r.key},         {"function", r.function}, {"module", r.modulePath}, {"calls", r.calls},
-            {"total_us", r.totalUs}, {"mean_us", r.meanUs},    {"min_us", r.minUs},      {"median_us", r.medianUs},
-            {"p95_us", r.p95Us},     {"max_us", r.maxUs},      {"share", r.share}};
-}
-
-nlohmann::json planJson(const ProfileRun& run)
-{
-    if (!run.usedPlan)
-        return nullptr;
-    try {
-        return nlohmann::json::parse(toJson(run.plan));
-    } catch (const std::exception&) {
-        return nullptr;
-    }
-}
-
-nlohmann::json runJson(const ProfileRun& run, const std::string& groupBy, size_t top, const std::string& label = "")
-{
-    nlohmann::json out{{"model", run.model},
-                       {"inputs", run.inputs},
-                       {"device", run.device},
-                       {"device_name", run.deviceName},
-                       {"device_line", deviceLine(run)},
-                       {"graph_executor", run.graphExecutor},
-                       {"torch_version", run.torchVersion},
-                       {"cupti_version", run.cuptiVersion},
-                       {"kforge_version", run.kforgeVersion},
-                       {"warmup_iterations", run.warmupIterations},
-                       {"iterations", run.iterations},
-                       {"cancelled", run.cancelled},
-                       {"dropped_records", run.droppedRecords},
-                       {"wall_ns", run.wallNs},
-                       {"records", run.records.size()},
-                       {"ranges", run.ranges.size()},
-                       {"plan", planJson(run)},
-                       {"declines", nlohmann::json::array()}};
-    for (const EntryDeclines& d : run.declines)
-        out["declines"].push_back(toJson(d));
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
     if (!label.empty())
         out["label"] = label;
+    out.update(runDescription(run));
+    out["device_line"] = deviceLine(run);
+    out["records"] = run.records.size();
+    out["ranges"] = run.ranges.size();
     for (const Grouping& g : groupings(groupBy)) {
-        const auto rows = statistics(run.records, g.by);
-        nlohmann::json list = nlohmann::json::array();
-        for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i)
-            list.push_back(statJson(rows[i]));
-        out[g.by == GroupBy::Function ? "functions" : g.by == GroupBy::Module ? "modules" : "kernels"] = list;
+        auto rows = statistics(run.records, g.by);
+        if (top != 0 && rows.size() > top)
+            rows.resize(top);
+        out[g.by == GroupBy::Function ? "functions" : g.by == GroupBy::Module ? "modules" : "kernels"] = rows;
         if (g.by == GroupBy::KernelGeometry)
             out["kernel_grouping"] = "geometry";
     }
@@ -289,18 +207,19 @@ std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* 
     for (const ComparisonRow& r : rows)
         cells.push_back(
             {modules ? moduleName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1), speedupText(r)});
-    return table({{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}}, cells);
+    const std::vector<Column> columns{{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}};
+    return formatTable(columns, cells);
 }
 
-nlohmann::json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
+nlohmann::ordered_json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
 {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const ComparisonRow& r : rows)
         out.push_back({{"name", r.key}, {"before_us", r.baselineUs}, {"after_us", r.planUs}, {"speedup", r.speedup}});
     return out;
 }
 
-nlohmann::json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top)
+nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top)
 {
     const Comparison c = compare(baseline, plan);
     return {
@@ -429,7 +348,8 @@ void reportInterrupted(const ProfileRun& run)
     std::cerr << "kforge: interrupted: partial result of " << run.iterations << " measured iteration(s)\n";
 }
 
-void writeOutputs(const std::vector<LabeledRun>& runs, const RunSetup& o, const std::string& csv, nlohmann::json& files)
+void writeOutputs(const std::vector<LabeledRun>& runs, const RunSetup& o, const std::string& csv,
+                  nlohmann::ordered_json& files)
 {
     if (!o.trace.empty()) {
         // One run: lanes named "host", "cuda:0"; several: "host (baseline)", "host (plan)", ...
@@ -449,7 +369,7 @@ void writeOutputs(const std::vector<LabeledRun>& runs, const RunSetup& o, const 
     }
 }
 
-void printFiles(const nlohmann::json& files)
+void printFiles(const nlohmann::ordered_json& files)
 {
     if (files.empty())
         return;
@@ -488,12 +408,12 @@ Command addProfileCommand(CLI::App& app)
                 const auto warnings = usePlan ? warnPlan(plan, *session, o->device) : std::vector<PlanWarning>{};
                 InterruptGuard guard;
                 const ProfileRun run = runProfile(*session, *o, plan, usePlan, "");
-                nlohmann::json files = nlohmann::json::object();
+                nlohmann::ordered_json files = nlohmann::ordered_json::object();
                 writeOutputs({LabeledRun{run.usedPlan ? "plan" : "baseline", &run}}, *o, o->csv, files);
                 if (o->json) {
-                    nlohmann::json out = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
+                    nlohmann::ordered_json out = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
                     out["files"] = files;
-                    out["warnings"] = toJson(warnings);
+                    out["warnings"] = nlohmann::ordered_json(warnings);
                     std::cout << out.dump(2) << '\n';
                 } else {
                     printRunHeader(run);
@@ -530,15 +450,15 @@ Command addCompareCommand(CLI::App& app)
                 std::vector<LabeledRun> runs{{"baseline", &baseline}};
                 if (planRan)
                     runs.push_back({"plan", &planned});
-                nlohmann::json files = nlohmann::json::object();
+                nlohmann::ordered_json files = nlohmann::ordered_json::object();
                 writeOutputs(runs, *o, "", files);
                 if (!planRan) {
                     // Interrupted during the baseline: what was measured, and no comparison.
                     if (o->json) {
-                        nlohmann::json out{{"baseline", runJson(baseline, "function", 0, "baseline")},
-                                           {"cancelled", true},
-                                           {"files", files},
-                                           {"warnings", toJson(warnings)}};
+                        nlohmann::ordered_json out{{"baseline", runJson(baseline, "function", 0, "baseline")},
+                                                   {"cancelled", true},
+                                                   {"files", files},
+                                                   {"warnings", nlohmann::ordered_json(warnings)}};
                         std::cout << out.dump(2) << '\n';
                     } else {
                         printRunHeader(baseline);
@@ -549,10 +469,10 @@ Command addCompareCommand(CLI::App& app)
                     return kInterruptedExitCode;
                 }
                 if (o->json) {
-                    nlohmann::json out = comparisonJson(baseline, planned, 0);
+                    nlohmann::ordered_json out = comparisonJson(baseline, planned, 0);
                     out["files"] = files;
                     out["cancelled"] = planned.cancelled;
-                    out["warnings"] = toJson(warnings);
+                    out["warnings"] = nlohmann::ordered_json(warnings);
                     std::cout << out.dump(2) << '\n';
                 } else {
                     printComparison(baseline, planned);
@@ -621,7 +541,7 @@ Command addReportCommand(CLI::App& app)
                     return 0;
                 }
                 if (o->json) {
-                    nlohmann::json out = nlohmann::json::array();
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
                     for (const auto& r : runs)
                         out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
                     std::cout << (out.size() == 1 ? out[0] : out).dump(2) << '\n';

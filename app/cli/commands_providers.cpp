@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge providers: the provider catalogue (built-in and plugin types).
 #include "commands.h"
 #include "output.h"
 
-#include <kforge/plugins.h>
 #include <kforge/provider_catalog.h>
 
 #include <iostream>
@@ -17,13 +17,13 @@ Command addProvidersCommand(CLI::App& app)
     return {cmd, [json] {
                 const auto providers = providerCatalog();
                 if (*json) {
-                    nlohmann::json out = nlohmann::json::array();
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
                     for (const auto& p : providers)
                         out.push_back({{"type", p.typeName},
                                        {"function", p.function},
                                        {"devices", p.devices},
                                        {"description", p.description},
-                                       {"settings_schema", nlohmann::json::parse(p.settingsSchemaJson)},
+                                       {"settings_schema", nlohmann::ordered_json::parse(p.settingsSchemaJson)},
                                        {"plugin", p.plugin}});
                     std::cout << out.dump(2) << '\n';
                     return 0;
@@ -34,7 +34,7 @@ Command addProvidersCommand(CLI::App& app)
                     for (const auto& d : p.devices)
                         devices += (devices.empty() ? "" : ",") + d;
                     std::string settings;
-                    const auto schemas = nlohmann::json::parse(p.settingsSchemaJson);
+                    const auto schemas = nlohmann::ordered_json::parse(p.settingsSchemaJson);
                     for (const auto& [key, schema] : schemas.items())
                         settings += (settings.empty() ? "" : " ") + key + "=" +
                                     (schema.contains("enum") ? schema["enum"].dump() : schema.value("type", "?"));

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge run: forwards with a plan, an output digest, who served each function call, leftovers.
 #include "commands.h"
 #include "output.h"
+#include "progress.h"
 
 #include <kforge/error.h>
 #include <kforge/events.h>
@@ -26,6 +28,7 @@ struct RunOptions {
     GraphExecutor executor = GraphExecutor::Direct;
     bool events = false;
     bool json = false;
+    bool quiet = false;
 };
 
 // Drains the event stream while forwards run (as the GUI does), so a small buffer never loses counts.
@@ -85,6 +88,7 @@ Command addRunCommand(CLI::App& app)
     addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--events", o->events, "print the runtime's event log");
     cmd->add_flag("--json", o->json, "JSON output");
+    cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {
         cmd, [o] {
             auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers, o->executor});
@@ -95,15 +99,19 @@ Command addRunCommand(CLI::App& app)
             const auto warnings = warnPlan(plan, *session, session->device()); // entries that can never fire
             std::vector<TensorDigest> outputs;
             std::string error;
+            bool stopped = false;
             {
                 auto applied = runtime.applied();
                 for (const auto& notice : runtimeNotices())
                     std::cerr << "kforge: note: " << notice << '\n';
                 try {
-                    outputs = session->forwardMany(o->iterations, o->threads);
+                    InterruptGuard guard; // the first Ctrl+C stops after the current forwards
+                    Progress progress(o->quiet, "run: ");
+                    outputs = session->forwardMany(o->iterations, o->threads, progress.callback(0, "forward"));
                 } catch (const Error& e) {
                     error = e.what();
                 }
+                stopped = interrupted();
                 // leftovers must be read before applied() deactivates and unwinds them
             }
             const auto leftovers = runtime.leftoverReports();
@@ -116,28 +124,33 @@ Command addRunCommand(CLI::App& app)
             const auto declines = runtime.declines();
 
             if (o->json) {
-                nlohmann::json out{{"model", session->displayName()},      {"inputs", session->describeInputs()},
-                                   {"iterations", o->iterations},          {"threads", o->threads},
-                                   {"outputs", nlohmann::json::array()},   {"calls", nlohmann::json::array()},
-                                   {"leftovers", nlohmann::json::array()}, {"events_dropped", collector.dropped()}};
-                if (!error.empty())
-                    out["error"] = error;
-                out["warnings"] = toJson(warnings);
+                nlohmann::ordered_json out{{"model", session->displayName()},
+                                           {"inputs", session->describeInputs()},
+                                           {"iterations", o->iterations},
+                                           {"threads", o->threads},
+                                           {"outputs", nlohmann::ordered_json::array()},
+                                           {"calls", nlohmann::ordered_json::array()},
+                                           {"leftovers", nlohmann::ordered_json::array()},
+                                           {"events_dropped", collector.dropped()}};
+                if (!error.empty()) // the shape of every --json error (main.cpp)
+                    out["error"] = {{"message", error}, {"exit_code", 1}};
+                out["stopped"] = stopped;
+                out["warnings"] = nlohmann::ordered_json(warnings);
                 for (const auto& d : outputs)
-                    out["outputs"].push_back(toJson(d));
+                    out["outputs"].push_back(nlohmann::ordered_json(d));
                 for (const auto& [key, n] : calls) {
                     out["calls"].push_back(
                         {{"function", key.function}, {"provider", key.provider}, {"scope", key.scope}, {"calls", n}});
                     if (!key.declined.empty())
                         out["calls"].back()["declined"] = key.declined;
                 }
-                out["declines"] = nlohmann::json::array();
+                out["declines"] = nlohmann::ordered_json::array();
                 for (const auto& d : declines)
-                    out["declines"].push_back(toJson(d));
+                    out["declines"].push_back(nlohmann::ordered_json(d));
                 for (const auto& p : leftovers)
-                    out["leftovers"].push_back(toJson(p));
+                    out["leftovers"].push_back(nlohmann::ordered_json(p));
                 if (o->events) {
-                    out["events"] = nlohmann::json::array();
+                    out["events"] = nlohmann::ordered_json::array();
                     for (const Event& e : collector.events())
                         out["events"].push_back({{"seq", e.sequence},
                                                  {"time_ns", e.timeNs},
@@ -155,7 +168,8 @@ Command addRunCommand(CLI::App& app)
                 for (const auto& d : session->describeInputs())
                     inputs += (inputs.empty() ? "" : ", ") + d;
                 std::cout << "model " << session->displayName() << "  inputs " << inputs << "  iterations "
-                          << o->iterations << " x " << o->threads << " thread(s)\n";
+                          << o->iterations << " x " << o->threads << " thread(s)"
+                          << (stopped ? "  (stopped by Ctrl+C: partial result)" : "") << '\n';
                 for (const auto& d : outputs)
                     std::cout << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;
@@ -186,7 +200,7 @@ Command addRunCommand(CLI::App& app)
                 std::cerr << "kforge: error: " << error << '\n';
                 return 1;
             }
-            return 0;
+            return stopped ? kInterruptedExitCode : 0;
         }};
 }
 

@@ -1,15 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge: the command-line face of the engine. Parsing and wiring only; the work is in the engine.
 #include "commands.h"
+#include "completion.h"
 
 #include <kforge/error.h>
 #include <kforge/plugins.h>
 #include <kforge/version.h>
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
+#include <string_view>
 
 namespace {
+
 constexpr int kUsageError = 2;
+
+// Whether the command asked for --json: its errors then go to stdout as a JSON object too, so that a script reading
+// stdout always gets JSON ({"error": {"message", "where", "why", "exit_code"}}); stderr keeps the one-line message.
+bool wantsJson(const CLI::App& app)
+{
+    for (const CLI::App* command : app.get_subcommands())
+        if (const CLI::Option* json = command->get_option_no_throw("--json"); json && json->count() > 0)
+            return true;
+    return false;
 }
+bool argumentsAskForJson(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--json")
+            return true;
+    return false;
+}
+
+int jsonError(int exitCode, const std::string& message, const std::string& where = "", const std::string& why = "")
+{
+    nlohmann::ordered_json error{{"message", message}, {"exit_code", exitCode}};
+    if (!where.empty())
+        error["where"] = where;
+    if (!why.empty())
+        error["why"] = why;
+    std::cout << nlohmann::ordered_json{{"error", error}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
+    return exitCode;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -26,12 +62,19 @@ int main(int argc, char** argv)
         kforge::cli::addProfileCommand(app),   kforge::cli::addCompareCommand(app),
         kforge::cli::addReportCommand(app),    kforge::cli::addCaptureCommand(app),
         kforge::cli::addFunctionsCommand(app), kforge::cli::addBenchCommand(app)};
+    // Before parsing, which requires a command: the completion script for bash, made from the definitions above.
+    if (argc == 2 && std::string_view(argv[1]) == "--bash-completion") {
+        std::cout << kforge::cli::bashCompletionScript(app);
+        return 0;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // app.exit prints the help, the version or the error; a command line that does not parse exits 2, as getopt
         // tools do (CLI11's own codes are 100 and above).
-        return app.exit(e) == 0 ? 0 : kUsageError;
+        if (app.exit(e) == 0)
+            return 0;
+        return argumentsAskForJson(argc, argv) ? jsonError(kUsageError, e.what()) : kUsageError;
     }
     try {
         // Plugins from KFORGE_PROVIDER_PATH are optional: a broken one is reported, not fatal. One named on
@@ -47,10 +90,10 @@ int main(int argc, char** argv)
                 return command.run();
     } catch (const kforge::Error& e) {
         std::cerr << "kforge: error: " << e.what() << '\n';
-        return 1;
+        return wantsJson(app) ? jsonError(1, e.what(), e.where(), e.why()) : 1;
     } catch (const std::exception& e) {
         std::cerr << "kforge: internal error: " << e.what() << '\n';
-        return 3;
+        return wantsJson(app) ? jsonError(3, std::string("internal error: ") + e.what()) : 3;
     }
     return 0;
 }

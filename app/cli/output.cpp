@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "output.h"
 
 #include <kforge/error.h>
@@ -6,7 +7,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 namespace kforge::cli {
 
@@ -26,63 +26,61 @@ std::string functionsSummary(const std::map<std::string, int>& functions)
     return out;
 }
 
-std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
+std::string fixed(double value, int decimals)
 {
-    std::vector<size_t> widths(header.size());
-    for (size_t c = 0; c < header.size(); ++c) {
-        widths[c] = header[c].size();
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+namespace {
+
+// Characters on screen: UTF-8 continuation bytes take no column ("µs").
+size_t displayWidth(const std::string& s)
+{
+    size_t n = 0;
+    for (unsigned char c : s)
+        n += (c & 0xc0) != 0x80;
+    return n;
+}
+
+} // namespace
+
+std::string formatTable(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows)
+{
+    std::vector<size_t> widths(columns.size());
+    for (size_t c = 0; c < columns.size(); ++c) {
+        widths[c] = displayWidth(columns[c].title);
         for (const auto& row : rows)
-            widths[c] = std::max(widths[c], c < row.size() ? row[c].size() : 0);
+            widths[c] = std::max(widths[c], c < row.size() ? displayWidth(row[c]) : 0);
     }
-    std::ostringstream out;
-    const auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    const auto line = [&](const auto& cellOf) {
         std::string text;
-        for (size_t c = 0; c < header.size(); ++c) {
-            const std::string cell = c < cells.size() ? cells[c] : "";
-            text += cell + (c + 1 < header.size() ? std::string(widths[c] - cell.size() + 2, ' ') : "");
+        for (size_t c = 0; c < columns.size(); ++c) {
+            const std::string& cell = cellOf(c);
+            const std::string pad(widths[c] - displayWidth(cell), ' ');
+            text += columns[c].rightAligned ? pad + cell : cell + pad;
+            if (c + 1 < columns.size())
+                text += "  ";
         }
         while (!text.empty() && text.back() == ' ')
             text.pop_back();
-        out << text << '\n';
+        out += text + '\n';
     };
-    line(header);
+    line([&](size_t c) -> const std::string& { return columns[c].title; });
+    static const std::string kEmpty;
     for (const auto& row : rows)
-        line(row);
-    return out.str();
+        line([&](size_t c) -> const std::string& { return c < row.size() ? row[c] : kEmpty; });
+    return out;
 }
 
-nlohmann::json toJson(const ModuleInfo& m)
+std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
 {
-    return {{"path", m.path},
-            {"name", m.name},
-            {"type", m.typeName},
-            {"qualified_type", m.qualifiedTypeName},
-            {"parameters", m.parameterCount},
-            {"parameter_bytes", m.parameterBytes},
-            {"subtree_parameters", m.subtreeParameterCount},
-            {"children", m.children},
-            {"functions", m.functions},
-            {"subtree_functions", m.subtreeFunctions},
-            {"has_forward", m.hasForward},
-            {"forward_called", m.forwardCalled}};
-}
-
-nlohmann::json toJson(const TensorDigest& d)
-{
-    return {{"path", d.path},   {"dtype", d.dtype}, {"device", d.device},
-            {"shape", d.shape}, {"sum", d.sum},     {"max_abs", d.maxAbs}};
-}
-
-nlohmann::json toJson(const LeftoverPatch& p)
-{
-    return {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath}, {"thread", p.thread},
-            {"runtime", p.runtimeId}, {"error", p.error},       {"unwound", p.unwound},   {"capture", p.capture}};
-}
-
-nlohmann::json toJson(const EntryDeclines& d)
-{
-    return {{"entry", d.entry},       {"scope", d.scope}, {"function", d.function},
-            {"provider", d.provider}, {"calls", d.calls}, {"last_reason", d.lastReason}};
+    std::vector<Column> columns;
+    for (const auto& title : header)
+        columns.push_back({title, false});
+    return formatTable(columns, rows);
 }
 
 std::string describe(const EntryDeclines& d)
@@ -132,21 +130,6 @@ std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session,
     for (const PlanWarning& w : warnings)
         std::cerr << "kforge: warning: " << w.text() << '\n';
     return warnings;
-}
-
-nlohmann::json toJson(const std::vector<PlanWarning>& warnings)
-{
-    nlohmann::json out = nlohmann::json::array();
-    for (const PlanWarning& w : warnings)
-        out.push_back({{"entry", w.entry},
-                       {"scope", w.scope},
-                       {"function", w.function},
-                       {"provider", w.providerType},
-                       {"kind", w.kind},
-                       {"reason", w.reason},
-                       {"fix", w.fix},
-                       {"message", w.text()}});
-    return out;
 }
 
 std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,

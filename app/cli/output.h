@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include <kforge/json_shapes.h> // IWYU pragma: export (every command writes these shapes)
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -13,13 +14,19 @@ namespace kforge::cli {
 
 std::string withThousands(long long value);
 std::string functionsSummary(const std::map<std::string, int>& functions);
-// Left-aligned columns sized to their widest cell.
+// "12.345" with `decimals` digits after the point.
+std::string fixed(double value, int decimals);
+
+// The one table layout of every command: columns sized to their widest cell (UTF-8 aware), two spaces apart,
+// numbers right-aligned, no trailing blanks.
+struct Column {
+    std::string title;
+    bool rightAligned = false;
+};
+std::string formatTable(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows);
+// All columns left-aligned.
 std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 
-nlohmann::json toJson(const ModuleInfo& module);
-nlohmann::json toJson(const TensorDigest& digest);
-nlohmann::json toJson(const LeftoverPatch& patch);
-nlohmann::json toJson(const EntryDeclines& declines);
 std::string describe(const TensorDigest& digest);
 std::string describe(const LeftoverPatch& patch);
 // "declined: plan entry 0 (gelu -> CpuGeluProvider, scope (root)) declined 12 call(s); ..."
@@ -30,9 +37,8 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
 
 // The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), printed to stderr one a
 // line: "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON". Every command that runs a
-// plan calls this once the plan is known; the result goes into its --json output as "warnings" (toJson).
+// plan calls this once the plan is known; the result goes into its --json output as "warnings".
 std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device);
-nlohmann::json toJson(const std::vector<PlanWarning>& warnings);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "progress.h"
 
 #include <unistd.h>
@@ -40,11 +41,10 @@ std::function<bool(int, int)> Progress::callback(int warmup, std::string unit)
             const std::string text =
                 done <= warmup ? "warm-up " + std::to_string(done) + "/" + std::to_string(warmup)
                                : unit + " " + std::to_string(done - warmup) + "/" + std::to_string(total - warmup);
+            // Only a terminal shows progress: in a log or a pipe, one line per forward is noise.
             if (m_tty) {
                 std::cerr << '\r' << m_prefix << text << "\x1b[K" << std::flush;
                 m_lineOpen = true;
-            } else {
-                std::cerr << m_prefix << text << '\n';
             }
         }
         return !interrupted();

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Ctrl+C and progress for the commands that run forwards (profile, compare, bench): the first Ctrl+C stops after
-// the current forward with a partial result, progress goes to stderr.
+// Ctrl+C and progress for the commands that run forwards (run, profile, compare, bench, optimize): the first Ctrl+C
+// stops after the current forward with a partial result, progress goes to stderr when it is a terminal.
 #include <signal.h>
 
 #include <functional>
@@ -25,7 +26,7 @@ private:
     struct sigaction m_previous {};
 };
 
-// "warm-up 2/3", "iteration 5/10" on stderr: one line rewritten in place on a terminal, one line each otherwise.
+// "warm-up 2/3", "iteration 5/10" on stderr: one line rewritten in place, and only when stderr is a terminal.
 class Progress {
 public:
     Progress(bool quiet, std::string prefix);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kforge-studio [MODEL | FILE.kfprof] [--plan FILE] [--input SPEC]... [--inputs-file FILE] [--keep-leftovers] [--break
 // MODULE]... [--run]
 // [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]

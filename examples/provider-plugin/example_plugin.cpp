@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An example provider plugin: ExampleReluProvider replaces relu with clamp_min(x, 0). It shows everything a
 // plugin needs: a KernelProvider subclass, a registration function, and KFORGE_PROVIDER_PLUGIN.
 #include <kforge/provider_sdk.h>

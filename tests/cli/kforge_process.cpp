@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kforge_process.h"
 
 #include <fcntl.h>
@@ -7,12 +8,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <algorithm>
 #include <future>
+#include <optional>
+#include <stdexcept>
 #include <random>
 #include <thread>
 
@@ -32,7 +36,8 @@ std::string readFile(const fs::path& path)
 {
     const int in = ::open("/dev/null", O_RDONLY);
     const int out = ::open(limits.fileSizeBytes ? "/dev/null" : outPath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = ::open(errPath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = limits.stderrTerminal ? ::open(errPath, O_RDWR | O_NOCTTY)
+                                          : ::open(errPath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (in < 0 || out < 0 || err < 0)
         ::_exit(127);
     ::dup2(in, STDIN_FILENO);
@@ -60,7 +65,12 @@ Result runKforge(const std::vector<std::string>& args, Limits limits)
     const fs::path dir = fs::temp_directory_path() / ("kforge-cli-test-" + std::to_string(std::random_device{}()));
     fs::create_directories(dir);
     const std::string outPath = (dir / "stdout").string();
-    const std::string errPath = (dir / "stderr").string();
+    std::string errPath = (dir / "stderr").string();
+    std::optional<TerminalCapture> terminal;
+    if (limits.stderrTerminal) {
+        terminal.emplace();
+        errPath = terminal->path();
+    }
     std::vector<std::string> argv{KFORGE_CLI};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargv;
@@ -81,11 +91,52 @@ Result runKforge(const std::vector<std::string>& args, Limits limits)
         if (WIFEXITED(status))
             result.exitCode = WEXITSTATUS(status);
         result.out = readFile(outPath);
-        result.err = readFile(errPath);
+        if (!limits.stderrTerminal)
+            result.err = readFile(errPath);
     }
+    if (terminal)
+        result.err = terminal->finish();
     std::error_code ec;
     fs::remove_all(dir, ec);
     return result;
+}
+
+TerminalCapture::TerminalCapture()
+{
+    m_terminal = ::posix_openpt(O_RDWR | O_NOCTTY);
+    if (m_terminal < 0 || ::grantpt(m_terminal) != 0 || ::unlockpt(m_terminal) != 0)
+        throw std::runtime_error(std::string("no pseudo-terminal: ") + std::strerror(errno));
+    m_path = ::ptsname(m_terminal);
+    // Held open here until finish(): with no process on the terminal's side, reads would fail at once.
+    m_held = ::open(m_path.c_str(), O_RDWR | O_NOCTTY);
+    m_reader = std::thread([this] {
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(m_terminal, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR);)
+            if (n > 0) {
+                std::lock_guard lock(m_mutex);
+                m_text.append(buffer, size_t(n));
+            }
+    });
+}
+
+TerminalCapture::~TerminalCapture() { finish(); }
+
+std::string TerminalCapture::text() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_text;
+}
+
+std::string TerminalCapture::finish()
+{
+    if (m_reader.joinable()) {
+        // The child has exited: closing the last holder of the terminal's side ends the reads (EIO) once the
+        // buffered text is drained.
+        ::close(m_held);
+        m_reader.join();
+        ::close(m_terminal);
+    }
+    return text();
 }
 
 std::vector<Result> runKforgeMany(const std::vector<std::vector<std::string>>& argLists)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kforge command line, run as a separate process: exit codes, stdout (human and --json) and stderr.
 #include "kforge_process.h"
 
@@ -18,7 +19,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,7 @@ using nlohmann::json;
 
 using kforge::clitest::Result;
 using kforge::clitest::runKforge;
+using kforge::clitest::TerminalCapture;
 
 std::string readFile(const fs::path& path)
 {
@@ -661,12 +665,17 @@ TEST(CliProfile, ProfileWritesTraceCsvAndSavedRunThatReportOpens)
     EXPECT_NEAR(share, 1.0, 1e-9);
 }
 
-TEST(CliProfile, ProgressGoesToStderrAndJsonToStdout)
+TEST(CliProfile, ProgressGoesToStderrOnlyOnATerminalAndJsonToStdout)
 {
-    const Result r = runKforge({"profile", "builtin:tiny-gpt", "--warmup", "1", "--iterations", "2", "--json"});
+    const std::vector<std::string> args{"profile", "builtin:tiny-gpt", "--warmup", "1", "--iterations", "2", "--json"};
+    const Result interactive = runKforge(args, {.stderrTerminal = true});
+    ASSERT_EQ(interactive.exitCode, 0) << interactive;
+    EXPECT_TRUE(contains(interactive.err, "warm-up 1/1")) << interactive;
+    EXPECT_TRUE(contains(interactive.err, "iteration 2/2")) << interactive;
+    const Result r = runKforge(args); // stderr is a file: a log gets no progress lines
     ASSERT_EQ(r.exitCode, 0) << r;
-    EXPECT_TRUE(contains(r.err, "warm-up 1/1")) << r;
-    EXPECT_TRUE(contains(r.err, "iteration 2/2")) << r;
+    EXPECT_FALSE(contains(r.err, "iteration")) << r;
+    EXPECT_FALSE(contains(r.err, "warm-up")) << r;
     const json j = parseJson(r);
     EXPECT_EQ(j.at("iterations"), 2);
     EXPECT_EQ(j.at("device_line"), "cpu: timing ATen op executions");
@@ -698,7 +707,8 @@ TEST(CliProfile, ProfileWithAPlanFileServesTheProvider)
 TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
 {
     const Result r = runKforge(
-        {"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider", "--iterations", "2"});
+        {"compare", "builtin:tiny-gpt", "--provide", ":layer_norm:AtenLayerNormProvider", "--iterations", "2"},
+        {.stderrTerminal = true}); // so that each side's progress shows
     ASSERT_EQ(r.exitCode, 0) << r;
     EXPECT_TRUE(contains(r.out, "SPEEDUP")) << r;
     EXPECT_TRUE(contains(r.out, "BEFORE µs")) << r;
@@ -756,8 +766,10 @@ TEST(CliProfile, ReportComparesTwoFiles)
     const Result r = runKforge({"report", plan, base, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r;
     const json c = parseJson(r);
-    EXPECT_EQ(c.at("baseline").at("plan"), nullptr) << r;
-    EXPECT_TRUE(c.at("plan").at("plan").is_object()) << r;
+    EXPECT_FALSE(c.at("baseline").at("used_plan").get<bool>()) << r;
+    EXPECT_TRUE(c.at("baseline").at("plan").at("entries").empty()) << r;
+    EXPECT_TRUE(c.at("plan").at("used_plan").get<bool>()) << r;
+    EXPECT_EQ(c.at("plan").at("plan").at("entries").size(), 1u) << r;
     EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0) << r;
 }
 
@@ -792,7 +804,8 @@ TEST(CliProfile, ErrorsAreOneLineWithTheCause)
 TEST(CliProfile, CtrlCStopsWithAPartialResult)
 {
     ProfileDir dir;
-    const std::string saved = dir.path("partial.kfprof"), errPath = dir.path("stderr"), outPath = dir.path("stdout");
+    const std::string saved = dir.path("partial.kfprof"), outPath = dir.path("stdout");
+    TerminalCapture terminal; // progress shows on a terminal only
     std::vector<std::string> argv{KFORGE_CLI,     "profile", "builtin:tiny-gpt", "--warmup", "0",
                                   "--iterations", "100000",  "--save",           saved};
     std::vector<char*> cargv;
@@ -803,19 +816,19 @@ TEST(CliProfile, CtrlCStopsWithAPartialResult)
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, terminal.path().c_str(), O_RDWR | O_NOCTTY, 0);
     pid_t pid = 0;
     ASSERT_EQ(posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&actions);
     // Wait until a few measured iterations ran (progress lines on stderr), then Ctrl+C.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (!contains(readFile(errPath), "iteration 3/") && std::chrono::steady_clock::now() < deadline)
+    while (!contains(terminal.text(), "iteration 3/") && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ::kill(pid, SIGINT);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    const Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(outPath), readFile(errPath)};
+    const Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(outPath), terminal.finish()};
     EXPECT_EQ(r.exitCode, 130) << r;
     EXPECT_TRUE(contains(r.err, "interrupted: partial result")) << r;
     EXPECT_TRUE(contains(r.out, "cancelled: partial result")) << r;
@@ -1043,4 +1056,113 @@ TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)
     const Result bad = runKforge({"run", "builtin:tiny-gpt", "--executor", "fast"});
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("--executor"), std::string::npos) << bad;
+}
+
+// ---- conventions every command keeps (issue 17) ------------------------------------------------------------------
+
+TEST(CliConventions, JsonCommandsReportErrorsAsAJsonObjectOnStdout)
+{
+    const Result missing = runKforge({"modules", "/nonexistent/model.pt", "--json"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    const json error = parseJson(missing).at("error");
+    EXPECT_EQ(error.at("exit_code"), 1) << missing;
+    EXPECT_TRUE(contains(error.at("where").get<std::string>(), "/nonexistent/model.pt")) << missing;
+    EXPECT_TRUE(contains(error.at("message").get<std::string>(), "/nonexistent/model.pt")) << missing;
+    EXPECT_TRUE(contains(missing.err, "kforge: error: ")) << missing; // the one-line message stays on stderr
+
+    const Result usage = runKforge({"profile", "builtin:tiny-gpt", "--bogus", "--json"});
+    EXPECT_EQ(usage.exitCode, 2) << usage;
+    EXPECT_EQ(parseJson(usage).at("error").at("exit_code"), 2) << usage;
+
+    const Result text = runKforge({"modules", "/nonexistent/model.pt"}); // without --json stdout stays empty
+    EXPECT_EQ(text.exitCode, 1) << text;
+    EXPECT_TRUE(text.out.empty()) << text;
+}
+
+TEST(CliConventions, RunShowsProgressOnATerminalOnly)
+{
+    const std::vector<std::string> args{"run", "builtin:tiny-gpt", "--iterations", "3"};
+    const Result interactive = runKforge(args, {.stderrTerminal = true});
+    ASSERT_EQ(interactive.exitCode, 0) << interactive;
+    EXPECT_TRUE(contains(interactive.err, "run: forward 3/3")) << interactive;
+    const Result logged = runKforge(args);
+    ASSERT_EQ(logged.exitCode, 0) << logged;
+    EXPECT_FALSE(contains(logged.err, "forward 1/3")) << logged;
+}
+
+TEST(CliConventions, BashCompletionCompletesCommandsOptionsChoicesAndFiles)
+{
+    const Result script = runKforge({"--bash-completion"});
+    ASSERT_EQ(script.exitCode, 0) << script;
+    ProfileDir dir;
+    const std::string path = dir.path("kforge.bash");
+    std::ofstream(path) << script.out;
+    // Completes the words of each line as bash would at the cursor after the last word, and prints the candidates.
+    const auto complete = [&](const std::string& words) {
+        const std::string command = "bash -c 'source \"$0\" && COMP_WORDS=(" + words +
+                                    ") && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) && _kforge && "
+                                    "printf \"%s \" \"${COMPREPLY[@]}\"' " +
+                                    path;
+        std::string out;
+        if (FILE* pipe = ::popen(command.c_str(), "r")) {
+            char buffer[4096];
+            for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+                out.append(buffer, n);
+            ::pclose(pipe);
+        }
+        return out;
+    };
+    EXPECT_EQ(complete("kforge pro"), "providers profile "); // in declaration order
+    EXPECT_EQ(complete("kforge plan ex"), "export ");
+    EXPECT_TRUE(contains(complete("kforge profile builtin:tiny-gpt --exe"), "--executor"))
+        << complete("kforge profile x --exe");
+    EXPECT_EQ(complete("kforge bench builtin:tiny-gpt --executor \"\""), "direct optimized ");
+    EXPECT_EQ(complete("kforge run --plan " + dir.path("kforge.ba")), path + " "); // a value that is a file
+}
+
+// docs/json-output.md lists each --json command's top-level keys on a line "- `kforge CMD --json` keys: `a`, `b`.";
+// every command listed there runs here and has at least those keys, so the document cannot drift from the output.
+TEST(CliConventions, JsonOutputsHaveTheDocumentedKeys)
+{
+    ProfileDir dir;
+    const std::string plan = dir.path("p.kfplan.json");
+    std::ofstream(plan) << R"({"format": "kforge-plan", "version": 1, "entries": [
+        {"scope": "", "function": "gelu", "provider": {"type": "AtenGeluProvider"}}]})";
+    const std::vector<std::string> quick{"--warmup", "0", "--iterations", "1"};
+    const auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    const std::map<std::string, std::vector<std::string>> commands{
+        {"run MODEL", {"run", "builtin:tiny-gpt"}},
+        {"profile MODEL", with({"profile", "builtin:tiny-gpt"}, quick)},
+        {"compare MODEL --plan P", with({"compare", "builtin:tiny-gpt", "--plan", plan}, quick)},
+        {"bench MODEL --plan P", {"bench", "builtin:tiny-gpt", "--plan", plan, "--warmup", "1", "--iterations", "2"}},
+        {"optimize MODEL --out P",
+         with({"optimize", "builtin:tiny-gpt", "--out", dir.path("made.kfplan.json"), "--rounds", "1"}, quick)},
+        {"plan validate P --model M", {"plan", "validate", plan, "--model", "builtin:tiny-gpt"}},
+        {"capture MODEL", {"capture", "builtin:tiny-gpt"}}, // CUDA only: checked where a device runs it
+    };
+    std::ifstream doc(std::string(KFORGE_SOURCE_DIR) + "/docs/json-output.md");
+    ASSERT_TRUE(doc) << "docs/json-output.md is missing";
+    const std::regex documented(R"(^- `kforge (.+) --json` keys: (.+)\.$)");
+    int checked = 0;
+    for (std::string line; std::getline(doc, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, documented))
+            continue;
+        const auto command = commands.find(m[1]);
+        ASSERT_NE(command, commands.end()) << "the test does not know how to run `kforge " << m[1] << "`";
+        const Result r = runKforge(with(command->second, {"--json"}));
+        if (r.exitCode != 0 && command->first == "capture MODEL")
+            continue; // no CUDA device here
+        ASSERT_EQ(r.exitCode, 0) << r;
+        const json out = parseJson(r);
+        const std::string keys = m[2];
+        const std::regex key("`([a-z_]+)`");
+        for (auto k = std::sregex_iterator(keys.begin(), keys.end(), key); k != std::sregex_iterator(); ++k)
+            EXPECT_TRUE(out.contains((*k)[1].str())) << "kforge " << command->first << " --json lacks " << (*k)[1];
+        ++checked;
+    }
+    EXPECT_GE(checked, 6);
 }

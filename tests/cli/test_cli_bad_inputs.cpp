@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input corpus (tests/data/bad-inputs) through the kforge binary, and writes that fail midway (a file
 // size limit standing in for a full disk). Every case: a non-zero exit, one clear line naming the file or spec
 // and the cause, no crash and no stack trace; a failed write keeps the previous file and leaves no temporary.

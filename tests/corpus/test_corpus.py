@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One real model of the corpus (scripts/corpus_export.py) through kforge, per exported form (script, trace):
   a. module paths: `kforge modules FILE --json` equals Python's named_modules();
   b. calls: for every catalog function, the calls `kforge run FILE --inputs-file INPUT --iterations 2 --json`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bad-input corpus (tests/data/bad-inputs, made by make_corpus.py): each folder's files and the
 // expectation that tests/data/bad-inputs/<folder>/expected.json records for each of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A plan of any size for a loaded model, made at run time (huge plans are not committed): shared by the
 // memory test (tests/engine/test_huge_plan.cpp) and the timing benchmark (bench/bench_plan_validation.cpp).

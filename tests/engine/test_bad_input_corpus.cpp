@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input corpus (tests/data/bad-inputs) replayed through the engine: every file is refused with a
 // kforge::Error that names the file (or spec), says why (the fragment in expected.json) and fits on one line.
 // The tests walk the folders, so a new corpus file is picked up without touching this file. One test per folder

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad inputs to ModelSession: every one is a kforge::Error naming the file or spec and the cause, never a crash,
 // and a session that saw a failing forward stays usable.
 #include <kforge/error.h>

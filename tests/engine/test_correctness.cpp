@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The provider correctness check (engine/optimizer): a report with errors per output, tolerances per dtype.
 #include <kforge/provider_sdk.h>
 

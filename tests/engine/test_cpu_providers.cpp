@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Provider family (engine/src/providers/cpu): each provider, called through the boxed path exactly as
 // the runtime calls it, against the ATen op it replaces; for every kernel set (DEFAULT / AVX2 / AVX512) this
 // CPU can run; eligibility, settings, run-time fallbacks, and an end-to-end forward through the runtime.

@@ -1,4 +1,5 @@
-// CUDA graph capture: runtime-semantics.md R15 (libtorch-interception.md §4, tests T3 and T4). The capture
+// SPDX-License-Identifier: Apache-2.0
+// CUDA graph capture: docs/design/runtime-semantics.md R15. The capture
 // tests need a CUDA device and skip with the reason without one; staleness is plain logic and runs anywhere.
 #include <kforge/error.h>
 #include <kforge/runtime.h>

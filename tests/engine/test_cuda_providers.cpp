@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cuda*Provider types (engine/src/providers/cuda): registration, settings and CPU eligibility run anywhere; the
 // numerics (each provider against the ATen op it replaces) and the runtime end to end need a CUDA device and
 // skip with the reason without one.

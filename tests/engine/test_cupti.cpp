@@ -1,4 +1,5 @@
-// CUPTI tracing (libtorch-interception.md §5): the record parser, the join of kernels with external
+// SPDX-License-Identifier: Apache-2.0
+// CUPTI tracing (docs/design/architecture.md, Mechanisms): the record parser, the join of kernels with external
 // correlation ids, CUDA-graph replay attribution, the buffer bookkeeping, the external-id stacks and NVTX.
 // Synthetic buffers are malloc'ed, zeroed, 8-aligned and hold records of the CURRENT struct sizes: one test
 // walks them with the real cuptiActivityGetNextRecord (pattern 2; libcupti answers without a GPU), the logic

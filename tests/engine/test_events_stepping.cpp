@@ -1,4 +1,5 @@
-// Events and stepping: runtime-semantics.md R13, R14.
+// SPDX-License-Identifier: Apache-2.0
+// Events and stepping: docs/design/runtime-semantics.md R13, R14.
 #include <kforge/error.h>
 #include <kforge/events.h>
 #include <kforge/runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault injection into forwards of builtin:tiny-gpt under a plan with nested scopes (quality gates, item 4):
 // a provider that fails on its k-th call and a pre-hook push that fails on the k-th push, for EVERY k of one
 // forward, and allocation failures inside a provider. After each failure: a clear kforge::Error naming

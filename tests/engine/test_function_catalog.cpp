@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The function catalog (function_catalog.def) and R1 over every form a function takes: in place, traced
 // convolutions, string padding, opaque ops; truthful attribution of declined calls (R13).
 #include <kforge/error.h>

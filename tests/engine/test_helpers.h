@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared fixtures for the engine suites: small TorchScript models written in C++, temp files.
 #include <torch/script.h>

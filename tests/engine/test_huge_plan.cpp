@@ -1,4 +1,5 @@
-// A 100,000-entry plan (plan-format.md section 3, quality gates): saved, read back and validated against
+// SPDX-License-Identifier: Apache-2.0
+// A 100,000-entry plan (docs/design/plan-format.md, Validation): saved, read back and validated against
 // builtin:tiny-gpt with every problem found and memory bounded. Timing is bench/bench_plan_validation.cpp's job
 // (tests never pass or fail on time).
 #include <kforge/model_session.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parseTensorSpec / formatTensorSpec: the "DTYPE[D0,D1,...]" inputs given with --input.
 #include <kforge/error.h>
 #include <kforge/input_spec.h>

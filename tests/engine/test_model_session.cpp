@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ModelSession: built-in models, module tree, function inventory, inputs.
 #include <kforge/error.h>
 #include <kforge/model_session.h>

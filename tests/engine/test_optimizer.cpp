@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_plan (issue 5, item 7): keep a provider only when it is correct and strictly faster.
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>

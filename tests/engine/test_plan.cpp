@@ -1,5 +1,7 @@
-// Plan files (shared/design/plan-format.md): both dialects, round trips, validation, atomic saving.
+// SPDX-License-Identifier: Apache-2.0
+// Plan files (docs/design/plan-format.md): both dialects, round trips, validation, atomic saving.
 #include <kforge/error.h>
+#include <kforge/file_hash.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 #include <kforge/runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Provider plugins: the example plugin loads and its provider runs; faulty plugins are refused with a clear
 // error and leave the registry as it was.
 #include <kforge/error.h>

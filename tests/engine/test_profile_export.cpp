@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exports of profile runs (Chrome trace JSON, CSV) and .kfprof result files: structure, round trips, errors.
 #include <kforge/error.h>
 #include <kforge/model_session.h>
@@ -665,6 +666,50 @@ TEST(Kfprof, ReaderToleratesAddedColumnsAndKeys)
         row.push_back("anything");
     writeText(path, doc.dump());
     expectSameRun(run, loadProfile(path));
+}
+
+TEST(Kfprof, RowsBeforeTheirStringTableReadTheSameAsStreamedOnes)
+{
+    // kforge writes the string table and columns before the rows, so its reader decodes rows as they are parsed;
+    // a file written in another key order is read from the document instead, with the same result and errors.
+    TempDir dir;
+    const ProfileRun run = syntheticCudaRun();
+    const std::string path = dir.path("run.kfprof").string();
+    saveProfile(run, path);
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(readText(path));
+    for (const char* key : {"strings", "record_columns", "range_columns"}) {
+        nlohmann::ordered_json moved = doc["runs"][0][key];
+        doc["runs"][0].erase(key);
+        doc["runs"][0][key] = std::move(moved); // now after "records" and "ranges"
+    }
+    writeText(path, doc.dump());
+    expectSameRun(run, loadProfile(path));
+
+    doc["runs"][0]["records"][1][0] = 9999; // a string index outside the table, found in the document
+    writeText(path, doc.dump());
+    try {
+        loadProfile(path);
+        FAIL() << "an index outside the string table was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("/runs/0/records/1/0: string index 9999"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Kfprof, AStreamedRowWithABadCellNamesItsPosition)
+{
+    TempDir dir;
+    const ProfileRun run = syntheticCudaRun();
+    const std::string path = dir.path("run.kfprof").string();
+    saveProfile(run, path);
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(readText(path));
+    doc["runs"][0]["ranges"][2][3] = "late"; // start_ns of the third range
+    writeText(path, doc.dump());
+    try {
+        loadProfile(path);
+        FAIL() << "a string start time was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("/runs/0/ranges/2/3: expected an integer"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Kfprof, SaveIsAtomicAndLeavesNoTemporaryFiles)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiling on the CPU: attribution to module path and function, statistics, baseline vs plan.
 #include <kforge/benchmark.h>
 #include <kforge/error.h>

@@ -1,4 +1,5 @@
-// Call guard and leftovers: runtime-semantics.md R10, R11, R16.
+// SPDX-License-Identifier: Apache-2.0
+// Call guard and leftovers: docs/design/runtime-semantics.md R10, R11, R16.
 #include <kforge/error.h>
 #include <kforge/events.h>
 #include <kforge/runtime.h>

@@ -1,4 +1,5 @@
-// The runtime contract, runtime-semantics.md R1-R9, R16; AITune's runtime tests ported.
+// SPDX-License-Identifier: Apache-2.0
+// The runtime contract, docs/design/runtime-semantics.md R1-R9, R16; AITune's runtime tests ported.
 #include <kforge/error.h>
 #include <kforge/events.h>
 #include <kforge/runtime.h>

@@ -1,4 +1,5 @@
-// Threads: runtime-semantics.md R12.
+// SPDX-License-Identifier: Apache-2.0
+// Threads: docs/design/runtime-semantics.md R12.
 #include <kforge/events.h>
 #include <kforge/provider_sdk.h>
 #include <kforge/runtime.h>

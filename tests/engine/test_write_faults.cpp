@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File writes that fail midway (disk full, simulated for real): a child process gets a file size limit
 // (RLIMIT_FSIZE) with SIGXFSZ ignored, so write() fails with EFBIG part way through the file. Every writer
 // (savePlan, the profile exports, .kfprof files: all through writeFileStreaming) must then throw a

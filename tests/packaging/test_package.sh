@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, end to end (docs/installing.md). Three CTest tests share one unpacked package:
 #   test_package.sh build  builds the .deb with cpack from the build tree, checks its control data and file
 #                          list, and unpacks it with dpkg -x into WORK/root (the fixture the others need)
@@ -106,7 +107,8 @@ build_package() {
         /opt/kforge/include/kforge/version.h /opt/kforge/share/kforge/examples/provider-plugin/CMakeLists.txt
         /usr/bin/kforge /usr/bin/kforge-torch-setup
         /usr/share/man/man1/kforge.1.gz /usr/share/man/man1/kforge-torch-setup.1.gz
-        /usr/share/doc/kforge/CHANGELOG.md /usr/share/doc/kforge/guide/README.md
+        /usr/share/doc/kforge/CHANGELOG.md /usr/share/doc/kforge/guide/README.md /usr/share/doc/kforge/copyright
+        /usr/share/bash-completion/completions/kforge
     )
     if [ "${KF_CMAKE_PACKAGE:-ON}" = ON ]; then
         expected+=(/opt/kforge/lib/cmake/KForge/KForgeConfig.cmake /opt/kforge/lib/cmake/KForge/KForgeConfigVersion.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugins that must be refused, built one per library by FAULT (tests/engine/CMakeLists.txt):
 //   1 duplicate: registers a new type and a type the engine already has (AtenGeluProvider)
 //   2 throwing:  its registration throws after registering one type

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The graph-captures model without windows: synthetic capture records (what ModelSession::captures() hands
 // out), stale marks that follow plan edits through the plan document's undo stack, and the leftovers of a
 // failed capture, in effect or unwound.

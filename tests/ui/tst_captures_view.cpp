@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The graph-captures view in the main window: listed among the views, disabled with the reason where no CUDA
 // device is visible, a capture refused while a forward runs, and (on a GPU machine) a real capture of
 // tiny-gpt with its recorded providers going stale after a plan edit.

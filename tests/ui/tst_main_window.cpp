@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "application_identity.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"

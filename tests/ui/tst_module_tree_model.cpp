@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "models/module_tree_filter_model.h"
 #include "models/module_tree_model.h"
 #include "models/run_statistics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan editor's models without windows: PlanModel under the model tester, PlanDocument's undo history,
 // plan files through the engine's plan I/O.
 #include "models/format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Edit › Preferences and Help › About: the provider-plugin page (the example plugin listed once loaded, a bad
 // plugin's error inline, the start-up list kept in QSettings, removal taking effect on restart), the General
 // page's defaults, and the About report with every version it promises.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Profile page in the window: profiles run through the UI's actions on builtin:tiny-gpt (CPU), cancel,
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
 #include "application_identity.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profile page's two pictures of a run, on synthetic runs written as text fixtures: the time-share chart
 // (top N + "other", by function, module or kernel, empty states) and the timeline (lanes, click to select,
 // wheel zoom around the cursor, drag to pan, selection scrolled into view, PNG export, a 100k-record run).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dragging a provider from the plan editor's catalog onto a module of the tree: the catalog's mime data, the
 // tree's refusal where the module never calls the provider's function, and the drop adding an undoable plan
 // entry, through the model and through drag events on the tree view.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models fed by the runtime, without windows: the event log, the function stacks and the run statistics,
 // from fixtures written the way the runtime would report them.
 #include "models/event_log_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the real kforge-studio executable the way a user or CI script would.
 #include <QDir>
 #include <QFileInfo>

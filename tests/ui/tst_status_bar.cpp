@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The status bar's device, runtime and leftover fields: filled from the start and following a forward that
 // leaves a patch behind (keep-leftovers) and its Unwind.
 #include "application_identity.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The main window's flows, driven the way a user drives them: the tree's context menu, the plan editor, the
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
 #include "application_identity.h"

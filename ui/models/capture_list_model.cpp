@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "capture_list_model.h"
 
 #include "semantic_colors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "module_tree_filter_model.h"
 
 #include "module_tree_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/plan.h>
 
@@ -30,7 +31,7 @@ public:
     // These replace the plan and clear the history.
     void newPlan();
     void setPlan(kforge::Plan plan, const QString& filePath = {});
-    // Read and write plan files (plan-format.md); `error` gets one line on failure.
+    // Read and write plan files (docs/design/plan-format.md); `error` gets one line on failure.
     bool load(const QString& path, QString* error = nullptr);
     bool save(const QString& path, QString* error = nullptr);
     // The AITune dialect; refuses (with the reasons) plans it cannot express. Does not change the file path.

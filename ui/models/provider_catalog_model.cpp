@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "provider_catalog_model.h"
 
 #include "provider_mime.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "models/time_share.h"
 
 #include "models/duration_format.h"

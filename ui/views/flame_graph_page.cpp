@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "flame_graph_page.h"
 
 #include "views/flame_graph_view.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "function_stacks_view.h"
 
 #include "views/semantic_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "general_settings_page.h"
 
 #include "app_settings.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plan_editor_view.h"
 
 #include "views/semantic_text.h"

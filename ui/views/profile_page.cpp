@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profile_page.h"
 
 #include "models/comparison_model.h"

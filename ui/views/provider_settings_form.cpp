@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "provider_settings_form.h"
 
 #include <QCheckBox>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "settings_dialog.h"
 
 #include "views/general_settings_page.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "views/time_share_chart.h"
 
 #include "models/duration_format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "views/timeline_view.h"
 
 #include "models/timeline_layout.h"

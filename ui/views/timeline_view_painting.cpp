@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the timeline looks like: the axis, the lanes, the items (coloured by a stable hash of their function
 // and provider, thin ones merged), the selection, and the tooltip text.
 #include "views/timeline_view.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // End-to-end forward latency without and with a plan, measured in one process without the profiler: the question
 // users ask first (is this model faster with this plan?). `kforge bench` and the GUI's Benchmark action.

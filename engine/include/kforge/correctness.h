@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The correctness check of a provider against the original op (engine/optimizer): a report, not a bool.
 #include <cstdint>

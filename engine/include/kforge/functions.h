@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The function catalog (function_catalog.def): replaceable torch.nn.functional functions, named as in Python,
-// and every ATen overload TorchScript records for them (runtime-semantics.md, "Words").
+// and every ATen overload TorchScript records for them (docs/design/runtime-semantics.md, "Words").
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/capture.h>
 #include <kforge/module_info.h>
 #include <kforge/tensor_digest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,8 +34,8 @@ struct OpenOptions {
 };
 
 // A loaded TorchScript model (a file, or "builtin:NAME"), its module tree and its example inputs.
-// Opening instruments each module class's forward once with module enter/exit ops (runtime-semantics R2);
-// which modules are hooked is decided at run time by the runtimes activated on the session.
+// Opening instruments each module class's forward once with module enter/exit ops (docs/design/runtime-semantics.md
+// R2); which modules are hooked is decided at run time by the runtimes activated on the session.
 class ModelSession {
 public:
     // Throws kforge::Error naming the file or builtin and the cause.
@@ -65,7 +67,10 @@ public:
     // is unwound (or kept, with keepLeftovers) and the session stays usable.
     std::vector<TensorDigest> forward();
     // Run forwards on `threads` threads, `iterations` each (R12). Returns the digests of the last forward.
-    std::vector<TensorDigest> forwardMany(int iterations, int threads = 1);
+    // `progress(done, total)`, if given, is called after each forward (from one thread at a time); when it returns
+    // false every thread stops after its current forward.
+    std::vector<TensorDigest> forwardMany(int iterations, int threads = 1,
+                                          const std::function<bool(int, int)>& progress = {});
 
     // Moves the model and its inputs to "cpu" or "cuda[:N]"; throws kforge::Error if the device is absent.
     void setDevice(const std::string& device);

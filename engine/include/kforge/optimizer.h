@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// make_plan, as AITune's KernelOptimizer does it (aitune-kernel-forge.md §1.5): profile, rank functions by
-// time, keep those above a minimum time share, try every eligible provider on the observed samples
+// make_plan, as AITune's KernelOptimizer does it (docs/plans.md, "Letting kforge make the plan"): profile, rank
+// functions by time, keep those above a minimum time share, try every eligible provider on the observed samples
 // (prepare -> correctness check -> benchmark) and keep the fastest only if it is correct and strictly
 // faster than the original.
 #include <kforge/correctness.h>
@@ -24,6 +25,9 @@ struct OptimizeOptions {
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
     std::function<void(const std::string&)> log; // progress lines
+    // Asked after each profile forward and before each function is tried; returning false stops with the plan of
+    // the functions finished so far (OptimizeResult::cancelled).
+    std::function<bool()> keepGoing;
 };
 
 struct CandidateReport {
@@ -52,6 +56,7 @@ struct OptimizeResult {
     Plan plan; // kforge dialect, scope "" (the model), winners in profiled-time order
     std::vector<FunctionReport> functions;
     std::vector<CandidateReport> candidates;
+    bool cancelled = false; // keepGoing said stop: functions after the last one reported were not tried
 };
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);

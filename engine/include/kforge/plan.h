@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/atomic_file.h>
 
@@ -19,7 +20,7 @@ struct PlanEntry {
     std::string providerType() const { return provider.value("type", std::string{}); }
 };
 
-// The plan file format version this build reads and writes (plan-format.md).
+// The plan file format version this build reads and writes (docs/design/plan-format.md).
 inline constexpr int kPlanFormatVersion = 1;
 // kforge {"format": "kforge-plan", ...} or AITune {"providers": [...]}.
 enum class PlanDialect { Kforge, Aitune };
@@ -37,7 +38,7 @@ struct Plan {
 // "SCOPE:FUNCTION:PROVIDER:{json settings}" adds settings. Throws kforge::Error on a malformed spec.
 PlanEntry parseProvideSpec(const std::string& spec);
 
-// ---- Plan files (plan-format.md) -------------------------------------------------------------------------------
+// ---- Plan files (docs/design/plan-format.md) -----------------------------------------------------------------------
 // Reading detects the dialect: kforge {"format": "kforge-plan", ...} or AITune {"providers": [...]}. Errors are
 // kforge::Error naming the file and, for malformed JSON, "line L, column C"; for wrong types, unknown keys in an
 // entry and versions newer than kPlanFormatVersion, the JSON path ("/entries/2/scope").
@@ -46,13 +47,18 @@ Plan parsePlan(const std::string& text, const std::string& where);
 // The dialect of a plan text (throws like parsePlan when it is neither).
 PlanDialect planDialect(const std::string& text, const std::string& where);
 
+// A plan already parsed as JSON (embedded in a .kfprof run, say), read as parsePlan reads text.
+Plan parsePlanJson(const nlohmann::json& root, const std::string& where);
+
 // The kforge dialect, 2-space indent, ending with a newline.
 std::string toJson(const Plan& plan);
+// The same document as a JSON value (nlohmann's ADL hook), for embedding a plan in other JSON.
+void to_json(nlohmann::ordered_json& out, const Plan& plan);
 // Atomic: a temporary file in the target's folder is written, flushed, fsync'ed and renamed over the target.
 // On any failure the temporary file is removed, the target is untouched, and kforge::Error says why.
 void savePlan(const Plan& plan, const std::string& path);
 
-// ---- The AITune dialect ----------------------------------------------------------------------------------------
+// ---- The AITune dialect --------------------------------------------------------------------------------------------
 // {"providers": [{"type": ..., settings}]}: one entry per provider, in `scope` ("" = the runtime's module), the
 // function taken from the provider type. Types this build cannot run are kept with their settings.
 Plan importAitune(const std::string& text, const std::string& scope = "");
@@ -66,7 +72,7 @@ std::string functionOfProviderType(const std::string& type);
 // AITune's provider types this build knows by name but has no implementation of (kept, "unavailable").
 bool isKnownAituneOnlyType(const std::string& type);
 
-// ---- Validation against a loaded model (plan-format.md section 3) ----------------------------------------------
+// ---- Validation against a loaded model (docs/design/plan-format.md) ------------------------------------------------
 struct PlanProblem {
     int entry = -1;       // entry index; -1 for the plan as a whole
     std::string jsonPath; // "/entries/2/scope"
@@ -83,7 +89,7 @@ class ModelSession;
 // in entry order. `device` is "cpu" or "cuda[:N]". Linear in the number of entries.
 std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
 
-// ---- Warnings before a plan runs -------------------------------------------------------------------------------
+// ---- Warnings before a plan runs -----------------------------------------------------------------------------------
 // An enabled entry that the runtime accepts but that can never serve a call on this session and device: its scope
 // is never entered ("scope-not-called"), its function is not called under the scope ("function-not-called"), or
 // its provider does not run on the device ("device-unavailable"). Entries the runtime refuses (unknown scope,
@@ -105,8 +111,5 @@ struct PlanWarning {
 // The warnings of validatePlan's problems for the enabled entries of `plan`, in entry order. `device` as for
 // validatePlan (the session's device, or the one a profile or capture will move it to).
 std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
-
-// Lower-case hex SHA-256 of a file's bytes; throws kforge::Error when it cannot be read.
-std::string fileSha256(const std::string& path);
 
 } // namespace kforge

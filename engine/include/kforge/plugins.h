@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Provider plugins: shared libraries built against kforge/provider_sdk.h that register provider types when
 // loaded (`kforge --provider-plugin lib.so`, the GUI's settings, folders listed in KFORGE_PROVIDER_PATH).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What leaves a profile run: exports for other tools (Chrome trace JSON that Perfetto opens, CSV of every
 // kernel execution) and .kfprof result files (docs/kfprof-format.md) that `kforge report` and the GUI open

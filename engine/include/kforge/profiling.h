@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Profiling results as plain values: kernel executions (CUDA kernels traced with CUPTI, or ATen op
 // executions timed on the CPU) attributed to module path, function, op and provider; statistics; the

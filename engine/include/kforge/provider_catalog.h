@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The provider registry as plain values, for the CLI and the GUI (no LibTorch here).
 #include <kforge/functions.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The provider SDK: the one public header that includes LibTorch, for people who write kernel providers
 // (built in, or in a plugin .so). A provider replaces one torch.nn.functional function of the catalog

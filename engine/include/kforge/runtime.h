@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>
@@ -11,7 +12,7 @@ namespace kforge {
 
 class ModelSession;
 
-// AITune's KernelProviderRuntime in LibTorch (runtime-semantics.md R1-R16). Hooks are placed on the plan's
+// AITune's KernelProviderRuntime in LibTorch (docs/design/runtime-semantics.md R1-R16). Hooks are placed on the plan's
 // scope modules of one session; function tables and stacks are per thread.
 class KernelProviderRuntime {
 public:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Plain value types the runtime hands to the UI and the CLI (snapshots, leftovers).
 #include <cstdint>
@@ -6,7 +7,7 @@
 
 namespace kforge {
 
-// One save-and-restore entry of a function stack (runtime-semantics "function stack").
+// One save-and-restore entry of a function stack (docs/design/runtime-semantics.md, "function stack").
 struct StackEntrySnapshot {
     std::string saved;     // the callable that was in effect before the push: "original" or a provider
     std::string installed; // what the push put in effect

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/atomic_file.h>
 #include <kforge/error.h>
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/doctor.h>
 #include <kforge/version.h>
 
 #include "profiling/cupti_info.h"
 
 #include <torch/cuda.h>
-#include <torch/version.h>
+#include <torch/version.h> // IWYU pragma: keep (TORCH_VERSION)
 
 #ifdef KFORGE_WITH_CUDA
 #include <cuda_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/file_text.h"
 
 #include <kforge/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The function catalog's tables, built once from function_catalog.def.
 #include <kforge/functions.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON text to a DOM with errors that name the file, line and column, and a nesting limit.
 #include "common/json_text.h"
 
@@ -5,53 +6,120 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kforge {
 
 namespace {
 
-// nlohmann's DOM builder refusing nesting deeper than kMaxJsonDepth as it reads: writing, copying and comparing
-// JSON values recurse once per level, so a hostile file nested 100,000 deep would overflow the stack long after
-// it was read. Plans and profiles are a few levels deep. (nlohmann's parse callback could check the depth too, but it
-// costs quadratic time on long arrays: minutes for a 100,000-entry plan.)
-class DepthLimitedDomParser : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+// A DOM builder on nlohmann's public SAX interface that refuses nesting deeper than kMaxJsonDepth as it reads:
+// writing, copying and comparing JSON values recurse once per level, so a hostile file nested 100,000 deep would
+// overflow the stack long after it was read. Plans and profiles are a few levels deep. (nlohmann's parse callback
+// could check the depth too, but it costs quadratic time on long arrays: minutes for a 100,000-entry plan.)
+class DepthLimitedDomBuilder final : public nlohmann::json_sax<nlohmann::json> {
 public:
-    DepthLimitedDomParser(nlohmann::json& root, const std::string& where) : json_sax_dom_parser(root), m_where(where) {}
-    bool start_object(std::size_t size)
+    using json = nlohmann::json;
+    DepthLimitedDomBuilder(json& root, const std::string& where, const JsonContainerSink& sink)
+        : m_root(root), m_where(where), m_sink(sink)
     {
-        enter();
-        return json_sax_dom_parser::start_object(size);
     }
-    bool end_object()
+
+    bool null() override { return place(nullptr) != nullptr; }
+    bool boolean(bool value) override { return place(value) != nullptr; }
+    bool number_integer(number_integer_t value) override { return place(value) != nullptr; }
+    bool number_unsigned(number_unsigned_t value) override { return place(value) != nullptr; }
+    bool number_float(number_float_t value, const string_t&) override { return place(value) != nullptr; }
+    bool string(string_t& value) override { return place(std::move(value)) != nullptr; }
+    bool binary(binary_t& value) override { return place(json::binary(std::move(value))) != nullptr; }
+    bool start_object(std::size_t) override { return open(json::object()); }
+    bool key(string_t& name) override
     {
-        --m_depth;
-        return json_sax_dom_parser::end_object();
+        // Like nlohmann's own DOM parser: a repeated key keeps its last value.
+        m_key = name;
+        m_slot = &(*m_open.back())[name];
+        return true;
     }
-    bool start_array(std::size_t size)
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(json::array()); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const json::exception& error) override
     {
-        enter();
-        return json_sax_dom_parser::start_array(size);
-    }
-    bool end_array()
-    {
-        --m_depth;
-        return json_sax_dom_parser::end_array();
+        // Rethrown as the concrete kind, which parseJsonText reports with its position.
+        if (const auto* syntax = dynamic_cast<const json::parse_error*>(&error))
+            throw *syntax;
+        if (const auto* range = dynamic_cast<const json::out_of_range*>(&error))
+            throw *range;
+        throw Error(m_where, std::string("malformed JSON: ") + error.what());
     }
 
 private:
-    void enter()
+    // Stores a value where the document is at: the root, the next array element, or the last key's slot.
+    template <class Value> json* place(Value&& value)
     {
-        if (++m_depth > kMaxJsonDepth)
+        if (m_open.empty()) {
+            m_root = json(std::forward<Value>(value));
+            return &m_root;
+        }
+        json& parent = *m_open.back();
+        ++m_counts.back();
+        if (parent.is_array()) {
+            parent.emplace_back(std::forward<Value>(value));
+            return &parent.back();
+        }
+        *m_slot = json(std::forward<Value>(value));
+        return m_slot;
+    }
+    bool open(json&& container)
+    {
+        if (int(m_open.size()) >= kMaxJsonDepth)
             throw Error(m_where, "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +
                                      " levels; kforge files need a few");
+        if (m_sink && !m_open.empty()) {
+            const bool inArray = m_open.back()->is_array();
+            m_keys.push_back(inArray ? std::string() : m_key);
+            m_path.push_back({{}, inArray ? m_counts.back() : 0});
+        }
+        json* placed = place(std::move(container));
+        m_open.push_back(placed);
+        m_counts.push_back(0);
+        return true;
     }
+    bool close()
+    {
+        json* closed = m_open.back();
+        m_open.pop_back();
+        m_counts.pop_back();
+        if (m_sink && !m_open.empty()) {
+            for (std::size_t i = 0; i < m_path.size(); ++i)
+                m_path[i].key = m_keys[i]; // the strings may have moved as m_keys grew
+            if (m_sink({m_path, m_open, *closed}))
+                drop(closed);
+            m_path.pop_back();
+            m_keys.pop_back();
+        }
+        return true;
+    }
+    // Leaves a value the sink took out of the document (its position still counts for the next one's path).
+    void drop(json* taken)
+    {
+        json& parent = *m_open.back();
+        if (parent.is_array())
+            parent.erase(parent.size() - 1);
+        else
+            *taken = nullptr;
+    }
+
+    json& m_root;
     const std::string& m_where;
-    int m_depth = 0;
+    const JsonContainerSink& m_sink;
+    std::vector<json*> m_open;         // the containers being filled, outermost first
+    std::vector<std::size_t> m_counts; // values placed in each so far
+    std::vector<JsonStep> m_path;      // with a sink: the steps to each open container but the root
+    std::vector<std::string> m_keys;   // the keys m_path points into
+    std::string m_key;                 // the object key read last
+    json* m_slot = nullptr;            // its value
 };
-
-} // namespace
-
-namespace {
 
 // nlohmann's message without its "[json.exception.KIND.N] " prefix.
 std::string jsonErrorDetail(const nlohmann::json::exception& e)
@@ -65,9 +133,14 @@ std::string jsonErrorDetail(const nlohmann::json::exception& e)
 
 nlohmann::json parseJsonText(const std::string& text, const std::string& where)
 {
+    return parseJsonText(text, where, JsonContainerSink());
+}
+
+nlohmann::json parseJsonText(const std::string& text, const std::string& where, const JsonContainerSink& sink)
+{
     try {
         nlohmann::json root;
-        DepthLimitedDomParser builder(root, where);
+        DepthLimitedDomBuilder builder(root, where, sink);
         nlohmann::json::sax_parse(text, &builder);
         return root;
     } catch (const nlohmann::json::parse_error& e) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built-in demo models, written as TorchScript in C++ (Module::define) with deterministic weights, so the
 // tool, the tests and the benchmarks have real models without Python or downloads.
 #include "model/builtin_models.h"

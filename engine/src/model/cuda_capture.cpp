@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // R15: CUDA graph capture of a forward. Host code (our hooks and providers) runs once while capturing;
 // replays run none of it, so a capture remembers the providers it baked in.
 #include <kforge/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "model/graph_instrumentation.h"
 
 #include "runtime/hook_ops.h"

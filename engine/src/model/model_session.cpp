@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
@@ -17,6 +18,8 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <filesystem>
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace kforge {
@@ -219,12 +222,28 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
 
 std::vector<TensorDigest> ModelSession::forward() { return digestOutput(guardedForward(*m_impl)); }
 
-std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)
+std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads,
+                                                    const std::function<bool(int, int)>& progress)
 {
+    const int total = iterations * std::max(threads, 1);
+    std::mutex progressMutex;
+    std::atomic<bool> stop{false};
+    int done = 0;
+    // After each forward: counts it and asks whether to go on (one caller at a time).
+    const auto reported = [&] {
+        if (!progress)
+            return true;
+        std::lock_guard lock(progressMutex);
+        if (!progress(++done, total))
+            stop = true;
+        return !stop.load();
+    };
     if (threads <= 1) {
         std::vector<TensorDigest> last;
-        for (int i = 0; i < iterations; ++i)
+        for (int i = 0; i < iterations && !stop; ++i) {
             last = forward();
+            reported();
+        }
         return last;
     }
     std::vector<std::thread> workers;
@@ -234,8 +253,10 @@ std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads)
     for (int t = 0; t < threads; ++t)
         workers.emplace_back([&, t] {
             try {
-                for (int i = 0; i < iterations; ++i)
+                for (int i = 0; i < iterations && !stop; ++i) {
                     results[t] = forward();
+                    reported();
+                }
             } catch (const std::exception& e) {
                 errors[t] = e.what();
             }

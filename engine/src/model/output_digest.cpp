@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "model/output_digest.h"
 
 #include "model/model_inputs.h"

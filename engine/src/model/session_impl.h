@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ModelSession's private state, shared by the model and runtime layers of the engine.
 #include <kforge/model_session.h>

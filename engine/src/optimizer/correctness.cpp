@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "optimizer/correctness.h"
 
 #include "model/model_inputs.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
@@ -133,8 +134,14 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     profileOptions.device = options.device;
     profileOptions.warmupIterations = options.warmupIterations;
     profileOptions.iterations = options.iterations;
+    const auto keepGoing = [&] { return !options.keepGoing || options.keepGoing(); };
+    profileOptions.progress = [&](int, int) { return keepGoing(); };
     log(options, "profiling " + session.displayName() + " on " + options.device);
     const ProfileRun run = profile(session, profileOptions);
+    if (run.cancelled) {
+        result.cancelled = true;
+        return result;
+    }
     const auto ranked = statistics(run.records, GroupBy::Function);
 
     // 2. Observe the samples of one forward.
@@ -144,6 +151,10 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     const auto providers = ProviderRegistry::instance().list();
     at::NoGradGuard noGrad;
     for (const StatRow& row : ranked) {
+        if (!keepGoing()) {
+            result.cancelled = true;
+            break;
+        }
         const auto function = functionFromName(row.key);
         if (!function)
             continue; // ops outside any replaceable function

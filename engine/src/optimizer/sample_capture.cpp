@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "optimizer/sample_capture.h"
 
 #include <ATen/ATen.h>

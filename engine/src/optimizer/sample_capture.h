@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Records the arguments of intercepted calls during a forward (the optimizer's "observed samples"): one
 // sample per distinct input signature, with how often each signature occurred.

@@ -1,5 +1,6 @@
-// The AITune dialect: KernelOptimizationPlan.to_dict() = {"providers": [{"type": ..., settings}]} (plan-format.md
-// section 2, aitune-kernel-forge.md 1.4 and 4).
+// SPDX-License-Identifier: Apache-2.0
+// The AITune dialect: KernelOptimizationPlan.to_dict() = {"providers": [{"type": ..., settings}]} (docs/design/
+// plan-format.md, The AITune dialect).
 #include <kforge/error.h>
 #include <kforge/plan.h>
 #include <kforge/provider_sdk.h>

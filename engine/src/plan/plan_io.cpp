@@ -1,4 +1,5 @@
-// Plan files: reading both dialects (plan-format.md sections 1-2), writing the kforge dialect, atomic saving (4).
+// SPDX-License-Identifier: Apache-2.0
+// Plan files: reading both dialects (docs/design/plan-format.md), writing the kforge dialect, atomic saving.
 #include <kforge/atomic_file.h>
 #include <kforge/error.h>
 #include <kforge/plan.h>
@@ -6,17 +7,6 @@
 #include "common/file_text.h"
 #include "common/json_text.h"
 #include "plan/plan_json.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <cstring>
-#include <random>
 
 namespace kforge {
 namespace plan_detail {
@@ -255,7 +245,11 @@ PlanDialect planDialect(const std::string& text, const std::string& where)
 
 Plan parsePlan(const std::string& text, const std::string& where)
 {
-    const nlohmann::json root = parseJsonText(text, where);
+    return parsePlanJson(parseJsonText(text, where), where);
+}
+
+Plan parsePlanJson(const nlohmann::json& root, const std::string& where)
+{
     if (planDialectOf(root, where) == PlanDialect::Aitune)
         return importAituneJson(root, "", where);
     return parseKforge(root, where);
@@ -274,9 +268,9 @@ Plan readPlan(const std::string& path)
     return parsePlan(text, path);
 }
 
-std::string toJson(const Plan& plan)
+void to_json(nlohmann::ordered_json& out, const Plan& plan)
 {
-    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    out = nlohmann::ordered_json::object();
     out["format"] = kFormatName;
     out["version"] = kPlanFormatVersion;
     if (!plan.modelName.empty() || !plan.modelSha256.empty()) {
@@ -303,8 +297,12 @@ std::string toJson(const Plan& plan)
         entries.push_back(std::move(entry));
     }
     out["entries"] = std::move(entries);
+}
+
+std::string toJson(const Plan& plan)
+{
     try {
-        return out.dump(2) + "\n";
+        return nlohmann::ordered_json(plan).dump(2) + "\n";
     } catch (const nlohmann::json::exception& e) {
         throw Error("plan", std::string("cannot be written as JSON: ") + e.what());
     }

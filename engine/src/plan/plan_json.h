@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers shared by the plan sources (not public API).
 #include <kforge/plan.h>

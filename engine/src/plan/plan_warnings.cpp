@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Warnings for plan entries that can never fire, printed by every path that runs a plan (kforge run, profile,
 // compare, optimize, capture and the GUI). They are validatePlan's problems of the kinds the runtime accepts.
 #include <kforge/plan.h>

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/error.h>
 #include <kforge/plan.h>
 
 #include "common/json_text.h"
-#include "plan/plan_json.h"
 
 namespace kforge {
 

@@ -1,4 +1,5 @@
-// Plan validation against a loaded model (plan-format.md section 3): every problem, with where and a fix.
+// SPDX-License-Identifier: Apache-2.0
+// Plan validation against a loaded model (docs/design/plan-format.md, Validation): every problem, with where and a fix.
 // Linear in the number of entries: modules, functions and provider types are looked up in indexes, and the
 // expensive parts (provider creation, nearest-name suggestions) are cached per distinct value.
 #include <kforge/error.h>

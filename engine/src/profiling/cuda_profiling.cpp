@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA side of a profile run: CUPTI activity tracing (cupti_activity_api) for the measured forwards,
 // module scopes and function calls pushed as external correlation ids and NVTX ranges, and the records
 // attributed on the host tables of the recorder (kernel_attribution).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUDA side of a profile run: CUPTI activity tracing for the duration of the measured forwards, with
 // the host recorder's module scopes and function calls pushed as external correlation ids.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiling/cupti_activity_api.h"
 
 #include <kforge/error.h>

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// CuptiActivityApi: the only code that talks to CUPTI for tracing (libtorch-interception.md §5, after
+// CuptiActivityApi: the only code that talks to CUPTI for tracing (docs/design/architecture.md, Mechanisms; after
 // Kineto's CuptiActivityApi). It owns the activity buffers, enables the activity kinds, pushes and pops
 // external correlation ids, and keeps the capture-time map of CUDA graph nodes to module scopes. Parsing is
 // in cupti_records.h, attribution in kernel_attribution.h (pure functions over the parsed records).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiling/cupti_records.h"
 
 #include <cstddef>

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// CUPTI activity records as plain values, and the parser that produces them (libtorch-interception.md §5).
+// CUPTI activity records as plain values, and the parser that produces them (docs/design/architecture.md, Mechanisms).
 //
 // Two ways in, as Kineto tests them:
 //   pattern 2: parseBuffer() walks a completed activity buffer with the real cuptiActivityGetNextRecord;

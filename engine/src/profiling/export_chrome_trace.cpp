@@ -1,10 +1,14 @@
-// Chrome trace JSON, as Perfetto's JSON importer and chrome://tracing read it (anchors-profilers.md §6): complete
-// events on per-thread (host) and per-stream (GPU) lanes, flows from each function call to the records it
-// launched, metadata naming the lanes. Streamed: events go to the ostream through a small buffer as they are
+// SPDX-License-Identifier: Apache-2.0
+// Chrome trace JSON, as Perfetto's JSON importer and chrome://tracing read it (docs/design/architecture.md,
+// Mechanisms): complete events on per-thread (host) and per-stream (GPU) lanes, flows from each function call to the
+// records it launched, metadata naming the lanes. Streamed: events go to the ostream through a small buffer as they are
 // formatted; the only memory proportional to the run is a few index arrays.
 #include <kforge/profile_export.h>
 
 #include <kforge/error.h>
+#include <kforge/json_shapes.h>
+
+#include "common/json_stream_writer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,171 +23,25 @@
 namespace kforge {
 namespace {
 
-// A buffered JSON token writer over an ostream.
-class Writer {
-public:
-    explicit Writer(std::ostream& out) : m_out(out) { m_buf.reserve(kFlushAt + 4096); }
-    Writer(const Writer&) = delete;
-    Writer& operator=(const Writer&) = delete;
-
-    void raw(std::string_view s)
-    {
-        m_buf.append(s);
-        maybeFlush();
-    }
-    void integer(long long v) { number(v); }
-    void unsignedInteger(unsigned long long v) { number(v); }
-
-    // Nanoseconds as microseconds with exactly three decimals: 1234567 -> "1234.567" (no floating point).
-    void micros(std::int64_t ns)
-    {
-        if (ns < 0) {
-            m_buf.push_back('-');
-            ns = -ns;
-        }
-        number(ns / 1000);
-        const auto frac = static_cast<int>(ns % 1000);
-        m_buf.push_back('.');
-        m_buf.push_back(char('0' + frac / 100));
-        m_buf.push_back(char('0' + frac / 10 % 10));
-        m_buf.push_back(char('0' + frac % 10));
-    }
-
-    // A JSON string: quotes, backslashes and control characters escaped (a stray control character makes a
-    // whole trace unloadable, pytorch #130622); invalid UTF-8 replaced by U+FFFD.
-    void string(std::string_view s)
-    {
-        m_buf.push_back('"');
-        static const char* hex = "0123456789abcdef";
-        for (size_t i = 0; i < s.size();) {
-            const auto c = static_cast<unsigned char>(s[i]);
-            if (c < 0x80) {
-                switch (c) {
-                case '"':
-                    m_buf.append("\\\"");
-                    break;
-                case '\\':
-                    m_buf.append("\\\\");
-                    break;
-                case '\n':
-                    m_buf.append("\\n");
-                    break;
-                case '\r':
-                    m_buf.append("\\r");
-                    break;
-                case '\t':
-                    m_buf.append("\\t");
-                    break;
-                default:
-                    if (c < 0x20 || c == 0x7f) {
-                        m_buf.append("\\u00");
-                        m_buf.push_back(hex[c >> 4]);
-                        m_buf.push_back(hex[c & 15]);
-                    } else {
-                        m_buf.push_back(char(c));
-                    }
-                }
-                ++i;
-                continue;
-            }
-            const size_t n = utf8Length(s, i);
-            if (n == 0) {
-                m_buf.append("\\ufffd");
-                ++i;
-            } else {
-                m_buf.append(s.substr(i, n));
-                i += n;
-            }
-        }
-        m_buf.push_back('"');
-        maybeFlush();
-    }
-
-    void flush()
-    {
-        if (!m_buf.empty()) {
-            m_out.write(m_buf.data(), std::streamsize(m_buf.size()));
-            m_buf.clear();
-        }
-    }
-
-private:
-    static constexpr size_t kFlushAt = 1 << 16;
-
-    template <typename T> void number(T v)
-    {
-        char tmp[24];
-        const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
-        m_buf.append(tmp, res.ptr);
-    }
-    void maybeFlush()
-    {
-        if (m_buf.size() >= kFlushAt)
-            flush();
-    }
-    // Length of the well-formed UTF-8 sequence starting at s[i] (lead byte >= 0x80), 0 when ill-formed.
-    static size_t utf8Length(std::string_view s, size_t i)
-    {
-        const auto b = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-        const unsigned lead = b(0);
-        const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) { return b(k) >= lo && b(k) <= hi; };
-        if (lead >= 0xc2 && lead <= 0xdf)
-            return cont(1) ? 2 : 0;
-        if (lead >= 0xe0 && lead <= 0xef) {
-            const unsigned lo = lead == 0xe0 ? 0xa0 : 0x80, hi = lead == 0xed ? 0x9f : 0xbf;
-            return cont(1, lo, hi) && cont(2) ? 3 : 0;
-        }
-        if (lead >= 0xf0 && lead <= 0xf4) {
-            const unsigned lo = lead == 0xf0 ? 0x90 : 0x80, hi = lead == 0xf4 ? 0x8f : 0xbf;
-            return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
-        }
-        return 0;
-    }
-
-    std::ostream& m_out;
-    std::string m_buf;
-};
-
 bool onHost(const KernelRecord& r) { return r.kind == "cpu_op" || r.device < 0; }
 
 std::string moduleDisplayName(const std::string& path) { return path.empty() ? "(root)" : path; }
 
-nlohmann::ordered_json planJson(const Plan& plan)
-{
-    try {
-        return nlohmann::ordered_json::parse(toJson(plan));
-    } catch (const std::exception&) {
-        return nullptr; // a plan toJson cannot spell (settings that are not JSON-clean) is left out
-    }
-}
-
 nlohmann::ordered_json runMetadata(const LabeledRun& labeled, int pidBase)
 {
     const ProfileRun& run = *labeled.run;
-    return {{"label", labeled.label},
-            {"host_pid", 1 + pidBase},
-            {"model", run.model},
-            {"inputs", run.inputs},
-            {"device", run.device},
-            {"device_name", run.deviceName},
-            {"torch_version", run.torchVersion},
-            {"cupti_version", run.cuptiVersion},
-            {"kforge_version", run.kforgeVersion},
-            {"warmup_iterations", run.warmupIterations},
-            {"iterations", run.iterations},
-            {"cancelled", run.cancelled},
-            {"dropped_records", run.droppedRecords},
-            {"wall_ns", run.wallNs},
-            {"used_plan", run.usedPlan},
-            {"plan", run.usedPlan ? planJson(run.plan) : nlohmann::ordered_json(nullptr)},
-            {"records", run.records.size()},
-            {"ranges", run.ranges.size()}};
+    nlohmann::ordered_json meta{{"label", labeled.label}, {"host_pid", 1 + pidBase}};
+    meta.update(runDescription(run));
+    meta["records"] = run.records.size();
+    meta["ranges"] = run.ranges.size();
+    return meta;
 }
 
 // Writes one run's events. `first` tracks the comma between events; `nextFlowId` is shared by all runs.
 class RunTraceWriter {
 public:
-    RunTraceWriter(Writer& w, const LabeledRun& labeled, int pidBase, bool& first, unsigned long long& nextFlowId)
+    RunTraceWriter(JsonStreamWriter& w, const LabeledRun& labeled, int pidBase, bool& first,
+                   unsigned long long& nextFlowId)
         : m_w(w), m_run(*labeled.run), m_label(labeled.label), m_hostPid(1 + pidBase), m_pidBase(pidBase),
           m_first(first), m_nextFlowId(nextFlowId)
     {
@@ -302,13 +160,13 @@ private:
         m_w.raw(R"({"ph":"M","name":")");
         m_w.raw(name);
         m_w.raw(R"(","pid":)");
-        m_w.integer(pid);
+        m_w.number(pid);
         m_w.raw(R"(,"tid":)");
-        m_w.unsignedInteger(withTid ? tid : 0);
+        m_w.number(withTid ? tid : 0);
         m_w.raw(R"(,"ts":0,"args":{)");
         if (sortIndex >= 0) {
             m_w.raw(R"("sort_index":)");
-            m_w.integer(sortIndex);
+            m_w.number(sortIndex);
         } else {
             m_w.raw(R"("name":)");
             m_w.string(value);
@@ -356,9 +214,9 @@ private:
         m_w.raw(R"(","name":)");
         m_w.string(name);
         m_w.raw(R"(,"pid":)");
-        m_w.integer(pid);
+        m_w.number(pid);
         m_w.raw(R"(,"tid":)");
-        m_w.unsignedInteger(tid);
+        m_w.number(tid);
         m_w.raw(R"(,"ts":)");
         m_w.micros(startNs);
         m_w.raw(R"(,"dur":)");
@@ -378,7 +236,7 @@ private:
         m_w.raw(",\"");
         m_w.raw(key);
         m_w.raw("\":");
-        m_w.integer(value);
+        m_w.number(value);
     }
     void argDims(const char* key, const std::array<int, 3>& d)
     {
@@ -388,7 +246,7 @@ private:
         for (int i = 0; i < 3; ++i) {
             if (i)
                 m_w.raw(",");
-            m_w.integer(d[size_t(i)]);
+            m_w.number(d[size_t(i)]);
         }
         m_w.raw("]");
     }
@@ -436,13 +294,13 @@ private:
         argInt("iteration", r.iteration);
         if (r.correlation != 0) {
             m_w.raw(R"(,"correlation":)");
-            m_w.unsignedInteger(r.correlation);
+            m_w.number(r.correlation);
         }
         if (!host) {
             argInt("device", r.device);
             argInt("stream", r.stream);
             m_w.raw(R"(,"thread":)");
-            m_w.unsignedInteger(r.thread);
+            m_w.number(r.thread);
             if (r.kind == "kernel") {
                 argDims("grid", r.grid);
                 argDims("block", r.block);
@@ -459,11 +317,11 @@ private:
     {
         beginEvent();
         m_w.raw(ph == 's' ? R"({"ph":"s","id":)" : R"({"ph":"f","bp":"e","id":)");
-        m_w.unsignedInteger(id);
+        m_w.number(id);
         m_w.raw(R"(,"cat":"launch","name":"launch","pid":)");
-        m_w.integer(pid);
+        m_w.number(pid);
         m_w.raw(R"(,"tid":)");
-        m_w.unsignedInteger(tid);
+        m_w.number(tid);
         m_w.raw(R"(,"ts":)");
         m_w.micros(tsNs);
         m_w.raw("}");
@@ -489,7 +347,7 @@ private:
         flowEvent('f', id, host ? m_hostPid : gpuPid(r.device), host ? r.thread : r.stream, at);
     }
 
-    Writer& m_w;
+    JsonStreamWriter& m_w;
     const ProfileRun& m_run;
     std::string m_label;
     int m_hostPid;
@@ -505,7 +363,7 @@ private:
 
 void writeChromeTrace(const std::vector<LabeledRun>& runs, std::ostream& out)
 {
-    Writer w(out);
+    JsonStreamWriter w(out);
     nlohmann::ordered_json meta{{"format", "kforge-trace"}, {"runs", nlohmann::ordered_json::array()}};
     for (size_t k = 0; k < runs.size(); ++k) {
         if (!runs[k].run)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CSV of every kernel execution (RFC 4180) and its reader, for spreadsheets, pandas and the round trip.
 #include <kforge/profile_export.h>
 

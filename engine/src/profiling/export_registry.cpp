@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The export formats behind one interface, and atomic streamed file writes for exports and .kfprof files.
 #include <kforge/profile_export.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiling/host_recorder.h"
 
 #include "runtime/clock.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host-side recording for a profile run, on the thread that runs the forwards: module scopes (from the
 // module enter/exit ops), intercepted function calls (from the interposer) and, on the CPU, every top-level

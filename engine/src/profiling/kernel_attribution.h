@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Kernel attribution: pure functions from parsed CUPTI activities (cupti_records.h) and the host's tables to
-// kforge::KernelRecord values (libtorch-interception.md §5 "External correlation"; aitune-kernel-forge.md §3.2).
+// kforge::KernelRecord values (docs/design/architecture.md, Mechanisms: "External correlation").
 //
 // The join: kernel.correlation -> the ExternalCorrelation records with that correlation id (CUSTOM0 =
 // function-call id, CUSTOM1 = module-scope id) -> the host tables. Kernels replayed from a CUDA graph

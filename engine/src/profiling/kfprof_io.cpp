@@ -1,11 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
 // .kfprof result files (docs/kfprof-format.md): one JSON document holding whole profile runs. Records and ranges
 // are written row by row (strings through a per-run string table), so saving a large run streams to disk.
 #include <kforge/profile_export.h>
 
 #include "common/file_text.h"
+#include "common/json_stream_writer.h"
 #include "common/json_text.h"
 
 #include <kforge/error.h>
+#include <kforge/json_shapes.h>
 #include <kforge/version.h>
 
 #include <nlohmann/json.hpp>
@@ -124,129 +127,28 @@ bool decodeFloats(const std::string& text, std::vector<float>& values)
     return true;
 }
 
-// Doubles that JSON cannot spell (NaN, infinities) are written as strings.
-ordered_json finite(double v)
-{
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? "Infinity" : "-Infinity";
-    return v;
-}
-
 // ---- writing ---------------------------------------------------------------------------------------------------
-
-ordered_json moduleJson(const ModuleInfo& m)
-{
-    return {{"path", m.path},
-            {"name", m.name},
-            {"type", m.typeName},
-            {"qualified_type", m.qualifiedTypeName},
-            {"parameters", m.parameterCount},
-            {"parameter_bytes", m.parameterBytes},
-            {"subtree_parameters", m.subtreeParameterCount},
-            {"subtree_parameter_bytes", m.subtreeParameterBytes},
-            {"children", m.children},
-            {"functions", m.functions},
-            {"subtree_functions", m.subtreeFunctions},
-            {"depth", m.depth}};
-}
-
-ordered_json statJson(const StatRow& r)
-{
-    return {{"key", r.key},          {"function", r.function}, {"module", r.modulePath}, {"calls", r.calls},
-            {"total_us", r.totalUs}, {"mean_us", r.meanUs},    {"min_us", r.minUs},      {"median_us", r.medianUs},
-            {"p95_us", r.p95Us},     {"max_us", r.maxUs},      {"share", r.share}};
-}
-
-ordered_json planOf(const ProfileRun& run)
-{
-    try {
-        return ordered_json::parse(toJson(run.plan));
-    } catch (const std::exception& e) {
-        throw Error("saving a profile", std::string("the plan cannot be written as JSON: ") + e.what());
-    }
-}
 
 ordered_json runHead(const LabeledRun& labeled)
 {
     const ProfileRun& run = *labeled.run;
-    ordered_json head = ordered_json::object();
-    head["label"] = labeled.label;
-    head["model"] = run.model;
-    head["inputs"] = run.inputs;
-    head["device"] = run.device;
-    head["device_name"] = run.deviceName;
-    head["graph_executor"] = run.graphExecutor;
-    head["versions"] = {{"torch", run.torchVersion}, {"cupti", run.cuptiVersion}, {"kforge", run.kforgeVersion}};
-    head["warmup_iterations"] = run.warmupIterations;
-    head["iterations"] = run.iterations;
-    head["cancelled"] = run.cancelled;
-    head["dropped_records"] = run.droppedRecords;
-    head["wall_ns"] = run.wallNs;
-    head["used_plan"] = run.usedPlan;
-    head["plan"] = planOf(run);
-    head["declines"] = ordered_json::array();
-    for (const EntryDeclines& d : run.declines)
-        head["declines"].push_back({{"entry", d.entry},
-                                    {"scope", d.scope},
-                                    {"function", d.function},
-                                    {"provider", d.provider},
-                                    {"calls", d.calls},
-                                    {"last_reason", d.lastReason}});
-    head["modules"] = ordered_json::array();
-    for (const ModuleInfo& m : run.modules)
-        head["modules"].push_back(moduleJson(m));
-    head["outputs"] = ordered_json::array();
-    for (const TensorDigest& d : run.outputs)
-        head["outputs"].push_back({{"path", d.path},
-                                   {"dtype", d.dtype},
-                                   {"device", d.device},
-                                   {"shape", d.shape},
-                                   {"sum", finite(d.sum)},
-                                   {"max_abs", finite(d.maxAbs)}});
+    ordered_json head{{"label", labeled.label}};
+    head.update(runDescription(run));
+    head["modules"] = run.modules;
+    head["outputs"] = run.outputs;
     head["output_values"] = ordered_json::array();
     for (const auto& values : run.outputValues)
         head["output_values"].push_back(
             {{"encoding", "base64-f32le"}, {"count", values.size()}, {"data", encodeFloats(values)}});
     ordered_json stats = ordered_json::object();
     for (const auto& [name, by] : {std::pair{"kernel", GroupBy::Kernel}, std::pair{"function", GroupBy::Function},
-                                   std::pair{"module", GroupBy::Module}}) {
-        stats[name] = ordered_json::array();
-        for (const StatRow& r : statistics(run.records, by))
-            stats[name].push_back(statJson(r));
-    }
+                                   std::pair{"module", GroupBy::Module}})
+        stats[name] = statistics(run.records, by);
     head["statistics"] = std::move(stats);
     return head;
 }
 
-class RowWriter {
-public:
-    explicit RowWriter(std::ostream& out) : m_out(out) {}
-    ~RowWriter() = default;
-    void raw(std::string_view s)
-    {
-        m_buf.append(s);
-        if (m_buf.size() >= (1 << 16))
-            flush();
-    }
-    template <typename T> void number(T v)
-    {
-        char tmp[24];
-        m_buf.append(tmp, std::to_chars(tmp, tmp + sizeof tmp, v).ptr);
-    }
-    void flush()
-    {
-        m_out.write(m_buf.data(), std::streamsize(m_buf.size()));
-        m_buf.clear();
-    }
-
-private:
-    std::ostream& m_out;
-    std::string m_buf;
-};
-
-void writeRun(RowWriter& w, const LabeledRun& labeled)
+void writeRun(JsonStreamWriter& w, const LabeledRun& labeled)
 {
     const ProfileRun& run = *labeled.run;
     std::string head = runHead(labeled).dump(1, '\t', false, json::error_handler_t::replace);
@@ -276,7 +178,7 @@ void writeRun(RowWriter& w, const LabeledRun& labeled)
     w.raw(",\n\t\"strings\": [");
     for (size_t i = 0; i < strings.size(); ++i) {
         w.raw(i ? ",\n\t\t" : "\n\t\t");
-        w.raw(json(std::string(strings[i])).dump(-1, ' ', false, json::error_handler_t::replace));
+        w.string(strings[i]);
     }
     w.raw("\n\t],\n\t\"record_columns\": ");
     w.raw(json(std::vector<std::string>(std::begin(kRecordColumns), std::end(kRecordColumns))).dump());
@@ -430,11 +332,11 @@ public:
         const json* v = find(object, path, key, false);
         return v ? integer<T>(*v, path + "/" + key) : fallback;
     }
-    bool boolean(const json& object, const std::string& path, const char* key) const
+    bool boolean(const json& object, const std::string& path, const char* key, bool missing = false) const
     {
         const json* v = find(object, path, key, false);
         if (!v)
-            return false;
+            return missing;
         if (v->is_boolean())
             return v->get<bool>();
         if (v->is_number_integer())
@@ -512,35 +414,168 @@ std::vector<int> columnSlots(const Reader& rd, const json& run, const std::strin
     return slots;
 }
 
-// Runs readRow(cell, cellPath) for each row of the table `rowsKey`: cell(k) is column k's value, or null when
-// the file has no such column; cellPath(k) its JSON path for error messages.
-template <class ReadRow>
-void readRows(const Reader& rd, const json& run, const std::string& path, const char* rowsKey, const char* columnsKey,
-              const char* const* columns, size_t width, ReadRow readRow)
+// Runs decode(cell, cellPath) on one row of a table: cell(k) is column k's value, or null when the file has no
+// such column; cellPath(k) its JSON path for error messages. rowPath() is only called for an error.
+template <class RowPath, class Decode>
+void readRow(const Reader& rd, const json& row, const RowPath& rowPath, const std::vector<int>& slot, Decode decode)
 {
-    const json& rows = rd.array(run, path, rowsKey);
-    if (rows.empty())
-        return;
-    const auto slot = columnSlots(rd, run, path, columnsKey, columns, width);
-    std::string p;
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const json& row = rows[i];
-        p = path + "/" + rowsKey + "/" + std::to_string(i);
-        if (!row.is_array())
-            rd.fail(p, "expected an array, found " + typeName(row));
-        const auto cell = [&](size_t k) -> const json* {
-            if (slot[k] < 0)
-                return nullptr;
-            if (size_t(slot[k]) >= row.size())
-                rd.fail(p, "has " + std::to_string(row.size()) + " values, fewer than the columns");
-            return &row[size_t(slot[k])];
-        };
-        const auto cellPath = [&](size_t k) { return p + "/" + std::to_string(slot[k]); };
-        readRow(cell, cellPath);
-    }
+    if (!row.is_array())
+        rd.fail(rowPath(), "expected an array, found " + typeName(row));
+    const auto cell = [&](size_t k) -> const json* {
+        if (slot[k] < 0)
+            return nullptr;
+        if (size_t(slot[k]) >= row.size())
+            rd.fail(rowPath(), "has " + std::to_string(row.size()) + " values, fewer than the columns");
+        return &row[size_t(slot[k])];
+    };
+    const auto cellPath = [&](size_t k) { return rowPath() + "/" + std::to_string(slot[k]); };
+    decode(cell, cellPath);
 }
 
-ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std::string& label)
+// An integer cell of type T; its path is only spelled out when it is not one.
+template <class T, class CellPath> T cellInteger(const Reader& rd, const json& v, const CellPath& cellPath, size_t k)
+{
+    if (v.is_number_unsigned()) {
+        if (const auto u = v.get<std::uint64_t>(); u <= std::uint64_t(std::numeric_limits<T>::max()))
+            return T(u);
+    } else if (v.is_number_integer()) {
+        const auto s = v.get<std::int64_t>();
+        if constexpr (std::is_signed_v<T>) {
+            if (s >= std::int64_t(std::numeric_limits<T>::min()) && s <= std::int64_t(std::numeric_limits<T>::max()))
+                return T(s);
+        } else if (s >= 0 && std::uint64_t(s) <= std::uint64_t(std::numeric_limits<T>::max())) {
+            return T(s);
+        }
+    }
+    return rd.integer<T>(v, cellPath(k)); // fails, naming the cell
+}
+
+// A string-table index as its string.
+template <class CellPath>
+const std::string& tableText(const Reader& rd, const std::vector<std::string>& strings, const json& v,
+                             const CellPath& cellPath, size_t k)
+{
+    const auto i = cellInteger<std::uint64_t>(rd, v, cellPath, k);
+    if (i >= strings.size())
+        rd.fail(cellPath(k), "string index " + std::to_string(i) + " is outside the string table (" +
+                                 std::to_string(strings.size()) + " strings)");
+    return strings[size_t(i)];
+}
+
+template <class Cell, class CellPath>
+KernelRecord decodeRecord(const Reader& rd, const std::vector<std::string>& strings, const Cell& cell,
+                          const CellPath& cellPath)
+{
+    KernelRecord r;
+    std::string* texts[] = {&r.kind, &r.name, &r.modulePath, &r.function, &r.op, &r.provider};
+    for (size_t k = 0; k < 6; ++k)
+        if (const json* c = cell(k))
+            *texts[k] = tableText(rd, strings, *c, cellPath, k);
+    const auto integer = [&]<class T>(size_t k, T& out) {
+        if (const json* c = cell(k))
+            out = cellInteger<T>(rd, *c, cellPath, k);
+    };
+    integer(6, r.startNs);
+    integer(7, r.durationNs);
+    integer(8, r.thread);
+    integer(9, r.device);
+    integer(10, r.stream);
+    for (size_t k : {size_t(11), size_t(12)}) {
+        if (const json* c = cell(k)) {
+            if (!c->is_array() || c->size() != 3)
+                rd.fail(cellPath(k), "expected [x, y, z]");
+            auto& dims = k == 11 ? r.grid : r.block;
+            for (size_t d = 0; d < 3; ++d)
+                dims[d] = cellInteger<int>(
+                    rd, (*c)[d], [&](size_t) { return cellPath(k) + "/" + std::to_string(d); }, k);
+        }
+    }
+    integer(13, r.registersPerThread);
+    integer(14, r.sharedMemoryBytes);
+    integer(15, r.correlation);
+    integer(16, r.iteration);
+    if (const json* c = cell(17))
+        r.graphReplay = c->is_boolean() ? c->get<bool>() : cellInteger<int>(rd, *c, cellPath, 17) != 0;
+    return r;
+}
+
+template <class Cell, class CellPath>
+RangeRecord decodeRange(const Reader& rd, const std::vector<std::string>& strings, const Cell& cell,
+                        const CellPath& cellPath)
+{
+    RangeRecord r;
+    std::string* texts[] = {&r.kind, &r.name, &r.provider};
+    for (size_t k = 0; k < 3; ++k)
+        if (const json* c = cell(k))
+            *texts[k] = tableText(rd, strings, *c, cellPath, k);
+    const auto integer = [&]<class T>(size_t k, T& out) {
+        if (const json* c = cell(k))
+            out = cellInteger<T>(rd, *c, cellPath, k);
+    };
+    integer(3, r.startNs);
+    integer(4, r.durationNs);
+    integer(5, r.thread);
+    integer(6, r.iteration);
+    return r;
+}
+
+// A run's records and ranges, decoded while the file is parsed (parseJsonText's sink) so that no DOM of their
+// cells is ever held: possible when the run's string table and columns come before its rows, as kforge writes
+// them. Rows that come first stay in the document and readRun decodes them there.
+struct StreamedTables {
+    std::vector<std::string> strings;
+    std::vector<int> recordSlots, rangeSlots; // empty until the table's first row is taken
+    std::vector<KernelRecord> records;
+    std::vector<RangeRecord> ranges;
+};
+
+class StreamingRowReader {
+public:
+    explicit StreamingRowReader(const Reader& rd) : m_rd(rd) {}
+    std::vector<StreamedTables>& runs() { return m_runs; }
+
+    // Takes /runs/K/records/I and /runs/K/ranges/I rows once the run's strings and that table's columns are known.
+    bool take(const ClosedJsonContainer& closed)
+    {
+        const auto& path = closed.path;
+        if (path.size() != 4 || path[0].key != "runs" || (path[2].key != "records" && path[2].key != "ranges"))
+            return false;
+        const json& run = *closed.containers[2];
+        const size_t k = path[1].index;
+        if (m_runs.size() <= k)
+            m_runs.resize(k + 1);
+        StreamedTables& tables = m_runs[k];
+        const bool records = path[2].key == "records";
+        std::vector<int>& slots = records ? tables.recordSlots : tables.rangeSlots;
+        if (slots.empty()) {
+            const char* columnsKey = records ? "record_columns" : "range_columns";
+            if (!run.contains("strings") || !run.contains(columnsKey))
+                return false; // left in the document for readRun
+            const std::string runPath = "/runs/" + std::to_string(k);
+            if (tables.strings.empty())
+                tables.strings = m_rd.strings(run, runPath, "strings");
+            slots = records ? columnSlots(m_rd, run, runPath, columnsKey, kRecordColumns, kRecordWidth)
+                            : columnSlots(m_rd, run, runPath, columnsKey, kRangeColumns, kRangeWidth);
+        }
+        const auto rowPath = [&] {
+            return "/runs/" + std::to_string(k) + "/" + std::string(path[2].key) + "/" + std::to_string(path[3].index);
+        };
+        readRow(m_rd, closed.value, rowPath, slots, [&](const auto& cell, const auto& cellPath) {
+            if (records)
+                tables.records.push_back(decodeRecord(m_rd, tables.strings, cell, cellPath));
+            else
+                tables.ranges.push_back(decodeRange(m_rd, tables.strings, cell, cellPath));
+        });
+        return true;
+    }
+
+private:
+    const Reader& m_rd;
+    std::vector<StreamedTables> m_runs;
+};
+
+ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std::string& label,
+                   StreamedTables&& streamed)
 {
     ProfileRun run;
     label = rd.string(j, path, "label");
@@ -563,7 +598,7 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
     if (const json* plan = rd.find(j, path, "plan", false); plan && !plan->is_null()) {
         if (!plan->is_object())
             rd.fail(path + "/plan", "expected an object, found " + typeName(*plan));
-        run.plan = parsePlan(plan->dump(), rd.where() + " " + path + "/plan");
+        run.plan = parsePlanJson(*plan, rd.where() + " " + path + "/plan");
     }
 
     if (const json* declines = rd.find(j, path, "declines", false)) { // optional: older files lack it
@@ -595,6 +630,8 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
         info.functions = rd.counts(m, p, "functions");
         info.subtreeFunctions = rd.counts(m, p, "subtree_functions");
         info.depth = rd.integer<int>(m, p, "depth", 0);
+        info.hasForward = rd.boolean(m, p, "has_forward", true); // files before these were written: unknown
+        info.forwardCalled = rd.boolean(m, p, "forward_called", true);
         run.modules.push_back(std::move(info));
     }
 
@@ -630,73 +667,28 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
         run.outputValues.push_back(std::move(v));
     }
 
+    // Rows the streaming reader took are gone from the document; any left are decoded here, after them.
+    run.records = std::move(streamed.records);
+    run.ranges = std::move(streamed.ranges);
     const auto strings = rd.strings(j, path, "strings");
-    const auto text = [&](const json& v, const std::string& p) -> const std::string& {
-        const auto i = rd.integer<std::uint64_t>(v, p);
-        if (i >= strings.size())
-            rd.fail(p, "string index " + std::to_string(i) + " is outside the string table (" +
-                           std::to_string(strings.size()) + " strings)");
-        return strings[size_t(i)];
-    };
-
-    run.records.reserve(rd.array(j, path, "records").size());
-    readRows(rd, j, path, "records", "record_columns", kRecordColumns, kRecordWidth,
-             [&](const auto& cell, const auto& cellPath) {
-                 KernelRecord r;
-                 std::string* texts[] = {&r.kind, &r.name, &r.modulePath, &r.function, &r.op, &r.provider};
-                 for (size_t k = 0; k < 6; ++k)
-                     if (const json* c = cell(k))
-                         *texts[k] = text(*c, cellPath(k));
-                 if (const json* c = cell(6))
-                     r.startNs = rd.integer<std::int64_t>(*c, cellPath(6));
-                 if (const json* c = cell(7))
-                     r.durationNs = rd.integer<std::int64_t>(*c, cellPath(7));
-                 if (const json* c = cell(8))
-                     r.thread = rd.integer<std::uint64_t>(*c, cellPath(8));
-                 if (const json* c = cell(9))
-                     r.device = rd.integer<int>(*c, cellPath(9));
-                 if (const json* c = cell(10))
-                     r.stream = rd.integer<std::uint32_t>(*c, cellPath(10));
-                 for (size_t k : {size_t(11), size_t(12)}) {
-                     if (const json* c = cell(k)) {
-                         if (!c->is_array() || c->size() != 3)
-                             rd.fail(cellPath(k), "expected [x, y, z]");
-                         auto& dims = k == 11 ? r.grid : r.block;
-                         for (size_t d = 0; d < 3; ++d)
-                             dims[d] = rd.integer<int>((*c)[d], cellPath(k) + "/" + std::to_string(d));
-                     }
-                 }
-                 if (const json* c = cell(13))
-                     r.registersPerThread = rd.integer<int>(*c, cellPath(13));
-                 if (const json* c = cell(14))
-                     r.sharedMemoryBytes = rd.integer<int>(*c, cellPath(14));
-                 if (const json* c = cell(15))
-                     r.correlation = rd.integer<std::uint64_t>(*c, cellPath(15));
-                 if (const json* c = cell(16))
-                     r.iteration = rd.integer<int>(*c, cellPath(16));
-                 if (const json* c = cell(17))
-                     r.graphReplay = c->is_boolean() ? c->get<bool>() : rd.integer<int>(*c, cellPath(17)) != 0;
-                 run.records.push_back(std::move(r));
-             });
-
-    run.ranges.reserve(rd.array(j, path, "ranges").size());
-    readRows(rd, j, path, "ranges", "range_columns", kRangeColumns, kRangeWidth,
-             [&](const auto& cell, const auto& cellPath) {
-                 RangeRecord r;
-                 std::string* texts[] = {&r.kind, &r.name, &r.provider};
-                 for (size_t k = 0; k < 3; ++k)
-                     if (const json* c = cell(k))
-                         *texts[k] = text(*c, cellPath(k));
-                 if (const json* c = cell(3))
-                     r.startNs = rd.integer<std::int64_t>(*c, cellPath(3));
-                 if (const json* c = cell(4))
-                     r.durationNs = rd.integer<std::int64_t>(*c, cellPath(4));
-                 if (const json* c = cell(5))
-                     r.thread = rd.integer<std::uint64_t>(*c, cellPath(5));
-                 if (const json* c = cell(6))
-                     r.iteration = rd.integer<int>(*c, cellPath(6));
-                 run.ranges.push_back(std::move(r));
-             });
+    for (const auto& [key, columnsKey] :
+         {std::pair{"records", "record_columns"}, std::pair{"ranges", "range_columns"}}) {
+        const json& rows = rd.array(j, path, key);
+        if (rows.empty())
+            continue;
+        const bool records = std::string_view(key) == "records";
+        const auto slots = records ? columnSlots(rd, j, path, columnsKey, kRecordColumns, kRecordWidth)
+                                   : columnSlots(rd, j, path, columnsKey, kRangeColumns, kRangeWidth);
+        for (size_t i = 0; i < rows.size(); ++i)
+            readRow(
+                rd, rows[i], [&] { return path + "/" + key + "/" + std::to_string(i); }, slots,
+                [&](const auto& cell, const auto& cellPath) {
+                    if (records)
+                        run.records.push_back(decodeRecord(rd, strings, cell, cellPath));
+                    else
+                        run.ranges.push_back(decodeRange(rd, strings, cell, cellPath));
+                });
+    }
     return run;
 }
 
@@ -707,15 +699,15 @@ void writeProfile(const std::vector<LabeledRun>& runs, std::ostream& out)
     for (size_t k = 0; k < runs.size(); ++k)
         if (!runs[k].run)
             throw Error("saving a profile", "run " + std::to_string(k) + " is missing");
-    RowWriter w(out);
+    JsonStreamWriter w(out);
     w.raw("{\n\t\"format\": \"");
     w.raw(kProfileFormatName);
     w.raw("\",\n\t\"version\": ");
     w.number(kProfileFormatVersion);
     w.raw(",\n\t\"kforge_version\": ");
-    w.raw(json(std::string(KFORGE_VERSION_STRING)).dump());
+    w.string(KFORGE_VERSION_STRING);
     w.raw(",\n\t\"created\": ");
-    w.raw(json(utcNow()).dump());
+    w.string(utcNow());
     w.raw(",\n\t\"runs\": [\n");
     for (size_t k = 0; k < runs.size(); ++k) {
         if (k)
@@ -741,7 +733,9 @@ void saveProfile(const ProfileRun& run, const std::string& path)
 
 std::vector<SavedRun> parseProfile(const std::string& text, const std::string& where)
 {
-    const json root = parseJsonText(text, where);
+    const Reader rd(where);
+    StreamingRowReader rows(rd);
+    const json root = parseJsonText(text, where, [&](const ClosedJsonContainer& closed) { return rows.take(closed); });
     if (!root.is_object())
         throw Error(where, "not a kforge profile: the file holds " + typeName(root) + ", not an object");
     const auto format = root.find("format");
@@ -757,7 +751,6 @@ std::vector<SavedRun> parseProfile(const std::string& text, const std::string& w
             throw Error(where, "is a kforge plan, not a profile result file (use it with --plan)");
         throw Error(where, "not a kforge profile: \"format\" is '" + name + "', expected '" + kProfileFormatName + "'");
     }
-    const Reader rd(where);
     const json* version = rd.find(root, "", "version", true);
     const auto v = rd.integer<long long>(*version, "/version");
     if (v > kProfileFormatVersion)
@@ -772,7 +765,8 @@ std::vector<SavedRun> parseProfile(const std::string& text, const std::string& w
     out.reserve(runs.size());
     for (size_t k = 0; k < runs.size(); ++k) {
         SavedRun saved;
-        saved.run = readRun(rd, runs[k], "/runs/" + std::to_string(k), saved.label);
+        saved.run = readRun(rd, runs[k], "/runs/" + std::to_string(k), saved.label,
+                            k < rows.runs().size() ? std::move(rows.runs()[k]) : StreamedTables());
         out.push_back(std::move(saved));
     }
     return out;

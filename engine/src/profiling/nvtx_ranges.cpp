@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiling/nvtx_ranges.h"
 
 #if (defined(KFORGE_WITH_CUDA) || defined(KFORGE_WITH_CUPTI)) && __has_include(<nvtx3/nvToolsExt.h>)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // NVTX ranges for module scopes and function calls, so Nsight Systems shows the module tree and the
 // intercepted calls on the timeline (domain "KernelForge"). NVTX v3 is header-only (<nvtx3/nvToolsExt.h> from

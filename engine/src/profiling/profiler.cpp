@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A profile run: warm-up forwards, then measured forwards recorded on the host (module scopes, function
 // calls, CPU op executions) and, on a CUDA device, traced with CUPTI; everything attributed to module path,
 // function, op and provider.

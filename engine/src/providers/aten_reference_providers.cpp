@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Aten<Function>Provider: a reference provider per catalog function (generated from function_catalog.def) that
 // runs the normal form's ATen op itself. It is the control in A/B runs, the overhead benchmarks and the corpus
 // tests: same numbers as the original, through the provider path, for every form the function takes.

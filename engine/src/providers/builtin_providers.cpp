@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "providers/builtin_providers.h"
 
 namespace kforge::providers {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads provider plugins with dlopen. Registration runs against a staging registry and is committed all at
 // once, so a failing plugin leaves the process registry as it was.
 #include <kforge/error.h>

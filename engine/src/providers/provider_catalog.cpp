@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kforge/plugins.h>
 #include <kforge/provider_catalog.h>
 #include <kforge/provider_sdk.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TorchSDPAKernelProvider {backend}: scaled_dot_product_attention through one chosen SDPA backend, as AITune's
 // provider of the same name does: the public op runs with only that backend enabled (what
 // torch.nn.attention.sdpa_kernel does in Python), so its preprocessing (boolean masks, head-dim padding,

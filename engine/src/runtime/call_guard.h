@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The call guard around every forward the engine starts (R10): it notes the thread's push sequence on entry
 // and, when the forward throws between a pre-hook and its post-hook (or returns unbalanced), unwinds what was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The producer side of the event stream (R13). Recording is one relaxed load when nobody observes, and
 // allocation-free when somebody does: every string is interned beforehand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounded multi-producer ring (Vyukov's bounded queue): producers never block; a full ring drops the
 // event and counts it.
 #include "runtime/event_sink.h"

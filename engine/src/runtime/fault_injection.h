@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test seam for fault injection (pre-hook transactionality R3, quality gates): a hook called before each
 // push of a pre-hook; throwing from it fails that step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/fusers.h"
 
 #include <torch/csrc/jit/codegen/fuser/interface.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // kforge::module_enter(Any self) / kforge::module_exit(Any self): side-effecting ops inserted into each
 // module class's forward graph (R2). CONSERVATIVE alias analysis keeps them through DCE and inlining.

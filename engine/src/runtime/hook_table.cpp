@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/hook_table.h"
 
 #include "runtime/string_pool.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which modules are hooked, by object identity (R2). Sessions register their module objects; active
 // runtimes add their bindings. Readers take an immutable snapshot; writers copy and swap.

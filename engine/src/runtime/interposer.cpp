@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interposer (R1): a thread-local mode key sees each replaceable op before Autograd and before
 // composite decomposition. With nothing in effect it redispatches below itself; providers and originals
 // run with the key excluded, so nested ops reach the real kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/normal_form.h"
 
 #include <ATen/ATen.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A call in any of its function's forms (function_catalog.def) turned into the function's normal form, the one
 // schema providers are called with.

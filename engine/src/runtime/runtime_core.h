@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The runtime's shared state: what the module hooks, the call guard and deactivate() act on.
 #include "runtime/hook_table.h"

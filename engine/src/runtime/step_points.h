@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The forward thread's side of stepping (R14).
 #include <kforge/stepping.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"

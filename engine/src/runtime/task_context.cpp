@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/task_context.h"
 
 #include <c10/util/ThreadLocalDebugInfo.h>

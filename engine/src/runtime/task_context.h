@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // R12 async tasks. TorchScript's torch.jit.fork and at::launch run work on LibTorch's inter-op threads, and a
 // forward that waits on an unfinished future resumes there too. Both carry the forking thread's

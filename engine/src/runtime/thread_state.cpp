@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/thread_state.h"
 
 #include "runtime/mode_key.h"

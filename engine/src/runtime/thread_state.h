@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The per-thread function table and function stacks (R12). The owning thread reads the table on every
 // intercepted op without a lock; stacks change under the thread's mutex because deactivate() and the

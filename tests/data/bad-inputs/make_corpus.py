@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerates the bad-input corpus (quality gates, docs/quality.md).
 
 Run with the bootstrap venv's python (it has torch):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes forked_gelu.pt: a scripted model whose root forward forks its child's forward (torch.jit.fork) and waits
 for it; the child calls gelu. The R12 async-task tests (test_runtime_threads.cpp) load it: the forked task and the
 continuation after torch.jit.wait run on inter-op pool threads. C++ TorchScript has no fork builtin, hence Python.

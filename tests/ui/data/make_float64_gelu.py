@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes float64_gelu.pt: a model without parameters whose child `act` calls gelu (a few KB, checked in).
 
 Fed float64 inputs (the tests set the input spec float64[2,8]), it makes providers that only compute float32

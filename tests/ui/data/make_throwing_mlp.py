@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes throwing_mlp.pt: a model whose forward fails inside a child module (a few KB, checked in).
 
 The child `act` calls gelu and then views its 2-element result as 3 elements, which throws. With a provider
 scoped to `act`, the pre-hook has installed it when the error happens and the post-hook never runs: the
-leftover patch the GUI must show (runtime-semantics R10/R11). Forward input: float32[2].
+leftover patch the GUI must show (docs/design/runtime-semantics.md R10/R11). Forward input: float32[2].
 
 Run with the bootstrap venv's python:  python tests/ui/data/make_throwing_mlp.py
 """

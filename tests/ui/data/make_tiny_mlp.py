@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes tiny_mlp.pt, the TorchScript file the UI tests open and drop (a few KB, checked in).
 
 Run with the bootstrap venv's python:  python tests/ui/data/make_tiny_mlp.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes tiny_mlp_inputs.pt: inputs for tiny_mlp.pt as torch.save writes them (a tuple with one float32[3, 8]
 tensor of ones), for the UI tests of File › Load Inputs and --inputs-file (a few hundred bytes, checked in).
 

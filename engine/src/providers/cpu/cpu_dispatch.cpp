@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which kernel set the Cpu*Providers run (see cpu_kernels.h).
 #include "providers/cpu/cpu_kernels.h"
 

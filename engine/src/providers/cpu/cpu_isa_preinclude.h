@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Included by cpu_kernels_avx2.cpp and cpu_kernels_avx512.cpp *before* their `#pragma GCC target`: every header
 // that ATen's vec headers include from outside ATen/cpu/vec (listed with `g++ -H` for LibTorch 2.11). Their

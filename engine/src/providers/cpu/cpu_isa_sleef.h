@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Included by cpu_kernels_avx2.cpp / cpu_kernels_avx512.cpp right after their `#pragma GCC target` (no include
 // guard on purpose: one inclusion per translation unit). g++, unlike gcc, does not define the ISA macros
 // (__AVX2__, __AVX512F__, ...) for a target pragma, and sleef.h declares its vector functions only under them:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU kernels behind the Cpu*Provider family (cpu_providers.cpp): row-wise layer_norm / rms_norm /
 // softmax and element-wise gelu / silu, written with at::vec::Vectorized<float> (bfloat16 is widened to float

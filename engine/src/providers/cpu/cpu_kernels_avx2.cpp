@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Provider kernels for AVX2 + FMA (Vectorized<float> = __m256), compiled with #pragma GCC target so
 // the engine needs no per-file compiler flags; kernels() uses them only on CPUs that have AVX2 and FMA.
 // See cpu_kernels.h and cpu_isa_preinclude.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Provider kernels for AVX-512 (F, BW, VL, DQ) + FMA (Vectorized<float> = __m512), the feature set
 // ATen compiles its own AVX512 kernels for; kernels() uses them only on CPUs that have all of it.
 // See cpu_kernels.h and cpu_isa_preinclude.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Provider kernels for the build's baseline instruction set (Vectorized<float> is ATen's generic
 // 8-lane type). Always available; see cpu_kernels.h.
 #define CPU_CAPABILITY DEFAULT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Cpu*Provider kernels, once per instruction set. Not a normal header: cpu_kernels_{default,avx2,avx512}.cpp
 // each include it exactly once, after <ATen/cpu/vec/vec.h> for their ISA and after defining
 //   KFORGE_CPU_ISA_NS       the namespace of this copy (isa_default, isa_avx2, isa_avx512)

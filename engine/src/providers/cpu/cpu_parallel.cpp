@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parallelFor: at::parallel_for's behaviour for the CPU providers, without -fopenmp (see cpu_kernels.h).
 //
 // LibTorch 2.11 is built with OpenMP (AT_PARALLEL_OPENMP) and at::parallel_for is a header template whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cpu*Provider: KernelForge's own CPU kernels as kernel providers (see cpu_providers.h for the list and the
 // rules, cpu_kernels.h for the kernels). Each provider reads the op's boxed arguments (the ATen schema of the
 // function it replaces), checks them, runs its kernel and pushes the output.

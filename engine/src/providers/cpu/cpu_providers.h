@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU kernel providers written for KernelForge (cpu_providers.cpp):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cuda<Function>Provider: our own CUDA kernels (row_kernels.cu) for layer_norm, rms_norm, softmax, gelu and
 // silu. They take CUDA tensors of float32, bfloat16 or float16 and reduce over the last dimension(s); the
 // provider makes the input contiguous, allocates the output and launches on the current stream of the input's

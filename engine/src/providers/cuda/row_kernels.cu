@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA kernels of the Cuda*Provider types: layer_norm, rms_norm and softmax over the last dimension (one
 // thread block per row), gelu and silu (elementwise, grid-stride). No LibTorch headers: see row_kernels.h.
 //

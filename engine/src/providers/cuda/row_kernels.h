@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Plain CUDA kernels behind the Cuda*Provider types (cuda_providers.cpp). No LibTorch here: the launch
 // functions take raw device pointers, sizes, a dtype and a stream, and return the launch status

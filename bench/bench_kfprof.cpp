@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// Loading .kfprof files (issue 17): a run of 1,000,000 kernel records is saved once, then read three ways in the
+// same process: loadProfile (rows decoded as they are parsed), a plain DOM parse of the same text (what the reader
+// did before: every cell a JSON value) and saveProfile (the writer, for scale). Prints time per load and peak
+// memory above the process's resident set before each, and the ratios: load / save, load / DOM parse.
+#include "bench_common.h"
+
+#include <kforge/profile_export.h>
+
+#include "common/file_text.h"
+#include "common/json_text.h"
+
+#include <malloc.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+using namespace kforge;
+
+namespace {
+
+constexpr int kRecords = 1'000'000;
+
+const ProfileRun& syntheticRun()
+{
+    static const ProfileRun run = [] {
+        ProfileRun run;
+        run.device = "cuda";
+        run.deviceName = "Synthetic GPU";
+        run.iterations = 10;
+        run.modules = {ModuleInfo{}};
+        const char* functions[] = {"linear", "layer_norm", "gelu", "softmax", "scaled_dot_product_attention"};
+        run.records.reserve(kRecords);
+        for (int i = 0; i < kRecords; ++i) {
+            KernelRecord k;
+            k.kind = "kernel";
+            k.name = "sm90_xmma_gemm_bf16_" + std::to_string(i % 40);
+            k.modulePath = "blocks." + std::to_string(i % 12) + ".mlp";
+            k.function = functions[i % 5];
+            k.op = std::string("aten::") + functions[i % 5];
+            k.provider = "original";
+            k.startNs = 1'000LL * i;
+            k.durationNs = 700 + i % 300;
+            k.thread = 1;
+            k.device = 0;
+            k.stream = 7;
+            k.grid = {128, 2, 1};
+            k.block = {256, 1, 1};
+            k.registersPerThread = 64;
+            k.correlation = std::uint64_t(i) + 1;
+            k.iteration = i / (kRecords / 10);
+            run.records.push_back(std::move(k));
+        }
+        return run;
+    }();
+    return run;
+}
+
+const std::string& savedPath()
+{
+    static const std::string path = [] {
+        const auto p = std::filesystem::temp_directory_path() / "kforge_bench_1m.kfprof";
+        saveProfile(syntheticRun(), p.string());
+        return p.string();
+    }();
+    return path;
+}
+
+// Resident-set high-water mark in bytes since the last reset (Linux: writing 5 to clear_refs resets it).
+long long peakRssBytes()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stoll(line.substr(6)) * 1024;
+    return -1;
+}
+long long currentRssBytes()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::stoll(line.substr(6)) * 1024;
+    return -1;
+}
+void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+std::map<std::string, double> g_peakMiB; // the largest peak above the starting RSS, per benchmark
+
+template <class Work> void measured(benchmark::State& state, const char* name, Work work)
+{
+    for (auto _ : state) {
+        malloc_trim(0); // hand back what the previous iteration freed, so its pages do not hide this one's peak
+        resetPeakRss();
+        const long long before = currentRssBytes();
+        work();
+        const double peak = double(peakRssBytes() - before) / (1 << 20);
+        g_peakMiB[name] = std::max(g_peakMiB[name], peak);
+    }
+    state.counters["records/s"] = benchmark::Counter(double(kRecords), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_KfprofLoad(benchmark::State& state)
+{
+    savedPath();
+    measured(state, "BM_KfprofLoad", [] {
+        const ProfileRun run = loadProfile(savedPath());
+        benchmark::DoNotOptimize(run.records.data());
+    });
+}
+
+void BM_KfprofDomParse(benchmark::State& state)
+{
+    savedPath();
+    measured(state, "BM_KfprofDomParse", [] {
+        const auto doc = parseJsonText(readTextFile(savedPath(), "is a folder"), savedPath());
+        benchmark::DoNotOptimize(&doc);
+    });
+}
+
+void BM_KfprofSave(benchmark::State& state)
+{
+    const auto path = (std::filesystem::temp_directory_path() / "kforge_bench_save.kfprof").string();
+    syntheticRun();
+    measured(state, "BM_KfprofSave", [&] { saveProfile(syntheticRun(), path); });
+    std::filesystem::remove(path);
+}
+
+BENCHMARK(BM_KfprofLoad)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_KfprofDomParse)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_KfprofSave)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void printSummary(kforge_bench::CollectingReporter& reporter)
+{
+    const auto* load = reporter.stats("BM_KfprofLoad/real_time");
+    const auto* dom = reporter.stats("BM_KfprofDomParse/real_time");
+    const auto* save = reporter.stats("BM_KfprofSave/real_time");
+    std::printf(
+        "\n=== .kfprof of %d records (%.0f MiB on disk): mean of repetitions, peak memory above the start ===\n",
+        kRecords, double(std::filesystem::file_size(savedPath())) / (1 << 20));
+    const auto line = [&](const char* what, const char* name, const kforge_bench::Stats* s) {
+        if (s)
+            std::printf("%-34s %8.0f ms   peak %7.0f MiB\n", what, s->mean / 1e6, g_peakMiB[name]);
+    };
+    line("load (rows decoded while parsed)", "BM_KfprofLoad", load);
+    line("DOM parse only (the old reader)", "BM_KfprofDomParse", dom);
+    line("save", "BM_KfprofSave", save);
+    if (load && save)
+        std::printf("load / save: time %.2fx, peak memory %.2fx\n", load->mean / save->mean,
+                    g_peakMiB["BM_KfprofLoad"] / std::max(1.0, g_peakMiB["BM_KfprofSave"]));
+    if (load && dom)
+        std::printf("load / DOM parse: time %.2fx, peak memory %.2fx\n", load->mean / dom->mean,
+                    g_peakMiB["BM_KfprofLoad"] / std::max(1.0, g_peakMiB["BM_KfprofDomParse"]));
+    if (!std::getenv("KFORGE_BENCH_KEEP"))
+        std::filesystem::remove(savedPath());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return kforge_bench::runBenchmarks(argc, argv, {"--benchmark_repetitions=3"}, printSummary);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON shapes of the engine's value types (kforge/json_shapes.h).
+#include <kforge/json_shapes.h>
+
+#include <cmath>
+
+namespace kforge {
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json jsonNumber(double value)
+{
+    if (std::isnan(value))
+        return "NaN";
+    if (std::isinf(value))
+        return value > 0 ? "Infinity" : "-Infinity";
+    return value;
+}
+
+void to_json(ordered_json& out, const ModuleInfo& m)
+{
+    out = {{"path", m.path},
+           {"name", m.name},
+           {"type", m.typeName},
+           {"qualified_type", m.qualifiedTypeName},
+           {"parameters", m.parameterCount},
+           {"parameter_bytes", m.parameterBytes},
+           {"subtree_parameters", m.subtreeParameterCount},
+           {"subtree_parameter_bytes", m.subtreeParameterBytes},
+           {"children", m.children},
+           {"functions", m.functions},
+           {"subtree_functions", m.subtreeFunctions},
+           {"has_forward", m.hasForward},
+           {"forward_called", m.forwardCalled},
+           {"depth", m.depth}};
+}
+
+void to_json(ordered_json& out, const TensorDigest& d)
+{
+    out = {{"path", d.path},   {"dtype", d.dtype},         {"device", d.device},
+           {"shape", d.shape}, {"sum", jsonNumber(d.sum)}, {"max_abs", jsonNumber(d.maxAbs)}};
+}
+
+void to_json(ordered_json& out, const LeftoverPatch& p)
+{
+    out = {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath}, {"thread", p.thread},
+           {"runtime", p.runtimeId}, {"error", p.error},       {"unwound", p.unwound},   {"capture", p.capture}};
+}
+
+void to_json(ordered_json& out, const EntryDeclines& d)
+{
+    out = {{"entry", d.entry},       {"scope", d.scope}, {"function", d.function},
+           {"provider", d.provider}, {"calls", d.calls}, {"last_reason", d.lastReason}};
+}
+
+void to_json(ordered_json& out, const StatRow& r)
+{
+    out = {{"name", r.key},         {"function", r.function}, {"module", r.modulePath}, {"calls", r.calls},
+           {"total_us", r.totalUs}, {"mean_us", r.meanUs},    {"min_us", r.minUs},      {"median_us", r.medianUs},
+           {"p95_us", r.p95Us},     {"max_us", r.maxUs},      {"share", r.share}};
+}
+
+void to_json(ordered_json& out, const PlanWarning& w)
+{
+    out = {{"entry", w.entry}, {"scope", w.scope},   {"function", w.function}, {"provider", w.providerType},
+           {"kind", w.kind},   {"reason", w.reason}, {"fix", w.fix},           {"message", w.text()}};
+}
+
+ordered_json runDescription(const ProfileRun& run)
+{
+    return {{"model", run.model},
+            {"inputs", run.inputs},
+            {"device", run.device},
+            {"device_name", run.deviceName},
+            {"graph_executor", run.graphExecutor},
+            {"versions", {{"torch", run.torchVersion}, {"cupti", run.cuptiVersion}, {"kforge", run.kforgeVersion}}},
+            {"warmup_iterations", run.warmupIterations},
+            {"iterations", run.iterations},
+            {"cancelled", run.cancelled},
+            {"dropped_records", run.droppedRecords},
+            {"wall_ns", run.wallNs},
+            {"used_plan", run.usedPlan},
+            {"plan", run.plan},
+            {"declines", run.declines}};
+}
+
+} // namespace kforge
