@@ -108,7 +108,7 @@ MODELS = {
     "shufflenet_v2_x0_5": ("models.shufflenet_v2_x0_5(weights=None)", (1, 3, 64, 64), ""),
     "mobilenet_v2": ("models.mobilenet_v2(weights=None)", (1, 3, 64, 64), ""),
 }
-FORMS = ("script", "trace")
+FORMS = ("script", "trace", "pt2")  # pt2: a torch.export package (package_pt2)
 INPUT_SEED = 1  # the input comes from its own generator, so it does not depend on the model's construction
 
 # For testing this script while kforge has no `functions` command: the engine's first catalog (10 functions).
@@ -503,6 +503,18 @@ def marker_key(name: str) -> dict:
     return json.loads(json.dumps(key))  # as read back from the marker (tuples become lists)
 
 
+def load_form(prefix: str, form: str):
+    """A saved form back as a callable module: TorchScript loaded, or the .pt2 package's program as a GraphModule
+    (the exported graph's ops, which the profiler counts as the exported model runs them)."""
+    import torch
+
+    if form == "pt2":
+        from torch.export.pt2_archive._package import load_pt2
+
+        return load_pt2(prefix + "pt2").exported_programs["forward"].module()
+    return torch.jit.load(prefix + f"{form}.pt").eval()
+
+
 def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, force: bool) -> dict:
     import torch
 
@@ -510,8 +522,8 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
     marker = read_json(p("done"))
     meta = read_json(p("json"))
     files_done = (not force and marker is not None and meta is not None and marker.get("key") == marker_key(name)
-                  and all(os.path.exists(p(s)) for s in ["input.pt", "output.pt"] + [
-                      f"{f}.pt" for f, info in meta.get("forms", {}).items() if info.get("exported")]))
+                  and all(os.path.exists(os.path.join(out, s)) for s in [f"{name}.input.pt", f"{name}.output.pt"] + [
+                      info["file"] for info in meta.get("forms", {}).values() if info.get("exported")]))
     if files_done and marker.get("catalog") == catalog_info["hash"]:
         return {"name": name, "status": "cached"}
 
@@ -535,6 +547,17 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
         for form in FORMS:
             t = time.time()
             try:
+                if form == "pt2":
+                    from torch.export.pt2_archive._package import package_pt2
+
+                    program = torch.export.export(model, (inp,))
+                    def write_pt2(tmp):
+                        with open(tmp, "wb") as f:  # a file object: package_pt2 warns about a name not ending in .pt2
+                            package_pt2(f, exported_programs={"forward": program})
+
+                    write_atomic(p("pt2"), write_pt2)
+                    forms[form] = {"exported": True, "file": f"{name}.pt2", "seconds": round(time.time() - t, 2)}
+                    continue
                 if form == "script":
                     module = torch.jit.script(model)
                 else:
@@ -545,14 +568,15 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
             except Exception as e:  # noqa: BLE001 (a form that does not export is recorded, not fatal)
                 forms[form] = {"exported": False, "error": f"{type(e).__name__}: {str(e).strip()[:2000]}"}
                 log(f"{name}: {form} failed: {forms[form]['error'].splitlines()[0]}")
-                if os.path.exists(p(f"{form}.pt")):
-                    os.remove(p(f"{form}.pt"))
+                stale = p("pt2") if form == "pt2" else p(f"{form}.pt")
+                if os.path.exists(stale):
+                    os.remove(stale)
 
     calls, reentered = count_calls(model, inp, matcher)
     for form, info in forms.items():
         if not info.get("exported"):
             continue
-        info["profiler_calls"], output = profiler_calls(torch.jit.load(p(f"{form}.pt")).eval(), inp, matcher)
+        info["profiler_calls"], output = profiler_calls(load_form(p(""), form), inp, matcher)
         info["max_abs_diff_vs_eager"] = max_abs_diff(output, eager)
     torch_ver, tv_ver = versions()
     meta = {

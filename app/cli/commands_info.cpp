@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include <kforge/doctor.h>
+#include <kforge/exported_program.h>
 
 #include <iostream>
 
@@ -17,25 +18,28 @@ Command addModulesCommand(CLI::App& app)
     };
     auto options = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("modules", "Print the module tree with parameters and replaceable functions");
-    cmd->add_option("MODEL", options->model, "TorchScript file or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
+    cmd->add_option("MODEL", options->model,
+                    "TorchScript file, torch.export package (.pt2) or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
         ->required();
     cmd->add_flag("--json", options->json, "JSON array of modules");
     return {cmd, [options] {
-                auto session = openModel(options->model, {}, {});
+                // A .pt2 package's tree comes from its serialized graph; running one is not supported yet.
+                std::vector<ModuleInfo> modules;
+                if (isExportedProgramPath(options->model))
+                    modules = readExportedProgram(options->model).modules;
+                else
+                    modules = openModel(options->model, {}, {})->modules();
                 if (options->json) {
-                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                    for (const auto& m : session->modules())
-                        out.push_back(nlohmann::ordered_json(m));
-                    std::cout << out.dump(2) << '\n';
+                    std::cout << nlohmann::ordered_json(modules).dump(2) << '\n';
                     return 0;
                 }
                 std::vector<std::vector<std::string>> rows;
-                for (const auto& m : session->modules())
+                for (const auto& m : modules)
                     rows.push_back({std::string(size_t(m.depth) * 2, ' ') + (m.path.empty() ? "(root)" : m.path),
                                     m.typeName, withThousands(m.parameterCount), functionsSummary(m.functions)});
                 std::cout << formatTable({"MODULE", "TYPE", "PARAMS", "FUNCTIONS"}, rows);
-                const auto& root = session->modules().front();
-                std::cout << session->modules().size() << " modules, " << withThousands(root.subtreeParameterCount)
+                const auto& root = modules.front();
+                std::cout << modules.size() << " modules, " << withThousands(root.subtreeParameterCount)
                           << " parameters; functions in the model: " << functionsSummary(root.subtreeFunctions) << '\n';
                 return 0;
             }};

@@ -196,7 +196,7 @@ Command addPlanCommand(CLI::App& app)
     cmd->require_subcommand(1);
 
     auto* create = cmd->add_subcommand("new", "Write a new plan (kforge dialect)");
-    create->add_option("OUT", o->out, "plan file to write, e.g. my.kfplan.json")->required();
+    create->add_option("OUT,-o,--out", o->out, "plan file to write, e.g. my.kfplan.json")->required();
     create->add_option("--model", o->model, "model the plan is for (TorchScript file or builtin:NAME)");
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
 
@@ -215,11 +215,11 @@ Command addPlanCommand(CLI::App& app)
     auto* exporter = cmd->add_subcommand("export", "Write a plan in another dialect");
     exporter->add_option("PLAN", o->plan, "plan file")->required();
     exporter->add_flag("--aitune", o->aitune, "AITune's KernelOptimizationPlan.to_dict() form")->required();
-    exporter->add_option("--out", o->out, "file to write (default: stdout)");
+    exporter->add_option("-o,--out", o->out, "file to write (default: stdout)");
 
     auto* importer = cmd->add_subcommand("import", "Read an AITune plan into a kforge plan");
     importer->add_option("FILE", o->file, "AITune plan ({\"providers\": [...]})")->required();
-    importer->add_option("--out", o->out, "kforge plan to write")->required();
+    importer->add_option("-o,--out", o->out, "kforge plan to write")->required();
     importer->add_option("--scope", o->scope, "module path the providers apply to (default: the root)");
 
     return {cmd, [o, create, show, validate, exporter, importer] {

@@ -297,7 +297,8 @@ void addSetupOptions(CLI::App* cmd, RunSetup& o)
         ->capture_default_str();
     cmd->add_option("--trace", o.trace, "write a Chrome trace JSON (opens in Perfetto, chrome://tracing)")
         ->type_name("FILE.json");
-    cmd->add_option("--save", o.save, "save the run(s) to a .kfprof file for kforge report and the GUI")
+    cmd->add_option("-o,--out,--save", o.save,
+                    "save the run(s) to a .kfprof file for kforge report and the GUI (--save: the older spelling)")
         ->type_name("FILE.kfprof");
     cmd->add_flag("--graph", o.graph,
                   "capture one forward into a CUDA graph (the plan in effect) and profile its replays (cuda only)");

@@ -1166,3 +1166,20 @@ TEST(CliConventions, JsonOutputsHaveTheDocumentedKeys)
     }
     EXPECT_GE(checked, 6);
 }
+
+TEST(CliConventions, EveryCommandThatWritesAFileTakesOut)
+{
+    ProfileDir dir;
+    const std::string plan = dir.path("p.kfplan.json"), aitune = dir.path("a.json"), back = dir.path("b.kfplan.json"),
+                      saved = dir.path("run.kfprof");
+    const Result created = runKforge({"plan", "new", "-o", plan, "--provide", ":gelu:AtenGeluProvider"});
+    ASSERT_EQ(created.exitCode, 0) << created;
+    const Result exported = runKforge({"plan", "export", plan, "--aitune", "--out", aitune});
+    ASSERT_EQ(exported.exitCode, 0) << exported;
+    const Result imported = runKforge({"plan", "import", aitune, "-o", back});
+    ASSERT_EQ(imported.exitCode, 0) << imported;
+    const Result profiled = runKforge({"profile", "builtin:tiny-gpt", "--iterations", "1", "-q", "--out", saved});
+    ASSERT_EQ(profiled.exitCode, 0) << profiled;
+    for (const std::string& path : {plan, aitune, back, saved})
+        EXPECT_TRUE(fs::file_size(path) > 0) << path;
+}

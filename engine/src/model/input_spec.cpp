@@ -3,7 +3,6 @@
 #include <kforge/input_spec.h>
 
 #include <charconv>
-#include <limits>
 #include <utility>
 
 namespace kforge {

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
 #include <kforge/profiler.h>
 
-#include "model/session_impl.h"
 #include "optimizer/correctness.h"
 #include "optimizer/sample_capture.h"
 #include "runtime/clock.h"

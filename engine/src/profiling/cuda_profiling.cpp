@@ -9,8 +9,6 @@
 #include "profiling/kernel_attribution.h"
 #include "profiling/nvtx_ranges.h"
 
-#include <kforge/error.h>
-
 #include <torch/cuda.h>
 
 #ifdef KFORGE_WITH_CUDA

@@ -8,7 +8,6 @@
 #include <ATen/Context.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <utility>

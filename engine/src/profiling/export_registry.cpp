@@ -4,16 +4,7 @@
 
 #include <kforge/error.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <ostream>
-#include <random>
-#include <streambuf>
 
 namespace kforge {
 namespace {

@@ -8,7 +8,6 @@
 #include <kforge/runtime.h>
 #include <kforge/version.h>
 
-#include "model/model_inputs.h"
 #include "model/output_digest.h"
 #include "model/session_impl.h"
 #include "profiling/cuda_profiling.h"

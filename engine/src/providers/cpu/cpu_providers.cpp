@@ -12,7 +12,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
-#include <atomic>
 #include <limits>
 #include <optional>
 #include <string>

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading a torch.export package's serialized program: its module tree, functions and nodes (exported_program.h).
+#include <kforge/error.h>
+#include <kforge/exported_program.h>
+#include <kforge/functions.h>
+
+#include "common/json_text.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+// Splits at `separator` outside brackets and parentheses (module paths may hold "[0]", types "(...)").
+std::vector<std::string> splitTopLevel(std::string_view text, char separator)
+{
+    std::vector<std::string> parts;
+    int depth = 0;
+    std::string part;
+    for (char c : text) {
+        if (c == '[' || c == '(')
+            ++depth;
+        else if ((c == ']' || c == ')') && depth > 0)
+            --depth;
+        if (c == separator && depth == 0) {
+            parts.push_back(std::move(part));
+            part.clear();
+        } else {
+            part += c;
+        }
+    }
+    parts.push_back(std::move(part));
+    return parts;
+}
+
+struct StackEntry {
+    std::string path, type; // "layer1.0.conv1", "torch.nn.modules.conv.Conv2d"
+};
+
+// nn_module_stack: "key,path,type;key,path,type;...", the root first, the innermost module last.
+std::vector<StackEntry> moduleStack(const std::string& text)
+{
+    std::vector<StackEntry> stack;
+    if (text.empty())
+        return stack;
+    for (const std::string& entry : splitTopLevel(text, ';')) {
+        const auto fields = splitTopLevel(entry, ',');
+        if (fields.size() >= 3)
+            stack.push_back({fields[1], fields[2]});
+    }
+    return stack;
+}
+
+// "torch.nn.modules.linear.Linear" -> "Linear"
+std::string shortTypeName(const std::string& qualified)
+{
+    const auto dot = qualified.rfind('.');
+    return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+// torch_fn "gelu_1;builtin_function_or_method.gelu" -> {"gelu_1", "gelu"}.
+std::pair<std::string, std::string> torchFunction(const std::string& text)
+{
+    const auto semicolon = text.find(';');
+    if (semicolon == std::string::npos)
+        return {};
+    const std::string qualified = text.substr(semicolon + 1);
+    const auto dot = qualified.rfind('.');
+    return {text.substr(0, semicolon), dot == std::string::npos ? qualified : qualified.substr(dot + 1)};
+}
+
+// Bytes per element of torch/_export/serde/schema.py's ScalarType.
+std::int64_t elementSize(int scalarType)
+{
+    switch (scalarType) {
+    case 1:  // BYTE
+    case 2:  // CHAR
+    case 12: // BOOL
+        return 1;
+    case 3:  // SHORT
+    case 6:  // HALF
+    case 13: // BFLOAT16
+        return 2;
+    case 4: // INT
+    case 7: // FLOAT
+    case 9: // COMPLEX32
+        return 4;
+    case 5:  // LONG
+    case 8:  // DOUBLE
+    case 10: // COMPLEX64
+        return 8;
+    case 11: // COMPLEX128
+        return 16;
+    default:
+        return 1;
+    }
+}
+
+std::string recordText(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name)
+{
+    auto [data, size] = reader.getRecord(name);
+    return std::string(static_cast<const char*>(data.get()), size);
+}
+
+// The tree: every module a node ran in, the owners of the weights, and the containers between them.
+class TreeBuilder {
+public:
+    ModuleInfo& module(const std::string& path)
+    {
+        if (const auto it = m_index.find(path); it != m_index.end())
+            return m_modules[it->second];
+        if (!path.empty()) {
+            const auto dot = path.rfind('.');
+            const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
+            module(parent).children.push_back(path); // containers first: a ModuleList has no node of its own
+        }
+        ModuleInfo info;
+        info.path = path;
+        info.name = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+        info.hasForward = false; // until a node ran in it
+        info.forwardCalled = false;
+        m_index.emplace(path, m_modules.size());
+        m_modules.push_back(std::move(info));
+        return m_modules.back();
+    }
+
+    // Pre-order from the root, with depths and subtree sums.
+    std::vector<ModuleInfo> finish()
+    {
+        std::vector<ModuleInfo> ordered;
+        ordered.reserve(m_modules.size());
+        visit(module(""), 0, ordered);
+        return ordered;
+    }
+
+private:
+    void visit(ModuleInfo& m, int depth, std::vector<ModuleInfo>& out)
+    {
+        m.depth = depth;
+        m.subtreeParameterCount = m.parameterCount;
+        m.subtreeParameterBytes = m.parameterBytes;
+        m.subtreeFunctions = m.functions;
+        const size_t at = out.size();
+        out.push_back(m);
+        for (const std::string& child : m.children) {
+            const size_t childAt = out.size();
+            visit(m_modules[m_index.at(child)], depth + 1, out);
+            const ModuleInfo& c = out[childAt];
+            out[at].subtreeParameterCount += c.subtreeParameterCount;
+            out[at].subtreeParameterBytes += c.subtreeParameterBytes;
+            for (const auto& [function, calls] : c.subtreeFunctions)
+                out[at].subtreeFunctions[function] += calls;
+        }
+    }
+
+    std::vector<ModuleInfo> m_modules;
+    std::map<std::string, size_t> m_index;
+};
+
+} // namespace
+
+bool isExportedProgramPath(const std::string& path)
+{
+    return path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0;
+}
+
+ExportedProgramInfo readExportedProgram(const std::string& path, const std::string& program)
+{
+    if (!std::filesystem::exists(path))
+        throw Error(path, "file not found");
+    ExportedProgramInfo info;
+    info.path = path;
+    info.program = program;
+    json root;
+    json weights;
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(path);
+        if (!reader.hasRecord("archive_format") || recordText(reader, "archive_format") != "pt2")
+            throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
+                              "torch.export.pt2_archive._package.package_pt2)");
+        const std::string model = "models/" + program + ".json";
+        if (!reader.hasRecord(model)) {
+            std::string programs;
+            for (const std::string& record : reader.getAllRecords())
+                if (record.rfind("models/", 0) == 0 && record.size() > 12 &&
+                    record.compare(record.size() - 5, 5, ".json") == 0)
+                    programs += (programs.empty() ? "" : ", ") + record.substr(7, record.size() - 12);
+            throw Error(path, "has no exported program '" + program +
+                                  "' (it has: " + (programs.empty() ? std::string("none") : programs) + ")");
+        }
+        root = parseJsonText(recordText(reader, model), path + ": " + model);
+        const std::string weightsConfig = "data/weights/" + program + "_weights_config.json";
+        if (reader.hasRecord(weightsConfig))
+            weights = parseJsonText(recordText(reader, weightsConfig), path + ": " + weightsConfig);
+    } catch (const c10::Error& e) {
+        throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
+    }
+
+    try {
+        info.torchVersion = root.value("torch_version", "");
+        const json& graph = root.at("graph_module").at("graph");
+        TreeBuilder tree;
+        // Every module, in declaration order (named_modules()), whether it runs or not; types come from the nodes'
+        // module stacks, so a container that never runs (a ModuleList) has none.
+        for (const json& entry : root.at("graph_module").value("module_call_graph", json::array()))
+            tree.module(entry.value("fqn", ""));
+        std::map<std::string, std::set<std::string>> callsSeen; // module -> torch_fn call ids counted
+        for (const json& node : graph.at("nodes")) {
+            ExportedNode n;
+            n.name = node.value("name", "");
+            std::string target = node.value("target", ""); // "torch.ops.aten.linear.default"
+            if (target.rfind("torch.ops.", 0) == 0) {
+                target = target.substr(10);
+                const auto lastDot = target.rfind('.'), firstDot = target.find('.');
+                if (lastDot != std::string::npos && firstDot != lastDot) {
+                    n.overload = target.substr(lastDot + 1);
+                    n.op = target.substr(0, firstDot) + "::" + target.substr(firstDot + 1, lastDot - firstDot - 1);
+                }
+            }
+            if (n.op.empty())
+                n.op = target;
+            const json metadata = node.value("metadata", json::object());
+            const auto stack = moduleStack(metadata.value("nn_module_stack", ""));
+            for (const StackEntry& entry : stack) {
+                ModuleInfo& m = tree.module(entry.path);
+                m.qualifiedTypeName = entry.type;
+                m.typeName = shortTypeName(entry.type);
+                m.hasForward = m.forwardCalled = true;
+            }
+            n.modulePath = stack.empty() ? "" : stack.back().path;
+            // A node's function: the torch.nn.functional call it came from when that is a catalog function (its
+            // nodes are one call of it), else its own op's (the node is a call by itself: ops inside a function
+            // outside the catalog, such as multi_head_attention_forward's linear and attention ops).
+            const auto [call, fn] = torchFunction(metadata.value("torch_fn", ""));
+            std::optional<Function> function = fn.empty() ? std::nullopt : functionFromName(fn);
+            n.functionCall = call;
+            if (!function) {
+                function = functionOfOp(n.op, n.overload == "default" ? "" : n.overload);
+                n.functionCall = n.name;
+            }
+            if (function) {
+                n.function = std::string(functionName(*function));
+                if (callsSeen[n.modulePath].insert(n.function + "/" + n.functionCall).second)
+                    ++tree.module(n.modulePath).functions[n.function];
+            } else {
+                n.functionCall.clear();
+            }
+            info.nodes.push_back(std::move(n));
+        }
+        if (weights.contains("config"))
+            for (const auto& [name, entry] : weights.at("config").items()) {
+                if (!entry.value("is_param", false))
+                    continue;
+                const auto dot = name.rfind('.');
+                ModuleInfo& owner = tree.module(dot == std::string::npos ? "" : name.substr(0, dot));
+                std::int64_t count = 1;
+                const json meta = entry.value("tensor_meta", json::object());
+                for (const json& size : meta.value("sizes", json::array()))
+                    count *= size.value("as_int", std::int64_t(1));
+                owner.parameterCount += count;
+                owner.parameterBytes += count * elementSize(meta.value("dtype", 7));
+            }
+        ModuleInfo& top = tree.module("");
+        top.hasForward = top.forwardCalled = true;
+        const json& signature = root.at("graph_module").at("signature");
+        for (const json& spec : signature.value("input_specs", json::array()))
+            if (spec.contains("user_input")) {
+                const json& arg = spec.at("user_input").value("arg", json::object());
+                info.inputNames.push_back(arg.contains("as_tensor") ? arg.at("as_tensor").value("name", "")
+                                                                    : std::string("(not a tensor)"));
+            }
+        info.modules = tree.finish();
+    } catch (const json::exception& e) {
+        throw Error(path, std::string("unexpected content in models/") + program + ".json: " + e.what());
+    }
+    return info;
+}
+
+} // namespace kforge
