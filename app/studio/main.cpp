@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// kforge-studio [MODEL | FILE.kfprof] [--plan FILE] [--input SPEC]... [--inputs-file FILE] [--keep-leftovers] [--break
+// kforge-studio [MODEL | FILE.kfprof | FILE.kfplan.json] [--plan FILE] [--input SPEC]... [--inputs-file FILE] [--keep-leftovers] [--break
 // MODULE]... [--run]
 // [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application_identity.h"
@@ -119,8 +119,9 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("model"),
-        QStringLiteral("TorchScript file or builtin:NAME to open, or a saved profile (.kfprof) to show."),
-        QStringLiteral("[MODEL | FILE.kfprof]"));
+        QStringLiteral("TorchScript file or builtin:NAME to open, a saved profile (.kfprof) to show, or a plan "
+                       "(.kfplan.json) to edit."),
+        QStringLiteral("[MODEL | FILE.kfprof | FILE.kfplan.json]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
         QStringLiteral("Render the window offscreen once MODEL is shown, save it to <file> (PNG) and exit."),
@@ -212,6 +213,16 @@ int main(int argc, char** argv)
         profileFile = model;
         model.clear();
     }
+    // A plan file (as the file manager passes one, MimeType application/x-kforge-plan) opens in the plan editor.
+    QString planFile = parser.value(planOption);
+    if (model.endsWith(QStringLiteral(".kfplan.json"), Qt::CaseInsensitive)) {
+        if (!planFile.isEmpty()) {
+            printError(QStringLiteral("expected one plan file, got %1 and %2").arg(model, planFile));
+            return 2;
+        }
+        planFile = model;
+        model.clear();
+    }
 
     kforge::ui::MainWindow window;
     if (!storedPluginErrors.isEmpty())
@@ -227,8 +238,8 @@ int main(int argc, char** argv)
         window.actions().keepLeftovers->setChecked(true);
     for (const QString& path : parser.values(breakOption))
         window.runController()->toggleModuleBreakpoint(path);
-    if (parser.isSet(planOption) && !window.openPlan(parser.value(planOption)) && batch) {
-        printError(QStringLiteral("cannot open plan %1").arg(parser.value(planOption)));
+    if (!planFile.isEmpty() && !window.openPlan(planFile) && batch) {
+        printError(QStringLiteral("cannot open plan %1").arg(planFile));
         return 1;
     }
     // Once the model is shown: its inputs, the saved profile (a new model drops the runs of the previous one),

@@ -118,6 +118,7 @@ build_package() {
         expected+=(
             /opt/kforge/bin/kforge-studio /usr/bin/kforge-studio /usr/share/man/man1/kforge-studio.1.gz
             /usr/share/applications/kforge-studio.desktop /usr/share/metainfo/io.kernelforge.Studio.metainfo.xml
+            /usr/share/mime/packages/kforge-studio.xml
             /usr/share/icons/hicolor/scalable/apps/kforge-studio.svg
             /usr/share/icons/hicolor/48x48/apps/kforge-studio.png
             /usr/share/icons/hicolor/128x128/apps/kforge-studio.png
@@ -242,6 +243,24 @@ run_package() {
             fail "the metainfo's release is not $KF_VERSION with a date"
         grep -q '^Exec=kforge-studio' "$desktop" || fail "the desktop file does not run kforge-studio"
         grep -q '^Icon=kforge-studio$' "$desktop" || fail "the desktop file's icon is not kforge-studio"
+
+        step "file types: .kfprof and .kfplan.json open in kforge-studio"
+        local mime=$root/usr/share/mime/packages/kforge-studio.xml
+        [ -s "$mime" ] || fail "no $mime"
+        grep -q '^MimeType=application/x-kforge-profile;application/x-kforge-plan;$' "$desktop" ||
+            fail "the desktop file does not claim the kforge MIME types"
+        if command -v update-mime-database >/dev/null; then
+            # A MIME database of the package's types alone: each glob must map to its type.
+            mkdir -p "$KF_WORK/mime/packages"
+            cp "$mime" "$KF_WORK/mime/packages/"
+            update-mime-database "$KF_WORK/mime" || fail "update-mime-database refused $mime"
+            grep -q ':application/x-kforge-profile:\*\.kfprof' "$KF_WORK/mime/globs2" ||
+                fail "*.kfprof does not map to application/x-kforge-profile"
+            grep -q ':application/x-kforge-plan:\*\.kfplan\.json' "$KF_WORK/mime/globs2" ||
+                fail "*.kfplan.json does not map to application/x-kforge-plan"
+        else
+            skip "update-mime-database is not installed (Debian package shared-mime-info)"
+        fi
     fi
 
     step "man pages"

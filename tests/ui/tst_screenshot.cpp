@@ -161,6 +161,30 @@ private Q_SLOTS:
         QVERIFY2(distinctColours(image) > 8, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(image))));
     }
 
+    void planFileGivenAsTheFileOpensInThePlanEditor()
+    {
+        // As a file manager opens a .kfplan.json (the package's MimeType): the plan alone, no model.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString plan = dir.filePath(QStringLiteral("gelu.kfplan.json"));
+        QProcess cli;
+        cli.start(kCli, {QStringLiteral("plan"), QStringLiteral("new"), plan, QStringLiteral("--provide"),
+                         QStringLiteral("blocks.0.mlp:gelu:AtenGeluProvider")});
+        QVERIFY(cli.waitForFinished(kRunTimeoutMs));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QString png = dir.filePath(QStringLiteral("plan.png"));
+        const Run run = runStudio({plan, QStringLiteral("--screenshot"), png, QStringLiteral("--view"),
+                                   QStringLiteral("plan")},
+                                  scratchEnvironment(dir));
+        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.errors)));
+        QVERIFY(!QImage(png).isNull());
+        const Run broken = runStudio({dir.filePath(QStringLiteral("missing.kfplan.json")), QStringLiteral("--screenshot"),
+                                      dir.filePath(QStringLiteral("no.png"))},
+                                     scratchEnvironment(dir));
+        QCOMPARE(broken.exitCode, 1);
+        QVERIFY2(broken.errors.contains(QStringLiteral("missing.kfplan.json")), qPrintable(broken.errors));
+    }
+
     void screenshotOfUnknownViewFails()
     {
         QTemporaryDir dir;
