@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// kforge-studio [MODEL | FILE.kfprof | FILE.kfplan.json] [--plan FILE] [--input SPEC]... [--inputs-file FILE] [--keep-leftovers] [--break
-// MODULE]... [--run]
+// kforge-studio [MODEL | FILE.kfprof | FILE.kfplan.json] [--plan FILE] [--input SPEC]... [--inputs-file FILE]
+// [--keep-leftovers] [--break MODULE]... [--run]
 // [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application_identity.h"
 #include "main_window.h"

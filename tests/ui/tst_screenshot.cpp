@@ -173,13 +173,13 @@ private Q_SLOTS:
         QVERIFY(cli.waitForFinished(kRunTimeoutMs));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         const QString png = dir.filePath(QStringLiteral("plan.png"));
-        const Run run = runStudio({plan, QStringLiteral("--screenshot"), png, QStringLiteral("--view"),
-                                   QStringLiteral("plan")},
-                                  scratchEnvironment(dir));
+        const Run run =
+            runStudio({plan, QStringLiteral("--screenshot"), png, QStringLiteral("--view"), QStringLiteral("plan")},
+                      scratchEnvironment(dir));
         QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.errors)));
         QVERIFY(!QImage(png).isNull());
-        const Run broken = runStudio({dir.filePath(QStringLiteral("missing.kfplan.json")), QStringLiteral("--screenshot"),
-                                      dir.filePath(QStringLiteral("no.png"))},
+        const Run broken = runStudio({dir.filePath(QStringLiteral("missing.kfplan.json")),
+                                      QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("no.png"))},
                                      scratchEnvironment(dir));
         QCOMPARE(broken.exitCode, 1);
         QVERIFY2(broken.errors.contains(QStringLiteral("missing.kfplan.json")), qPrintable(broken.errors));
