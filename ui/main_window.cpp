@@ -11,6 +11,7 @@
 #include "models/plan_document.h"
 #include "models/plan_model.h"
 #include "recent_files.h"
+#include "plan_file_controller.h"
 #include "profile_controller.h"
 #include "run_controller.h"
 #include "system_info.h"
@@ -70,8 +71,6 @@ namespace {
 
 const QString kBuiltinPrefix = QStringLiteral("builtin:");
 const QString kModelFileFilter = QStringLiteral("TorchScript models (*.pt *.pth *.ts *.zip);;All files (*)");
-const QString kPlanFileFilter = QStringLiteral("KForge plans (*.kfplan.json *.json);;All files (*)");
-const QString kAituneFileFilter = QStringLiteral("AITune plans (*.json);;All files (*)");
 constexpr int kMessageTimeoutMs = 10'000;
 
 bool isBuiltin(const QString& source) { return source.startsWith(kBuiltinPrefix); }
@@ -113,8 +112,11 @@ std::vector<kforge::ProviderCatalogEntry> loadCatalog()
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_loader(new ModelLoader(this)), m_recent(new RecentFiles(this)),
-      m_model(new ModuleTreeModel(this)), m_document(new PlanDocument(this)), m_run(new RunController(this)),
-      m_catalog(loadCatalog())
+      m_model(new ModuleTreeModel(this)), m_document(new PlanDocument(this)),
+      m_planFiles(new PlanFileController(
+          m_document, this,
+          [this] { return m_session ? QString::fromStdString(m_session->displayName()) : QString(); })),
+      m_run(new RunController(this)), m_catalog(loadCatalog())
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
@@ -137,6 +139,10 @@ MainWindow::MainWindow(QWidget* parent)
         m_model->setPlan(m_document->plan());
         m_captureModel->setPlan(m_document->plan());
     });
+    connect(m_planFiles, &PlanFileController::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, kMessageTimeoutMs); });
+    connect(m_planFiles, &PlanFileController::error, this, &MainWindow::planError);
+    connect(m_planFiles, &PlanFileController::unsavedChangesPrompted, this, &MainWindow::unsavedChangesPrompted);
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::filePathChanged, this, &MainWindow::updateTitle);
     rebuildRecentMenu();
@@ -246,14 +252,15 @@ void MainWindow::createActions()
     fileMenu->addSeparator();
     m_actions.newPlan = fileMenu->addAction(icon("new-plan"), tr("&New Plan"), this, &MainWindow::newPlan);
     m_actions.newPlan->setShortcut(QKeySequence::New);
-    m_actions.openPlan = fileMenu->addAction(icon("open"), tr("Open &Plan…"), this, &MainWindow::choosePlanToOpen);
+    m_actions.openPlan =
+        fileMenu->addAction(icon("open"), tr("Open &Plan…"), m_planFiles, &PlanFileController::chooseToOpen);
     m_actions.openPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_actions.savePlan = fileMenu->addAction(icon("save"), tr("&Save Plan"), this, &MainWindow::savePlan);
     m_actions.savePlan->setShortcut(QKeySequence::Save);
-    m_actions.savePlanAs = fileMenu->addAction(tr("Save Plan &As…"), this, &MainWindow::choosePlanToSave);
+    m_actions.savePlanAs = fileMenu->addAction(tr("Save Plan &As…"), m_planFiles, &PlanFileController::chooseToSave);
     m_actions.savePlanAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    m_actions.exportAitune =
-        fileMenu->addAction(icon("export"), tr("&Export AITune Plan…"), this, &MainWindow::choosePlanToExport);
+    m_actions.exportAitune = fileMenu->addAction(icon("export"), tr("&Export AITune Plan…"), m_planFiles,
+                                                 &PlanFileController::chooseToExport);
     m_actions.exportAitune->setStatusTip(tr("Write the plan in AITune's {\"providers\": [...]} form"));
 
     createProfileFileActions(fileMenu);
@@ -431,7 +438,7 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!maybeKeepPlanEdits()) {
+    if (!m_planFiles->keepEdits()) {
         event->ignore();
         return;
     }
@@ -825,131 +832,13 @@ void MainWindow::continueForward() { m_run->continueRun(); }
 
 void MainWindow::abortForward() { m_run->abort(); }
 
-// ---- Plan files ----------------------------------------------------------------------------------------------
+// ---- Plan files (PlanFileController) ---------------------------------------------------------------------------
 
-bool MainWindow::maybeKeepPlanEdits()
-{
-    if (!m_document->isModified())
-        return true;
-    Q_EMIT unsavedChangesPrompted();
-    UnsavedChanges choice = m_unsavedChanges;
-    if (choice == UnsavedChanges::Ask) {
-        const QString name =
-            m_document->filePath().isEmpty() ? tr("The plan") : QFileInfo(m_document->filePath()).fileName();
-        const auto answer =
-            QMessageBox::warning(this, tr("Unsaved Plan"), tr("%1 has changes that are not saved.").arg(name),
-                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-        choice = answer == QMessageBox::Save      ? UnsavedChanges::Save
-                 : answer == QMessageBox::Discard ? UnsavedChanges::Discard
-                                                  : UnsavedChanges::Cancel;
-    }
-    switch (choice) {
-    case UnsavedChanges::Save:
-        return savePlan();
-    case UnsavedChanges::Discard:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool MainWindow::newPlan()
-{
-    if (!maybeKeepPlanEdits())
-        return false;
-    m_document->newPlan();
-    return true;
-}
-
-bool MainWindow::openPlan(const QString& path)
-{
-    if (!maybeKeepPlanEdits())
-        return false;
-    QString error;
-    if (!m_document->load(path, &error)) {
-        reportPlanError(tr("Cannot Open Plan"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Opened plan %1: %n entries", nullptr, int(m_document->plan().entries.size()))
-                                 .arg(QFileInfo(path).fileName()),
-                             kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::savePlan()
-{
-    if (m_document->filePath().isEmpty())
-        return choosePlanToSave();
-    return savePlanAs(m_document->filePath());
-}
-
-bool MainWindow::savePlanAs(const QString& path)
-{
-    QString error;
-    if (!m_document->save(path, &error)) {
-        reportPlanError(tr("Cannot Save Plan"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::exportAitunePlan(const QString& path)
-{
-    QString error;
-    if (!m_document->exportAitune(path, &error)) {
-        reportPlanError(tr("Cannot Export AITune Plan"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-void MainWindow::choosePlanToOpen()
-{
-    QSettings settings;
-    const QString key = QStringLiteral("lastPlanDirectory");
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Open Plan"), settings.value(key).toString(), kPlanFileFilter);
-    if (file.isEmpty())
-        return;
-    if (m_persistent)
-        settings.setValue(key, QFileInfo(file).absolutePath());
-    openPlan(file);
-}
-
-bool MainWindow::choosePlanToSave()
-{
-    QSettings settings;
-    const QString key = QStringLiteral("lastPlanDirectory");
-    QString suggestion = m_document->filePath();
-    if (suggestion.isEmpty()) {
-        const QString model = m_session ? QString::fromStdString(m_session->displayName()) : tr("plan");
-        suggestion = QDir(settings.value(key).toString())
-                         .filePath(QFileInfo(model).completeBaseName() + QStringLiteral(".kfplan.json"));
-    }
-    const QString file = QFileDialog::getSaveFileName(this, tr("Save Plan"), suggestion, kPlanFileFilter);
-    if (file.isEmpty())
-        return false;
-    if (m_persistent)
-        settings.setValue(key, QFileInfo(file).absolutePath());
-    return savePlanAs(file);
-}
-
-void MainWindow::choosePlanToExport()
-{
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export AITune Plan"), QString(), kAituneFileFilter);
-    if (!file.isEmpty())
-        exportAitunePlan(file);
-}
-
-void MainWindow::reportPlanError(const QString& title, const QString& message)
-{
-    statusBar()->showMessage(message, kMessageTimeoutMs);
-    Q_EMIT planError(message);
-    if (m_modalErrors)
-        QMessageBox::critical(this, title, message);
-}
+bool MainWindow::newPlan() { return m_planFiles->newPlan(); }
+bool MainWindow::openPlan(const QString& path) { return m_planFiles->open(path); }
+bool MainWindow::savePlan() { return m_planFiles->save(); }
+bool MainWindow::savePlanAs(const QString& path) { return m_planFiles->saveAs(path); }
+bool MainWindow::exportAitunePlan(const QString& path) { return m_planFiles->exportAitune(path); }
 
 void MainWindow::addPlanEntry(const QString& scope, const QString& function, const QString& providerType)
 {
@@ -1101,7 +990,11 @@ const MainWindow::Actions& MainWindow::actions() const { return m_actions; }
 
 bool MainWindow::modalErrors() const { return m_modalErrors; }
 
-void MainWindow::setModalErrors(bool modal) { m_modalErrors = modal; }
+void MainWindow::setModalErrors(bool modal)
+{
+    m_modalErrors = modal;
+    m_planFiles->setModalErrors(modal);
+}
 
 bool MainWindow::isPersistent() const { return m_persistent; }
 
@@ -1109,10 +1002,11 @@ void MainWindow::setPersistent(bool persistent)
 {
     m_persistent = persistent;
     m_profilePage->setPersistent(persistent);
+    m_planFiles->setPersistent(persistent);
 }
 
-MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_unsavedChanges; }
+MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planFiles->unsavedChanges(); }
 
-void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_unsavedChanges = choice; }
+void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_planFiles->setUnsavedChanges(choice); }
 
 } // namespace kforge::ui

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "plan_file_controller.h"
+
 #include <kforge/provider_catalog.h>
 
 #include <QMainWindow>
@@ -50,13 +52,11 @@ class MainWindow : public QMainWindow {
     // Off for batch runs (--screenshot): recent files and window geometry are left as the user had them.
     Q_PROPERTY(bool persistent READ isPersistent WRITE setPersistent)
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
-    // What to do with unsaved plan edits before they would be lost: ask (the default), or answer without a
-    // dialog (tests, batch runs).
-    Q_PROPERTY(UnsavedChanges unsavedChanges READ unsavedChanges WRITE setUnsavedChanges)
 
 public:
-    enum class UnsavedChanges { Ask, Save, Discard, Cancel };
-    Q_ENUM(UnsavedChanges)
+    // What to do with unsaved plan edits before they would be lost: ask (the default), or answer without a
+    // dialog (tests, batch runs).
+    using UnsavedChanges = PlanFileController::UnsavedChanges;
 
     struct Actions {
         QAction* open = nullptr;
@@ -214,9 +214,6 @@ private:
     void chooseInputsFile();
     void inputsChanged(const QString& source, const QString& remembered);
     void restoreRememberedInputs(QStringList& warnings);
-    void choosePlanToOpen();
-    bool choosePlanToSave();
-    void choosePlanToExport();
     void showAbout();
     void createProfileFileActions(QMenu* fileMenu);
     void createProfileMenu();
@@ -238,12 +235,10 @@ private:
     void setBusy(bool busy);
     void showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session);
     void reportFailure(const QString& source, const QString& error);
-    void reportPlanError(const QString& title, const QString& message);
     void updateModelStatus();
     void updateTitle();
     void updateRunActions();
     void updateRunStatus();
-    bool maybeKeepPlanEdits(); // false: the user cancelled
     // Before a forward, capture or profile with `plan` on `device` ("cpu", "cuda[:N]"): keeps its entries that can
     // never fire, shows them in the status bar and emits planWarningsChanged().
     void notePlanWarnings(const kforge::Plan& plan, const QString& device);
@@ -259,6 +254,7 @@ private:
     ModuleTreeModel* m_model = nullptr;
     ModuleTreePage* m_page = nullptr;
     PlanDocument* m_document = nullptr;
+    PlanFileController* m_planFiles = nullptr; // new, open, save, export of m_document
     RunController* m_run = nullptr;
     FunctionStacksView* m_stacksView = nullptr;
     PlanEditorView* m_planEditor = nullptr;
@@ -292,7 +288,6 @@ private:
     std::optional<std::uint64_t> m_declinesRevision; // the plan revision (PlanModel) a running plan run started with
     bool m_modalErrors = true;
     bool m_persistent = true;
-    UnsavedChanges m_unsavedChanges = UnsavedChanges::Ask;
 };
 
 } // namespace kforge::ui
