@@ -7,6 +7,7 @@
 #include <QMainWindow>
 
 #include <cstdint>
+#include <iosfwd>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -248,6 +249,11 @@ private:
     // filled by showDeclines() when it ends, if the plan is still the one it ran.
     void planRunStarted();
     void showDeclines(const std::vector<kforge::EntryDeclines>& declines);
+    // Profile files (main_window_profile.cpp): `write` streams the file on a worker thread (FileTask), atomically
+    // and cancellable; false after a failure (reported under `failureTitle`) or a cancel (a status bar line).
+    bool writeFileOffTheUiThread(const QString& path, const QString& failureTitle,
+                                 const std::function<void(std::ostream&)>& write);
+    void reportFileTaskFailure(const QString& title, const QString& what, const QString& error);
 
     ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;

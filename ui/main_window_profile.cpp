@@ -17,6 +17,8 @@
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
 
+#include "file_task.h"
+
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
@@ -273,6 +275,34 @@ void MainWindow::reportProfileError(const QString& title, const QString& message
 
 // ---- .kfprof files and exports -----------------------------------------------------------------------------------
 
+bool MainWindow::writeFileOffTheUiThread(const QString& path, const QString& failureTitle,
+                                         const std::function<void(std::ostream&)>& write)
+{
+    QString error;
+    const auto written = FileTask::run<bool>(
+        this, tr("Writing %1…").arg(QFileInfo(path).fileName()),
+        [file = path.toStdString(), write](const std::atomic<bool>& cancelled) {
+            kforge::writeFileStreaming(file, [&](std::ostream& out) {
+                CancellableOutput stoppable(out, cancelled);
+                write(stoppable);
+                stoppable.flush();
+            });
+            return true;
+        },
+        &error);
+    if (!written)
+        reportFileTaskFailure(failureTitle, tr("Writing %1").arg(QFileInfo(path).fileName()), error);
+    return written.has_value();
+}
+
+void MainWindow::reportFileTaskFailure(const QString& title, const QString& what, const QString& error)
+{
+    if (error == QLatin1String("cancelled")) // the user's choice: no error dialog
+        statusBar()->showMessage(tr("%1 cancelled").arg(what), kMessageTimeoutMs);
+    else
+        reportProfileError(title, oneLine(error.toUtf8().constData()));
+}
+
 bool MainWindow::isProfileFile(const QString& path)
 {
     return path.endsWith(QLatin1String(".kfprof"), Qt::CaseInsensitive);
@@ -285,13 +315,18 @@ bool MainWindow::openProfile(const QString& path)
         reportProfileError(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
         return false;
     }
-    std::vector<kforge::SavedRun> saved;
-    try {
-        saved = kforge::loadProfiles(QDir::toNativeSeparators(path).toStdString());
-    } catch (const std::exception& e) {
-        reportProfileError(tr("Cannot Open Profile"), oneLine(e.what()));
+    QString error;
+    auto loaded = FileTask::run<std::vector<kforge::SavedRun>>(
+        this, tr("Opening %1…").arg(name),
+        [file = QDir::toNativeSeparators(path).toStdString()](const std::atomic<bool>&) {
+            return kforge::loadProfiles(file);
+        },
+        &error);
+    if (!loaded) {
+        reportFileTaskFailure(tr("Cannot Open Profile"), tr("Opening %1").arg(name), error);
         return false;
     }
+    std::vector<kforge::SavedRun> saved = std::move(*loaded);
     // The file's labels say which run is which; unlabelled runs go by whether they used a plan.
     ProfileController::RunPtr baseline;
     ProfileController::RunPtr plan;
@@ -321,21 +356,23 @@ bool MainWindow::openProfile(const QString& path)
 
 bool MainWindow::saveProfile(const QString& path)
 {
-    std::vector<kforge::LabeledRun> runs;
-    if (const auto baseline = m_profile->baseline())
-        runs.push_back({"baseline", baseline.get()});
-    if (const auto plan = m_profile->plan())
-        runs.push_back({"plan", plan.get()});
-    if (runs.empty()) {
+    const auto baseline = m_profile->baseline();
+    const auto plan = m_profile->plan();
+    if (!baseline && !plan) {
         reportProfileError(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
         return false;
     }
-    try {
-        kforge::saveProfiles(runs, path.toStdString());
-    } catch (const std::exception& e) {
-        reportProfileError(tr("Cannot Save Profile"), oneLine(e.what()));
+    // The runs are shared with the worker, which may outlive a cancelled wait.
+    const auto write = [baseline, plan](std::ostream& out) {
+        std::vector<kforge::LabeledRun> runs;
+        if (baseline)
+            runs.push_back({"baseline", baseline.get()});
+        if (plan)
+            runs.push_back({"plan", plan.get()});
+        kforge::writeProfile(runs, out);
+    };
+    if (!writeFileOffTheUiThread(path, tr("Cannot Save Profile"), write))
         return false;
-    }
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
     return true;
 }
@@ -354,12 +391,9 @@ bool MainWindow::exportChromeTrace(const QString& path)
         reportProfileError(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
         return false;
     }
-    try {
-        kforge::writeFileStreaming(path.toStdString(), [&](std::ostream& out) { kforge::writeChromeTrace(runs, out); });
-    } catch (const std::exception& e) {
-        reportProfileError(tr("Cannot Export Trace"), oneLine(e.what()));
+    const auto write = [runs, baseline, plan](std::ostream& out) { kforge::writeChromeTrace(runs, out); };
+    if (!writeFileOffTheUiThread(path, tr("Cannot Export Trace"), write))
         return false;
-    }
     statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
     return true;
 }
@@ -371,12 +405,9 @@ bool MainWindow::exportCsv(const QString& path)
         reportProfileError(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
         return false;
     }
-    try {
-        kforge::exportProfile(*run, "csv", path.toStdString());
-    } catch (const std::exception& e) {
-        reportProfileError(tr("Cannot Export CSV"), oneLine(e.what()));
+    if (!writeFileOffTheUiThread(path, tr("Cannot Export CSV"),
+                                 [run](std::ostream& out) { kforge::writeCsv(*run, out); }))
         return false;
-    }
     statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
     return true;
 }
