@@ -165,7 +165,9 @@ MainWindow::~MainWindow()
 void MainWindow::createViews()
 {
     m_model->setIcons(icon("hooked"), icon("in-scope"), icon("inside"), icon("breakpoint"));
+    m_model->setObjectName(QStringLiteral("moduleModel")); // object names: how tools and tests find the parts
     m_page = new ModuleTreePage(m_model, this);
+    m_page->setObjectName(QStringLiteral("modulePage"));
     m_page->setCatalog(m_catalog);
     m_placeholder = new QLabel(tr("Open a TorchScript model (Ctrl+O) or drop a file here."), this);
     m_placeholder->setAlignment(Qt::AlignCenter);
@@ -187,6 +189,7 @@ void MainWindow::createViews()
     m_planEditor->setCatalog(m_catalog);
     m_eventView = new EventLogView(m_run->eventLog(), this);
     m_captureModel = new CaptureListModel(this);
+    m_captureModel->setObjectName(QStringLiteral("captureModel"));
     m_capturesView = new CapturesView(m_captureModel, this);
     m_capturesView->setCaptureAvailable(cudaDeviceVisible(), cudaUnavailableExplanation());
 
@@ -964,25 +967,11 @@ const kforge::ModelSession* MainWindow::session() const { return m_session.get()
 
 QString MainWindow::source() const { return m_source; }
 
-ModuleTreeModel* MainWindow::moduleModel() const { return m_model; }
-
 ModuleTreeView* MainWindow::moduleView() const { return m_page->view(); }
-
-ModuleTreePage* MainWindow::modulePage() const { return m_page; }
-
-FunctionStacksView* MainWindow::stacksView() const { return m_stacksView; }
-
-PlanEditorView* MainWindow::planEditor() const { return m_planEditor; }
-
-EventLogView* MainWindow::eventLogView() const { return m_eventView; }
 
 PlanDocument* MainWindow::planDocument() const { return m_document; }
 
 RunController* MainWindow::runController() const { return m_run; }
-
-CaptureListModel* MainWindow::captureModel() const { return m_captureModel; }
-
-CapturesView* MainWindow::capturesView() const { return m_capturesView; }
 
 RecentFiles* MainWindow::recentFiles() const { return m_recent; }
 

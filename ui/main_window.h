@@ -116,18 +116,11 @@ public:
     // Inputs from a torch.save file (a tensor, tuple, list or dict), as `kforge run --inputs-file`.
     bool loadInputsFile(const QString& path, QString* error = nullptr);
 
-    ModuleTreeModel* moduleModel() const;
     ModuleTreeView* moduleView() const;
-    ModuleTreePage* modulePage() const;
-    FunctionStacksView* stacksView() const;
-    PlanEditorView* planEditor() const;
-    EventLogView* eventLogView() const;
     PlanDocument* planDocument() const;
     RunController* runController() const;
     ProfileController* profileController() const;
     ProfilePage* profilePage() const;
-    CaptureListModel* captureModel() const;
-    CapturesView* capturesView() const;
     RecentFiles* recentFiles() const;
     const Actions& actions() const;
     // "tree", "stacks", "plan", "events", "captures", ...: the page or dock contents of that name, or null.

@@ -3,6 +3,7 @@
 // device is visible, a capture refused while a forward runs, and (on a GPU machine) a real capture of
 // tiny-gpt with its recorded providers going stale after a plan edit.
 #include "application_identity.h"
+#include "window_parts.h"
 #include "main_window.h"
 #include "models/capture_list_model.h"
 #include "run_controller.h"
@@ -25,6 +26,7 @@
 
 using kforge::ui::CaptureListModel;
 using kforge::ui::MainWindow;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -61,11 +63,13 @@ private Q_SLOTS:
     {
         QVERIFY(MainWindow::viewNames().contains(QStringLiteral("captures")));
         MainWindow window;
-        QCOMPARE(window.viewNamed(QStringLiteral("captures")), static_cast<QWidget*>(window.capturesView()));
+        QCOMPARE(window.viewNamed(QStringLiteral("captures")),
+                 static_cast<QWidget*>(part<kforge::ui::CapturesView>(window, "capturesView")));
         QDockWidget* dock = window.dockNamed(QStringLiteral("captures"));
         QVERIFY(dock);
-        QCOMPARE(dock->widget(), static_cast<QWidget*>(window.capturesView()));
-        QCOMPARE(window.capturesView()->view()->model(), static_cast<QAbstractItemModel*>(window.captureModel()));
+        QCOMPARE(dock->widget(), static_cast<QWidget*>(part<kforge::ui::CapturesView>(window, "capturesView")));
+        QCOMPARE(part<kforge::ui::CapturesView>(window, "capturesView")->view()->model(),
+                 static_cast<QAbstractItemModel*>(part<kforge::ui::CaptureListModel>(window, "captureModel")));
         QVERIFY(!window.actions().capture->icon().isNull());
         QVERIFY(!window.actions().preferences->icon().isNull());
     }
@@ -76,7 +80,7 @@ private Q_SLOTS:
             QSKIP("a CUDA device is visible: the no-CUDA explanation does not apply");
         const auto window = openWindow(kTinyGpt);
         QVERIFY(window->session());
-        kforge::ui::CapturesView* view = window->capturesView();
+        kforge::ui::CapturesView* view = part<kforge::ui::CapturesView>(*window, "capturesView");
         QVERIFY(!view->isCaptureAvailable());
         const QString text = view->explanation();
         QVERIFY2(text.startsWith(QStringLiteral("CUDA graph capture needs a CUDA device; none is visible on this "
@@ -94,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.first().at(0).toBool(), false);
         QVERIFY(finished.first().at(1).toString().contains(text));
-        QCOMPARE(window->captureModel()->rowCount(), 0);
+        QCOMPARE(part<kforge::ui::CaptureListModel>(*window, "captureModel")->rowCount(), 0);
     }
 
     void controllerCaptureWithoutCudaFailsCleanly()
@@ -132,14 +136,15 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!run->capture(kforge::Plan{}, 0, &error));
         QVERIFY2(error.contains(QStringLiteral("already running")), qPrintable(error));
-        QVERIFY(!window->capturesView()->captureButton()->isEnabled());
+        QVERIFY(!part<kforge::ui::CapturesView>(*window, "capturesView")->captureButton()->isEnabled());
         QVERIFY(!window->actions().capture->isEnabled());
         QVERIFY(!window->captureGraph());
         run->toggleModuleBreakpoint(QStringLiteral("blocks.0"));
         QSignalSpy finished(window.get(), &MainWindow::runFinished);
         window->continueForward();
         QVERIFY(finished.wait(kTimeoutMs));
-        QCOMPARE(window->capturesView()->captureButton()->isEnabled(), kforge::ui::cudaDeviceVisible());
+        QCOMPARE(part<kforge::ui::CapturesView>(*window, "capturesView")->captureButton()->isEnabled(),
+                 kforge::ui::cudaDeviceVisible());
     }
 
     void captureOnGpuRecordsProvidersAndGoesStale()
@@ -147,7 +152,7 @@ private Q_SLOTS:
         if (!kforge::ui::cudaDeviceVisible())
             QSKIP("needs a CUDA device; none is visible on this machine");
         const auto window = openWindow(kTinyGpt);
-        kforge::ui::CapturesView* view = window->capturesView();
+        kforge::ui::CapturesView* view = part<kforge::ui::CapturesView>(*window, "capturesView");
         QVERIFY(view->isCaptureAvailable());
         QVERIFY(view->captureButton()->isEnabled());
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
@@ -160,7 +165,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(kTimeoutMs));
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
 
-        CaptureListModel* model = window->captureModel();
+        CaptureListModel* model = part<kforge::ui::CaptureListModel>(*window, "captureModel");
         QCOMPARE(model->rowCount(), 1);
         QCOMPARE(model->index(0, CaptureListModel::CaptureColumn).data().toString(), QStringLiteral("capture-1"));
         QVERIFY(!model->isStale(0));

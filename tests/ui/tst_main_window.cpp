@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "application_identity.h"
+#include "window_parts.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"
 #include "recent_files.h"
@@ -27,6 +28,7 @@
 using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::RecentFiles;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -46,7 +48,7 @@ QStringList storedRecentFiles() { return QSettings().value(QStringLiteral("recen
 
 QStringList topLevelModules(const MainWindow& window)
 {
-    const ModuleTreeModel& model = *window.moduleModel();
+    const ModuleTreeModel& model = *part<kforge::ui::ModuleTreeModel>(window, "moduleModel");
     QStringList names;
     const QModelIndex root = model.index(0, 0);
     for (int row = 0; row < model.rowCount(root); ++row)
@@ -106,7 +108,7 @@ private Q_SLOTS:
         QCOMPARE(loaded.first().first().toString(), kTinyGpt);
         QVERIFY(window->session());
         QCOMPARE(window->source(), kTinyGpt);
-        QCOMPARE(window->moduleModel()->rowCount(), 1);
+        QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->rowCount(), 1);
         const QStringList top = topLevelModules(*window);
         QVERIFY2(top.startsWith(QStringLiteral("embed")) && top.contains(QStringLiteral("blocks")),
                  qPrintable(top.join(',')));

@@ -3,6 +3,7 @@
 // plugin's error inline, the start-up list kept in QSettings, removal taking effect on restart), the General
 // page's defaults, and the About report with every version it promises.
 #include "app_settings.h"
+#include "window_parts.h"
 #include "application_identity.h"
 #include "main_window.h"
 #include "provider_plugins.h"
@@ -37,6 +38,7 @@
 using kforge::ui::PluginSettingsPage;
 using kforge::ui::ProviderCatalogModel;
 using kforge::ui::SettingsDialog;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -102,7 +104,8 @@ private Q_SLOTS:
         // Through the window's Edit › Preferences: the plugin's provider joins the plan editor's catalog.
         kforge::ui::MainWindow window;
         const auto windowCatalogHas = [&window](const QString& type) {
-            const ProviderCatalogModel* catalog = window.planEditor()->catalogView()->model();
+            const ProviderCatalogModel* catalog =
+                part<kforge::ui::PlanEditorView>(window, "planEditorView")->catalogView()->model();
             for (int row = 0; row < catalog->rowCount(); ++row)
                 if (catalog->index(row, ProviderCatalogModel::ProviderColumn).data().toString() == type)
                     return true;

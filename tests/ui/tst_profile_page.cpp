@@ -2,6 +2,7 @@
 // The Profile page in the window: profiles run through the UI's actions on builtin:tiny-gpt (CPU), cancel,
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
 #include "application_identity.h"
+#include "window_parts.h"
 #include "main_window.h"
 #include "views/flame_graph_view.h"
 #include "views/flame_graph_page.h"
@@ -50,6 +51,7 @@ using kforge::ui::KernelStatsModel;
 using kforge::ui::MainWindow;
 using kforge::ui::ProfileController;
 using kforge::ui::ProfilePage;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -369,8 +371,8 @@ private Q_SLOTS:
         using kforge::ui::ModuleTreeModel;
         using kforge::ui::ModuleTreePage;
         const auto window = openTinyGpt();
-        ModuleTreeModel* model = window->moduleModel();
-        ModuleTreePage* modules = window->modulePage();
+        ModuleTreeModel* model = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
+        ModuleTreePage* modules = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
         QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn)); // nothing profiled yet
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
@@ -476,7 +478,7 @@ private Q_SLOTS:
         const double allUs = stats->totalUs();
         QVERIFY(allRows > 3);
 
-        window->modulePage()->revealPath(QStringLiteral("blocks.0"));
+        part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QStringLiteral("blocks.0"));
         QCOMPARE(stats->moduleScope(), QStringLiteral("blocks.0"));
         QVERIFY(stats->rowCount() > 0 && stats->rowCount() < allRows);
         for (int row = 0; row < stats->rowCount(); ++row)
@@ -486,7 +488,7 @@ private Q_SLOTS:
         QCOMPARE(page->timeline()->highlightedRangeCount(), 2); // one per measured forward
         QVERIFY(page->headerText().contains(QStringLiteral("blocks.0")));
 
-        window->modulePage()->revealPath(QString());
+        part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QString());
         QCOMPARE(stats->rowCount(), allRows);
         QVERIFY(page->timeline()->highlightedModule().isEmpty());
     }
@@ -531,7 +533,7 @@ private Q_SLOTS:
         QVERIFY(window->openProfile(saved));
         QCOMPARE(errors.count(), 0);
         QVERIFY(!window->session());
-        QCOMPARE(window->moduleModel()->rowCount(), 0);
+        QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->rowCount(), 0);
         ProfileController* controller = window->profileController();
         QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
         QVERIFY(!controller->baseline()->usedPlan);

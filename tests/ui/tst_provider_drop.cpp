@@ -3,6 +3,7 @@
 // tree's refusal where the module never calls the provider's function, and the drop adding an undoable plan
 // entry, through the model and through drag events on the tree view.
 #include "application_identity.h"
+#include "window_parts.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
@@ -33,6 +34,7 @@ using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
 using kforge::ui::ProviderCatalogModel;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -140,12 +142,13 @@ private Q_SLOTS:
         const auto window = openTinyGpt();
         QVERIFY(window->session());
         const std::unique_ptr<QMimeData> mime =
-            dragOf(*window->planEditor()->catalogView()->model(), QStringLiteral("AtenGeluProvider"));
+            dragOf(*part<kforge::ui::PlanEditorView>(*window, "planEditorView")->catalogView()->model(),
+                   QStringLiteral("AtenGeluProvider"));
         QVERIFY(mime);
 
         // Through the model the tree view shows (the filter proxy): a drop on the MLP's row.
         QAbstractItemModel* shown = window->moduleView()->model();
-        ModuleTreeModel* tree = window->moduleModel();
+        ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         const QModelIndex mlp = tree->indexOfPath(QStringLiteral("blocks.0.mlp"));
         const auto toShown = [&](const QModelIndex& source) {
             return static_cast<QAbstractProxyModel*>(shown)->mapFromSource(source);
@@ -174,8 +177,9 @@ private Q_SLOTS:
         const QString without = moduleWithout(*window->session(), "gelu");
         QVERIFY2(!without.isEmpty(), "tiny-gpt has a module without gelu (the embedding)");
         const std::unique_ptr<QMimeData> mime =
-            dragOf(*window->planEditor()->catalogView()->model(), QStringLiteral("AtenGeluProvider"));
-        ModuleTreeModel* tree = window->moduleModel();
+            dragOf(*part<kforge::ui::PlanEditorView>(*window, "planEditorView")->catalogView()->model(),
+                   QStringLiteral("AtenGeluProvider"));
+        ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         QVERIFY(!tree->acceptsProvider(without, QStringLiteral("gelu")));
         QVERIFY(!tree->canDropMimeData(mime.get(), Qt::CopyAction, -1, -1, tree->indexOfPath(without)));
         QVERIFY(!tree->dropMimeData(mime.get(), Qt::CopyAction, -1, -1, tree->indexOfPath(without)));
@@ -190,9 +194,10 @@ private Q_SLOTS:
         kforge::ui::ModuleTreeView* view = window->moduleView();
         view->expandAll();
         const std::unique_ptr<QMimeData> mime =
-            dragOf(*window->planEditor()->catalogView()->model(), QStringLiteral("AtenGeluProvider"));
+            dragOf(*part<kforge::ui::PlanEditorView>(*window, "planEditorView")->catalogView()->model(),
+                   QStringLiteral("AtenGeluProvider"));
         auto* proxy = static_cast<QAbstractProxyModel*>(view->model());
-        ModuleTreeModel* tree = window->moduleModel();
+        ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         const QString without = moduleWithout(*window->session(), "gelu");
 
         // No drop indicator over a module that never calls gelu; accepted over the MLP.

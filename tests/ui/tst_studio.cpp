@@ -2,6 +2,7 @@
 // The main window's flows, driven the way a user drives them: the tree's context menu, the plan editor, the
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
 #include "application_identity.h"
+#include "window_parts.h"
 #include "main_window.h"
 #include "models/event_log_model.h"
 #include "models/function_stacks_model.h"
@@ -48,6 +49,7 @@ using kforge::ui::FunctionStacksModel;
 using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
+using kforge::ui::test::part;
 
 namespace {
 
@@ -144,9 +146,9 @@ private Q_SLOTS:
     {
         const auto window = openWindow(kTinyGpt);
         QVERIFY(window->session());
-        ModuleTreeModel* tree = window->moduleModel();
-        const std::unique_ptr<QMenu> menu(
-            window->modulePage()->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
+        ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
+        const std::unique_ptr<QMenu> menu(part<kforge::ui::ModuleTreePage>(*window, "modulePage")
+                                              ->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
         // One submenu per function the MLP's subtree calls, each listing the catalog's providers of it.
         QVERIFY(menu->findChild<QMenu*>(QStringLiteral("addProvider:linear")));
         QAction* add = addProviderAction(menu.get(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
@@ -156,14 +158,14 @@ private Q_SLOTS:
 
         QCOMPARE(window->planDocument()->model()->rowCount(), 1);
         QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
-        QTableView* table = window->planEditor()->view();
+        QTableView* table = part<kforge::ui::PlanEditorView>(*window, "planEditorView")->view();
         QCOMPARE(table->model()->rowCount(), 1);
         QCOMPARE(table->currentIndex().row(), 0);
         QVERIFY(window->dockNamed(QStringLiteral("plan"))->isVisible());
         // Validated against the model: a correct entry has no problem.
         QCOMPARE(table->model()->index(0, PlanModel::ProblemsColumn).data().toString(), QString());
         // The settings form follows the selected entry.
-        QCOMPARE(window->planEditor()->settingsForm()->row(), 0);
+        QCOMPARE(part<kforge::ui::PlanEditorView>(*window, "planEditorView")->settingsForm()->row(), 0);
         // The tree shows the hook and the entry.
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Hooked);
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp.fc")), ModuleTreeModel::InScope);
@@ -186,17 +188,19 @@ private Q_SLOTS:
         // An edit in the table: the enable box.
         PlanModel* model = window->planDocument()->model();
         QVERIFY(model->setData(model->index(0, PlanModel::EnabledColumn), Qt::Unchecked, Qt::CheckStateRole));
-        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::NotHooked);
+        QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.0.mlp")),
+                 ModuleTreeModel::NotHooked);
         // Move down, from the editor's toolbar.
-        window->planEditor()->selectRow(0);
-        window->planEditor()->actions().moveDown->trigger();
+        part<kforge::ui::PlanEditorView>(*window, "planEditorView")->selectRow(0);
+        part<kforge::ui::PlanEditorView>(*window, "planEditorView")->actions().moveDown->trigger();
         QCOMPARE(planRow(*window, 1), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
 
         actions.undo->trigger(); // move
         QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
         actions.undo->trigger(); // disable
         QVERIFY(window->planDocument()->plan().entries.front().enabled);
-        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Hooked);
+        QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.0.mlp")),
+                 ModuleTreeModel::Hooked);
         actions.undo->trigger();
         actions.undo->trigger();
         QCOMPARE(model->rowCount(), 0);
@@ -215,8 +219,8 @@ private Q_SLOTS:
         const int before = undo->count();
         window->planDocument()->editEntry(0, window->planDocument()->plan().entries.front(), QStringLiteral("noop"));
         QCOMPARE(undo->count(), before + 1);
-        window->planEditor()->selectRow(0);
-        window->planEditor()->actions().remove->trigger();
+        part<kforge::ui::PlanEditorView>(*window, "planEditorView")->selectRow(0);
+        part<kforge::ui::PlanEditorView>(*window, "planEditorView")->actions().remove->trigger();
         QCOMPARE(model->rowCount(), 1);
         actions.undo->trigger();
         QCOMPARE(model->rowCount(), 2);
@@ -247,7 +251,8 @@ private Q_SLOTS:
         QCOMPARE(window->planDocument()->model()->rowCount(), 2);
         QCOMPARE(planRow(*window, 1),
                  (QStringList{"blocks.1.attn", "scaled_dot_product_attention", "TorchSDPAKernelProvider"}));
-        QCOMPARE(window->moduleModel()->hookState(QStringLiteral("blocks.1.attn")), ModuleTreeModel::Hooked);
+        QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.1.attn")),
+                 ModuleTreeModel::Hooked);
         QCOMPARE(window->planDocument()->filePath(), QFileInfo(file).absoluteFilePath());
 
         // Unsaved edits: Cancel keeps them (open refused, close refused); Discard lets the open go on.
@@ -291,7 +296,7 @@ private Q_SLOTS:
         const auto window = openWindow(kTinyGpt);
         window->addPlanEntry(QStringLiteral("blocks.0.attn"), QStringLiteral("scaled_dot_product_attention"),
                              QStringLiteral("TorchSDPAKernelProvider"));
-        kforge::ui::ProviderSettingsForm* form = window->planEditor()->settingsForm();
+        kforge::ui::ProviderSettingsForm* form = part<kforge::ui::PlanEditorView>(*window, "planEditorView")->settingsForm();
         QCOMPARE(form->row(), 0);
         QVERIFY(form->fieldCount() >= 1);
         auto* backend = form->findChild<QComboBox*>(QStringLiteral("setting:backend"));
@@ -420,10 +425,10 @@ private Q_SLOTS:
                 detail = log->index(row, kforge::ui::EventLogModel::DetailColumn).data().toString();
         QVERIFY2(detail.startsWith(QStringLiteral("declined by CpuGeluProvider")) && detail.endsWith(reason),
                  qPrintable(detail));
-        window->eventLogView()
+        part<kforge::ui::EventLogView>(*window, "eventLogView")
             ->findChild<QLineEdit*>(QStringLiteral("eventFilter"))
             ->setText(QStringLiteral("declined by"));
-        QVERIFY(window->eventLogView()->filterModel()->rowCount() >= 1);
+        QVERIFY(part<kforge::ui::EventLogView>(*window, "eventLogView")->filterModel()->rowCount() >= 1);
 
         // A new run starts the column over (cleared while it runs); the count is that run's, not a total.
         QVERIFY(window->runForward());
@@ -467,7 +472,7 @@ private Q_SLOTS:
         const auto [ok, message] = waitForRun(finished);
         QVERIFY2(ok, qPrintable(message));
 
-        const ModuleTreeModel* tree = window->moduleModel();
+        const ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         const QModelIndex mlp = tree->indexOfPath(QStringLiteral("blocks.0.mlp"), ModuleTreeModel::CallsColumn);
         // gelu by the provider, the two linears inside the hooked MLP by the originals.
         QVERIFY2(mlp.data(ModuleTreeModel::SortRole).toLongLong() >= 3, qPrintable(mlp.data().toString()));
@@ -480,15 +485,15 @@ private Q_SLOTS:
 
         // The event log has the run, provider call included.
         const kforge::ui::EventLogModel* log = window->runController()->eventLog();
-        QAbstractItemModelTester tester(window->eventLogView()->filterModel(),
+        QAbstractItemModelTester tester(part<kforge::ui::EventLogView>(*window, "eventLogView")->filterModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         bool providerCall = false;
         for (int row = 0; row < log->rowCount(); ++row)
             providerCall |= log->event(row).kind == kforge::EventKind::ProviderCall &&
                             log->event(row).provider == "AtenGeluProvider";
         QVERIFY(providerCall);
-        QVERIFY2(window->eventLogView()->countersText().contains(QStringLiteral("0 dropped")),
-                 qPrintable(window->eventLogView()->countersText()));
+        QVERIFY2(part<kforge::ui::EventLogView>(*window, "eventLogView")->countersText().contains(QStringLiteral("0 dropped")),
+                 qPrintable(part<kforge::ui::EventLogView>(*window, "eventLogView")->countersText()));
         // Deactivated after a clean run, nothing left over.
         QVERIFY(!window->runController()->runtimeActive());
         QVERIFY(window->runController()->leftovers().empty());
@@ -527,7 +532,7 @@ private Q_SLOTS:
         QVERIFY2(row.data().toString().contains(QStringLiteral("exit of act never ran")),
                  qPrintable(row.data().toString()));
         QVERIFY(row.data(Qt::ForegroundRole).isValid());
-        QPushButton* unwind = window->stacksView()->unwindButton();
+        QPushButton* unwind = part<kforge::ui::FunctionStacksView>(*window, "functionStacksView")->unwindButton();
         QVERIFY(unwind->isEnabled());
         QVERIFY(window->actions().unwind->isEnabled());
         QVERIFY(window->runController()->runtimeActive());
@@ -559,10 +564,11 @@ private Q_SLOTS:
         const auto window = openWindow(kTinyGpt);
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
                              QStringLiteral("AtenGeluProvider"));
-        ModuleTreeModel* tree = window->moduleModel();
+        ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         {
             const std::unique_ptr<QMenu> menu(
-                window->modulePage()->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
+                part<kforge::ui::ModuleTreePage>(*window, "modulePage")
+                    ->createContextMenu(tree->indexOfPath(QStringLiteral("blocks.0.mlp"))));
             QAction* toggle = menu->findChild<QAction*>(QStringLiteral("toggleModuleBreakpoint"));
             QVERIFY(toggle);
             QVERIFY(!toggle->isChecked());
@@ -578,7 +584,7 @@ private Q_SLOTS:
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Inside);
         QCOMPARE(tree->hookState(QStringLiteral("blocks")), ModuleTreeModel::Inside);
         QCOMPARE(tree->hookState(QStringLiteral("blocks.1")), ModuleTreeModel::NotHooked);
-        QCOMPARE(window->modulePage()->currentPath(), QStringLiteral("blocks.0.mlp"));
+        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(), QStringLiteral("blocks.0.mlp"));
         QVERIFY(window->actions().continueRun->isEnabled());
         QVERIFY(window->actions().abort->isEnabled());
         QVERIFY(!window->actions().run->isEnabled());
@@ -588,7 +594,8 @@ private Q_SLOTS:
         QCOMPARE(shown, describe(kforge::snapshotFunctionStacks()));
         QVERIFY2(shown.contains(QStringLiteral("gelu = AtenGeluProvider")), qPrintable(shown));
         QVERIFY2(shown.contains(QStringLiteral("original -> AtenGeluProvider @blocks.0.mlp")), qPrintable(shown));
-        QCOMPARE(window->stacksView()->caption(), QStringLiteral("Paused at blocks.0.mlp (module enter)"));
+        QCOMPARE(part<kforge::ui::FunctionStacksView>(*window, "functionStacksView")->caption(),
+                 QStringLiteral("Paused at blocks.0.mlp (module enter)"));
 
         // Step: the next pause point, the forward still inside the MLP.
         QCOMPARE(window->actions().step->shortcut(), QKeySequence(Qt::Key_F10));
@@ -647,7 +654,7 @@ private Q_SLOTS:
     void functionBreakpointFromStacksView()
     {
         const auto window = openWindow(kTinyGpt);
-        QMenu* menu = window->stacksView()->breakpointMenu();
+        QMenu* menu = part<kforge::ui::FunctionStacksView>(*window, "functionStacksView")->breakpointMenu();
         Q_EMIT menu->aboutToShow();
         QAction* softmax = nullptr; // under its category's submenu
         for (QAction* category : menu->actions())
@@ -672,7 +679,7 @@ private Q_SLOTS:
     void filterAndDocks()
     {
         const auto window = openWindow(kTinyGpt);
-        kforge::ui::ModuleTreePage* page = window->modulePage();
+        kforge::ui::ModuleTreePage* page = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
         QCOMPARE(window->actions().filter->shortcut(), QKeySequence(QKeySequence::Find));
         window->activateWindow();
         window->actions().filter->trigger();
