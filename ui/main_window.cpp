@@ -12,6 +12,7 @@
 #include "models/plan_model.h"
 #include "recent_files.h"
 #include "plan_file_controller.h"
+#include "profile_file_controller.h"
 #include "profile_controller.h"
 #include "run_controller.h"
 #include "system_info.h"
@@ -177,6 +178,12 @@ void MainWindow::createViews()
     m_pages->addWidget(m_page);
     m_profile = new ProfileController(m_run, this);
     m_profilePage = new ProfilePage(m_profile, this);
+    m_profileFiles = new ProfileFileController(m_profile, m_profilePage, this);
+    connect(m_profileFiles, &ProfileFileController::opened, this,
+            [this] { m_centralTabs->setCurrentWidget(m_profilePage); });
+    connect(m_profileFiles, &ProfileFileController::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, kMessageTimeoutMs); });
+    connect(m_profileFiles, &ProfileFileController::error, this, &MainWindow::profileError);
     m_centralTabs = new QTabWidget(this);
     m_centralTabs->setObjectName(QStringLiteral("centralTabs"));
     m_centralTabs->setDocumentMode(true);
@@ -983,6 +990,7 @@ void MainWindow::setModalErrors(bool modal)
 {
     m_modalErrors = modal;
     m_planFiles->setModalErrors(modal);
+    m_profileFiles->setModalErrors(modal);
 }
 
 bool MainWindow::isPersistent() const { return m_persistent; }
@@ -992,6 +1000,7 @@ void MainWindow::setPersistent(bool persistent)
     m_persistent = persistent;
     m_profilePage->setPersistent(persistent);
     m_planFiles->setPersistent(persistent);
+    m_profileFiles->setPersistent(persistent);
 }
 
 MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planFiles->unsavedChanges(); }

@@ -7,7 +7,6 @@
 #include <QMainWindow>
 
 #include <cstdint>
-#include <iosfwd>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,6 +40,7 @@ class ModuleTreeView;
 class PlanDocument;
 class PlanEditorView;
 class ProfileController;
+class ProfileFileController;
 class ProfilePage;
 class RecentFiles;
 class RunController;
@@ -220,8 +220,6 @@ private:
     // A profile that runs the plan (with plan, compare, benchmark): notes the plan's warnings, clears its declines.
     bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
     void reportProfileError(const QString& title, const QString& message);
-    void chooseProfileToOpen();
-    QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
     static QStringList profileViewNames();
     QWidget* profileViewNamed(const QString& name) const;
     void reloadCatalog(); // after a plugin loaded: its provider types join the menus and the catalog
@@ -242,18 +240,14 @@ private:
     // filled by showDeclines() when it ends, if the plan is still the one it ran.
     void planRunStarted();
     void showDeclines(const std::vector<kforge::EntryDeclines>& declines);
-    // Profile files (main_window_profile.cpp): `write` streams the file on a worker thread (FileTask), atomically
-    // and cancellable; false after a failure (reported under `failureTitle`) or a cancel (a status bar line).
-    bool writeFileOffTheUiThread(const QString& path, const QString& failureTitle,
-                                 const std::function<void(std::ostream&)>& write);
-    void reportFileTaskFailure(const QString& title, const QString& what, const QString& error);
 
     ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
     ModuleTreeModel* m_model = nullptr;
     ModuleTreePage* m_page = nullptr;
     PlanDocument* m_document = nullptr;
-    PlanFileController* m_planFiles = nullptr; // new, open, save, export of m_document
+    PlanFileController* m_planFiles = nullptr;       // new, open, save, export of m_document
+    ProfileFileController* m_profileFiles = nullptr; // .kfprof files and exports of the profile side
     RunController* m_run = nullptr;
     FunctionStacksView* m_stacksView = nullptr;
     PlanEditorView* m_planEditor = nullptr;

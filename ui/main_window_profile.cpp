@@ -17,7 +17,7 @@
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
 
-#include "file_task.h"
+#include "profile_file_controller.h"
 
 #include <QAction>
 #include <QDir>
@@ -41,24 +41,13 @@ namespace kforge::ui {
 namespace {
 
 constexpr int kMessageTimeoutMs = 10'000;
-const QString kProfileDirectoryKey = QStringLiteral("lastProfileDirectory");
 const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
 
 QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
 
-QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
-
 bool hasEnabledEntry(const kforge::Plan& plan)
 {
     return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
-}
-
-// "builtin:tiny-gpt" and "/models/net.pt" suggest "tiny-gpt" and "net" as file names.
-QString baseNameOf(const std::string& model)
-{
-    const QString name = QString::fromStdString(model).section(QLatin1Char(':'), -1).section(QLatin1Char('/'), -1);
-    const QString base = QFileInfo(name).completeBaseName();
-    return base.isEmpty() ? QStringLiteral("profile") : base;
 }
 
 } // namespace
@@ -67,39 +56,40 @@ void MainWindow::createProfileFileActions(QMenu* fileMenu)
 {
     fileMenu->addSeparator();
     m_actions.openProfile =
-        fileMenu->addAction(icon("open"), tr("Open Pro&file…"), this, &MainWindow::chooseProfileToOpen);
+        fileMenu->addAction(icon("open"), tr("Open Pro&file…"), m_profileFiles, &ProfileFileController::chooseToOpen);
     m_actions.openProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
     m_actions.openProfile->setStatusTip(tr("Open a saved profile result (.kfprof); no model is needed"));
     m_actions.saveProfile = fileMenu->addAction(icon("save"), tr("Save Prof&ile…"), this, [this] {
-        if (const QString file = chooseFileToSave(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter);
+        if (const QString file =
+                m_profileFiles->chooseFileToSave(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter);
             !file.isEmpty())
             saveProfile(file);
     });
     m_actions.saveProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
     m_actions.saveProfile->setStatusTip(tr("Save the baseline and plan runs to a .kfprof file"));
     m_actions.exportTrace = fileMenu->addAction(icon("export"), tr("Export Chrome &Trace…"), this, [this] {
-        if (const QString file = chooseFileToSave(tr("Export Chrome Trace"), QStringLiteral(".trace.json"),
-                                                  tr("Chrome trace (*.json);;All files (*)"));
+        if (const QString file = m_profileFiles->chooseFileToSave(
+                tr("Export Chrome Trace"), QStringLiteral(".trace.json"), tr("Chrome trace (*.json);;All files (*)"));
             !file.isEmpty())
             exportChromeTrace(file);
     });
     m_actions.exportTrace->setStatusTip(tr("A trace of the runs that Perfetto and chrome://tracing open"));
     m_actions.exportCsv = fileMenu->addAction(tr("Export &CSV…"), this, [this] {
-        if (const QString file =
-                chooseFileToSave(tr("Export CSV"), QStringLiteral(".csv"), tr("CSV (*.csv);;All files (*)"));
+        if (const QString file = m_profileFiles->chooseFileToSave(tr("Export CSV"), QStringLiteral(".csv"),
+                                                                  tr("CSV (*.csv);;All files (*)"));
             !file.isEmpty())
             exportCsv(file);
     });
     m_actions.exportCsv->setStatusTip(tr("One row per kernel execution of the run shown, with its attribution"));
     m_actions.exportChart = fileMenu->addAction(tr("Export C&hart as PNG…"), this, [this] {
-        if (const QString file =
-                chooseFileToSave(tr("Export Chart"), QStringLiteral("-chart.png"), tr("PNG images (*.png)"));
+        if (const QString file = m_profileFiles->chooseFileToSave(tr("Export Chart"), QStringLiteral("-chart.png"),
+                                                                  tr("PNG images (*.png)"));
             !file.isEmpty())
             exportChartPng(file);
     });
     m_actions.exportTimeline = fileMenu->addAction(tr("Export Time&line as PNG…"), this, [this] {
-        if (const QString file =
-                chooseFileToSave(tr("Export Timeline"), QStringLiteral("-timeline.png"), tr("PNG images (*.png)"));
+        if (const QString file = m_profileFiles->chooseFileToSave(
+                tr("Export Timeline"), QStringLiteral("-timeline.png"), tr("PNG images (*.png)"));
             !file.isEmpty())
             exportTimelinePng(file);
     });
@@ -275,195 +265,16 @@ void MainWindow::reportProfileError(const QString& title, const QString& message
 
 // ---- .kfprof files and exports -----------------------------------------------------------------------------------
 
-bool MainWindow::writeFileOffTheUiThread(const QString& path, const QString& failureTitle,
-                                         const std::function<void(std::ostream&)>& write)
-{
-    QString error;
-    const auto written = FileTask::run<bool>(
-        this, tr("Writing %1…").arg(QFileInfo(path).fileName()),
-        [file = path.toStdString(), write](const std::atomic<bool>& cancelled) {
-            kforge::writeFileStreaming(file, [&](std::ostream& out) {
-                CancellableOutput stoppable(out, cancelled);
-                write(stoppable);
-                stoppable.flush();
-            });
-            return true;
-        },
-        &error);
-    if (!written)
-        reportFileTaskFailure(failureTitle, tr("Writing %1").arg(QFileInfo(path).fileName()), error);
-    return written.has_value();
-}
-
-void MainWindow::reportFileTaskFailure(const QString& title, const QString& what, const QString& error)
-{
-    if (error == QLatin1String("cancelled")) // the user's choice: no error dialog
-        statusBar()->showMessage(tr("%1 cancelled").arg(what), kMessageTimeoutMs);
-    else
-        reportProfileError(title, oneLine(error.toUtf8().constData()));
-}
+bool MainWindow::openProfile(const QString& path) { return m_profileFiles->open(path); }
+bool MainWindow::saveProfile(const QString& path) { return m_profileFiles->save(path); }
+bool MainWindow::exportChromeTrace(const QString& path) { return m_profileFiles->exportChromeTrace(path); }
+bool MainWindow::exportCsv(const QString& path) { return m_profileFiles->exportCsv(path); }
+bool MainWindow::exportChartPng(const QString& path) { return m_profileFiles->exportChartPng(path); }
+bool MainWindow::exportTimelinePng(const QString& path) { return m_profileFiles->exportTimelinePng(path); }
 
 bool MainWindow::isProfileFile(const QString& path)
 {
     return path.endsWith(QLatin1String(".kfprof"), Qt::CaseInsensitive);
-}
-
-bool MainWindow::openProfile(const QString& path)
-{
-    const QString name = QFileInfo(path).fileName();
-    if (m_profile->isRunning()) {
-        reportProfileError(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
-        return false;
-    }
-    QString error;
-    auto loaded = FileTask::run<std::vector<kforge::SavedRun>>(
-        this, tr("Opening %1…").arg(name),
-        [file = QDir::toNativeSeparators(path).toStdString()](const std::atomic<bool>&) {
-            return kforge::loadProfiles(file);
-        },
-        &error);
-    if (!loaded) {
-        reportFileTaskFailure(tr("Cannot Open Profile"), tr("Opening %1").arg(name), error);
-        return false;
-    }
-    std::vector<kforge::SavedRun> saved = std::move(*loaded);
-    // The file's labels say which run is which; unlabelled runs go by whether they used a plan.
-    ProfileController::RunPtr baseline;
-    ProfileController::RunPtr plan;
-    for (kforge::SavedRun& entry : saved) {
-        const bool isPlan = entry.label == "plan" || (entry.label != "baseline" && entry.run.usedPlan);
-        ProfileController::RunPtr& slot = isPlan ? plan : baseline;
-        if (!slot)
-            slot = std::make_shared<const kforge::ProfileRun>(std::move(entry.run));
-    }
-    if (!baseline && !plan) {
-        reportProfileError(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
-        return false;
-    }
-    m_profile->setRuns(baseline, plan);
-    m_profilePage->setOrigin(name);
-    m_centralTabs->setCurrentWidget(m_profilePage);
-    const auto& any = baseline ? baseline : plan;
-    statusBar()->showMessage(tr("Opened %1: %2 of %3")
-                                 .arg(name,
-                                      baseline && plan ? tr("baseline and plan runs")
-                                      : baseline       ? tr("a baseline run")
-                                                       : tr("a run with a plan"),
-                                      QString::fromStdString(any->model)),
-                             kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::saveProfile(const QString& path)
-{
-    const auto baseline = m_profile->baseline();
-    const auto plan = m_profile->plan();
-    if (!baseline && !plan) {
-        reportProfileError(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
-        return false;
-    }
-    // The runs are shared with the worker, which may outlive a cancelled wait.
-    const auto write = [baseline, plan](std::ostream& out) {
-        std::vector<kforge::LabeledRun> runs;
-        if (baseline)
-            runs.push_back({"baseline", baseline.get()});
-        if (plan)
-            runs.push_back({"plan", plan.get()});
-        kforge::writeProfile(runs, out);
-    };
-    if (!writeFileOffTheUiThread(path, tr("Cannot Save Profile"), write))
-        return false;
-    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::exportChromeTrace(const QString& path)
-{
-    // One run: lanes named "host", "cuda:0"; both: "host (baseline)", "host (plan)", as `kforge compare` writes.
-    std::vector<kforge::LabeledRun> runs;
-    const auto baseline = m_profile->baseline();
-    const auto plan = m_profile->plan();
-    if (baseline)
-        runs.push_back({baseline && plan ? "baseline" : "", baseline.get()});
-    if (plan)
-        runs.push_back({baseline && plan ? "plan" : "", plan.get()});
-    if (runs.empty()) {
-        reportProfileError(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
-        return false;
-    }
-    const auto write = [runs, baseline, plan](std::ostream& out) { kforge::writeChromeTrace(runs, out); };
-    if (!writeFileOffTheUiThread(path, tr("Cannot Export Trace"), write))
-        return false;
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::exportCsv(const QString& path)
-{
-    const auto run = m_profilePage->shownRun();
-    if (!run) {
-        reportProfileError(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
-        return false;
-    }
-    if (!writeFileOffTheUiThread(path, tr("Cannot Export CSV"),
-                                 [run](std::ostream& out) { kforge::writeCsv(*run, out); }))
-        return false;
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::exportChartPng(const QString& path)
-{
-    QString error;
-    if (!m_profilePage->shownRun())
-        error = tr("There is no profile to chart: run one first.");
-    else if (!m_profilePage->chart()->savePng(path, &error) && error.isEmpty())
-        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
-    if (!error.isEmpty()) {
-        reportProfileError(tr("Cannot Export Chart"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-bool MainWindow::exportTimelinePng(const QString& path)
-{
-    QString error;
-    if (!m_profilePage->shownRun())
-        error = tr("There is no profile to draw: run one first.");
-    else if (!m_profilePage->timeline()->savePng(path, &error) && error.isEmpty())
-        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
-    if (!error.isEmpty()) {
-        reportProfileError(tr("Cannot Export Timeline"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kMessageTimeoutMs);
-    return true;
-}
-
-void MainWindow::chooseProfileToOpen()
-{
-    QSettings settings;
-    const QString file = QFileDialog::getOpenFileName(
-        this, tr("Open Profile"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
-    if (file.isEmpty())
-        return;
-    if (m_persistent)
-        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
-    openProfile(file);
-}
-
-QString MainWindow::chooseFileToSave(const QString& title, const QString& suffix, const QString& filter)
-{
-    QSettings settings;
-    const auto run = m_profilePage->shownRun();
-    const QString suggestion = QDir(settings.value(kProfileDirectoryKey).toString())
-                                   .filePath(baseNameOf(run ? run->model : std::string()) + suffix);
-    const QString file = QFileDialog::getSaveFileName(this, title, suggestion, filter);
-    if (!file.isEmpty() && m_persistent)
-        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
-    return file;
 }
 
 // ---- Views by name -----------------------------------------------------------------------------------------------

@@ -296,7 +296,8 @@ private Q_SLOTS:
         const auto window = openWindow(kTinyGpt);
         window->addPlanEntry(QStringLiteral("blocks.0.attn"), QStringLiteral("scaled_dot_product_attention"),
                              QStringLiteral("TorchSDPAKernelProvider"));
-        kforge::ui::ProviderSettingsForm* form = part<kforge::ui::PlanEditorView>(*window, "planEditorView")->settingsForm();
+        kforge::ui::ProviderSettingsForm* form =
+            part<kforge::ui::PlanEditorView>(*window, "planEditorView")->settingsForm();
         QCOMPARE(form->row(), 0);
         QVERIFY(form->fieldCount() >= 1);
         auto* backend = form->findChild<QComboBox*>(QStringLiteral("setting:backend"));
@@ -492,7 +493,9 @@ private Q_SLOTS:
             providerCall |= log->event(row).kind == kforge::EventKind::ProviderCall &&
                             log->event(row).provider == "AtenGeluProvider";
         QVERIFY(providerCall);
-        QVERIFY2(part<kforge::ui::EventLogView>(*window, "eventLogView")->countersText().contains(QStringLiteral("0 dropped")),
+        QVERIFY2(part<kforge::ui::EventLogView>(*window, "eventLogView")
+                     ->countersText()
+                     .contains(QStringLiteral("0 dropped")),
                  qPrintable(part<kforge::ui::EventLogView>(*window, "eventLogView")->countersText()));
         // Deactivated after a clean run, nothing left over.
         QVERIFY(!window->runController()->runtimeActive());
@@ -584,7 +587,8 @@ private Q_SLOTS:
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Inside);
         QCOMPARE(tree->hookState(QStringLiteral("blocks")), ModuleTreeModel::Inside);
         QCOMPARE(tree->hookState(QStringLiteral("blocks.1")), ModuleTreeModel::NotHooked);
-        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(), QStringLiteral("blocks.0.mlp"));
+        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(),
+                 QStringLiteral("blocks.0.mlp"));
         QVERIFY(window->actions().continueRun->isEnabled());
         QVERIFY(window->actions().abort->isEnabled());
         QVERIFY(!window->actions().run->isEnabled());

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "profile_file_controller.h"
+
+#include "file_task.h"
+#include "profile_controller.h"
+#include "views/profile_page.h"
+#include "views/time_share_chart.h"
+#include "views/timeline_view.h"
+
+#include <kforge/atomic_file.h>
+#include <kforge/profile_export.h>
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+
+#include <memory>
+#include <vector>
+
+namespace kforge::ui {
+namespace {
+
+const QString kProfileDirectoryKey = QStringLiteral("lastProfileDirectory");
+const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
+
+QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
+
+// "builtin:tiny-gpt" and "/models/net.pt" suggest "tiny-gpt" and "net" as file names.
+QString baseNameOf(const std::string& model)
+{
+    const QString name = QString::fromStdString(model).section(QLatin1Char(':'), -1).section(QLatin1Char('/'), -1);
+    const QString base = QFileInfo(name).completeBaseName();
+    return base.isEmpty() ? QStringLiteral("profile") : base;
+}
+
+} // namespace
+
+ProfileFileController::ProfileFileController(ProfileController* runs, ProfilePage* page, QWidget* dialogParent)
+    : QObject(dialogParent), m_runs(runs), m_page(page), m_dialogParent(dialogParent)
+{
+}
+
+void ProfileFileController::report(const QString& title, const QString& message)
+{
+    Q_EMIT statusMessage(message);
+    Q_EMIT error(message);
+    if (m_modalErrors)
+        QMessageBox::critical(m_dialogParent, title, message);
+}
+
+bool ProfileFileController::writeOffTheUiThread(const QString& path, const QString& failureTitle,
+                                                const std::function<void(std::ostream&)>& write)
+{
+    QString error;
+    const auto written = FileTask::run<bool>(
+        m_dialogParent, tr("Writing %1…").arg(QFileInfo(path).fileName()),
+        [file = path.toStdString(), write](const std::atomic<bool>& cancelled) {
+            kforge::writeFileStreaming(file, [&](std::ostream& out) {
+                CancellableOutput stoppable(out, cancelled);
+                write(stoppable);
+                stoppable.flush();
+            });
+            return true;
+        },
+        &error);
+    if (!written)
+        reportFailure(failureTitle, tr("Writing %1").arg(QFileInfo(path).fileName()), error);
+    return written.has_value();
+}
+
+void ProfileFileController::reportFailure(const QString& title, const QString& what, const QString& error)
+{
+    if (error == QLatin1String("cancelled")) // the user's choice: no error dialog
+        Q_EMIT statusMessage(tr("%1 cancelled").arg(what));
+    else
+        report(title, oneLine(error.toUtf8().constData()));
+}
+
+bool ProfileFileController::open(const QString& path)
+{
+    const QString name = QFileInfo(path).fileName();
+    if (m_runs->isRunning()) {
+        report(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
+        return false;
+    }
+    QString error;
+    auto loaded = FileTask::run<std::vector<kforge::SavedRun>>(
+        m_dialogParent, tr("Opening %1…").arg(name),
+        [file = QDir::toNativeSeparators(path).toStdString()](const std::atomic<bool>&) {
+            return kforge::loadProfiles(file);
+        },
+        &error);
+    if (!loaded) {
+        reportFailure(tr("Cannot Open Profile"), tr("Opening %1").arg(name), error);
+        return false;
+    }
+    std::vector<kforge::SavedRun> saved = std::move(*loaded);
+    // The file's labels say which run is which; unlabelled runs go by whether they used a plan.
+    ProfileController::RunPtr baseline;
+    ProfileController::RunPtr plan;
+    for (kforge::SavedRun& entry : saved) {
+        const bool isPlan = entry.label == "plan" || (entry.label != "baseline" && entry.run.usedPlan);
+        ProfileController::RunPtr& slot = isPlan ? plan : baseline;
+        if (!slot)
+            slot = std::make_shared<const kforge::ProfileRun>(std::move(entry.run));
+    }
+    if (!baseline && !plan) {
+        report(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
+        return false;
+    }
+    m_runs->setRuns(baseline, plan);
+    m_page->setOrigin(name);
+    Q_EMIT opened();
+    const auto& any = baseline ? baseline : plan;
+    Q_EMIT statusMessage(tr("Opened %1: %2 of %3")
+                             .arg(name,
+                                  baseline && plan ? tr("baseline and plan runs")
+                                  : baseline       ? tr("a baseline run")
+                                                   : tr("a run with a plan"),
+                                  QString::fromStdString(any->model)));
+    return true;
+}
+
+bool ProfileFileController::save(const QString& path)
+{
+    const auto baseline = m_runs->baseline();
+    const auto plan = m_runs->plan();
+    if (!baseline && !plan) {
+        report(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
+        return false;
+    }
+    // The runs are shared with the worker, which may outlive a cancelled wait.
+    const auto write = [baseline, plan](std::ostream& out) {
+        std::vector<kforge::LabeledRun> runs;
+        if (baseline)
+            runs.push_back({"baseline", baseline.get()});
+        if (plan)
+            runs.push_back({"plan", plan.get()});
+        kforge::writeProfile(runs, out);
+    };
+    if (!writeOffTheUiThread(path, tr("Cannot Save Profile"), write))
+        return false;
+    Q_EMIT statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+bool ProfileFileController::exportChromeTrace(const QString& path)
+{
+    // One run: lanes named "host", "cuda:0"; both: "host (baseline)", "host (plan)", as `kforge compare` writes.
+    std::vector<kforge::LabeledRun> runs;
+    const auto baseline = m_runs->baseline();
+    const auto plan = m_runs->plan();
+    if (baseline)
+        runs.push_back({baseline && plan ? "baseline" : "", baseline.get()});
+    if (plan)
+        runs.push_back({baseline && plan ? "plan" : "", plan.get()});
+    if (runs.empty()) {
+        report(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
+        return false;
+    }
+    const auto write = [runs, baseline, plan](std::ostream& out) { kforge::writeChromeTrace(runs, out); };
+    if (!writeOffTheUiThread(path, tr("Cannot Export Trace"), write))
+        return false;
+    Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+bool ProfileFileController::exportCsv(const QString& path)
+{
+    const auto run = m_page->shownRun();
+    if (!run) {
+        report(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
+        return false;
+    }
+    if (!writeOffTheUiThread(path, tr("Cannot Export CSV"), [run](std::ostream& out) { kforge::writeCsv(*run, out); }))
+        return false;
+    Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+bool ProfileFileController::exportChartPng(const QString& path)
+{
+    QString error;
+    if (!m_page->shownRun())
+        error = tr("There is no profile to chart: run one first.");
+    else if (!m_page->chart()->savePng(path, &error) && error.isEmpty())
+        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
+    if (!error.isEmpty()) {
+        report(tr("Cannot Export Chart"), error);
+        return false;
+    }
+    Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+bool ProfileFileController::exportTimelinePng(const QString& path)
+{
+    QString error;
+    if (!m_page->shownRun())
+        error = tr("There is no profile to draw: run one first.");
+    else if (!m_page->timeline()->savePng(path, &error) && error.isEmpty())
+        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
+    if (!error.isEmpty()) {
+        report(tr("Cannot Export Timeline"), error);
+        return false;
+    }
+    Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+void ProfileFileController::chooseToOpen()
+{
+    QSettings settings;
+    const QString file = QFileDialog::getOpenFileName(
+        m_dialogParent, tr("Open Profile"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
+    if (file.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
+    open(file);
+}
+
+QString ProfileFileController::chooseFileToSave(const QString& title, const QString& suffix, const QString& filter)
+{
+    QSettings settings;
+    const auto run = m_page->shownRun();
+    const QString suggestion = QDir(settings.value(kProfileDirectoryKey).toString())
+                                   .filePath(baseNameOf(run ? run->model : std::string()) + suffix);
+    const QString file = QFileDialog::getSaveFileName(m_dialogParent, title, suggestion, filter);
+    if (!file.isEmpty() && m_persistent)
+        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
+    return file;
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Profile files for the main window, on the profile side beside ProfileController and ProfilePage: opening saved
+// .kfprof runs (no model needed), saving them, exporting traces, CSV and pictures, and their file dialogs. Reading
+// and writing run off the UI thread with a progress dialog and Cancel (FileTask).
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <iosfwd>
+
+class QWidget;
+
+namespace kforge::ui {
+
+class ProfileController;
+class ProfilePage;
+
+class ProfileFileController : public QObject {
+    Q_OBJECT
+
+public:
+    ProfileFileController(ProfileController* runs, ProfilePage* page, QWidget* dialogParent);
+
+    void setModalErrors(bool modal) { m_modalErrors = modal; }         // off: errors are only signalled (error())
+    void setPersistent(bool persistent) { m_persistent = persistent; } // off: the last folder is not remembered
+
+    // False after an error (signalled, and shown in a dialog when modal) or a cancel (a status message).
+    bool open(const QString& path);
+    bool save(const QString& path); // the baseline and the plan run, whichever exist
+    bool exportChromeTrace(const QString& path);
+    bool exportCsv(const QString& path); // the run shown
+    bool exportChartPng(const QString& path);
+    bool exportTimelinePng(const QString& path);
+
+    // The File menu's dialogs: open, and a file name to save under (suggested from the model's name), "" if none.
+    void chooseToOpen();
+    QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
+
+Q_SIGNALS:
+    void opened(); // runs from a file are shown
+    void statusMessage(const QString& message);
+    void error(const QString& message); // one line
+
+private:
+    // `write` streams the file on a worker thread, atomically and cancellable.
+    bool writeOffTheUiThread(const QString& path, const QString& failureTitle,
+                             const std::function<void(std::ostream&)>& write);
+    void reportFailure(const QString& title, const QString& what, const QString& error);
+    void report(const QString& title, const QString& message);
+
+    ProfileController* m_runs;
+    ProfilePage* m_page;
+    QWidget* m_dialogParent;
+    bool m_modalErrors = true;
+    bool m_persistent = true;
+};
+
+} // namespace kforge::ui
