@@ -869,8 +869,9 @@ void MainWindow::addPlanEntry(const QString& scope, const QString& function, con
 
 QStringList MainWindow::viewNames()
 {
-    return QStringList{QStringLiteral("tree"),   QStringLiteral("stacks"),   QStringLiteral("plan"),
-                       QStringLiteral("events"), QStringLiteral("captures"), QStringLiteral("inputs")} +
+    return QStringList{QStringLiteral("tree"),  QStringLiteral("tree-time"), QStringLiteral("stacks"),
+                       QStringLiteral("plan"),  QStringLiteral("events"),    QStringLiteral("captures"),
+                       QStringLiteral("inputs")} +
            profileViewNames();
 }
 

@@ -281,8 +281,8 @@ bool MainWindow::isProfileFile(const QString& path)
 
 QStringList MainWindow::profileViewNames()
 {
-    return {QStringLiteral("profile"), QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison"), QStringLiteral("flame")};
+    return {QStringLiteral("profile"),    QStringLiteral("chart"), QStringLiteral("timeline"),
+            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame")};
 }
 
 QWidget* MainWindow::profileViewNamed(const QString& name) const
@@ -299,8 +299,11 @@ bool MainWindow::showView(const QString& name)
         m_profilePage->showSubView(name == QLatin1String("profile") ? QStringLiteral("kernels") : name);
         return true;
     }
-    if (name == QLatin1String("tree")) {
+    if (name == QLatin1String("tree") || name == QLatin1String("tree-time")) {
+        // tree-time: the module tree with its time columns, widest first once a profile ran.
         m_centralTabs->setCurrentWidget(m_pages);
+        if (name == QLatin1String("tree-time"))
+            m_page->sortByTime();
         return true;
     }
     if (QDockWidget* dock = dockNamed(name)) {

@@ -101,7 +101,7 @@ private Q_SLOTS:
         QTest::newRow("events after a run") << QStringLiteral("events") << QStringList{"--run"};
         QTest::newRow("tree after a run") << QStringLiteral("tree") << QStringList{"--run"};
         // The filled kernel table, chart and timeline of a CPU baseline profile.
-        for (const char* view : {"profile", "chart", "timeline"})
+        for (const char* view : {"profile", "chart", "timeline", "flame", "tree-time"})
             QTest::newRow(qPrintable(QStringLiteral("%1 after --profile").arg(QLatin1String(view))))
                 << QString::fromLatin1(view) << QStringList{"--profile"};
         // The picture of the first pause; the app then aborts the paused forward and exits cleanly.
@@ -159,6 +159,14 @@ private Q_SLOTS:
         const QImage image(png);
         QVERIFY2(!image.isNull(), qPrintable(png));
         QVERIFY2(distinctColours(image) > 8, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(image))));
+
+        // The differential flame graph of the same pair: the plan's frames coloured by speedup.
+        const QString diff = dir.filePath(QStringLiteral("diff-flame.png"));
+        const Run flame = runStudio(how + QStringList{saved, QStringLiteral("--screenshot"), diff,
+                                                      QStringLiteral("--view"), QStringLiteral("diff-flame")},
+                                    scratchEnvironment(dir));
+        QVERIFY2(flame.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(flame.exitCode).arg(flame.errors)));
+        QVERIFY2(distinctColours(QImage(diff)) > 8, qPrintable(diff));
     }
 
     void planFileGivenAsTheFileOpensInThePlanEditor()

@@ -127,6 +127,8 @@ void ModuleTreePage::focusFilter()
     m_filterEdit->selectAll();
 }
 
+void ModuleTreePage::sortByTime() { view()->sortByColumn(ModuleTreeModel::TimeColumn, Qt::DescendingOrder); }
+
 void ModuleTreePage::expandAll() { m_view->expandAll(); }
 
 void ModuleTreePage::collapseAll()

@@ -38,6 +38,8 @@ public:
     QMenu* createContextMenu(const QModelIndex& sourceIndex, QWidget* parent = nullptr);
 
     void focusFilter();
+    // Sorts by total time per forward, widest first (the Time column; a profile must have run to fill it).
+    void sortByTime();
     void expandAll();
     void collapseAll();
     // Expands down to `path` and selects it.

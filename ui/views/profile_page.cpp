@@ -498,15 +498,15 @@ bool ProfilePage::selectRecordRow(int recordIndex)
 
 QStringList ProfilePage::subViewNames()
 {
-    return {QStringLiteral("kernels"), QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison"), QStringLiteral("flame")};
+    return {QStringLiteral("kernels"),    QStringLiteral("chart"), QStringLiteral("timeline"),
+            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame")};
 }
 
 QWidget* ProfilePage::subView(const QString& name) const
 {
     if (name == QLatin1String("kernels"))
         return m_kernelsTab;
-    if (name == QLatin1String("flame"))
+    if (name == QLatin1String("flame") || name == QLatin1String("diff-flame"))
         return m_flame;
     if (name == QLatin1String("chart"))
         return m_chart;
@@ -519,6 +519,11 @@ QWidget* ProfilePage::subView(const QString& name) const
 
 void ProfilePage::showSubView(const QString& name)
 {
+    // The differential flame graph: the plan's run, coloured by speedup against the baseline's.
+    if (name == QLatin1String("diff-flame") && m_controller->plan() && m_controller->baseline()) {
+        setShown(Shown::Plan);
+        m_flame->differentialBox()->setChecked(true);
+    }
     if (QWidget* view = subView(name))
         m_tabs->setCurrentWidget(view);
 }
