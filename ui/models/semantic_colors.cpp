@@ -94,6 +94,12 @@ QColor speedupColor(double speedup, const QPalette& palette)
                             float(mid.blueF() + (end.blueF() - mid.blueF()) * a));
 }
 
+QColor identityColor(std::uint32_t hash, bool muted, const QPalette& palette)
+{
+    const bool dark = darkTheme(palette);
+    return QColor::fromHsl(int(hash % 360), muted ? 50 : dark ? 120 : 160, dark ? 75 : 190);
+}
+
 QColor textColorOn(const QColor& fill)
 {
     // Black or white, whichever contrasts more (WCAG relative luminance): at least 4.58:1 on any fill, where a

@@ -3,6 +3,8 @@
 #include <QColor>
 #include <QPalette>
 
+#include <cstdint>
+
 namespace kforge::ui {
 
 // The one place colours that carry meaning come from, derived from the palette so that light and dark themes both
@@ -33,6 +35,9 @@ QColor semanticTextColor(Semantic meaning, const QPalette& palette = currentPale
 QColor semanticTint(Semantic meaning, const QPalette& palette = currentPalette());
 // Between Faster (speedup >= 2) and Slower (<= 0.5) through the palette's button tone at 1.0, for differential views.
 QColor speedupColor(double speedup, const QPalette& palette = currentPalette());
+// A colour that stands for a name (a kernel, an op) rather than a meaning: the hue from `hash` (stable across runs),
+// soft when `muted`, lightness from the theme.
+QColor identityColor(std::uint32_t hash, bool muted, const QPalette& palette = currentPalette());
 // Text that reads on `fill`.
 QColor textColorOn(const QColor& fill);
 

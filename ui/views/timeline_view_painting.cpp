@@ -25,13 +25,6 @@ std::uint32_t stableHash(const std::string& text)
     return hash;
 }
 
-QColor itemColor(const std::string& key, bool muted, bool dark)
-{
-    const int hue = static_cast<int>(stableHash(key) % 360);
-    const int saturation = muted ? 50 : dark ? 120 : 160;
-    return QColor::fromHsl(hue, saturation, dark ? 75 : 190);
-}
-
 // A module path in `width` pixels: whole if it fits; else the longest tail of whole names that fits, after an
 // ellipsis ("…blocks.3.attn", "…attn"); else the last name elided. A list index stays with its list ("blocks.3"
 // is one name here: "…3" would say nothing).
@@ -179,7 +172,6 @@ void TimelineView::paintRow(QPainter& painter, int row) const
 {
     const auto& items = m_layout->row(row);
     const TimelineLane& lane = m_layout->lanes()[static_cast<size_t>(m_layout->laneOfRow(row))];
-    const bool dark = palette().color(QPalette::Base).lightness() < 128;
     const int top = rowTop(row) + 1;
     const int h = m_rowHeight - 2;
     const double viewEnd = visibleEndNs();
@@ -219,7 +211,8 @@ void TimelineView::paintRow(QPainter& painter, int row) const
         QRectF box(QPointF(std::max(x0, plotLeft - 1), top), QPointF(std::min(x1, double(width()) + 1), top + h));
         if (box.width() >= 3)
             box.adjust(0, 0, -1, 0);
-        const QColor fill = itemColor(colorKey(item), lane.kind == TimelineLane::Kind::Modules, dark);
+        const QColor fill =
+            identityColor(stableHash(colorKey(item)), lane.kind == TimelineLane::Kind::Modules, palette());
         painter.fillRect(box, fill);
         if (box.width() >= 24) {
             const QRectF textBox = box.adjusted(3, 0, -3, 0);
