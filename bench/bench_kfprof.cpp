@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -70,23 +71,15 @@ const std::string& savedPath()
     return path;
 }
 
-// Resident-set high-water mark in bytes since the last reset (Linux: writing 5 to clear_refs resets it).
-long long peakRssBytes()
+// A size line of /proc/self/status in bytes: "VmRSS:" (resident now) or "VmHWM:" (the high-water mark since the
+// last reset; Linux resets it when 5 is written to clear_refs).
+long long statusBytes(const char* key)
 {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::stoll(line.substr(6)) * 1024;
-    return -1;
-}
-long long currentRssBytes()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::stoll(line.substr(6)) * 1024;
+        if (line.rfind(key, 0) == 0)
+            return std::stoll(line.substr(std::strlen(key))) * 1024;
     return -1;
 }
 void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
@@ -98,9 +91,9 @@ template <class Work> void measured(benchmark::State& state, const char* name, W
     for (auto _ : state) {
         malloc_trim(0); // hand back what the previous iteration freed, so its pages do not hide this one's peak
         resetPeakRss();
-        const long long before = currentRssBytes();
+        const long long before = statusBytes("VmRSS:");
         work();
-        const double peak = double(peakRssBytes() - before) / (1 << 20);
+        const double peak = double(statusBytes("VmHWM:") - before) / (1 << 20);
         g_peakMiB[name] = std::max(g_peakMiB[name], peak);
     }
     state.counters["records/s"] = benchmark::Counter(double(kRecords), benchmark::Counter::kIsIterationInvariantRate);

@@ -182,28 +182,26 @@ bool ProfileFileController::exportCsv(const QString& path)
 
 bool ProfileFileController::exportChartPng(const QString& path)
 {
-    QString error;
-    if (!m_page->shownRun())
-        error = tr("There is no profile to chart: run one first.");
-    else if (!m_page->chart()->savePng(path, &error) && error.isEmpty())
-        error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
-    if (!error.isEmpty()) {
-        report(tr("Cannot Export Chart"), error);
-        return false;
-    }
-    Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
-    return true;
+    return exportPng(path, tr("Cannot Export Chart"), tr("There is no profile to chart: run one first."),
+                     [this](const QString& file, QString* error) { return m_page->chart()->savePng(file, error); });
 }
 
 bool ProfileFileController::exportTimelinePng(const QString& path)
 {
+    return exportPng(path, tr("Cannot Export Timeline"), tr("There is no profile to draw: run one first."),
+                     [this](const QString& file, QString* error) { return m_page->timeline()->savePng(file, error); });
+}
+
+bool ProfileFileController::exportPng(const QString& path, const QString& failureTitle, const QString& noRun,
+                                      const std::function<bool(const QString&, QString*)>& save)
+{
     QString error;
     if (!m_page->shownRun())
-        error = tr("There is no profile to draw: run one first.");
-    else if (!m_page->timeline()->savePng(path, &error) && error.isEmpty())
+        error = noRun;
+    else if (!save(path, &error) && error.isEmpty())
         error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
     if (!error.isEmpty()) {
-        report(tr("Cannot Export Timeline"), error);
+        report(failureTitle, error);
         return false;
     }
     Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));

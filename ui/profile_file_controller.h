@@ -46,6 +46,9 @@ private:
     // `write` streams the file on a worker thread, atomically and cancellable.
     bool writeOffTheUiThread(const QString& path, const QString& failureTitle,
                              const std::function<void(std::ostream&)>& write);
+    // A picture of the shown run through `save` (a view's savePng).
+    bool exportPng(const QString& path, const QString& failureTitle, const QString& noRun,
+                   const std::function<bool(const QString&, QString*)>& save);
     void reportFailure(const QString& title, const QString& what, const QString& error);
     void report(const QString& title, const QString& message);
 
