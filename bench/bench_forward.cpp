@@ -10,6 +10,8 @@
 //                       op is intercepted and runs its original
 //   active_all_ref      ModelSession::forward() with Aten<Function>Provider at the root for every function
 //                       the model calls: every replaceable op runs through the reference provider
+//   observed            ModelSession::forward() with an event stream attached (what `kforge run` and the desktop
+//                       app's live view do), drained after each forward: every call and module is observed
 //
 // and, to attribute the session_inactive overhead, breakdown rows:
 //
@@ -20,10 +22,16 @@
 //   instr_guard_digest  as above plus the output digest: ModelSession::forward less its error handling
 //   uninstr_digest      the baseline plus the output digest that ModelSession::forward computes
 //
+// Models: the built-in tiny-gpt and convnet, and deep-stack, the 10,000-module model of issue 15 (deep_stack_model.h).
 // The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions. Every row runs
 // the session's graph executor (KFORGE_BENCH_EXECUTOR=direct, the default, or optimized), the baseline included, so
 // that the ratios compare instrumentation only.
+//
+// `bench_forward --instructions` counts instructions per forward of the main rows under callgrind instead
+// (instruction_count.h): on a shared VM a repetition's time spreads by more than the 0.5% being asked about.
 #include "bench_common.h"
+#include "deep_stack_model.h"
+#include "instruction_count.h"
 
 #include "model/builtin_models.h"
 #include "model/output_digest.h"
@@ -42,8 +50,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
+
+#include <unistd.h>
 
 namespace {
 
@@ -164,6 +176,17 @@ void BM_sessionNoDigest(benchmark::State& state, ModelFixture* m, KernelProvider
         runtime->deactivate();
 }
 
+void BM_sessionObserved(benchmark::State& state, ModelFixture* m)
+{
+    auto stream = kforge::EventStream::attach(1 << 16);
+    std::vector<kforge::Event> events;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m->session->forward());
+        events.clear();
+        stream->drain(events);
+    }
+}
+
 // One observed forward per configuration: which replaceable functions ran, as provider or original.
 std::string observe(ModelFixture& m, KernelProviderRuntime* runtime)
 {
@@ -189,19 +212,25 @@ std::string observe(ModelFixture& m, KernelProviderRuntime* runtime)
     return s;
 }
 
-void setUp(const std::string& name, std::vector<std::string> called, std::string unused)
+kforge::OpenOptions benchOpenOptions()
+{
+    kforge::OpenOptions options;
+    if (const char* executor = std::getenv("KFORGE_BENCH_EXECUTOR"))
+        options.executor = kforge::graphExecutorFromName(executor).value_or(kforge::GraphExecutor::Direct);
+    return options;
+}
+
+// `plain`: the model without instrumentation; `session`: the same model opened by the engine, with its inputs.
+void setUp(const std::string& name, torch::jit::Module plain, std::unique_ptr<kforge::ModelSession> session,
+           std::vector<std::string> called, std::string unused)
 {
     auto m = std::make_unique<ModelFixture>();
     m->name = name;
     m->calledFunctions = std::move(called);
     m->unusedFunction = std::move(unused);
-    auto model = kforge::builtin::create(name);
-    m->plain = model->module;
-    m->plainInputs = model->exampleInputs;
-    kforge::OpenOptions options;
-    if (const char* executor = std::getenv("KFORGE_BENCH_EXECUTOR"))
-        options.executor = kforge::graphExecutorFromName(executor).value_or(kforge::GraphExecutor::Direct);
-    m->session = kforge::ModelSession::open("builtin:" + name, options);
+    m->plain = plain;
+    m->session = std::move(session);
+    m->plainInputs = m->session->impl().inputs;
     m->emptyStack =
         std::make_unique<KernelProviderRuntime>(*m->session, kforge::Plan{{referenceEntry(m->unusedFunction)}});
     kforge::Plan all;
@@ -240,6 +269,7 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "active_all_ref").c_str(), BM_sessionForward, p, p->allReference.get())
         ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((b + "observed").c_str(), BM_sessionObserved, p)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "inactive_no_digest").c_str(), BM_sessionNoDigest, p, nullptr)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((b + "empty_stack_no_digest").c_str(), BM_sessionNoDigest, p, p->emptyStack.get())
@@ -255,11 +285,22 @@ void setUp(const std::string& name, std::vector<std::string> called, std::string
     gModels.push_back(std::move(m));
 }
 
+const char* verdict(const std::string& row, double ratio)
+{
+    if (row == "session_inactive" || row == "inactive_no_digest")
+        return ratio <= 1.005 ? "  (<=0.5%: meets target)" : "  (>0.5%: MISSES target)";
+    if (row == "observed")
+        return ratio <= 1.10 ? "  (<=1.10x: meets target)" : "  (>1.10x: MISSES target)";
+    return "";
+}
+
 void printSummary(kforge_bench::CollectingReporter& rep)
 {
     std::printf("\n=== forward summary: time per forward, mean of repetitions (median in brackets); "
                 "ratio to uninstrumented ===\n");
-    std::printf("target (docs/design/runtime-semantics.md, Cost): session_inactive within 1%% of uninstrumented\n");
+    std::printf(
+        "targets: session_inactive within 0.5%% of uninstrumented (issue 15; the design's Cost section says 1%%), "
+        "observed within 1.10x\n");
     for (const bool cpu : {false, true}) {
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
         for (const auto& m : gModels) {
@@ -269,7 +310,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 continue;
             std::printf("%s (at::get_num_threads()=%d)\n", m->name.c_str(), at::get_num_threads());
             for (const char* row : {"uninstrumented", "session_inactive", "active_empty_stack", "active_all_ref",
-                                    "inactive_no_digest", "empty_stack_no_digest", "all_ref_no_digest",
+                                    "observed", "inactive_no_digest", "empty_stack_no_digest", "all_ref_no_digest",
                                     "instr_graph_direct", "instr_callguard", "instr_guard_digest", "uninstr_digest"}) {
                 const auto* s = rep.stats(b + row, cpu);
                 if (!s)
@@ -277,10 +318,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 const double ratio = s->mean / base->mean, ratioMedian = s->median / base->median;
                 std::printf("  %-20s %9.2f us [%9.2f] sd %6.2f (%2d reps)  ratio %.4f [%.4f]  %+6.2f%% [%+6.2f%%]%s\n",
                             row, s->mean / 1e3, s->median / 1e3, s->stddev / 1e3, s->reps, ratio, ratioMedian,
-                            (ratio - 1) * 100, (ratioMedian - 1) * 100,
-                            (std::string(row) == "session_inactive" || std::string(row) == "inactive_no_digest")
-                                ? (ratio <= 1.01 ? "  (<=1%: meets target)" : "  (>1%: MISSES target)")
-                                : "");
+                            (ratio - 1) * 100, (ratioMedian - 1) * 100, verdict(row, ratio));
             }
             // Attribution of the inactive overhead, in us per forward (means; differences of noisy figures).
             const auto* inactive = rep.stats(b + "session_inactive", cpu);
@@ -297,15 +335,94 @@ void printSummary(kforge_bench::CollectingReporter& rep)
     }
 }
 
+// --instructions: instructions per forward of the main rows, counted under callgrind in a child run.
+constexpr const char* kCountedRows[] = {"uninstrumented", "session_inactive", "inactive_no_digest",
+                                        "active_empty_stack", "observed"};
+
+void countEveryModel()
+{
+    for (const auto& m : gModels) {
+        const bool deep = m->name == "deep-stack";
+        const int calls = deep ? 2 : 20, warmUp = deep ? 1 : 5;
+        const std::string b = m->name + "/";
+        ModelFixture& fx = *m;
+        kforge_bench::countInstructions(
+            b + "uninstrumented", calls, [&] { plainForward(fx); }, warmUp);
+        kforge_bench::countInstructions(
+            b + "session_inactive", calls, [&] { fx.session->forward(); }, warmUp);
+        kforge_bench::countInstructions(
+            b + "inactive_no_digest", calls, [&] { kforge::guardedForward(fx.session->impl()); }, warmUp);
+        fx.emptyStack->activate();
+        kforge_bench::countInstructions(
+            b + "active_empty_stack", calls, [&] { fx.session->forward(); }, warmUp);
+        fx.emptyStack->deactivate();
+        auto stream = kforge::EventStream::attach(1 << 16);
+        std::vector<kforge::Event> events;
+        kforge_bench::countInstructions(
+            b + "observed", calls,
+            [&] {
+                fx.session->forward();
+                events.clear();
+                stream->drain(events);
+            },
+            warmUp);
+    }
+}
+
+int reportInstructions(const char* self)
+{
+    const auto counts = kforge_bench::instructionsPerCall(self, {"--instructions-child"});
+    if (counts.empty())
+        return 1;
+    std::printf("\n=== instructions per forward (callgrind; deterministic), ratio to uninstrumented ===\n"
+                "targets: session_inactive <= 0.5%%, observed <= 1.10x\n");
+    for (const std::string model : {"tiny-gpt", "convnet", "deep-stack"}) {
+        const auto base = counts.find(model + "/uninstrumented");
+        if (base == counts.end())
+            continue;
+        std::printf("%s\n", model.c_str());
+        for (const char* row : kCountedRows)
+            if (const auto it = counts.find(model + "/" + row); it != counts.end())
+                std::printf("  %-20s %14.0f  ratio %.4f  %+7.3f%%%s\n", row, it->second, it->second / base->second,
+                            (it->second / base->second - 1) * 100, verdict(row, it->second / base->second));
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     at::set_num_threads(1);
-    setUp("tiny-gpt", {"layer_norm", "linear", "scaled_dot_product_attention", "gelu", "softmax"}, "relu");
-    setUp("convnet", {"conv2d", "group_norm", "silu", "relu", "linear"}, "gelu");
+    const bool countChild = argc > 1 && std::strcmp(argv[1], "--instructions-child") == 0;
+    const bool countParent = argc > 1 && std::strcmp(argv[1], "--instructions") == 0;
+    if (countParent) // the child runs the models; this process only reads its counts
+        return reportInstructions(argv[0]);
+    for (const std::string name : {"tiny-gpt", "convnet"}) {
+        const bool gpt = name == "tiny-gpt";
+        setUp(name, kforge::builtin::create(name)->module,
+              kforge::ModelSession::open("builtin:" + name, benchOpenOptions()),
+              gpt ? std::vector<std::string>{"layer_norm", "linear", "scaled_dot_product_attention", "gelu", "softmax"}
+                  : std::vector<std::string>{"conv2d", "group_norm", "silu", "relu", "linear"},
+              gpt ? "relu" : "gelu");
+    }
+    {
+        const auto path =
+            std::filesystem::temp_directory_path() / ("kforge-deep-stack-" + std::to_string(getpid()) + ".pt");
+        kforge_bench::deepStackModel().save(path.string());
+        auto session = kforge::ModelSession::open(path.string(), benchOpenOptions());
+        session->setInputSpecs({"float32[2,8]"});
+        setUp("deep-stack", torch::jit::load(path.string()), std::move(session), {"layer_norm", "linear", "gelu"},
+              "relu");
+        std::filesystem::remove(path);
+    }
     std::printf("graph executor: %s (KFORGE_BENCH_EXECUTOR)\n\n",
                 kforge::graphExecutorName(gModels.front()->session->options().executor).data());
+    if (countChild) {
+        countEveryModel();
+        gModels.clear();
+        return 0;
+    }
 
     const int status = kforge_bench::runBenchmarks(
         argc, argv,

@@ -71,7 +71,9 @@ namespace kforge::ui {
 namespace {
 
 const QString kBuiltinPrefix = QStringLiteral("builtin:");
-const QString kModelFileFilter = QStringLiteral("TorchScript models (*.pt *.pth *.ts *.zip);;All files (*)");
+const QString kModelFileFilter =
+    QStringLiteral("Models (*.pt *.pth *.ts *.zip *.pt2);;TorchScript models (*.pt *.pth *.ts *.zip);;"
+                   "torch.export packages (*.pt2);;All files (*)");
 constexpr int kMessageTimeoutMs = 10'000;
 
 bool isBuiltin(const QString& source) { return source.startsWith(kBuiltinPrefix); }

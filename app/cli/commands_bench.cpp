@@ -130,7 +130,7 @@ Command addBenchCommand(CLI::App& app)
     auto* cmd = app.add_subcommand(
         "bench", "Forward latency without and with a plan, in alternating rounds, with the speedup and whether the "
                  "outputs agree (no profiler)");
-    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
     cmd->add_option("--plan", o->planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
         ->type_name("FILE");
     cmd->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")

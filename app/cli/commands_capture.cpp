@@ -62,7 +62,7 @@ Command addCaptureCommand(CLI::App& app)
     auto* cmd = app.add_subcommand(
         "capture",
         "Capture one forward into a CUDA graph with a plan in effect: baked-in providers, replays, leftovers");
-    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
     cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
     cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
     cmd->add_option("--plan", o->planFile, "plan in effect while capturing (kforge or AITune dialect)")

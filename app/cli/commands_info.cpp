@@ -4,7 +4,6 @@
 #include "output.h"
 
 #include <kforge/doctor.h>
-#include <kforge/exported_program.h>
 
 #include <iostream>
 
@@ -23,12 +22,7 @@ Command addModulesCommand(CLI::App& app)
         ->required();
     cmd->add_flag("--json", options->json, "JSON array of modules");
     return {cmd, [options] {
-                // A .pt2 package's tree comes from its serialized graph; running one is not supported yet.
-                std::vector<ModuleInfo> modules;
-                if (isExportedProgramPath(options->model))
-                    modules = readExportedProgram(options->model).modules;
-                else
-                    modules = openModel(options->model, {}, {})->modules();
+                const std::vector<ModuleInfo> modules = openModel(options->model, {}, {})->modules();
                 if (options->json) {
                     std::cout << nlohmann::ordered_json(modules).dump(2) << '\n';
                     return 0;

@@ -25,7 +25,7 @@ Command addOptimizeCommand(CLI::App& app)
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("optimize", "Find the fastest correct provider per function and write a plan");
-    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
     cmd->add_option("-o,--out", o->out, "plan file to write (kforge dialect)")->required();
     cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument");
     cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save");

@@ -197,7 +197,7 @@ Command addPlanCommand(CLI::App& app)
 
     auto* create = cmd->add_subcommand("new", "Write a new plan (kforge dialect)");
     create->add_option("OUT,-o,--out", o->out, "plan file to write, e.g. my.kfplan.json")->required();
-    create->add_option("--model", o->model, "model the plan is for (TorchScript file or builtin:NAME)");
+    create->add_option("--model", o->model, "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
 
     auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
@@ -206,7 +206,8 @@ Command addPlanCommand(CLI::App& app)
 
     auto* validate = cmd->add_subcommand("validate", "Check a plan against a model: every problem, with a fix");
     validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
-    validate->add_option("--model", o->model, "TorchScript file or builtin:NAME")->required();
+    validate->add_option("--model", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
+        ->required();
     validate->add_option("--device", o->device, "device the plan will run on")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();

@@ -279,7 +279,7 @@ struct RunSetup {
 
 void addSetupOptions(CLI::App* cmd, RunSetup& o)
 {
-    cmd->add_option("MODEL", o.model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("MODEL", o.model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
     cmd->add_option("--plan", o.planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
         ->type_name("FILE");
     cmd->add_option("--provide", o.provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")->type_name("SPEC");

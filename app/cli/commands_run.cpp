@@ -73,7 +73,7 @@ Command addRunCommand(CLI::App& app)
 {
     auto o = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run forwards with providers in effect and report who served each call");
-    cmd->add_option("MODEL", o->model, "TorchScript file or builtin:NAME")->required();
+    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
     cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
     cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
     cmd->add_option("--provide", o->provides,

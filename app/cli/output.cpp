@@ -163,6 +163,8 @@ std::string describeGraphExecutor(const std::string& name)
         return "direct (the graph as scripted, nothing fused)";
     if (name == "optimized")
         return "optimized (LibTorch's profiling executor)";
+    if (name == "exported")
+        return "a torch.export program, run node by node (nothing fused)";
     return name;
 }
 

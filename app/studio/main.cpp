@@ -117,11 +117,11 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("KernelForge Studio: kernel providers for LibTorch models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("model"),
-        QStringLiteral("TorchScript file or builtin:NAME to open, a saved profile (.kfprof) to show, or a plan "
-                       "(.kfplan.json) to edit."),
-        QStringLiteral("[MODEL | FILE.kfprof | FILE.kfplan.json]"));
+    parser.addPositionalArgument(QStringLiteral("model"),
+                                 QStringLiteral("TorchScript file, torch.export package (.pt2) or builtin:NAME to "
+                                                "open, a saved profile (.kfprof) to show, or a plan "
+                                                "(.kfplan.json) to edit."),
+                                 QStringLiteral("[MODEL | FILE.kfprof | FILE.kfplan.json]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
         QStringLiteral("Render the window offscreen once MODEL is shown, save it to <file> (PNG) and exit."),

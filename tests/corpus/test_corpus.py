@@ -10,9 +10,12 @@
      efficientnet_b0 end at 1e-14, where a plain atol would accept anything) allow;
   d. with the catalog's reference provider for every function Python sees, in the root scope
      (--provide ":FUNCTION:PROVIDER"), every call of those functions is served by it (no "original" rows) and
-     the output is still (c).
-The pt2 form (a torch.export package) gets (a), and (b) on its graph: the functions of its nodes against Python
-running the exported program; kforge does not run .pt2 models yet.
+     the output is still (c);
+  e. where the model calls scaled_dot_product_attention: an AITune plan file (tests/data/plans/aitune_sdpa_math.json,
+     AITune's own to_dict() form) serves every attention call, and the output is still (c).
+The pt2 form (a torch.export package) gets all four, with Python running the exported program under the profiler as
+the reference for (b) and (d) (eager Python may take paths export does not record), plus (b0): the functions of its
+graph's nodes (`kforge modules`) against the same reference.
 Every check runs and every failure is printed with its diff; exit 1 when any failed, 77 (skip) when torchvision is
 missing. A form that did not export (the corpus records why) is reported, not failed.
 
@@ -30,6 +33,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+AITUNE_PLAN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "plans", "aitune_sdpa_math.json")
 import corpus_export  # noqa: E402 (the catalog reading and output flattening are shared with the export)
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -236,27 +240,25 @@ def main(argv=None) -> int:
             else:
                 print(f"  (a) {len(got)} module paths equal Python's named_modules()")
 
+        expected_calls = python_calls
         if form == "pt2":
-            # b. calls in the exported graph: the functions of its nodes (kforge modules) against Python running the
-            # same exported program under the profiler. Eager Python may take other paths (nn.MultiheadAttention's
-            # fast path hides its linear and attention calls; the exported graph records the slow path's).
+            # The exported graph's own calls: Python running the same exported program under the profiler. Eager
+            # Python may take other paths (nn.MultiheadAttention's fast path hides its linear and attention calls;
+            # the exported graph records the slow path's). b0: the functions of the graph's nodes (kforge modules).
+            expected_calls = info.get("profiler_calls", {})
             if modules is not None:
                 seen = modules[0].get("subtree_functions", {}) if modules else {}
-                exported = info.get("profiler_calls", {})
-                diff = {fn: (exported.get(fn, 0), seen.get(fn, 0)) for fn in sorted(set(exported) | set(seen))
-                        if exported.get(fn, 0) != seen.get(fn, 0)}
+                diff = {fn: (expected_calls.get(fn, 0), seen.get(fn, 0))
+                        for fn in sorted(set(expected_calls) | set(seen))
+                        if expected_calls.get(fn, 0) != seen.get(fn, 0)}
                 if diff:
-                    failures.add(f"{model}[{form}] (b) calls", "function: (Python running the export, kforge) "
+                    failures.add(f"{model}[{form}] (b0) graph calls", "function: (Python running the export, kforge) "
                                  + json.dumps(diff))
                 else:
                     eager = {fn: (python_calls.get(fn, 0), seen.get(fn, 0)) for fn in sorted(set(python_calls) |
                              set(seen)) if python_calls.get(fn, 0) != seen.get(fn, 0)}
-                    print(f"  (b) {sum(seen.values())} catalog calls in the graph equal Python's run of the export"
+                    print(f"  (b0) {sum(seen.values())} catalog calls in the graph equal Python's run of the export"
                           + (f"; eager Python differs (python, export): {eager}" if eager else ", and eager Python's"))
-            # c, d: running .pt2 models is not supported yet (issue 18)
-            print("  (c, d) not run: kforge does not run .pt2 models yet")
-            summary.append(f"{form}: {'ok' if len(failures.items) == before else 'FAILED'} (modules and calls)")
-            continue
 
         # b. calls, c. output
         run, err = kforge_json(args.kforge, ["run", file, "--inputs-file", input_file, "--iterations",
@@ -266,16 +268,17 @@ def main(argv=None) -> int:
         else:
             seen, _ = calls_by(run, max(1, run.get("iterations", 1)) * max(1, run.get("threads", 1)))
             print("  (b) catalog calls per forward")
-            check_calls(f"{model}[{form}] (b) calls", names, python_calls, seen, info.get("profiler_calls", {}),
+            check_calls(f"{model}[{form}] (b) calls", names, expected_calls, seen, info.get("profiler_calls", {}),
                         failures)
             compare_outputs(f"{model}[{form}] (c) output", run, expected_outputs, failures)
             if run.get("leftovers"):
                 failures.add(f"{model}[{form}] (b) leftovers", json.dumps(run["leftovers"])[:1000])
 
         # d. a reference provider for each called function, in the root scope
-        if provided:
+        provided_here = [fn for fn in provided if expected_calls.get(fn, 0)] if form == "pt2" else provided
+        if provided_here:
             cmd = ["run", file, "--inputs-file", input_file, "--iterations", str(ITERATIONS), "--json"]
-            for fn in provided:
+            for fn in provided_here:
                 cmd += ["--provide", f":{fn}:{reference[fn]}"]
             run, err = kforge_json(args.kforge, cmd)
             if run is None:
@@ -284,16 +287,16 @@ def main(argv=None) -> int:
                 _, per_provider = calls_by(run, max(1, run.get("iterations", 1)) * max(1, run.get("threads", 1)))
                 bad = []
                 print(f"  (d) {'function':28} {'python':>7} {'served':>7} {'original':>8}  other providers")
-                for fn in provided:
+                for fn in provided_here:
                     served = per_provider.get((fn, reference[fn]), 0)
                     original = per_provider.get((fn, "original"), 0)
                     other = {p: n for (f, p), n in per_provider.items()
                              if f == fn and p not in (reference[fn], "original")}
-                    ok = served == python_calls[fn] and original == 0 and not other
-                    print(f"      {fn:28} {fmt(python_calls[fn]):>7} {fmt(served):>7} {fmt(original):>8}  "
+                    ok = served == expected_calls[fn] and original == 0 and not other
+                    print(f"      {fn:28} {fmt(expected_calls[fn]):>7} {fmt(served):>7} {fmt(original):>8}  "
                           f"{other or ''}{'' if ok else '  <- not all served by ' + reference[fn]}")
                     if not ok:
-                        bad.append(f"{fn}: {fmt(served)} of {fmt(python_calls[fn])} served by {reference[fn]}, "
+                        bad.append(f"{fn}: {fmt(served)} of {fmt(expected_calls[fn])} served by {reference[fn]}, "
                                    f"{fmt(original)} original" + (f", {other}" if other else ""))
                 if bad:
                     failures.add(f"{model}[{form}] (d) served", "; ".join(bad))
@@ -301,6 +304,23 @@ def main(argv=None) -> int:
                                 failures)
                 if run.get("leftovers"):
                     failures.add(f"{model}[{form}] (d) leftovers", json.dumps(run["leftovers"])[:1000])
+        # e. an AITune plan file as AITune writes it (no scope: the whole model) serves every attention call
+        attention = expected_calls.get("scaled_dot_product_attention", 0)
+        if attention:
+            run, err = kforge_json(args.kforge, ["run", file, "--inputs-file", input_file, "--iterations",
+                                                 str(ITERATIONS), "--json", "--plan", AITUNE_PLAN])
+            if run is None:
+                failures.add(f"{model}[{form}] (e) kforge run with an AITune plan", err)
+            else:
+                _, per_provider = calls_by(run, max(1, run.get("iterations", 1)) * max(1, run.get("threads", 1)))
+                served = sum(n for (f, p), n in per_provider.items()  # "TorchSDPAKernelProvider(backend=MATH)"
+                             if f == "scaled_dot_product_attention" and p.startswith("TorchSDPAKernelProvider"))
+                print(f"  (e) AITune plan {os.path.basename(AITUNE_PLAN)}: {fmt(served)} of {fmt(attention)} "
+                      "attention calls served by TorchSDPAKernelProvider")
+                if served != attention:
+                    failures.add(f"{model}[{form}] (e) AITune plan", f"{fmt(served)} of {fmt(attention)} attention "
+                                 "calls served by TorchSDPAKernelProvider")
+                compare_outputs(f"{model}[{form}] (e) output with the AITune plan", run, expected_outputs, failures)
         summary.append(f"{form}: {'ok' if len(failures.items) == before else 'FAILED'}")
 
     print(f"\n{model}: " + "; ".join(summary) + (f"; {len(failures.items)} failed checks" if failures.items else ""))

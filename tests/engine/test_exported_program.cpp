@@ -3,11 +3,16 @@
 // with what Python says of the same model (tests/data/models/make_exported_block.py).
 #include <kforge/error.h>
 #include <kforge/exported_program.h>
+#include <kforge/events.h>
 #include <kforge/model_session.h>
+#include <kforge/plan.h>
+#include <kforge/runtime.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -114,11 +119,128 @@ TEST(ExportedProgram, BadPackagesAreClearErrors)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("not a torch.export package"), std::string::npos) << e.what();
     }
-    // Running one is refused in one line that says what works instead.
+}
+
+// Running: kforge's interpreter over the serialized graph, every op through the dispatcher (exported_runner.h).
+namespace {
+
+std::unique_ptr<ModelSession> openBlock() { return ModelSession::open(kModels + "exported_block.pt2"); }
+
+PlanEntry entry(const std::string& scope, const std::string& function, const std::string& provider)
+{
+    PlanEntry e;
+    e.scope = scope;
+    e.function = function;
+    e.provider = {{"type", provider}};
+    return e;
+}
+
+std::vector<Event> eventsOfOneForward(ModelSession& session, KernelProviderRuntime* runtime)
+{
+    auto stream = EventStream::attach();
+    if (runtime)
+        runtime->activate();
+    session.forward();
+    if (runtime)
+        runtime->deactivate();
+    std::vector<Event> events;
+    stream->drain(events);
+    return events;
+}
+
+std::map<std::string, int> count(const std::vector<Event>& events, EventKind kind, bool byModule)
+{
+    std::map<std::string, int> out;
+    for (const Event& e : events)
+        if (e.kind == kind)
+            ++out[byModule ? e.modulePath : e.function + "@" + e.modulePath];
+    return out;
+}
+
+} // namespace
+
+TEST(ExportedProgram, RunsOnItsSampleInputWithPythonsOutput)
+{
+    const auto session = openBlock();
+    EXPECT_EQ(session->describeInputs(), std::vector<std::string>{"float32[2,16]"}); // the package's sample input
+    EXPECT_EQ(session->forwardArgumentNames(), std::vector<std::string>{"x"});
+    const auto outputs = session->forward();
+    ASSERT_EQ(outputs.size(), 1u);
+    const nlohmann::json want = expected();
+    EXPECT_EQ(outputs[0].shape, want["output_shape"].get<std::vector<std::int64_t>>());
+    double sum = 0, maxAbs = 0;
+    for (double v : want["output"]) {
+        sum += v;
+        maxAbs = std::max(maxAbs, std::abs(v));
+    }
+    EXPECT_NEAR(outputs[0].sum, sum, 1e-5);
+    EXPECT_NEAR(outputs[0].maxAbs, maxAbs, 1e-6);
+}
+
+TEST(ExportedProgram, ScopedProviderServesExactlyTheCallsInItsScope)
+{
+    const auto session = openBlock();
+    KernelProviderRuntime runtime(*session, Plan{{entry("blocks.1", "linear", "AtenLinearProvider")}});
+    const auto events = eventsOfOneForward(*session, &runtime);
+    // blocks.1.mlp.up and .down run under blocks.1's entry; blocks.0's two and shared's two calls stay original.
+    EXPECT_EQ(count(events, EventKind::ProviderCall, true), (std::map<std::string, int>{{"blocks.1", 2}}));
+    EXPECT_EQ(count(events, EventKind::OriginalCall, false)["linear@"], 4);
+    EXPECT_TRUE(runtime.leftovers().empty());
+}
+
+TEST(ExportedProgram, ModuleHooksRunWhereTheGraphEntersAndLeavesModules)
+{
+    const auto session = openBlock();
+    // shared is called twice in a row: two calls, two enters (the graph's module stacks tell the calls apart).
+    KernelProviderRuntime runtime(*session, Plan{{entry("shared", "linear", "AtenLinearProvider"),
+                                                  entry("blocks.0.mlp.act", "relu", "AtenReluProvider")}});
+    const auto events = eventsOfOneForward(*session, &runtime);
+    const std::map<std::string, int> twiceAndOnce{{"blocks.0.mlp.act", 1}, {"shared", 2}};
+    EXPECT_EQ(count(events, EventKind::ModuleEnter, true), twiceAndOnce);
+    EXPECT_EQ(count(events, EventKind::ModuleExit, true), twiceAndOnce);
+    EXPECT_EQ(count(events, EventKind::ProviderCall, true), twiceAndOnce);
+}
+
+TEST(ExportedProgram, BadInputsAreClearErrorsNamingTheNode)
+{
+    const auto session = openBlock();
     try {
-        ModelSession::open(kModels + "exported_block.pt2");
+        session->setInputSpecs({"float32[2,16]", "float32[2,16]"});
         FAIL();
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("torch.export package (.pt2)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("forward takes 1 input(s), 2 given"), std::string::npos) << e.what();
     }
+    session->setInputSpecs({"float32[2,8]"}); // the norms expect 16 features
+    try {
+        session->forward();
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("node 'layer_norm' (aten::layer_norm in module 'blocks.0.norm')"),
+                  std::string::npos)
+            << e.what();
+    }
+    session->setInputSpecs({"float32[2,16]"});
+    EXPECT_EQ(session->forward()[0].shape, (std::vector<std::int64_t>{2, 16})); // still usable
+}
+
+// Export reads some op outputs through views that rely on the layout ATen returned (here the attention output's
+// transposed strides: permute + view, no reshape). A provider returning another layout is copied into the recorded
+// one, so an AITune plan file (TorchSDPAKernelProvider, MATH backend: contiguous outputs) runs the graph unchanged.
+TEST(ExportedProgram, ProviderOutputsTakeTheLayoutTheGraphWasExportedWith)
+{
+    const auto session = ModelSession::open(kModels + "exported_attention.pt2");
+    const auto baseline = session->forward();
+    KernelProviderRuntime runtime(*session, readPlan(std::string(KFORGE_TEST_DATA) + "/plans/aitune_sdpa_math.json"));
+    auto stream = EventStream::attach();
+    runtime.activate();
+    const auto served = session->forward();
+    runtime.deactivate();
+    std::vector<Event> events;
+    stream->drain(events);
+    EXPECT_EQ(count(events, EventKind::ProviderCall, false).size(), 1u);
+    EXPECT_EQ(count(events, EventKind::ProviderCall, false).begin()->first, "scaled_dot_product_attention@");
+    ASSERT_EQ(served.size(), 1u);
+    EXPECT_EQ(served[0].shape, baseline[0].shape);
+    EXPECT_NEAR(served[0].sum, baseline[0].sum, 1e-4);
+    EXPECT_NEAR(served[0].maxAbs, baseline[0].maxAbs, 1e-5);
 }

@@ -35,6 +35,7 @@ namespace {
 constexpr int kLoadTimeoutMs = 60'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
 const QString kTinyMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/tiny_mlp.pt");
+const QString kExportedBlock = QStringLiteral(KFORGE_UI_TEST_DATA "/../../data/models/exported_block.pt2");
 
 std::unique_ptr<MainWindow> makeWindow()
 {
@@ -215,6 +216,22 @@ private Q_SLOTS:
         QCOMPARE(window->source(), expected);
         QCOMPARE(topLevelModules(*window), (QStringList{"norm", "mlp", "head"}));
         QCOMPARE(storedRecentFiles(), QStringList{expected});
+    }
+
+    // A torch.export package opens like a TorchScript file: its module tree from the serialized graph, with the
+    // package's sample input as the model's input.
+    void dropExportedPackageLoadsIt()
+    {
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kExportedBlock)});
+        QVERIFY(drop(*window, mime));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, kLoadTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QCOMPARE(topLevelModules(*window), (QStringList{"blocks", "shared"}));
+        QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,16]"});
     }
 
     void dropWithoutFileIsRefused()

@@ -4,7 +4,7 @@
 // read from its serialized graph without running it. Each graph node records the modules it ran in
 // (nn_module_stack) and the torch.nn.functional call it came from (torch_fn), so the module tree, the functions
 // each module calls and every op's module and function come from the file itself (docs/design/pt2-nativert-notes.md).
-// Running .pt2 models is not supported yet (issue 18).
+// ModelSession::open runs .pt2 packages too (engine/src/model/exported_runner.h); this reads one without running it.
 #include <kforge/module_info.h>
 
 #include <string>

@@ -68,7 +68,8 @@ struct ProfileRun {
     std::string torchVersion;
     std::string cuptiVersion;
     std::string kforgeVersion;
-    std::string graphExecutor; // "direct" or "optimized" (GraphExecutor); "" in files from before it was recorded
+    // "direct" or "optimized" (GraphExecutor), "exported" for a .pt2 program; "" in files from before it was recorded
+    std::string graphExecutor;
     std::string model;
     std::vector<std::string> inputs;
     int warmupIterations = 0;

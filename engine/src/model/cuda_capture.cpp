@@ -9,6 +9,7 @@
 #include "model/output_digest.h"
 #include "profiling/cuda_profiling.h"
 #include "profiling/host_recorder.h"
+#include "model/exported_runner.h"
 #include "model/session_impl.h"
 #include "runtime/call_guard.h"
 #include "runtime/clock.h"
@@ -80,7 +81,10 @@ void ModelSession::setDevice(const std::string& device)
     }
     if (target.is_cuda() && (!torch::cuda::is_available() || target.index() >= int(torch::cuda::device_count())))
         throw Error("device '" + device + "'", "no such CUDA device is visible on this machine");
-    m_impl->module.to(target);
+    if (m_impl->exported)
+        m_impl->exported->to(target);
+    else
+        m_impl->module.to(target);
     for (auto& input : m_impl->inputs)
         input = toDevice(input, target);
     for (auto& [name, input] : m_impl->kwargs)
@@ -135,7 +139,7 @@ CaptureRecord ModelSession::capture(int warmupIterations)
             // Thread-local mode: a UI thread touching CUDA meanwhile does not invalidate the capture.
             graph->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
             try {
-                graph->output = m_impl->module.get_method("forward")(m_impl->inputs, m_impl->kwargs);
+                graph->output = runForward(*m_impl);
             } catch (...) {
                 try {
                     graph->graph.capture_end(); // ends the invalidated capture so the stream is usable

@@ -4,9 +4,8 @@
 #include <kforge/exported_program.h>
 #include <kforge/functions.h>
 
-#include "common/json_text.h"
+#include "model/exported_package.h"
 
-#include <caffe2/serialize/inline_container.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -105,12 +104,6 @@ std::int64_t elementSize(int scalarType)
     }
 }
 
-std::string recordText(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name)
-{
-    auto [data, size] = reader.getRecord(name);
-    return std::string(static_cast<const char*>(data.get()), size);
-}
-
 // The tree: every module a node ran in, the owners of the weights, and the containers between them.
 class TreeBuilder {
 public:
@@ -173,38 +166,63 @@ bool isExportedProgramPath(const std::string& path)
     return path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0;
 }
 
-ExportedProgramInfo readExportedProgram(const std::string& path, const std::string& program)
+ExportedPackage openExportedPackage(const std::string& path, const std::string& program)
 {
     if (!std::filesystem::exists(path))
         throw Error(path, "file not found");
-    ExportedProgramInfo info;
-    info.path = path;
-    info.program = program;
-    json root;
-    json weights;
+    ExportedPackage package;
+    package.path = path;
+    package.program = program;
     try {
-        caffe2::serialize::PyTorchStreamReader reader(path);
-        if (!reader.hasRecord("archive_format") || recordText(reader, "archive_format") != "pt2")
+        package.reader = std::make_shared<caffe2::serialize::PyTorchStreamReader>(path);
+        if (!package.has("archive_format") || package.text("archive_format") != "pt2")
             throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
                               "torch.export.pt2_archive._package.package_pt2)");
         const std::string model = "models/" + program + ".json";
-        if (!reader.hasRecord(model)) {
+        if (!package.has(model)) {
             std::string programs;
-            for (const std::string& record : reader.getAllRecords())
+            for (const std::string& record : package.reader->getAllRecords())
                 if (record.rfind("models/", 0) == 0 && record.size() > 12 &&
                     record.compare(record.size() - 5, 5, ".json") == 0)
                     programs += (programs.empty() ? "" : ", ") + record.substr(7, record.size() - 12);
             throw Error(path, "has no exported program '" + program +
                                   "' (it has: " + (programs.empty() ? std::string("none") : programs) + ")");
         }
-        root = parseJsonText(recordText(reader, model), path + ": " + model);
-        const std::string weightsConfig = "data/weights/" + program + "_weights_config.json";
-        if (reader.hasRecord(weightsConfig))
-            weights = parseJsonText(recordText(reader, weightsConfig), path + ": " + weightsConfig);
+        package.model = parseJsonText(package.text(model), path + ": " + model);
+        for (const auto& [config, kind] :
+             {std::pair{&package.weightsConfig, "weights"}, {&package.constantsConfig, "constants"}}) {
+            const std::string record = std::string("data/") + kind + "/" + program + "_" + kind + "_config.json";
+            if (package.has(record))
+                *config = parseJsonText(package.text(record), path + ": " + record);
+        }
     } catch (const c10::Error& e) {
         throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
     }
+    return package;
+}
 
+std::string ExportedPackage::text(const std::string& record) const
+{
+    auto [data, size] = reader->getRecord(record);
+    return std::string(static_cast<const char*>(data.get()), size);
+}
+
+bool ExportedPackage::has(const std::string& record) const { return reader->hasRecord(record); }
+
+ExportedProgramInfo readExportedProgram(const std::string& path, const std::string& program)
+{
+    return describeExportedProgram(openExportedPackage(path, program));
+}
+
+ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
+{
+    const std::string& path = package.path;
+    const std::string& program = package.program;
+    ExportedProgramInfo info;
+    info.path = path;
+    info.program = program;
+    const json& root = package.model;
+    const json& weights = package.weightsConfig;
     try {
         info.torchVersion = root.value("torch_version", "");
         const json& graph = root.at("graph_module").at("graph");
@@ -256,7 +274,7 @@ ExportedProgramInfo readExportedProgram(const std::string& path, const std::stri
             }
             info.nodes.push_back(std::move(n));
         }
-        if (weights.contains("config"))
+        if (weights.is_object() && weights.contains("config"))
             for (const auto& [name, entry] : weights.at("config").items()) {
                 if (!entry.value("is_param", false))
                     continue;

@@ -103,6 +103,11 @@ LoadedInputs loadInputsFile(const std::string& path)
     } catch (const std::exception& e) {
         throw Error(where, std::string("not a torch.save file (") + firstLine(e.what()) + ")");
     }
+    return inputsFromValue(value, where);
+}
+
+LoadedInputs inputsFromValue(const c10::IValue& value, const std::string& where)
+{
     LoadedInputs out;
     const auto addArg = [&](const c10::IValue& v) {
         out.args.push_back(v);

@@ -21,5 +21,7 @@ struct LoadedInputs {
 };
 // A file written by torch.save: a tensor, a tuple/list (positional) or a dict of str (keyword arguments).
 LoadedInputs loadInputsFile(const std::string& path);
+// The same from a value already loaded; `where` names its origin in errors.
+LoadedInputs inputsFromValue(const c10::IValue& value, const std::string& where);
 
 } // namespace kforge

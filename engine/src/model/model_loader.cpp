@@ -88,10 +88,6 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
         throw Error(where, "not a TorchScript archive (the file is not a zip archive; save models with "
                            "torch.jit.save)");
 
-    if (isExportedProgramPath(path))
-        throw Error(where, "is a torch.export package (.pt2): `kforge modules` reads its module tree; running, "
-                           "profiling and plans on .pt2 models are not supported yet, so load the model saved "
-                           "with torch.jit.script or torch.jit.trace");
     try {
         torch::jit::Module module = torch::jit::load(path, c10::kCPU);
         if (!module.find_method("forward"))

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/error.h>
+#include <kforge/exported_program.h>
 #include <kforge/model_session.h>
 
 #include "model/builtin_models.h"
+#include "model/exported_runner.h"
+#include "model/exported_session.h"
 #include "model/forward_calls.h"
 #include "model/graph_instrumentation.h"
 #include "model/model_inputs.h"
@@ -76,31 +79,43 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
         impl->inputDescriptions = std::move(model->inputDescriptions);
         impl->builtin = true;
         impl->displayName = name;
+    } else if (isExportedProgramPath(source)) {
+        openExportedProgram(*impl);
     } else {
         impl->module = loadTorchScriptFile(source);
         impl->module.eval();
         impl->displayName = std::filesystem::path(source).filename().string();
     }
 
-    try {
-        instrumentModuleClasses(impl->module);
-        impl->forksTasks = forksTasks(impl->module);
-        impl->modules = buildModuleTree(impl->module);
-        markForwardCalls(impl->module, impl->modules);
-    } catch (const c10::Error& e) {
-        throw Error("model '" + source + "'", "cannot instrument the module graphs (" + describeTorchError(e) + ")");
+    // Module identities (R2): each TorchScript module object, or the exported program's placeholder objects.
+    std::vector<std::pair<c10::IValue, std::string>> identities;
+    if (impl->exported) {
+        for (const auto& [path, object] : impl->exported->moduleObjects())
+            identities.emplace_back(object, path);
+    } else {
+        try {
+            instrumentModuleClasses(impl->module);
+            impl->forksTasks = forksTasks(impl->module);
+            impl->modules = buildModuleTree(impl->module);
+            markForwardCalls(impl->module, impl->modules);
+        } catch (const c10::Error& e) {
+            throw Error("model '" + source + "'",
+                        "cannot instrument the module graphs (" + describeTorchError(e) + ")");
+        }
+        for (const auto& item : impl->module.named_modules())
+            identities.emplace_back(item.value._ivalue(), item.name);
     }
     for (size_t i = 0; i < impl->modules.size(); ++i)
         impl->indexByPath[impl->modules[i].path] = i;
     std::vector<std::pair<runtime::ObjectKey, std::string>> objects;
-    for (const auto& item : impl->module.named_modules()) {
-        const auto* object = item.value._ivalue().get();
-        impl->indexByObject[object] = impl->indexByPath.at(item.name);
-        objects.emplace_back(object, item.name);
+    for (const auto& [identity, path] : identities) {
+        const auto* object = &identity.toObjectRef();
+        impl->indexByObject[object] = impl->indexByPath.at(path);
+        objects.emplace_back(object, path);
     }
     runtime::Hooks::registerModules(objects);
 
-    impl->frozen = looksFrozen(impl->module);
+    impl->frozen = !impl->exported && looksFrozen(impl->module);
     if (impl->frozen)
         impl->warnings.emplace_back("the model looks frozen (torch.jit.freeze): its submodules were inlined, so "
                                     "module scoping is unavailable; plan entries can only target the root \"\"");
@@ -143,6 +158,8 @@ const ModuleInfo* ModelSession::findModule(const std::string& path) const
 
 std::vector<std::string> ModelSession::forwardArgumentNames() const
 {
+    if (m_impl->exported)
+        return m_impl->exported->inputNames();
     std::vector<std::string> names;
     const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
     for (size_t i = 1; i < args.size(); ++i)
@@ -152,11 +169,15 @@ std::vector<std::string> ModelSession::forwardArgumentNames() const
 
 void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
 {
-    const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
-    size_t required = 0;
-    for (size_t i = 1; i < args.size(); ++i)
-        required += args[i].default_value() ? 0 : 1;
-    const size_t total = args.size() - 1;
+    size_t required = 0, total = 0;
+    if (m_impl->exported) {
+        required = total = m_impl->exported->inputNames().size();
+    } else {
+        const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
+        for (size_t i = 1; i < args.size(); ++i)
+            required += args[i].default_value() ? 0 : 1;
+        total = args.size() - 1;
+    }
     if (specs.size() < required || specs.size() > total)
         throw Error("inputs for '" + m_impl->displayName + "'",
                     "forward takes " +
@@ -190,6 +211,13 @@ void ModelSession::loadInputsFile(const std::string& path)
 std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
 bool ModelSession::hasInputs() const { return !m_impl->inputs.empty() || !m_impl->kwargs.empty(); }
 
+c10::IValue runForward(ModelSession::Impl& impl)
+{
+    if (impl.exported)
+        return impl.exported->run(impl.inputs, impl.kwargs);
+    return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
+}
+
 c10::IValue guardedForward(ModelSession::Impl& impl)
 {
     const std::string where = "forward of '" + impl.displayName + "'";
@@ -203,7 +231,7 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     c10::IValue output;
     std::string error;
     try {
-        output = impl.module.get_method("forward")(impl.inputs, impl.kwargs);
+        output = runForward(impl);
     } catch (const c10::Error& e) {
         error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
     } catch (const std::exception& e) {

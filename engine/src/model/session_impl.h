@@ -11,6 +11,7 @@ namespace kforge {
 namespace profiling {
 class CudaProfiling;
 }
+class ExportedRunner;
 
 struct ModelSession::Impl {
     std::string source;
@@ -20,7 +21,8 @@ struct ModelSession::Impl {
     OpenOptions options;
     std::vector<std::string> warnings;
 
-    torch::jit::Module module;
+    torch::jit::Module module;                // a TorchScript model
+    std::shared_ptr<ExportedRunner> exported; // or a torch.export program (.pt2); then `module` is empty
     bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
     std::vector<ModuleInfo> modules;
     std::unordered_map<std::string, size_t> indexByPath;
@@ -39,6 +41,8 @@ struct ModelSession::Impl {
     const c10::ivalue::Object* objectOf(const std::string& path) const;
 };
 
+// The model's forward on the session's inputs, without the guard: the TorchScript method or the exported program.
+c10::IValue runForward(ModelSession::Impl& impl);
 // One forward inside the engine's call guard (R10); throws kforge::Error with the cause and the inputs.
 c10::IValue guardedForward(ModelSession::Impl& impl);
 // Replays a capture (R15) and returns its static output; throws kforge::Error for an unknown or failed one.

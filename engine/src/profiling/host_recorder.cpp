@@ -30,10 +30,13 @@ void onOpEnd(const at::RecordFunction& fn, at::ObserverContext*)
 
 } // namespace
 
+std::atomic<int> HostRecorder::s_live{0};
+
 HostRecorder::HostRecorder(bool timeCpuOps)
     : m_timeCpuOps(timeCpuOps), m_originNs(runtime::nowNs()), m_thread(runtime::ThreadState::current().id())
 {
     tlsRecorder = this;
+    s_live.fetch_add(1, std::memory_order_relaxed);
     if (m_timeCpuOps)
         m_callback = at::addThreadLocalCallback(
             at::RecordFunctionCallback(&onOpStart, &onOpEnd).scopes({at::RecordScope::FUNCTION}));
@@ -44,6 +47,7 @@ HostRecorder::~HostRecorder()
     if (m_callback)
         at::removeCallback(*m_callback);
     tlsRecorder = nullptr;
+    s_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
 HostRecorder* HostRecorder::onThisThread() { return tlsRecorder; }

@@ -12,6 +12,7 @@
 
 #include <optional>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -32,6 +33,9 @@ public:
     HostRecorder& operator=(const HostRecorder&) = delete;
 
     static HostRecorder* onThisThread();
+    // Whether a recorder exists on any thread: one relaxed load, checked before the thread-local lookup on paths
+    // every instrumented module runs (runtime/hook_ops.cpp).
+    static bool anyLive() { return s_live.load(std::memory_order_relaxed) > 0; }
 
     void beginIteration(int iteration);
     void endIteration(); // closes scopes a failed forward left open
@@ -62,6 +66,7 @@ public:
     } hooks;
 
 private:
+    static std::atomic<int> s_live;
     struct Frame {
         const char* name;
         std::int64_t startNs;

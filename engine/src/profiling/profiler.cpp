@@ -85,7 +85,9 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     run.torchVersion = TORCH_VERSION;
     run.cuptiVersion = cuda ? profiling::CudaProfiling::cuptiVersion() : "";
     run.kforgeVersion = KFORGE_VERSION_STRING;
-    run.graphExecutor = std::string(graphExecutorName(session.options().executor));
+    // A .pt2 program runs node by node in kforge's interpreter whatever the TorchScript executor setting says.
+    run.graphExecutor =
+        session.impl().exported ? "exported" : std::string(graphExecutorName(session.options().executor));
     run.model = session.displayName();
     run.inputs = session.describeInputs();
     run.warmupIterations = options.warmupIterations;

@@ -16,16 +16,22 @@ namespace {
 
 using profiling::HostRecorder;
 
+// The inactive case in one branch of inline loads: nothing bound, nobody recording or stepping, no recorder on any
+// thread. Every instrumented module pays it twice per forward (bench_forward --instructions).
 bool anythingToDo()
 {
     return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed) ||
-           HostRecorder::onThisThread();
+           (HostRecorder::anyLive() && HostRecorder::onThisThread());
 }
 
 void moduleEnter(torch::jit::Stack& stack)
 {
+    if (!anythingToDo()) {
+        stack.pop_back();
+        return;
+    }
     const c10::IValue self = torch::jit::pop(stack);
-    if (!anythingToDo() || !self.isObject())
+    if (!self.isObject())
         return;
     const auto table = Hooks::snapshot();
     const auto it = table->modules.find(&self.toObjectRef());
@@ -62,6 +68,10 @@ void moduleEnter(torch::jit::Stack& stack)
 
 void moduleExit(torch::jit::Stack& stack)
 {
+    if (!anythingToDo()) {
+        stack.pop_back();
+        return;
+    }
     const c10::IValue self = torch::jit::pop(stack);
     HostRecorder* recorder = HostRecorder::onThisThread();
     if ((!Hooks::anyBound() && !events::recording() && !recorder) || !self.isObject())

@@ -116,8 +116,11 @@ void KernelProviderRuntime::activate()
         return;
     Hooks::bind(m_impl->core, m_impl->scopes); // all or nothing (R6)
     m_impl->active = true;
-    Fusers::disableWhilePlanActive();
-    Fusers::dropFusedPlans(m_impl->session->module); // fused before activation: re-optimised without fusers (R1)
+    // R1: TorchScript fusers would hide ops from the interposer. A .pt2 program runs node by node: nothing fuses.
+    if (!m_impl->session->exported) {
+        Fusers::disableWhilePlanActive();
+        Fusers::dropFusedPlans(m_impl->session->module); // fused before activation: re-optimised without fusers
+    }
     if (events::recording())
         events::emit(EventKind::Activate, nullptr, nullptr, nullptr, 0,
                      intern("runtime " + std::to_string(m_impl->core->id())));
@@ -130,7 +133,8 @@ void KernelProviderRuntime::deactivate()
     if (wasActive) {
         Hooks::unbind(m_impl->core.get());
         m_impl->active = false;
-        Fusers::restoreAfterPlan();
+        if (!m_impl->session->exported)
+            Fusers::restoreAfterPlan();
     }
     // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op).
     m_impl->core->unwindAllThreads();

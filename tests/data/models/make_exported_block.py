@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes exported_block.pt2 (a torch.export package, program "forward") and exported_block.expected.json (what
-Python says of the same model: named_modules() paths and types, own parameter counts, and the torch.nn.functional
-calls each module's forward makes). test_exported_program.cpp reads both. The model has what real exports have:
+Python says of the same model: named_modules() paths and types, own parameter counts, the torch.nn.functional
+calls each module's forward makes, and its output on the package's sample input). test_exported_program.cpp reads both. The model has what real exports have:
 nested modules, a ModuleList (a container never called), a module called twice, functional calls in the root,
 an in-place activation and a Linear.
 Run with the bootstrap venv's python: ~/.cache/kforge/torch-2.11.0/bin/python make_exported_block.py"""
@@ -65,7 +65,12 @@ calls = {  # module path -> {function: calls in its own forward}, as written abo
     "blocks.0.mlp.down": {"linear": 1}, "blocks.1.mlp.down": {"linear": 1},
     "shared": {"linear": 2},
 }
+with torch.no_grad():
+    output = model(*example)
 expected = {
+    # The eager output on the package's sample input (data/sample_inputs/forward.pt), flattened.
+    "output_shape": list(output.shape),
+    "output": output.flatten().tolist(),
     "modules": [{"path": name, "type": type(m).__name__,
                  "parameters": sum(p.numel() for p in m.parameters(recurse=False)),
                  "functions": calls.get(name, {})}

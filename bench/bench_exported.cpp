@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+// Forward latency of one real model (the test corpus, scripts/corpus_export.py) in each form kforge runs, and what
+// interception costs on each (issue 18). Rows, all on one thread, all in this process:
+//
+//   script/plain            the TorchScript file loaded with torch::jit::load, forward with the direct executor: the
+//                           baseline every ratio is against
+//   script/session_inactive ModelSession::forward of the same file, no runtime active (instrumented)
+//   script/session_active   the same with an active runtime whose one entry names a function the model never calls:
+//                           every catalog op is intercepted and runs its original
+//   pt2/nativert            the .pt2 package in NativeRT (torch::nativert::ModelRunnerHandle), as PyTorch deploys
+//                           it: static CPU kernels, no interception possible (docs/design/pt2-nativert-notes.md)
+//   pt2/session_inactive    ModelSession::forward of the .pt2: kforge's node-by-node interpreter
+//   pt2/session_active      the same with the active runtime as above
+//
+// After the run, bench_exported_eager.py times eager PyTorch, the exported program in Python and the TorchScript file
+// in Python (another process: compare its ratios with care) when the LibTorch venv's Python is there.
+//
+//   bench_exported [--model NAME] [--corpus DIR] [benchmark flags]   (default resnet18 in the corpus cache)
+#include "bench_common.h"
+
+#include "model/session_impl.h"
+
+#include <kforge/functions.h>
+#include <kforge/model_session.h>
+#include <kforge/provider_catalog.h>
+#include <kforge/plan.h>
+#include <kforge/runtime.h>
+
+#include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/nativert/ModelRunnerHandle.h>
+#include <torch/script.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Fixture {
+    fs::path corpus;
+    std::string model;
+    torch::jit::Module plain;
+    std::unique_ptr<torch::nativert::ModelRunnerHandle> nativert;
+    std::unique_ptr<kforge::ModelSession> script, exported;
+    std::unique_ptr<kforge::KernelProviderRuntime> scriptActive, exportedActive;
+    std::vector<c10::IValue> inputs;
+};
+Fixture* gFx = nullptr;
+
+// The corpus cache scripts/corpus_export.py writes (KFORGE_CORPUS_DIR or the newest corpus-* under KFORGE_CACHE).
+fs::path defaultCorpus()
+{
+    if (const char* dir = std::getenv("KFORGE_CORPUS_DIR"))
+        return dir;
+    const char* cache = std::getenv("KFORGE_CACHE");
+    const fs::path root =
+        cache ? fs::path(cache) : fs::path(std::getenv("HOME") ? std::getenv("HOME") : "") / ".cache/kforge";
+    fs::path best;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root, ec))
+        if (entry.path().filename().string().rfind("corpus-", 0) == 0 && entry.path() > best)
+            best = entry.path();
+    return best;
+}
+
+// A runtime whose only entry names a function the model never calls: every catalog op is intercepted, none replaced.
+std::unique_ptr<kforge::KernelProviderRuntime> activeRuntime(kforge::ModelSession& session)
+{
+    const auto& called = session.modules().front().subtreeFunctions;
+    for (const kforge::Function f : kforge::allFunctions()) {
+        const std::string name(kforge::functionName(f));
+        if (called.count(name))
+            continue;
+        kforge::PlanEntry e;
+        e.function = name;
+        e.provider = {{"type", kforge::referenceProviderType(f)}};
+        return std::make_unique<kforge::KernelProviderRuntime>(session, kforge::Plan{{e}});
+    }
+    return nullptr;
+}
+
+void BM_plain(benchmark::State& state)
+{
+    at::NoGradGuard noGrad;
+    torch::jit::GraphOptimizerEnabledGuard direct(false);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(gFx->plain.forward(gFx->inputs));
+}
+
+void BM_nativert(benchmark::State& state)
+{
+    at::NoGradGuard noGrad;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(gFx->nativert->run(gFx->inputs, {}));
+}
+
+void BM_session(benchmark::State& state, kforge::ModelSession* session, kforge::KernelProviderRuntime* runtime)
+{
+    if (runtime)
+        runtime->activate();
+    for (auto _ : state)
+        benchmark::DoNotOptimize(kforge::guardedForward(session->impl()));
+    if (runtime)
+        runtime->deactivate();
+}
+
+// bench_exported_eager.py in the LibTorch venv's Python, if both are there: its JSON line, or "".
+std::string pythonFigures(const Fixture& fx)
+{
+    const fs::path python = fs::path(KFORGE_TORCH_LIB_DIR) / "../../../../../bin/python";
+    const fs::path script = fs::path(KFORGE_BENCH_SOURCE_DIR) / "bench_exported_eager.py";
+    if (!fs::exists(python) || !fs::exists(script))
+        return "";
+    const std::string command = "'" + python.string() + "' '" + script.string() + "' '" + fx.corpus.string() + "' '" +
+                                fx.model + "' 2>/dev/null";
+    std::string out;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char buffer[512];
+        while (fgets(buffer, sizeof buffer, pipe))
+            out += buffer;
+        pclose(pipe);
+    }
+    return out;
+}
+
+void printSummary(kforge_bench::CollectingReporter& rep)
+{
+    std::printf("\n=== %s: forward latency, median of repetitions (mean in brackets), ratio to script/plain ===\n",
+                gFx->model.c_str());
+    const auto* base = rep.stats("script/plain");
+    if (!base)
+        return;
+    for (const char* row : {"script/plain", "script/session_inactive", "script/session_active", "pt2/nativert",
+                            "pt2/session_inactive", "pt2/session_active"})
+        if (const auto* s = rep.stats(row))
+            std::printf("  %-24s %9.3f ms [%9.3f] sd %6.3f  ratio %.3f\n", row, s->median / 1e6, s->mean / 1e6,
+                        s->stddev / 1e6, s->median / base->median);
+    const auto* nrt = rep.stats("pt2/nativert");
+    const auto* pt2 = rep.stats("pt2/session_inactive");
+    const auto* pt2Active = rep.stats("pt2/session_active");
+    if (nrt && pt2 && pt2Active)
+        std::printf("  kforge's .pt2 interpreter vs NativeRT: %.3fx inactive, %.3fx intercepting every op\n",
+                    pt2->median / nrt->median, pt2Active->median / nrt->median);
+    const std::string python = pythonFigures(*gFx);
+    std::printf("  Python (another process, bench_exported_eager.py): %s\n",
+                python.empty() ? "not run (no LibTorch venv Python)" : python.c_str());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    at::set_num_threads(1);
+    Fixture fx;
+    fx.corpus = defaultCorpus();
+    fx.model = "resnet18";
+    std::vector<char*> rest{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--model" && i + 1 < argc)
+            fx.model = argv[++i];
+        else if (a == "--corpus" && i + 1 < argc)
+            fx.corpus = argv[++i];
+        else
+            rest.push_back(argv[i]);
+    }
+    const fs::path pt2 = fx.corpus / (fx.model + ".pt2"), script = fx.corpus / (fx.model + ".script.pt");
+    if (!fs::exists(pt2) || !fs::exists(script)) {
+        std::printf("bench_exported: no %s and %s (export the corpus first: ctest -R corpus_export); nothing to do\n",
+                    pt2.c_str(), script.c_str());
+        return 0;
+    }
+    gFx = &fx;
+    fx.plain = torch::jit::load(script.string());
+    fx.plain.eval();
+    fx.script = kforge::ModelSession::open(script.string());
+    fx.script->loadInputsFile((fx.corpus / (fx.model + ".input.pt")).string());
+    fx.exported = kforge::ModelSession::open(pt2.string());
+    fx.exported->loadInputsFile((fx.corpus / (fx.model + ".input.pt")).string());
+    fx.inputs = fx.script->impl().inputs;
+    fx.nativert = std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "forward");
+    fx.scriptActive = activeRuntime(*fx.script);
+    fx.exportedActive = activeRuntime(*fx.exported);
+
+    benchmark::RegisterBenchmark("script/plain", BM_plain)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("script/session_inactive", BM_session, fx.script.get(), nullptr)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("script/session_active", BM_session, fx.script.get(), fx.scriptActive.get())
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("pt2/nativert", BM_nativert)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("pt2/session_inactive", BM_session, fx.exported.get(), nullptr)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("pt2/session_active", BM_session, fx.exported.get(), fx.exportedActive.get())
+        ->Unit(benchmark::kMillisecond);
+    const int status = kforge_bench::runBenchmarks(
+        int(rest.size()), rest.data(),
+        {"--benchmark_repetitions=7", "--benchmark_min_time=0.3", "--benchmark_enable_random_interleaving=true"},
+        printSummary);
+    gFx = nullptr;
+    return status;
+}

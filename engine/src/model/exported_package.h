@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The records of a torch.export package (.pt2) that the engine reads: the serialized program, the configs of its
+// weights and constants, and the raw bytes they point at (docs/design/pt2-nativert-notes.md, section 1).
+#include "common/json_text.h"
+
+#include <kforge/exported_program.h>
+
+#include <caffe2/serialize/inline_container.h>
+
+#include <memory>
+#include <string>
+
+namespace kforge {
+
+struct ExportedPackage {
+    std::string path;
+    std::string program;            // "forward"
+    nlohmann::json model;           // models/<program>.json
+    nlohmann::json weightsConfig;   // data/weights/<program>_weights_config.json; null when absent
+    nlohmann::json constantsConfig; // data/constants/<program>_constants_config.json; null when absent
+    std::shared_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+
+    std::string text(const std::string& record) const;
+    bool has(const std::string& record) const;
+};
+
+// kforge::Error naming the file when it is missing, not a .pt2 package, or lacks the program (the message lists
+// the programs it has).
+ExportedPackage openExportedPackage(const std::string& path, const std::string& program);
+// What readExportedProgram returns, from an open package.
+ExportedProgramInfo describeExportedProgram(const ExportedPackage& package);
+
+} // namespace kforge

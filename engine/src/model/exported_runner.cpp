@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: Apache-2.0
+// The .pt2 interpreter (exported_runner.h): serialized arguments (torch/_export/serde/schema.py) become value
+// sources once, at load; a forward is then a loop of boxed dispatcher calls with module hooks between them.
+#include "model/exported_runner.h"
+
+#include <kforge/error.h>
+#include <kforge/functions.h>
+
+#include "model/exported_values.h"
+#include "model/model_loader.h"
+#include "runtime/hook_ops.h"
+
+#include <ATen/ATen.h>
+#include <ATen/ScalarOps.h>
+#include <torch/script.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace kforge {
+
+using nlohmann::json;
+
+struct ExportedRunner::Step {
+    std::optional<c10::OperatorHandle> op; // set at load
+    std::string name;                      // the node's name, for errors
+    std::string modulePath;                // the innermost module it ran in, for errors
+    std::vector<ExportedSource> args;      // one per schema argument
+    std::vector<int> outputs; // slot per returned value (-1: not used); a list return spreads over listOutputs
+    std::vector<int> listOutputs;
+    // For a catalog op, whose call a provider may serve: the strides export recorded for each tensor output (empty
+    // where unknown or symbolic). Later nodes may rely on them: export turns reshape into view where they allow it.
+    std::vector<std::vector<int64_t>> recordedStrides;
+    size_t keepModules = 0;                // open modules below the root that stay open for this node
+    std::vector<c10::IValue> enterModules; // then entered, outermost first
+};
+
+namespace {
+
+// nn_module_stack: "key,path,type;..." root first. Split at top-level separators only (paths hold "[0]").
+std::vector<std::pair<std::string, std::string>> moduleFrames(const std::string& text)
+{
+    std::vector<std::pair<std::string, std::string>> frames; // (key, path), the root left out
+    std::vector<std::string> fields{""};
+    int depth = 0;
+    const auto flush = [&] {
+        if (fields.size() >= 2 && !fields[1].empty())
+            frames.emplace_back(fields[0], fields[1]);
+        fields.assign(1, "");
+    };
+    for (char c : text) {
+        depth += (c == '[' || c == '(') ? 1 : (c == ']' || c == ')') && depth > 0 ? -1 : 0;
+        if (depth == 0 && c == ';')
+            flush();
+        else if (depth == 0 && c == ',')
+            fields.emplace_back();
+        else
+            fields.back() += c;
+    }
+    flush();
+    return frames;
+}
+
+std::string opNameOf(const std::string& target, std::string& overload)
+{
+    // "torch.ops.aten.linear.default" -> "aten::linear", overload "" ("Tensor" stays)
+    if (target.rfind("torch.ops.", 0) != 0)
+        return {};
+    const std::string rest = target.substr(10);
+    const auto first = rest.find('.'), last = rest.rfind('.');
+    if (first == std::string::npos || first == last)
+        return {};
+    overload = rest.substr(last + 1);
+    if (overload == "default")
+        overload.clear();
+    return rest.substr(0, first) + "::" + rest.substr(first + 1, last - first - 1);
+}
+
+// FX graphs may pass a Python number where the schema takes a Tensor (mul.Tensor(x, 0.125)): Python's argument
+// parser wraps it in a 0-dim tensor marked as a wrapped number, so type promotion treats it as a scalar. So do we.
+ExportedSource asSchemaType(ExportedSource source, const c10::Argument& argument)
+{
+    const c10::IValue& value = source.constant;
+    const bool number = value.isDouble() || value.isInt() || value.isBool();
+    if (source.kind != ExportedSource::Kind::Constant || !number)
+        return source;
+    c10::TypePtr type = argument.type();
+    if (const auto optional = type->cast<c10::OptionalType>())
+        type = optional->getElementType();
+    if (type->kind() != c10::TypeKind::TensorType)
+        return source;
+    at::Tensor wrapped = c10::scalar_to_tensor(value.toScalar());
+    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+    source.constant = wrapped;
+    return source;
+}
+
+bool isCatalogOp(const std::string& op, const std::string& overload)
+{
+    for (const OpForm& form : allOpForms())
+        if (form.op.name == op && form.op.overload == overload)
+            return true;
+    return false;
+}
+
+// The strides graph.tensor_values records for `name`; empty when any size or stride is symbolic.
+std::vector<int64_t> staticStrides(const json& graph, const std::string& name)
+{
+    const json values = graph.value("tensor_values", json::object());
+    if (!values.contains(name))
+        return {};
+    std::vector<int64_t> strides;
+    for (const json& stride : values.at(name).value("strides", json::array())) {
+        if (!stride.contains("as_int"))
+            return {};
+        strides.push_back(stride.at("as_int").get<int64_t>());
+    }
+    return strides;
+}
+
+// A provider may return another layout than the op it replaces (a contiguous attention output where ATen's is a
+// transpose). Copy into the recorded layout when a dimension longer than 1 has another stride.
+void conformToRecordedStrides(c10::IValue& value, const std::vector<int64_t>& strides)
+{
+    const at::Tensor& tensor = value.toTensor();
+    if (tensor.dim() != int64_t(strides.size()))
+        return;
+    bool same = true;
+    for (int64_t d = 0; d < tensor.dim() && same; ++d)
+        same = tensor.size(d) <= 1 || tensor.stride(d) == strides[d];
+    if (same)
+        return;
+    value = at::empty_strided(tensor.sizes(), strides, tensor.options()).copy_(tensor);
+}
+
+} // namespace
+
+ExportedRunner::~ExportedRunner() = default;
+
+c10::IValue ExportedRunner::moduleObject(const std::string& path)
+{
+    if (const auto it = m_objectIndex.find(path); it != m_objectIndex.end())
+        return m_moduleObjects[it->second].second;
+    // A placeholder object per module: the hook table knows modules by object identity (R2).
+    static const auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    static const auto type = [] {
+        auto t = c10::ClassType::create(c10::QualifiedName("__torch__.kforge.ExportedModule"), cu, true);
+        cu->register_type(t);
+        return t;
+    }();
+    c10::IValue object(c10::ivalue::Object::create(c10::StrongTypePtr(cu, type), 0));
+    m_objectIndex.emplace(path, m_moduleObjects.size());
+    m_moduleObjects.emplace_back(path, object);
+    return object;
+}
+
+ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package.path)
+{
+    std::unordered_map<std::string, int> slotOf;
+    const auto slot = [&](const std::string& name) {
+        const auto [it, added] = slotOf.emplace(name, int(m_initialSlots.size()));
+        if (added)
+            m_initialSlots.emplace_back();
+        return it->second;
+    };
+    const auto fail = [&](const std::string& what) { throw Error(m_where, what); };
+    moduleObject(""); // the root first, as named_modules() lists it
+
+    try {
+        const json& graphModule = package.model.at("graph_module");
+        const json& graph = graphModule.at("graph");
+        // Inputs: weights and constants are bound now; user inputs per forward.
+        const auto stored = exportedStoredTensors(package);
+        for (const json& spec : graphModule.at("signature").value("input_specs", json::array())) {
+            const auto& [kind, body] = *spec.items().begin();
+            if (kind == "user_input") {
+                const json& arg = body.at("arg");
+                const bool tensor = arg.contains("as_tensor");
+                m_inputSlots.push_back(tensor ? slot(arg.at("as_tensor").at("name")) : -1);
+                m_inputNames.push_back(tensor ? arg.at("as_tensor").value("name", "") : arg.begin().key());
+                continue;
+            }
+            const std::string name = body.at("arg").value("name", "");
+            std::string stored_name;
+            for (const char* key : {"parameter_name", "buffer_name", "tensor_constant_name"})
+                if (body.contains(key))
+                    stored_name = body.at(key);
+            if (stored_name.empty())
+                fail("input '" + name + "' is a " + kind + " input, which kforge cannot run yet");
+            const auto it = stored.find(stored_name);
+            if (it == stored.end())
+                fail("the weights and constants lack '" + stored_name + "', which input '" + name + "' needs");
+            m_initialSlots[slot(name)] = it->second;
+        }
+        // Nodes.
+        const std::function<int(const std::string&)> slotFn = slot;
+        std::vector<std::pair<std::string, std::string>> open; // frames entered, below the root
+        for (const json& node : graph.at("nodes")) {
+            Step step;
+            step.name = node.value("name", "");
+            const std::string target = node.value("target", "");
+            std::string overload;
+            const std::string opName = opNameOf(target, overload);
+            const auto handle =
+                opName.empty() ? std::nullopt : c10::Dispatcher::singleton().findSchema({opName, overload});
+            if (!handle)
+                fail("node '" + step.name + "' calls " + target +
+                     (opName.empty()
+                          ? ", which is not an operator kforge can run (higher-order and Python ops are not supported)"
+                          : ", which is not registered in this process (load the library that defines it)"));
+            step.op = *handle;
+            const auto& schema = step.op->schema();
+            std::unordered_map<std::string, const json*> given;
+            for (const json& input : node.at("inputs"))
+                given[input.value("name", "")] = &input.at("arg");
+            for (const c10::Argument& argument : schema.arguments()) {
+                const auto it = given.find(argument.name());
+                if (it != given.end())
+                    step.args.push_back(asSchemaType(
+                        exportedSource(*it->second, m_where + ": node '" + step.name + "'", slotFn), argument));
+                else if (argument.default_value())
+                    step.args.push_back({ExportedSource::Kind::Constant, *argument.default_value()});
+                else
+                    fail("node '" + step.name + "' gives no '" + argument.name() + "' to " + opName);
+            }
+            for (const json& output : node.at("outputs")) {
+                if (output.contains("as_tensors")) {
+                    step.outputs.push_back(-2); // a list: its elements go to listOutputs
+                    for (const json& t : output.at("as_tensors"))
+                        step.listOutputs.push_back(slot(t.at("name")));
+                } else if (output.contains("as_tensor")) {
+                    step.outputs.push_back(slot(output.at("as_tensor").at("name")));
+                } else if (output.contains("as_sym_int") && output.at("as_sym_int").contains("as_name")) {
+                    step.outputs.push_back(slot(output.at("as_sym_int").at("as_name")));
+                } else {
+                    step.outputs.push_back(-1);
+                }
+            }
+            if (isCatalogOp(opName, overload))
+                for (const json& output : node.at("outputs"))
+                    step.recordedStrides.push_back(output.contains("as_tensor")
+                                                       ? staticStrides(graph, output.at("as_tensor").at("name"))
+                                                       : std::vector<int64_t>{});
+            // Module boundaries: keep the frames this node shares with the open ones, enter the rest.
+            const auto frames = moduleFrames(node.value("metadata", json::object()).value("nn_module_stack", ""));
+            size_t keep = 0;
+            while (keep < open.size() && keep < frames.size() && open[keep] == frames[keep])
+                ++keep;
+            step.keepModules = keep;
+            for (size_t i = keep; i < frames.size(); ++i)
+                step.enterModules.push_back(moduleObject(frames[i].second));
+            step.modulePath = frames.empty() ? "" : frames.back().second;
+            open = frames;
+            m_steps.push_back(std::move(step));
+        }
+        for (const json& output : graph.at("outputs")) {
+            if (!output.contains("as_tensor"))
+                fail("an output is not a tensor (" + output.dump() + "), which kforge cannot return yet");
+            m_outputSlots.push_back(slot(output.at("as_tensor").at("name")));
+        }
+        // Only the user outputs: buffer mutations (training-mode batch norm) are not written back.
+        std::vector<int> userOutputs;
+        const json specs = graphModule.at("signature").value("output_specs", json::array());
+        for (size_t i = 0; i < specs.size() && i < m_outputSlots.size(); ++i)
+            if (specs[i].contains("user_output"))
+                userOutputs.push_back(m_outputSlots[i]);
+        if (!specs.empty())
+            m_outputSlots = userOutputs;
+        // The pytree specs of the root call: output nesting and keyword order.
+        for (const json& call : graphModule.value("module_call_graph", json::array())) {
+            if (call.value("fqn", "") != "" || !call.contains("signature") || call.at("signature").is_null())
+                continue;
+            const json& signature = call.at("signature");
+            if (signature.value("out_spec", "") != "")
+                m_outSpec = parseTreeSpec(signature.at("out_spec"), m_where + ": out_spec");
+            if (signature.value("in_spec", "") != "")
+                m_keywords = treeSpecKeywords(parseTreeSpec(signature.at("in_spec"), m_where + ": in_spec"));
+        }
+    } catch (const json::exception& e) {
+        fail("unexpected content in models/" + package.program + ".json: " + e.what());
+    }
+}
+
+c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
+                                const std::unordered_map<std::string, c10::IValue>& kwargs) const
+{
+    std::vector<c10::IValue> slots = m_initialSlots;
+    std::vector<c10::IValue> flat;
+    const std::function<void(const c10::IValue&)> flatten = [&](const c10::IValue& v) {
+        if (v.isTuple())
+            for (const auto& e : v.toTupleRef().elements())
+                flatten(e);
+        else if (v.isList())
+            for (const auto& e : v.toListRef())
+                flatten(e);
+        else
+            flat.push_back(v);
+    };
+    for (const auto& a : args)
+        flatten(a);
+    // Keyword inputs follow, in the order export flattened them; any other name must be one of the inputs.
+    std::unordered_map<std::string, c10::IValue> byName;
+    for (const auto& [name, value] : kwargs) {
+        if (std::find(m_keywords.begin(), m_keywords.end(), name) != m_keywords.end())
+            continue;
+        byName.emplace(name, value);
+    }
+    for (const std::string& name : m_keywords)
+        if (const auto it = kwargs.find(name); it != kwargs.end())
+            flatten(it->second);
+    size_t next = 0;
+    for (size_t i = 0; i < m_inputSlots.size(); ++i) {
+        const auto named = byName.find(m_inputNames[i]);
+        const c10::IValue* value = named != byName.end() ? &named->second
+                                   : next < flat.size()  ? &flat[next++]
+                                                         : nullptr;
+        if (!value) {
+            std::string names;
+            for (const auto& n : m_inputNames)
+                names += (names.empty() ? "" : ", ") + n;
+            throw std::runtime_error("the exported program takes " + std::to_string(m_inputSlots.size()) +
+                                     " input(s) (" + names + "), " + std::to_string(flat.size() + byName.size()) +
+                                     " given");
+        }
+        if (m_inputSlots[i] >= 0)
+            slots[m_inputSlots[i]] = *value;
+    }
+
+    std::vector<c10::IValue> open; // module objects entered below the root, outermost first
+    runtime::callModuleEnter(m_moduleObjects.front().second);
+    torch::jit::Stack stack;
+    for (const Step& step : m_steps) {
+        while (open.size() > step.keepModules) {
+            runtime::callModuleExit(open.back());
+            open.pop_back();
+        }
+        for (const c10::IValue& module : step.enterModules) {
+            runtime::callModuleEnter(module);
+            open.push_back(module);
+        }
+        stack.clear();
+        for (const ExportedSource& source : step.args)
+            stack.push_back(exportedValue(source, slots));
+        try {
+            step.op->callBoxed(stack);
+        } catch (const c10::Error& e) {
+            // The interposer already named a failing provider (lastEngineError); this names the node otherwise.
+            throw std::runtime_error("node '" + step.name + "' (" + step.op->schema().name() + " in module '" +
+                                     step.modulePath + "'): " + describeTorchError(e));
+        }
+        for (size_t i = 0; i < step.outputs.size() && i < stack.size(); ++i) {
+            if (step.outputs[i] == -2) {
+                const auto list = stack[i].toTensorVector();
+                for (size_t k = 0; k < list.size() && k < step.listOutputs.size(); ++k)
+                    slots[step.listOutputs[k]] = list[k];
+            } else if (step.outputs[i] >= 0) {
+                if (i < step.recordedStrides.size() && !step.recordedStrides[i].empty() && stack[i].isTensor())
+                    conformToRecordedStrides(stack[i], step.recordedStrides[i]);
+                slots[step.outputs[i]] = std::move(stack[i]);
+            }
+        }
+    }
+    while (!open.empty()) {
+        runtime::callModuleExit(open.back());
+        open.pop_back();
+    }
+    runtime::callModuleExit(m_moduleObjects.front().second);
+    std::vector<c10::IValue> outputs;
+    for (int s : m_outputSlots)
+        outputs.push_back(slots[s]);
+    if (!m_outSpec.is_null())
+        return unflattenTreeSpec(m_outSpec, outputs);
+    return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
+}
+
+void ExportedRunner::to(const c10::Device& device)
+{
+    for (c10::IValue& value : m_initialSlots)
+        if (value.isTensor())
+            value = value.toTensor().to(device);
+}
+
+} // namespace kforge

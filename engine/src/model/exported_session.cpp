@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/exported_session.h"
+
+#include <kforge/error.h>
+
+#include "model/exported_package.h"
+#include "model/exported_runner.h"
+#include "model/model_inputs.h"
+#include "model/model_loader.h"
+
+#include <torch/serialize.h>
+
+#include <filesystem>
+
+namespace kforge {
+namespace {
+
+// data/sample_inputs/<program>.pt: torch.save((args, kwargs)), written by package_pt2 when export had examples.
+void loadSampleInputs(const ExportedPackage& package, ModelSession::Impl& impl)
+{
+    const std::string record = "data/sample_inputs/" + package.program + ".pt";
+    if (!package.has(record))
+        return;
+    const std::string where = package.path + ": " + record;
+    const std::string text = package.text(record);
+    c10::IValue value;
+    try {
+        value = torch::pickle_load(std::vector<char>(text.begin(), text.end()));
+    } catch (const c10::Error& e) {
+        throw Error(where, "cannot read the sample inputs (" + describeTorchError(e) + ")");
+    }
+    if (!value.isTuple() || value.toTupleRef().elements().size() != 2)
+        throw Error(where, "expected the sample inputs as (args, kwargs)");
+    const auto& parts = value.toTupleRef().elements();
+    LoadedInputs args = inputsFromValue(parts[0], where);
+    if (parts[1].isGenericDict() && !parts[1].toGenericDict().empty()) {
+        LoadedInputs kwargs = inputsFromValue(parts[1], where);
+        args.kwargs = std::move(kwargs.kwargs);
+        args.descriptions.insert(args.descriptions.end(), kwargs.descriptions.begin(), kwargs.descriptions.end());
+    }
+    impl.inputs = std::move(args.args);
+    impl.kwargs = std::move(args.kwargs);
+    impl.inputDescriptions = std::move(args.descriptions);
+}
+
+} // namespace
+
+void openExportedProgram(ModelSession::Impl& impl)
+{
+    const ExportedPackage package = openExportedPackage(impl.source, "forward");
+    impl.modules = describeExportedProgram(package).modules;
+    impl.exported = std::make_shared<ExportedRunner>(package);
+    impl.displayName = std::filesystem::path(impl.source).filename().string();
+    loadSampleInputs(package, impl);
+}
+
+} // namespace kforge
