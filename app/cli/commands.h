@@ -15,6 +15,7 @@ Command addModulesCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 Command addProvidersCommand(CLI::App& app);
+Command addGeneratorsCommand(CLI::App& app);
 Command addOptimizeCommand(CLI::App& app);
 Command addPlanCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);

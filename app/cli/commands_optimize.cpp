@@ -19,7 +19,8 @@ Command addOptimizeCommand(CLI::App& app)
         GraphExecutor executor = GraphExecutor::Direct;
         std::string model, out, inputsFile, device = "cpu";
         std::vector<std::string> inputs;
-        double minShare = 0.0;
+        double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
+        std::vector<std::string> generators{"all"};
         int warmup = 3, iterations = 5, rounds = 7;
         bool json = false, quiet = false, reference = false;
     };
@@ -37,6 +38,12 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    cmd->add_option("--generators", o->generators,
+                    "kernel generators to ask for providers too: all, none, or names (kforge generators)")
+        ->default_str("all");
+    cmd->add_option("--generation-timeout", o->generationTimeout,
+                    "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
+        ->check(CLI::PositiveNumber);
     addGraphExecutorOption(cmd, o->executor);
     cmd->add_flag("--json", o->json, "JSON report");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
@@ -50,6 +57,10 @@ Command addOptimizeCommand(CLI::App& app)
                 options.iterations = o->iterations;
                 options.benchmarkRounds = o->rounds;
                 options.includeReferenceProviders = o->reference;
+                options.generators = o->generators;
+                if (options.generators == std::vector<std::string>{"none"})
+                    options.generators.clear();
+                options.generationTimeoutSeconds = o->generationTimeout;
                 // Its lines are progress: shown on a terminal only, as every command's progress is.
                 if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
@@ -77,6 +88,8 @@ Command addOptimizeCommand(CLI::App& app)
                     for (const auto& c : result.candidates)
                         out["candidates"].push_back({{"function", c.function},
                                                      {"provider", c.provider},
+                                                     {"generator", c.generator},
+                                                     {"generation", c.generation},
                                                      {"settings", c.settings},
                                                      {"latency_us", c.latencyUs},
                                                      {"original_latency_us", c.originalLatencyUs},
@@ -95,13 +108,18 @@ Command addOptimizeCommand(CLI::App& app)
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& c : result.candidates)
                     rows.push_back({c.function, c.provider.empty() ? c.settings.dump() : c.provider,
+                                    c.generator.empty() ? "provided" : "generated",
                                     c.latencyUs > 0 ? fixed(c.latencyUs, 1) : "-",
                                     c.originalLatencyUs > 0 ? fixed(c.originalLatencyUs, 1) : "-",
                                     c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-",
                                     c.correctness.passed ? fixed(c.correctness.maxAbsError, 7) : "-",
                                     c.kept ? "KEPT" : c.rejected});
-                std::cout << formatTable(
-                    {"FUNCTION", "CANDIDATE", "LATENCY us", "ORIGINAL us", "SPEEDUP", "MAX ABS ERR", "RESULT"}, rows);
+                std::cout << formatTable({"FUNCTION", "CANDIDATE", "SOURCE", "LATENCY us", "ORIGINAL us", "SPEEDUP",
+                                          "MAX ABS ERR", "RESULT"},
+                                         rows);
+                for (const auto& c : result.candidates) // what each generator made, or why it made nothing
+                    if (!c.generator.empty() && !c.generation.empty())
+                        std::cout << "  " << c.function << " <- " << c.generator << ": " << c.generation << '\n';
                 std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
                 return result.cancelled ? kInterruptedExitCode : 0;
             }};

@@ -46,4 +46,35 @@ Command addProvidersCommand(CLI::App& app)
             }};
 }
 
+Command addGeneratorsCommand(CLI::App& app)
+{
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = app.add_subcommand("generators", "List the kernel generators `optimize` asks for providers");
+    cmd->add_flag("--json", *json, "JSON output");
+    return {cmd, [json] {
+                const auto generators = generatorCatalog();
+                if (*json) {
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+                    for (const auto& g : generators)
+                        out.push_back({{"name", g.name},
+                                       {"functions", g.functions},
+                                       {"devices", g.devices},
+                                       {"description", g.description}});
+                    std::cout << out.dump(2) << '\n';
+                    return 0;
+                }
+                std::vector<std::vector<std::string>> rows;
+                const auto joined = [](const std::vector<std::string>& items) {
+                    std::string out;
+                    for (const auto& item : items)
+                        out += (out.empty() ? "" : ",") + item;
+                    return out;
+                };
+                for (const auto& g : generators)
+                    rows.push_back({g.name, joined(g.functions), joined(g.devices), g.description});
+                std::cout << formatTable({"NAME", "FUNCTIONS", "DEVICES", "DESCRIPTION"}, rows);
+                return 0;
+            }};
+}
+
 } // namespace kforge::cli

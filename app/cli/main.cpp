@@ -56,12 +56,13 @@ int main(int argc, char** argv)
     app.add_option("--provider-plugin", plugins, "load a provider plugin (.so) before running the command")
         ->type_name("LIB.so");
     const std::vector<kforge::cli::Command> commands{
-        kforge::cli::addModulesCommand(app),   kforge::cli::addDoctorCommand(app),
-        kforge::cli::addRunCommand(app),       kforge::cli::addProvidersCommand(app),
-        kforge::cli::addOptimizeCommand(app),  kforge::cli::addPlanCommand(app),
-        kforge::cli::addProfileCommand(app),   kforge::cli::addCompareCommand(app),
-        kforge::cli::addReportCommand(app),    kforge::cli::addCaptureCommand(app),
-        kforge::cli::addFunctionsCommand(app), kforge::cli::addBenchCommand(app)};
+        kforge::cli::addModulesCommand(app),    kforge::cli::addDoctorCommand(app),
+        kforge::cli::addRunCommand(app),        kforge::cli::addProvidersCommand(app),
+        kforge::cli::addGeneratorsCommand(app), kforge::cli::addOptimizeCommand(app),
+        kforge::cli::addPlanCommand(app),       kforge::cli::addProfileCommand(app),
+        kforge::cli::addCompareCommand(app),    kforge::cli::addReportCommand(app),
+        kforge::cli::addCaptureCommand(app),    kforge::cli::addFunctionsCommand(app),
+        kforge::cli::addBenchCommand(app)};
     // Before parsing, which requires a command: the completion script for bash, made from the definitions above.
     if (argc == 2 && std::string_view(argv[1]) == "--bash-completion") {
         std::cout << kforge::cli::bashCompletionScript(app);

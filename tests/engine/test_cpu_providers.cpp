@@ -571,7 +571,17 @@ TEST_F(CpuProviders, RegisteredWithDescriptionAndSchema)
         EXPECT_EQ(info->devices, std::vector<std::string>{"cpu"});
         EXPECT_FALSE(info->description.empty());
         EXPECT_TRUE(info->settingsSchema.is_object());
-        EXPECT_EQ(info->settingsSchema.empty(), type != "CpuGeluProvider") << type;
+        // Every CPU provider takes the tuning settings; only gelu has one of its own, and only it enumerates values
+        // (make_plan tries enumerated values as plain variants; the tuning ones are CpuAutotuner's to search).
+        std::vector<std::string> keys;
+        for (const auto& [key, schema] : info->settingsSchema.items()) {
+            keys.push_back(key);
+            EXPECT_EQ(schema.contains("enum"), key == "approximate") << type << " " << key;
+        }
+        std::vector<std::string> want{"grain_elements", "isa", "max_threads"};
+        if (type == "CpuGeluProvider")
+            want.insert(want.begin(), "approximate");
+        EXPECT_EQ(keys, want) << type;
     }
     const auto& gelu = *ProviderRegistry::instance().find("CpuGeluProvider");
     EXPECT_EQ(gelu.settingsSchema["approximate"]["enum"], nlohmann::json({"none", "tanh"}));
@@ -769,4 +779,47 @@ TEST(TorchSdpaProvider, R16_ServesOrRefusesAsThePublicOpUnderSdpaKernel)
     EXPECT_TRUE(ctx.userEnabledMathSDP());
     EXPECT_TRUE(ctx.userEnabledFlashSDP());
     EXPECT_TRUE(ctx.userEnabledMemEfficientSDP());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tuning settings (what CpuAutotuner chooses): they round-trip through settings(), bad values are errors naming
+// the setting, and every configuration computes the same values as the default one.
+TEST_F(CpuProviders, TuningSettingsRoundTripAreCheckedAndKeepTheValues)
+{
+    auto& registry = ProviderRegistry::instance();
+    const nlohmann::json tuned{{"type", "CpuGeluProvider"},
+                               {"approximate", "none"},
+                               {"grain_elements", 4096},
+                               {"isa", "default"},
+                               {"max_threads", 1}};
+    const auto provider = registry.create(tuned);
+    EXPECT_EQ(provider->settings(), tuned);
+    EXPECT_EQ(provider->displayName(),
+              "CpuGeluProvider(approximate=none, grain_elements=4096, isa=default, max_threads=1)");
+    for (const auto& [key, bad] : std::vector<std::pair<std::string, nlohmann::json>>{
+             {"isa", "sse2"}, {"grain_elements", 0}, {"max_threads", -1}, {"max_threads", "two"}}) {
+        nlohmann::json settings{{"type", "CpuSiluProvider"}, {key, bad}};
+        try {
+            registry.create(settings);
+            ADD_FAILURE() << settings.dump() << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("setting '" + key + "'"), std::string::npos) << e.what();
+        }
+    }
+    const at::Tensor x = at::randn({64, 1000});
+    const auto run = [&](const nlohmann::json& settings) {
+        auto p = registry.create(settings);
+        const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::gelu", "");
+        torch::jit::Stack stack{x, std::string("none")};
+        EXPECT_TRUE(p->call(op, stack).wasServed());
+        return stack.back().toTensor();
+    };
+    const at::Tensor reference = run({{"type", "CpuGeluProvider"}});
+    for (const cpu::Isa isa : cpu::availableIsas())
+        for (const int grain : {1000, 32768})
+            EXPECT_TRUE(at::allclose(run({{"type", "CpuGeluProvider"},
+                                          {"isa", std::string(cpu::isaName(isa))},
+                                          {"grain_elements", grain},
+                                          {"max_threads", 1}}),
+                                     reference, 1e-5, 1e-6));
 }

@@ -9,12 +9,16 @@
 #include <kforge/profiling.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace kforge {
 
 class ModelSession;
+
+// KFORGE_GENERATION_TIMEOUT (seconds) when set to a positive number, else 60.
+double defaultGenerationTimeoutSeconds();
 
 struct OptimizeOptions {
     std::string device = "cpu";
@@ -24,6 +28,12 @@ struct OptimizeOptions {
     int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
+    // Kernel generators (kforge/generator_sdk.h) asked for providers beside the registered ones, by name; "all":
+    // every registered generator. Each task may take generationTimeoutSeconds from its submission (default: the
+    // KFORGE_GENERATION_TIMEOUT environment variable, else 60); a generator that fails, throws or hangs only loses
+    // its own candidate.
+    std::vector<std::string> generators{"all"};
+    double generationTimeoutSeconds = defaultGenerationTimeoutSeconds();
     std::function<void(const std::string&)> log; // progress lines
     // Asked after each profile forward and before each function is tried; returning false stops with the plan of
     // the functions finished so far (OptimizeResult::cancelled).
@@ -32,7 +42,9 @@ struct OptimizeOptions {
 
 struct CandidateReport {
     std::string function;
-    std::string provider; // display name with settings
+    std::string provider;   // display name with settings
+    std::string generator;  // the generator that made it; "" for a registered provider tried as it is
+    std::string generation; // the generator's description of what it made, or why it made nothing
     nlohmann::json settings;
     bool eligible = false;
     CorrectnessReport correctness;

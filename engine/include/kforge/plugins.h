@@ -11,6 +11,7 @@ struct PluginInfo {
     std::string path;
     std::string abi; // what the plugin was built against: "kforge-provider-abi-1 torch-2.11.0 cxx11-abi-1"
     std::vector<std::string> providerTypes;
+    std::vector<std::string> generators; // KFORGE_GENERATOR_PLUGIN's registrations (kforge/generator_sdk.h)
 };
 
 // The ABI string this build accepts; a plugin must report exactly this.

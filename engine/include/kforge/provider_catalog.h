@@ -19,6 +19,16 @@ struct ProviderCatalogEntry {
 
 std::vector<ProviderCatalogEntry> providerCatalog();
 
+// The kernel generators (kforge/generator_sdk.h) make_plan can ask, as plain values.
+struct GeneratorCatalogEntry {
+    std::string name;
+    std::vector<std::string> functions;
+    std::vector<std::string> devices;
+    std::string description;
+};
+
+std::vector<GeneratorCatalogEntry> generatorCatalog();
+
 // The reference provider every catalog function has: "Aten" + the name in PascalCase + "Provider"
 // (scaled_dot_product_attention -> AtenScaledDotProductAttentionProvider). It runs the normal form's ATen op.
 std::string referenceProviderType(Function function);

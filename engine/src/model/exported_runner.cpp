@@ -32,7 +32,9 @@ struct ExportedRunner::Step {
     // For a catalog op, whose call a provider may serve: the strides export recorded for each tensor output (empty
     // where unknown or symbolic). Later nodes may rely on them: export turns reshape into view where they allow it.
     std::vector<std::vector<int64_t>> recordedStrides;
-    size_t keepModules = 0;                // open modules below the root that stay open for this node
+    std::vector<int> release; // slots read for the last time here (or never read): freed after the call, as the
+                              // TorchScript interpreter and NativeRT free values, so a forward's peak stays low
+    size_t keepModules = 0;   // open modules below the root that stay open for this node
     std::vector<c10::IValue> enterModules; // then entered, outermost first
 };
 
@@ -267,6 +269,7 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                 userOutputs.push_back(m_outputSlots[i]);
         if (!specs.empty())
             m_outputSlots = userOutputs;
+        planReleases(slotOf.size());
         // The pytree specs of the root call: output nesting and keyword order.
         for (const json& call : graphModule.value("module_call_graph", json::array())) {
             if (call.value("fqn", "") != "" || !call.contains("signature") || call.at("signature").is_null())
@@ -360,6 +363,8 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
                 slots[step.outputs[i]] = std::move(stack[i]);
             }
         }
+        for (const int slot : step.release)
+            slots[slot] = c10::IValue();
     }
     while (!open.empty()) {
         runtime::callModuleExit(open.back());
@@ -372,6 +377,32 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     if (!m_outSpec.is_null())
         return unflattenTreeSpec(m_outSpec, outputs);
     return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
+}
+
+void ExportedRunner::planReleases(size_t slotCount)
+{
+    std::vector<int> lastUse(slotCount, -1);
+    const auto use = [&](int slot, int step) {
+        if (slot >= 0)
+            lastUse[size_t(slot)] = step;
+    };
+    for (size_t i = 0; i < m_steps.size(); ++i) {
+        const Step& step = m_steps[i];
+        for (const int out : step.outputs)
+            use(out, int(i)); // a value never read is freed where it is made
+        for (const int out : step.listOutputs)
+            use(out, int(i));
+        for (const ExportedSource& source : step.args) {
+            use(source.slot, int(i));
+            for (const int slot : source.slots)
+                use(slot, int(i));
+        }
+    }
+    for (const int output : m_outputSlots)
+        lastUse[size_t(output)] = -1;
+    for (size_t slot = 0; slot < slotCount; ++slot)
+        if (lastUse[slot] >= 0)
+            m_steps[size_t(lastUse[slot])].release.push_back(int(slot));
 }
 
 void ExportedRunner::to(const c10::Device& device)

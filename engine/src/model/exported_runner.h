@@ -39,6 +39,7 @@ public:
 
 private:
     c10::IValue moduleObject(const std::string& path);
+    void planReleases(size_t slotCount); // each value freed after its last reader
 
     std::string m_where;
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward

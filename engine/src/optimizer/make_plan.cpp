@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/generator_sdk.h>
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
 #include <kforge/profiler.h>
@@ -17,8 +18,13 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <limits>
+#include <map>
 
 namespace kforge {
 namespace {
@@ -97,7 +103,93 @@ bool runsOn(const ProviderTypeInfo& info, const std::string& device)
     return std::find(info.devices.begin(), info.devices.end(), device) != info.devices.end();
 }
 
+// One generation task: submitted before the providers are evaluated, collected when its function's turn comes.
+struct PendingGeneration {
+    std::string generator;
+    std::future<GenerationResult> result;
+    std::chrono::steady_clock::time_point deadline;
+    std::string failure; // set when prepare or submit already failed
+};
+
+bool wanted(const std::vector<std::string>& names, const std::string& name)
+{
+    return std::find(names.begin(), names.end(), "all") != names.end() ||
+           std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Submits every wanted generator that handles `function` on the device and accepts its samples.
+std::vector<PendingGeneration> submitGeneration(Function function, const optimizer::ObservedSamples& samples,
+                                                const OptimizeOptions& options)
+{
+    std::vector<PendingGeneration> pending;
+    for (const KernelGeneratorInfo& info : GeneratorRegistry::instance().list()) {
+        if (!wanted(options.generators, info.name))
+            continue;
+        PendingGeneration p;
+        p.generator = info.name;
+        try {
+            const auto generator = info.create();
+            const auto devices = generator->devices();
+            const auto functions = generator->functions();
+            if (std::find(devices.begin(), devices.end(), options.device) == devices.end() ||
+                std::find(functions.begin(), functions.end(), function) == functions.end())
+                continue;
+            if (!generator->prepare(function, samples.unique)) {
+                p.failure = "prepare() rejected an observed sample";
+            } else {
+                p.deadline = std::chrono::steady_clock::now() +
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(options.generationTimeoutSeconds));
+                p.result = generator->submit(function, samples.unique);
+            }
+        } catch (const std::exception& e) {
+            p.failure = std::string("generator threw: ") + e.what();
+        }
+        pending.push_back(std::move(p));
+    }
+    return pending;
+}
+
+// Waits for a task until its deadline: the settings it generated, or why there are none (`failure`).
+nlohmann::json collectGeneration(PendingGeneration& p, double timeoutSeconds, std::string& description,
+                                 std::string& failure)
+{
+    if (!p.failure.empty()) {
+        failure = p.failure;
+        return {};
+    }
+    if (p.result.wait_until(p.deadline) != std::future_status::ready) {
+        char text[96];
+        std::snprintf(text, sizeof text, "generation timed out after %g s", timeoutSeconds);
+        failure = text;
+        return {};
+    }
+    try {
+        GenerationResult r = p.result.get();
+        description = r.description;
+        if (!r.error.empty())
+            failure = "generation failed: " + r.error;
+        else if (!r.settings.is_object() || !r.settings.contains("type"))
+            failure = "generation failed: the generator returned no provider settings";
+        return failure.empty() ? r.settings : nlohmann::json();
+    } catch (const std::exception& e) {
+        failure = std::string("generation failed: ") + e.what();
+        return {};
+    }
+}
+
 } // namespace
+
+double defaultGenerationTimeoutSeconds()
+{
+    if (const char* env = std::getenv("KFORGE_GENERATION_TIMEOUT")) {
+        char* end = nullptr;
+        const double seconds = std::strtod(env, &end);
+        if (end != env && seconds > 0)
+            return seconds;
+    }
+    return 60.0;
+}
 
 void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs)
 {
@@ -146,6 +238,18 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     optimizer::SampleCapture capture;
     session.forward();
 
+    // 3a. Generation runs meanwhile: every function's tasks are submitted now, collected at its turn.
+    std::map<std::string, std::vector<PendingGeneration>> generation;
+    if (!options.generators.empty())
+        for (const StatRow& row : ranked) {
+            const auto function = functionFromName(row.key);
+            if (!function || row.share * 100.0 < options.minSharePercent)
+                continue;
+            const optimizer::ObservedSamples& observed = capture.samples(*function);
+            if (!observed.unique.empty())
+                generation[row.key] = submitGeneration(*function, observed, options);
+        }
+
     const auto providers = ProviderRegistry::instance().list();
     at::NoGradGuard noGrad;
     for (const StatRow& row : ranked) {
@@ -184,6 +288,33 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         // 3. Every eligible provider: prepare -> correctness -> benchmark against the original.
         const size_t first = result.candidates.size();
         double original = std::numeric_limits<double>::infinity();
+        const auto evaluate = [&](CandidateReport& c) {
+            try {
+                auto provider = ProviderRegistry::instance().create(c.settings);
+                c.provider = provider->displayName();
+                c.eligible = provider->prepare(samples.unique);
+                if (!c.eligible) {
+                    c.correctness.reason = "prepare() rejected an observed sample";
+                } else {
+                    c.correctness = optimizer::checkProvider(*provider, *op, samples.unique);
+                    if (c.correctness.passed) {
+                        c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+                        const auto [candidate, baseline] = benchmarkAgainstOriginal(
+                            bench, options.benchmarkRounds, options.device,
+                            [&](torch::jit::Stack& s) { provider->call(*op, s); },
+                            [&](torch::jit::Stack& s) { op->callBoxed(s); });
+                        c.latencyUs = candidate;
+                        original = std::min(original, baseline);
+                    }
+                }
+            } catch (const std::exception& e) {
+                c.correctness.passed = false;
+                c.correctness.reason = e.what();
+            }
+            log(options, "  " + fr.function + ": " + (c.provider.empty() ? c.settings.dump() : c.provider) +
+                             (c.generator.empty() ? "" : " (generated by " + c.generator + ")") +
+                             (c.correctness.passed ? "" : " rejected: " + c.correctness.reason));
+        };
         for (const ProviderTypeInfo& info : providers) {
             if (info.function != *function || !runsOn(info, options.device))
                 continue;
@@ -193,32 +324,26 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 CandidateReport c;
                 c.function = fr.function;
                 c.settings = settings;
-                try {
-                    auto provider = ProviderRegistry::instance().create(settings);
-                    c.provider = provider->displayName();
-                    c.eligible = provider->prepare(samples.unique);
-                    if (!c.eligible) {
-                        c.correctness.reason = "prepare() rejected an observed sample";
-                    } else {
-                        c.correctness = optimizer::checkProvider(*provider, *op, samples.unique);
-                        if (c.correctness.passed) {
-                            c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
-                            const auto [candidate, baseline] = benchmarkAgainstOriginal(
-                                bench, options.benchmarkRounds, options.device,
-                                [&](torch::jit::Stack& s) { provider->call(*op, s); },
-                                [&](torch::jit::Stack& s) { op->callBoxed(s); });
-                            c.latencyUs = candidate;
-                            original = std::min(original, baseline);
-                        }
-                    }
-                } catch (const std::exception& e) {
-                    c.correctness.passed = false;
-                    c.correctness.reason = e.what();
-                }
-                log(options, "  " + fr.function + ": " + (c.provider.empty() ? settings.dump() : c.provider) +
-                                 (c.correctness.passed ? "" : " rejected: " + c.correctness.reason));
+                evaluate(c);
                 result.candidates.push_back(std::move(c));
             }
+        }
+        // 3b. What the generators made for this function, judged like the providers.
+        for (PendingGeneration& pending : generation[fr.function]) {
+            CandidateReport c;
+            c.function = fr.function;
+            c.generator = pending.generator;
+            std::string failure;
+            c.settings = collectGeneration(pending, options.generationTimeoutSeconds, c.generation, failure);
+            if (failure.empty()) {
+                evaluate(c);
+            } else {
+                c.provider = pending.generator;
+                c.correctness.reason = failure;
+                c.generation = c.generation.empty() ? failure : c.generation;
+                log(options, "  " + fr.function + ": " + pending.generator + " " + failure);
+            }
+            result.candidates.push_back(std::move(c));
         }
         fr.tried = result.candidates.size() > first;
         if (!fr.tried) {
@@ -242,7 +367,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 e.function = fr.function;
                 e.provider = c->settings;
                 e.note = "make_plan: " + std::to_string(c->speedup) + "x faster than the original on " +
-                         std::to_string(fr.benchmarkSamples) + " observed samples";
+                         std::to_string(fr.benchmarkSamples) + " observed samples" +
+                         (c->generator.empty() ? "" : "; generated by " + c->generator + ": " + c->generation);
                 result.plan.entries.push_back(std::move(e));
             }
         result.functions.push_back(fr);

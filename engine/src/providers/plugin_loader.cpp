@@ -2,6 +2,7 @@
 // Loads provider plugins with dlopen. Registration runs against a staging registry and is committed all at
 // once, so a failing plugin leaves the process registry as it was.
 #include <kforge/error.h>
+#include <kforge/generator_sdk.h>
 #include <kforge/plugins.h>
 #include <kforge/provider_sdk.h>
 
@@ -73,21 +74,34 @@ PluginInfo loadProviderPlugin(const std::string& path)
                                "': rebuild the plugin against this kforge and LibTorch");
 
     ProviderRegistry staging = PluginStaging::makeStaging();
+    GeneratorRegistry generatorStaging; // optional second entry point: KFORGE_GENERATOR_PLUGIN
+    using RegisterGeneratorsFn = void (*)(GeneratorRegistry&);
+    auto registerGeneratorsFn = reinterpret_cast<RegisterGeneratorsFn>(dlsym(lib.handle, "kforge_register_generators"));
     try {
         registerFn(staging);
+        if (registerGeneratorsFn)
+            registerGeneratorsFn(generatorStaging);
     } catch (const std::exception& e) {
         throw Error(where, std::string("registration failed: ") + e.what());
     }
     std::vector<ProviderTypeInfo> types = staging.list();
-    if (types.empty())
-        throw Error(where, "registered no provider types");
+    std::vector<KernelGeneratorInfo> generators = generatorStaging.list();
+    if (types.empty() && generators.empty())
+        throw Error(where, "registered no provider types and no generators");
     for (const auto& t : types)
         info.providerTypes.push_back(t.typeName);
+    for (const auto& g : generators) {
+        if (GeneratorRegistry::instance().find(g.name))
+            throw Error(where, "generator '" + g.name + "' is already registered");
+        info.generators.push_back(g.name);
+    }
     try {
         ProviderRegistry::instance().addAll(std::move(types));
     } catch (const Error& e) {
         throw Error(where, e.why());
     }
+    for (auto& g : generators)
+        GeneratorRegistry::instance().add(std::move(g));
     lib.release(); // providers' code lives in the library: it stays loaded for the process's life
     loaded().push_back(info);
     return info;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/generator_sdk.h>
 #include <kforge/plugins.h>
 #include <kforge/provider_catalog.h>
 #include <kforge/provider_sdk.h>
@@ -22,6 +23,20 @@ std::vector<ProviderCatalogEntry> providerCatalog()
         for (const auto& plugin : plugins)
             if (std::count(plugin.providerTypes.begin(), plugin.providerTypes.end(), info.typeName))
                 e.plugin = plugin.path;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::vector<GeneratorCatalogEntry> generatorCatalog()
+{
+    std::vector<GeneratorCatalogEntry> out;
+    for (const auto& info : GeneratorRegistry::instance().list()) {
+        GeneratorCatalogEntry e{info.name, {}, {}, info.description};
+        const auto generator = info.create();
+        for (const Function f : generator->functions())
+            e.functions.emplace_back(functionName(f));
+        e.devices = generator->devices();
         out.push_back(std::move(e));
     }
     return out;

@@ -87,6 +87,26 @@ const KernelTable& kernels()
     return *chosen;
 }
 
+std::string_view isaName(Isa isa)
+{
+    switch (isa) {
+    case Isa::Avx2:
+        return "avx2";
+    case Isa::Avx512:
+        return "avx512";
+    default:
+        return "default";
+    }
+}
+
+std::optional<Isa> isaFromName(std::string_view name)
+{
+    for (Isa isa : {Isa::Default, Isa::Avx2, Isa::Avx512})
+        if (isaName(isa) == name)
+            return isa;
+    return std::nullopt;
+}
+
 void setIsaOverride(Isa isa) { gOverride.store(&kernelsFor(isa), std::memory_order_release); }
 void resetIsaOverride() { gOverride.store(nullptr, std::memory_order_release); }
 

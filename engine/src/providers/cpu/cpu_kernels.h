@@ -21,6 +21,8 @@
 #include <c10/util/FunctionRef.h>
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace kforge::providers::cpu {
@@ -64,11 +66,31 @@ const KernelTable& kernels();
 void setIsaOverride(Isa isa);
 void resetIsaOverride();
 
+// Per-call tuning a provider's settings choose (the autotuning generator searches them, optimizer/autotune.cpp): the
+// work per parallel chunk, in elements, and a cap on the threads. Thread-local; TuningScope sets it around a call.
+struct Tuning {
+    std::int64_t grainElements = 32768; // ATen's at::internal::GRAIN_SIZE
+    int maxThreads = 0;                 // 0: ATen's intra-op thread count
+};
+const Tuning& tuning();
+class TuningScope {
+public:
+    explicit TuningScope(const Tuning& tuning);
+    ~TuningScope();
+    TuningScope(const TuningScope&) = delete;
+    TuningScope& operator=(const TuningScope&) = delete;
+
+private:
+    Tuning m_saved;
+};
+std::string_view isaName(Isa isa); // "default", "avx2", "avx512"
+std::optional<Isa> isaFromName(std::string_view name);
+
 // at::parallel_for over [begin, end) in chunks of at least `grain`, on ATen's intra-op thread pool.
 // at::parallel_for is a header template whose OpenMP path exists only in translation units compiled with
 // -fopenmp; the engine is not, so calling it here would run serially. This one calls the OpenMP runtime that
 // LibTorch already loaded (see cpu_parallel.cpp) and behaves like at::parallel_for: serial inside a parallel
-// region, with one thread, or when the range is not larger than `grain`.
+// region, with one thread, or when the range is not larger than `grain`. At most tuning().maxThreads threads.
 void parallelFor(std::int64_t begin, std::int64_t end, std::int64_t grain,
                  c10::function_ref<void(std::int64_t, std::int64_t)> f);
 // True when parallelFor can use more than one thread in this process.

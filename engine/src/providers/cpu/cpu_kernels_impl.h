@@ -31,12 +31,12 @@ using fVec = at::vec::Vectorized<float>;
 using bf16 = c10::BFloat16;
 constexpr std::int64_t W = fVec::size(); // float lanes
 constexpr std::int64_t kStep = 2 * W;    // elements per load2/store2: one Vectorized<BFloat16>
-// Work per parallel chunk, in elements (ATen's at::internal::GRAIN_SIZE).
-constexpr std::int64_t kGrainElements = 32768;
+// Work per parallel chunk, in elements: ATen's at::internal::GRAIN_SIZE unless the provider's tuning says otherwise.
+std::int64_t grainElements() { return tuning().grainElements; }
 
 std::int64_t rowGrain(std::int64_t elementsPerRow)
 {
-    return std::max<std::int64_t>(1, kGrainElements / std::max<std::int64_t>(1, elementsPerRow));
+    return std::max<std::int64_t>(1, grainElements() / std::max<std::int64_t>(1, elementsPerRow));
 }
 
 // Loads and stores of float vectors from float or bfloat16 memory. The partial forms take 0 <= n < width
@@ -137,7 +137,7 @@ float hmax(const fVec& v)
 
 template <typename T, typename Op> void elementwise(const T* x, T* y, std::int64_t n, const Op& op)
 {
-    parallelFor(0, n, kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+    parallelFor(0, n, grainElements(), [&](std::int64_t begin, std::int64_t end) {
         std::int64_t i = begin;
         for (; i + kStep <= end; i += kStep) {
             fVec a, b;

@@ -97,10 +97,11 @@ void parallelFor(std::int64_t begin, std::int64_t end, std::int64_t grain,
     if (haveGomp()) {
         at::internal::lazy_init_num_threads();
         const std::int64_t n = end - begin;
-        if (n > grain && n > 1 && !at::in_parallel_region() && at::get_num_threads() > 1) {
+        const int cap = tuning().maxThreads; // 0: the ICV, ATen's thread count
+        if (n > grain && n > 1 && !at::in_parallel_region() && at::get_num_threads() > 1 && cap != 1) {
             Job job(begin, end, grain, f);
             job.published.store(true, std::memory_order_release);
-            GOMP_parallel(&worker, &job, 0, 0);
+            GOMP_parallel(&worker, &job, unsigned(cap > 0 ? std::min(cap, at::get_num_threads()) : 0), 0);
             (void)job.finished.load(std::memory_order_acquire);
             if (job.error)
                 std::rethrow_exception(job.error);
@@ -114,6 +115,14 @@ void parallelFor(std::int64_t begin, std::int64_t end, std::int64_t grain,
     at::parallel_for(begin, end, grain, [&](std::int64_t b, std::int64_t e) { f(b, e); });
 #endif
 }
+
+namespace {
+thread_local Tuning tlsTuning;
+}
+
+const Tuning& tuning() { return tlsTuning; }
+TuningScope::TuningScope(const Tuning& tuning) : m_saved(tlsTuning) { tlsTuning = tuning; }
+TuningScope::~TuningScope() { tlsTuning = m_saved; }
 
 bool parallelForIsParallel()
 {

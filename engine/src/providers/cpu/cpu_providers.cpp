@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -90,11 +91,102 @@ const at::Tensor* ptr(const std::optional<at::Tensor>& t) { return t ? &*t : nul
 
 // The common part: argument parsing into Args (nullopt: not ours to handle), then our kernel or, for calls
 // we do not handle, the original.
+// Tuning settings every Cpu*Provider takes (the autotuning generator chooses them; a plan replays them):
+//   isa             "default" | "avx2" | "avx512": the kernel set (one this CPU cannot run falls back to the usual
+//                   choice, so a plan tuned on another machine still runs)
+//   grain_elements  work per parallel chunk, in elements (ATen's 32768 by default)
+//   max_threads     a cap on the intra-op threads (0: ATen's count)
+struct CpuTuningSettings {
+    std::optional<cpu::Isa> isa;
+    cpu::Tuning tuning;
+
+    bool isDefault() const { return !isa && tuning.grainElements == cpu::Tuning{}.grainElements && !tuning.maxThreads; }
+    void addTo(nlohmann::json& settings) const
+    {
+        if (isa)
+            settings["isa"] = std::string(cpu::isaName(*isa));
+        if (tuning.grainElements != cpu::Tuning{}.grainElements)
+            settings["grain_elements"] = tuning.grainElements;
+        if (tuning.maxThreads)
+            settings["max_threads"] = tuning.maxThreads;
+    }
+    // "isa=avx2, grain_elements=65536": for display names.
+    std::string describe() const
+    {
+        nlohmann::json s = nlohmann::json::object();
+        addTo(s);
+        std::string out;
+        for (const auto& [key, value] : s.items())
+            out +=
+                (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+        return out;
+    }
+    // False when `key` is not a tuning setting; throws kforge::Error for a bad value.
+    bool load(const std::string& where, const std::string& key, const nlohmann::json& value)
+    {
+        if (key == "isa") {
+            const auto parsed = value.is_string() ? cpu::isaFromName(value.get<std::string>()) : std::nullopt;
+            if (!parsed)
+                throw Error(where, "setting 'isa' must be \"default\", \"avx2\" or \"avx512\", got " + value.dump());
+            isa = parsed;
+            return true;
+        }
+        if (key == "grain_elements" || key == "max_threads") {
+            if (!value.is_number_integer() || value.get<std::int64_t>() < (key == "max_threads" ? 0 : 1))
+                throw Error(where, "setting '" + key + "' must be an integer of at least " +
+                                       (key == "max_threads" ? "0" : "1") + ", got " + value.dump());
+            if (key == "grain_elements")
+                tuning.grainElements = value.get<std::int64_t>();
+            else
+                tuning.maxThreads = value.get<int>();
+            return true;
+        }
+        return false;
+    }
+};
+
 template <typename Args> class CpuProvider : public KernelProvider {
 public:
     std::vector<std::string> devices() const override { return {"cpu"}; }
+    std::string displayName() const override
+    {
+        const std::string tuned = m_tuning.describe();
+        return tuned.empty() ? typeName() : typeName() + "(" + tuned + ")";
+    }
+    nlohmann::json settings() const override
+    {
+        nlohmann::json s{{"type", typeName()}};
+        m_tuning.addTo(s);
+        return s;
+    }
 
 protected:
+    // A setting of the derived provider other than the tuning ones; false: unknown.
+    virtual bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value)
+    {
+        return false;
+    }
+    void loadSettings(const nlohmann::json& settings) override
+    {
+        const std::string where = "provider '" + typeName() + "'";
+        for (const auto& [key, value] : settings.items())
+            if (key != "type" && !m_tuning.load(where, key, value) && !loadOwnSetting(where, key, value))
+                throw Error(where, "unknown setting '" + key + "' (known: isa, grain_elements, max_threads" +
+                                       ownSettingNames() + ")");
+    }
+    virtual std::string ownSettingNames() const { return ""; }
+    // The kernel set this provider's settings choose.
+    const cpu::KernelTable& kernelTable() const
+    {
+        if (m_tuning.isa) {
+            const auto available = cpu::availableIsas();
+            if (std::find(available.begin(), available.end(), *m_tuning.isa) != available.end())
+                return cpu::kernelsFor(*m_tuning.isa);
+        }
+        return cpu::kernels();
+    }
+    const CpuTuningSettings& tuningSettings() const { return m_tuning; }
+
     // The op's arguments, parsed and checked; nullopt when our kernel cannot compute this call.
     virtual std::optional<Args> parse(const torch::jit::Stack& stack, size_t first) const = 0;
     virtual at::Tensor compute(const Args& args) const = 0;
@@ -117,7 +209,11 @@ protected:
             return CallResult::decline(whyNotParsed(stack[stack.size() - n]));
         if (needsGraph(*args))
             return CallResult::decline("inputs that need autograd (the kernel records no graph)");
-        at::Tensor out = compute(*args);
+        at::Tensor out;
+        {
+            cpu::TuningScope tuning(m_tuning.tuning);
+            out = compute(*args);
+        }
         torch::jit::drop(stack, n);
         torch::jit::push(stack, std::move(out));
         return CallResult::served();
@@ -136,6 +232,9 @@ protected:
             return "a tensor layout other than strided";
         return "arguments the kernel does not handle (shape, parameters or options)";
     }
+
+private:
+    CpuTuningSettings m_tuning;
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -199,8 +298,8 @@ protected:
         at::Tensor holdW, holdB;
         const float* w = floatParameter(a.weight, holdW);
         const float* b = floatParameter(a.bias, holdB);
-        cpu::kernels().layerNorm(x.scalar_type(), x.const_data_ptr(), w, b, y.mutable_data_ptr(), a.rows, a.cols,
-                                 static_cast<float>(a.eps));
+        kernelTable().layerNorm(x.scalar_type(), x.const_data_ptr(), w, b, y.mutable_data_ptr(), a.rows, a.cols,
+                                static_cast<float>(a.eps));
         return y;
     }
 };
@@ -233,8 +332,8 @@ protected:
             return y;
         at::Tensor holdW;
         const float* w = floatParameter(a.weight, holdW);
-        cpu::kernels().rmsNorm(x.scalar_type(), x.const_data_ptr(), w, y.mutable_data_ptr(), a.rows, a.cols,
-                               static_cast<float>(a.eps));
+        kernelTable().rmsNorm(x.scalar_type(), x.const_data_ptr(), w, y.mutable_data_ptr(), a.rows, a.cols,
+                              static_cast<float>(a.eps));
         return y;
     }
 };
@@ -293,8 +392,8 @@ protected:
             for (std::int64_t d = a.dim + 1; d < x.dim(); ++d)
                 inner *= x.size(d);
         }
-        cpu::kernels().softmax(x.scalar_type(), a.outDtype, x.const_data_ptr(), y.mutable_data_ptr(), outer, size,
-                               inner);
+        kernelTable().softmax(x.scalar_type(), a.outDtype, x.const_data_ptr(), y.mutable_data_ptr(), outer, size,
+                              inner);
         return y;
     }
 };
@@ -321,27 +420,28 @@ public:
     std::string typeName() const override { return "CpuGeluProvider"; }
     std::string displayName() const override
     {
-        return "CpuGeluProvider(approximate=" + std::string(m_tanh ? "tanh" : "none") + ")";
+        const std::string tuned = tuningSettings().describe();
+        return "CpuGeluProvider(approximate=" + std::string(m_tanh ? "tanh" : "none") +
+               (tuned.empty() ? "" : ", " + tuned) + ")";
     }
     nlohmann::json settings() const override
     {
-        return {{"type", typeName()}, {"approximate", m_tanh ? "tanh" : "none"}};
+        nlohmann::json s = CpuProvider<GeluArgs>::settings();
+        s["approximate"] = m_tanh ? "tanh" : "none";
+        return s;
     }
 
 protected:
-    void loadSettings(const nlohmann::json& settings) override
+    bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value) override
     {
-        const std::string where = "provider 'CpuGeluProvider'";
-        for (const auto& [key, value] : settings.items()) {
-            if (key == "type")
-                continue;
-            if (key != "approximate")
-                throw Error(where, "unknown setting '" + key + "' (known: approximate)");
-            if (!value.is_string() || (value != "none" && value != "tanh"))
-                throw Error(where, "setting 'approximate' must be \"none\" or \"tanh\", got " + value.dump());
-            m_tanh = value == "tanh";
-        }
+        if (key != "approximate")
+            return false;
+        if (!value.is_string() || (value != "none" && value != "tanh"))
+            throw Error(where, "setting 'approximate' must be \"none\" or \"tanh\", got " + value.dump());
+        m_tanh = value == "tanh";
+        return true;
     }
+    std::string ownSettingNames() const override { return ", approximate"; }
 
     size_t argumentCount() const override { return 2; }
 
@@ -374,7 +474,7 @@ protected:
     {
         auto [x, y] = denseInOut(a.input);
         if (x.numel() > 0)
-            cpu::kernels().gelu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel(), a.tanh);
+            kernelTable().gelu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel(), a.tanh);
         return y;
     }
 
@@ -404,7 +504,7 @@ protected:
     {
         auto [x, y] = denseInOut(a.input);
         if (x.numel() > 0)
-            cpu::kernels().silu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel());
+            kernelTable().silu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel());
         return y;
     }
 };
@@ -414,51 +514,69 @@ const std::string kCommon =
     "for the widest ISA both the CPU and ATen use, rows split over ATen's intra-op threads. "
     "Other dtypes and devices are not eligible.";
 
+// The tuning settings every Cpu*Provider takes, in its settings schema (no "enum": make_plan tries them through the
+// autotuning generator, not as plain variants).
+ProviderTypeInfo withTuning(ProviderTypeInfo info)
+{
+    info.settingsSchema["isa"] = {{"type", "string"},
+                                  {"default", "auto"},
+                                  {"description", "kernel set: default, avx2 or avx512 (unset: the widest this CPU "
+                                                  "and ATen both use)"}};
+    info.settingsSchema["grain_elements"] = {
+        {"type", "integer"}, {"default", 32768}, {"description", "work per parallel chunk, in elements"}};
+    info.settingsSchema["max_threads"] = {
+        {"type", "integer"}, {"default", 0}, {"description", "cap on the intra-op threads (0: ATen's count)"}};
+    return info;
+}
+
 } // namespace
 
 void registerCpuProviders(ProviderRegistry& registry)
 {
-    registry.add({"CpuFusedLayerNormProvider",
-                  Function::LayerNorm,
-                  {"cpu"},
-                  "layer_norm, KernelForge CPU kernel: single-pass Welford mean/variance per row, then normalize "
-                  "with weight/bias." +
-                      kCommon,
-                  [] { return std::make_unique<CpuFusedLayerNormProvider>(); }});
-    registry.add({"CpuRmsNormProvider",
-                  Function::RmsNorm,
-                  {"cpu"},
-                  "rms_norm, KernelForge CPU kernel: sum of squares per row, then x * rsqrt(mean + eps) * weight "
-                  "(ATen composite semantics; eps None = float32 epsilon)." +
-                      kCommon,
-                  [] { return std::make_unique<CpuRmsNormProvider>(); }});
-    registry.add({"CpuOnlineSoftmaxProvider",
-                  Function::Softmax,
-                  {"cpu"},
-                  "softmax, KernelForge CPU kernel: online softmax (running max and sum in one pass, then a "
-                  "normalize pass) over any dim; dtype None, the input's, or float32 from bfloat16." +
-                      kCommon,
-                  [] { return std::make_unique<CpuOnlineSoftmaxProvider>(); }});
-    registry.add({"CpuGeluProvider",
-                  Function::Gelu,
-                  {"cpu"},
-                  "gelu, KernelForge CPU kernel. approximate=\"none\": exact GELU, x/2 (1 + erf(x/sqrt 2)); "
-                  "approximate=\"tanh\": the tanh APPROXIMATION of GELU (differs from exact GELU by up to 4.7e-4, near "
-                  "x = 2.7), "
-                  "eligible only where the call itself asks for approximate='tanh'. A call whose approximate "
-                  "differs from the setting is computed as the call asks." +
-                      kCommon,
-                  [] { return std::make_unique<CpuGeluProvider>(); },
-                  {{"approximate",
-                    {{"type", "string"},
-                     {"enum", {"none", "tanh"}},
-                     {"default", "none"},
-                     {"description", "which GELU the call sites it serves use: none = exact (erf), "
-                                     "tanh = tanh approximation"}}}}});
     registry.add(
+        withTuning({"CpuFusedLayerNormProvider",
+                    Function::LayerNorm,
+                    {"cpu"},
+                    "layer_norm, KernelForge CPU kernel: single-pass Welford mean/variance per row, then normalize "
+                    "with weight/bias." +
+                        kCommon,
+                    [] { return std::make_unique<CpuFusedLayerNormProvider>(); }}));
+    registry.add(
+        withTuning({"CpuRmsNormProvider",
+                    Function::RmsNorm,
+                    {"cpu"},
+                    "rms_norm, KernelForge CPU kernel: sum of squares per row, then x * rsqrt(mean + eps) * weight "
+                    "(ATen composite semantics; eps None = float32 epsilon)." +
+                        kCommon,
+                    [] { return std::make_unique<CpuRmsNormProvider>(); }}));
+    registry.add(withTuning({"CpuOnlineSoftmaxProvider",
+                             Function::Softmax,
+                             {"cpu"},
+                             "softmax, KernelForge CPU kernel: online softmax (running max and sum in one pass, then a "
+                             "normalize pass) over any dim; dtype None, the input's, or float32 from bfloat16." +
+                                 kCommon,
+                             [] { return std::make_unique<CpuOnlineSoftmaxProvider>(); }}));
+    registry.add(withTuning(
+        {"CpuGeluProvider",
+         Function::Gelu,
+         {"cpu"},
+         "gelu, KernelForge CPU kernel. approximate=\"none\": exact GELU, x/2 (1 + erf(x/sqrt 2)); "
+         "approximate=\"tanh\": the tanh APPROXIMATION of GELU (differs from exact GELU by up to 4.7e-4, near "
+         "x = 2.7), "
+         "eligible only where the call itself asks for approximate='tanh'. A call whose approximate "
+         "differs from the setting is computed as the call asks." +
+             kCommon,
+         [] { return std::make_unique<CpuGeluProvider>(); },
+         {{"approximate",
+           {{"type", "string"},
+            {"enum", {"none", "tanh"}},
+            {"default", "none"},
+            {"description", "which GELU the call sites it serves use: none = exact (erf), "
+                            "tanh = tanh approximation"}}}}}));
+    registry.add(withTuning(
         {"CpuSiluProvider", Function::Silu, {"cpu"}, "silu, KernelForge CPU kernel: x / (1 + exp(-x))." + kCommon, [] {
              return std::make_unique<CpuSiluProvider>();
-         }});
+         }}));
 }
 
 } // namespace kforge::providers

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel generators in make_plan (issue 19): results of every kind are reported and never stop the optimisation;
+// the built-in CPU autotuner emits settings a saved plan replays without generating again.
+#include <kforge/error.h>
+#include <kforge/generator_sdk.h>
+#include <kforge/model_session.h>
+#include <kforge/optimizer.h>
+#include <kforge/plan.h>
+#include <kforge/plugins.h>
+#include <kforge/runtime.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+using namespace kforge;
+
+namespace {
+
+const CandidateReport* generatedBy(const OptimizeResult& result, const std::string& generator,
+                                   const std::string& function)
+{
+    for (const CandidateReport& c : result.candidates)
+        if (c.generator == generator && c.function == function)
+            return &c;
+    return nullptr;
+}
+
+OptimizeOptions quick(std::vector<std::string> generators)
+{
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 1;
+    options.benchmarkRounds = 2;
+    options.generators = std::move(generators);
+    return options;
+}
+
+} // namespace
+
+TEST(Generators, EveryEndingIsReportedAndNoneStopsTheOptimisation)
+{
+    const PluginInfo plugin = loadProviderPlugin(KFORGE_FAKE_GENERATORS_PLUGIN);
+    EXPECT_EQ(plugin.generators.size(), 5u);
+    EXPECT_EQ(plugin.providerTypes, std::vector<std::string>{"FakeZeroGeluProvider"});
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    OptimizeOptions options = quick({"FakeSucceeding", "FakeFailing", "FakeThrowing", "FakeHanging", "FakeIncorrect"});
+    options.generationTimeoutSeconds = 0.5;
+    const OptimizeResult result = makePlan(*session, options);
+
+    const auto* succeeding = generatedBy(result, "FakeSucceeding", "gelu");
+    ASSERT_TRUE(succeeding);
+    EXPECT_TRUE(succeeding->eligible && succeeding->correctness.passed) << succeeding->correctness.reason;
+    EXPECT_EQ(succeeding->settings, (nlohmann::json{{"type", "CpuGeluProvider"}, {"approximate", "none"}}));
+    EXPECT_EQ(succeeding->generation, "the exact GELU kernel");
+
+    const auto reasonOf = [&](const std::string& generator) {
+        const auto* c = generatedBy(result, generator, "gelu");
+        return c ? c->rejected : std::string("(no candidate)");
+    };
+    EXPECT_EQ(reasonOf("FakeFailing"), "not eligible: generation failed: no kernel for these shapes");
+    EXPECT_EQ(reasonOf("FakeThrowing"), "not eligible: generator threw: planted submit failure");
+    EXPECT_EQ(reasonOf("FakeHanging"), "not eligible: generation timed out after 0.5 s");
+    EXPECT_EQ(reasonOf("FakeIncorrect").rfind("incorrect: ", 0), 0u) << reasonOf("FakeIncorrect");
+    // The other functions were still tried: the generators' troubles stay with their own candidates.
+    EXPECT_TRUE(std::any_of(result.functions.begin(), result.functions.end(),
+                            [](const FunctionReport& f) { return f.function == "layer_norm" && f.tried; }));
+    for (const PlanEntry& e : result.plan.entries)
+        EXPECT_NE(e.provider.value("type", ""), "FakeZeroGeluProvider");
+    // A plugin's generator names are taken once.
+    EXPECT_THROW(loadProviderPlugin(KFORGE_FAKE_GENERATORS_PLUGIN), Error);
+}
+
+TEST(Generators, CpuAutotunerEmitsSettingsThatReplayFromThePlanAlone)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const OptimizeResult result = makePlan(*session, quick({"CpuAutotuner"}));
+    std::map<std::string, std::string> typeOf{{"gelu", "CpuGeluProvider"},
+                                              {"layer_norm", "CpuFusedLayerNormProvider"},
+                                              {"softmax", "CpuOnlineSoftmaxProvider"}};
+    for (const auto& [function, type] : typeOf) {
+        const auto* c = generatedBy(result, "CpuAutotuner", function);
+        ASSERT_TRUE(c) << function;
+        EXPECT_TRUE(c->eligible && c->correctness.passed) << function << ": " << c->correctness.reason;
+        EXPECT_EQ(c->settings.value("type", ""), type);
+        EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
+        // The settings alone make the provider again: a plan replays it without generating.
+        Plan plan;
+        PlanEntry e;
+        e.function = function;
+        e.provider = c->settings;
+        plan.entries.push_back(e);
+        const Plan reread = parsePlan(toJson(plan), "replayed plan");
+        KernelProviderRuntime runtime(*session, reread);
+        runtime.activate();
+        EXPECT_NO_THROW(session->forward());
+        runtime.deactivate();
+    }
+}
