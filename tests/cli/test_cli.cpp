@@ -1167,6 +1167,38 @@ TEST(CliConventions, JsonOutputsHaveTheDocumentedKeys)
     EXPECT_GE(checked, 6);
 }
 
+// kforge generators lists the built-in autotuner; optimize asks it by default and not with --generators none.
+TEST(CliOptimize, GeneratorsAreListedAskedByDefaultAndCanBeTurnedOff)
+{
+    const Result listed = runKforge({"generators", "--json"});
+    ASSERT_EQ(listed.exitCode, 0) << listed;
+    const json generators = parseJson(listed);
+    ASSERT_TRUE(generators.is_array() && !generators.empty()) << listed;
+    EXPECT_EQ(generators[0]["name"], "CpuAutotuner");
+    EXPECT_NE(generators[0]["functions"].dump().find("layer_norm"), std::string::npos);
+
+    ProfileDir dir;
+    const auto generatedCount = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"optimize",     "builtin:tiny-gpt",
+                                      "--out",        dir.path("made.kfplan.json"),
+                                      "--rounds",     "1",
+                                      "--warmup",     "0",
+                                      "--iterations", "1",
+                                      "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const Result r = runKforge(args);
+        EXPECT_EQ(r.exitCode, 0) << r;
+        int generated = 0;
+        const json out = parseJson(r);
+        for (const json& c : out["candidates"])
+            generated += c.value("generator", "") == "CpuAutotuner";
+        return generated;
+    };
+    EXPECT_EQ(generatedCount({}), 3); // gelu, layer_norm and softmax
+    EXPECT_EQ(generatedCount({"--generators", "none"}), 0);
+    EXPECT_EQ(generatedCount({"--generation-timeout", "30", "--generators", "CpuAutotuner"}), 3);
+}
+
 TEST(CliConventions, EveryCommandThatWritesAFileTakesOut)
 {
     ProfileDir dir;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "optimizer/cpu_autotuner.h"
 
+#include "optimizer/benchmark_lock.h"
 #include "optimizer/correctness.h"
 #include "providers/cpu/cpu_kernels.h"
 #include "runtime/clock.h"
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <thread>
 
 namespace kforge::optimizer {
@@ -100,7 +102,11 @@ GenerationResult tune(Function function, const std::vector<torch::jit::Stack>& s
         if (!checkProvider(*provider, *op, samples).passed)
             continue;
         ++correct;
-        const double us = bestRoundUs(*provider, *op, samples, 5);
+        double us;
+        {
+            std::lock_guard timing(benchmarkMutex()); // never while make_plan times a candidate
+            us = bestRoundUs(*provider, *op, samples, 5);
+        }
         if (settings == base)
             defaultUs = us;
         if (us < bestUs) {

@@ -4,6 +4,7 @@
 #include <kforge/optimizer.h>
 #include <kforge/profiler.h>
 
+#include "optimizer/benchmark_lock.h"
 #include "optimizer/correctness.h"
 #include "optimizer/sample_capture.h"
 #include "runtime/clock.h"
@@ -25,6 +26,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <mutex>
 
 namespace kforge {
 namespace {
@@ -299,6 +301,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                     c.correctness = optimizer::checkProvider(*provider, *op, samples.unique);
                     if (c.correctness.passed) {
                         c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+                        std::lock_guard timing(optimizer::benchmarkMutex());
                         const auto [candidate, baseline] = benchmarkAgainstOriginal(
                             bench, options.benchmarkRounds, options.device,
                             [&](torch::jit::Stack& s) { provider->call(*op, s); },
@@ -354,6 +357,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         // 4. The selection rule against the original's fastest round on the same samples.
         if (!std::isfinite(original)) {
             c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+            std::lock_guard timing(optimizer::benchmarkMutex());
             original = timeRound(bench, options.device, [&](torch::jit::Stack& s) { op->callBoxed(s); });
         }
         std::vector<CandidateReport*> mine;
