@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "main_window.h"
 
+#include "app_icons.h"
+
 #include "views/semantic_text.h"
 #include "app_settings.h"
 #include "model_loader.h"
@@ -13,6 +15,7 @@
 #include "recent_files.h"
 #include "plan_file_controller.h"
 #include "profile_file_controller.h"
+#include "optimize_controller.h"
 #include "profile_controller.h"
 #include "run_controller.h"
 #include "system_info.h"
@@ -23,6 +26,7 @@
 #include "views/function_stacks_view.h"
 #include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
+#include "views/optimize_view.h"
 #include "views/plan_editor_view.h"
 #include "views/profile_page.h"
 #include "views/settings_dialog.h"
@@ -97,8 +101,6 @@ QString droppedFile(const QMimeData* mime)
     }
     return {};
 }
-
-QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
 
 QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
@@ -179,6 +181,7 @@ void MainWindow::createViews()
     m_pages->addWidget(m_placeholder);
     m_pages->addWidget(m_page);
     m_profile = new ProfileController(m_run, this);
+    m_optimize = new OptimizeController(m_run, m_profile, this);
     m_profilePage = new ProfilePage(m_profile, this);
     m_profileFiles = new ProfileFileController(m_profile, m_profilePage, this);
     connect(m_profileFiles, &ProfileFileController::opened, this,
@@ -648,8 +651,9 @@ void MainWindow::setBusy(bool busy)
 void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session)
 {
     m_planEditor->setSession(nullptr);
-    m_profile->setSession(session); // cancels a profile of the previous model and drops its runs
-    m_run->setSession(session);     // stops a forward of the previous model first
+    m_profile->setSession(session);  // cancels a profile of the previous model and drops its runs
+    m_optimize->setSession(session); // stops an optimisation of the previous model and clears its table
+    m_run->setSession(session);      // stops a forward of the previous model first
     m_declinesRevision.reset();
     m_document->model()->clearDeclines(); // they were the previous model's
     m_session = std::move(session);
@@ -731,7 +735,7 @@ void MainWindow::updateRunActions()
 {
     const bool running = m_run->isRunning();
     const bool paused = m_run->isPaused();
-    const bool canStart = m_session && !running && !m_profile->isRunning();
+    const bool canStart = m_session && !running && !sessionBusy();
     m_actions.run->setEnabled(canStart);
     m_actions.step->setEnabled(canStart || paused);
     m_actions.continueRun->setEnabled(paused);
@@ -740,7 +744,7 @@ void MainWindow::updateRunActions()
     m_actions.setInputs->setEnabled(canStart);
     m_actions.loadInputs->setEnabled(canStart);
     updateProfileActions();
-    const bool profiling = m_profile->isRunning();
+    const bool profiling = sessionBusy();
     m_actions.capture->setEnabled(canStart && cudaDeviceVisible());
     QString busy;
     if (!m_session)
@@ -748,7 +752,7 @@ void MainWindow::updateRunActions()
     else if (running)
         busy = tr("Waiting: a forward or a capture is running.");
     else if (profiling)
-        busy = tr("Waiting: a profile is running.");
+        busy = tr("Waiting: a profile or an optimisation is running.");
     m_capturesView->setBusy(!busy.isEmpty(), busy);
 }
 
@@ -871,9 +875,9 @@ void MainWindow::addPlanEntry(const QString& scope, const QString& function, con
 
 QStringList MainWindow::viewNames()
 {
-    return QStringList{QStringLiteral("tree"),  QStringLiteral("tree-time"), QStringLiteral("stacks"),
-                       QStringLiteral("plan"),  QStringLiteral("events"),    QStringLiteral("captures"),
-                       QStringLiteral("inputs")} +
+    return QStringList{QStringLiteral("tree"),   QStringLiteral("tree-time"), QStringLiteral("stacks"),
+                       QStringLiteral("plan"),   QStringLiteral("events"),    QStringLiteral("captures"),
+                       QStringLiteral("inputs"), QStringLiteral("optimize")} +
            profileViewNames();
 }
 
@@ -891,6 +895,8 @@ QWidget* MainWindow::viewNamed(const QString& name) const
         return m_capturesView;
     if (name == QLatin1String("inputs"))
         return m_inputsView;
+    if (name == QLatin1String("optimize"))
+        return m_optimizeView;
     return profileViewNamed(name);
 }
 
@@ -906,6 +912,8 @@ QDockWidget* MainWindow::dockNamed(const QString& name) const
         return m_capturesDock;
     if (name == QLatin1String("inputs"))
         return m_inputsDock;
+    if (name == QLatin1String("optimize"))
+        return m_optimizeDock;
     return nullptr;
 }
 

@@ -37,6 +37,8 @@ class ModelLoader;
 class ModuleTreeModel;
 class ModuleTreePage;
 class ModuleTreeView;
+class OptimizeController;
+class OptimizeView;
 class PlanDocument;
 class PlanEditorView;
 class ProfileController;
@@ -98,6 +100,9 @@ public:
         QAction* profileCompare = nullptr;
         QAction* profileBenchmark = nullptr;
         QAction* cancelProfile = nullptr;
+        QAction* optimize = nullptr;
+        QAction* cancelOptimize = nullptr;
+        QAction* applyOptimized = nullptr;
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -158,6 +163,13 @@ public:
     bool profileBenchmark();
     void updateModuleTimes();
     void cancelProfile();
+    // Optimize (main_window_optimize.cpp, Ctrl+Shift+O): make_plan with providers and generators off the UI thread,
+    // its candidates filling the Optimize dock; optimizeFinished() follows. False, with profileError(), when
+    // nothing started. applyOptimizedPlan() puts its plan in the plan editor as one undoable step.
+    bool optimize();
+    void cancelOptimize();
+    bool applyOptimizedPlan();
+    OptimizeController* optimizeController() const { return m_optimize; }
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
     bool openProfile(const QString& path);
@@ -185,8 +197,9 @@ Q_SIGNALS:
     void loadingChanged(bool loading);
     void planError(const QString& message); // one line: a plan file could not be read or written
     void runFinished(bool ok, const QString& message);
-    void profileFinished(bool ok, const QString& message); // ok: all iterations measured
-    void profileError(const QString& message);             // one line: a profile or a profile file failed
+    void profileFinished(bool ok, const QString& message);  // ok: all iterations measured
+    void profileError(const QString& message);              // one line: a profile or a profile file failed
+    void optimizeFinished(bool ok, const QString& message); // ok: every function tried
     void captureFinished(bool ok, const QString& message);
     // A forward, capture or profile with a plan is starting: its entries that can never fire (often none).
     void planWarningsChanged(const QStringList& warnings);
@@ -213,6 +226,9 @@ private:
     void createProfileMenu();
     void addProfileToolBarActions(QToolBar* toolBar);
     void connectProfileController();
+    void createOptimizeDock(QMenu* profileMenu);
+    void updateOptimizeActions();
+    bool sessionBusy() const; // a profile or an optimisation uses the session
     void updateProfileActions();
     void updateDeviceStatus(); // which device forwards and profiles use
     void focusFilter();        // of the module tree or of the kernel table, whichever page is shown
@@ -271,6 +287,9 @@ private:
     QLabel* m_modelLabel = nullptr;
     ProfileController* m_profile = nullptr;
     ProfilePage* m_profilePage = nullptr;
+    OptimizeController* m_optimize = nullptr;
+    OptimizeView* m_optimizeView = nullptr;
+    QDockWidget* m_optimizeDock = nullptr;
     QTabWidget* m_centralTabs = nullptr; // the module tree page and the profile page
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;

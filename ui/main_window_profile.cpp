@@ -3,6 +3,8 @@
 // which is about the model, the plan and forwards.
 #include "main_window.h"
 
+#include "app_icons.h"
+
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
 #include "profile_controller.h"
@@ -42,8 +44,6 @@ namespace {
 
 constexpr int kMessageTimeoutMs = 10'000;
 const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
-
-QIcon icon(const char* name) { return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name))); }
 
 bool hasEnabledEntry(const kforge::Plan& plan)
 {
@@ -122,6 +122,7 @@ void MainWindow::createProfileMenu()
     menu->addAction(m_actions.saveProfile);
     m_profilePage->setActions({m_actions.profileBaseline, m_actions.profileWithPlan, m_actions.profileCompare,
                                m_actions.profileBenchmark, m_actions.cancelProfile});
+    createOptimizeDock(menu);
 }
 
 void MainWindow::addProfileToolBarActions(QToolBar* toolBar)
@@ -168,7 +169,7 @@ void MainWindow::updateProfileActions()
     if (!m_actions.profileBaseline)
         return; // called while the actions are being created
     const bool profiling = m_profile->isRunning();
-    const bool canStart = m_session && !profiling && !m_run->isRunning();
+    const bool canStart = m_session && !sessionBusy() && !m_run->isRunning();
     const bool planReady = hasEnabledEntry(m_document->plan());
     m_actions.profileBaseline->setEnabled(canStart);
     m_actions.profileWithPlan->setEnabled(canStart && planReady);
@@ -183,6 +184,7 @@ void MainWindow::updateProfileActions()
     m_actions.exportCsv->setEnabled(shown && !profiling);
     m_actions.exportChart->setEnabled(shown && !profiling);
     m_actions.exportTimeline->setEnabled(shown && !profiling);
+    updateOptimizeActions();
 }
 
 void MainWindow::updateDeviceStatus()

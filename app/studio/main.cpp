@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge-studio [MODEL | FILE.kfprof | FILE.kfplan.json] [--plan FILE] [--input SPEC]... [--inputs-file FILE]
 // [--keep-leftovers] [--break MODULE]... [--run]
-// [--profile] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
+// [--profile] [--optimize] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application_identity.h"
 #include "main_window.h"
 #include "provider_plugins.h"
@@ -103,6 +103,24 @@ template <typename Ready> void profileThen(kforge::ui::MainWindow& window, Ready
     }
 }
 
+// Optimize on the CPU (--optimize), after the profile; `ready` follows when it ends, whatever the outcome.
+template <typename Ready> void optimizeThen(kforge::ui::MainWindow& window, Ready ready)
+{
+    window.profilePage()->setDevice(QStringLiteral("cpu"));
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &kforge::ui::MainWindow::optimizeFinished, once,
+                     [once, ready](bool ok, const QString& message) {
+                         if (!ok)
+                             printError(message);
+                         once->deleteLater();
+                         ready();
+                     });
+    if (!window.optimize()) { // profileError() has said why
+        delete once;
+        ready();
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -166,6 +184,11 @@ int main(int argc, char** argv)
         QStringLiteral("profile"),
         QStringLiteral("Profile a CPU baseline once MODEL is shown (after --run, before --screenshot)."));
     parser.addOption(profileOption);
+    const QCommandLineOption optimizeOption(
+        QStringLiteral("optimize"),
+        QStringLiteral("Optimize on the CPU once MODEL is shown (after --profile, before --screenshot); the Optimize "
+                       "dock shows the candidates."));
+    parser.addOption(optimizeOption);
     const QCommandLineOption profileFileOption(QStringLiteral("profile-file"),
                                                QStringLiteral("Show this saved profile (.kfprof); no model is needed."),
                                                QStringLiteral("file"));
@@ -248,7 +271,9 @@ int main(int argc, char** argv)
     const QString inputsFile = parser.value(inputsFileOption);
     const bool runFirst = parser.isSet(runOption);
     const bool profileFirst = parser.isSet(profileOption);
-    auto prepare = [&window, inputs, inputsFile, runFirst, profileFirst, profileFile, batch](auto whenReady) {
+    const bool optimizeFirst = parser.isSet(optimizeOption);
+    auto prepare = [&window, inputs, inputsFile, runFirst, profileFirst, optimizeFirst, profileFile,
+                    batch](auto whenReady) {
         QString error;
         if ((!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) ||
             (!inputsFile.isEmpty() && !window.loadInputsFile(inputsFile, &error))) {
@@ -260,11 +285,17 @@ int main(int argc, char** argv)
             QCoreApplication::exit(1);
             return;
         }
-        auto ready = [&window, profileFirst, whenReady] {
-            if (profileFirst)
-                profileThen(window, whenReady);
+        auto afterProfile = [&window, optimizeFirst, whenReady] {
+            if (optimizeFirst)
+                optimizeThen(window, whenReady);
             else
                 whenReady();
+        };
+        auto ready = [&window, profileFirst, afterProfile] {
+            if (profileFirst)
+                profileThen(window, afterProfile);
+            else
+                afterProfile();
         };
         if (!runFirst) {
             ready();

@@ -83,6 +83,22 @@ private:
     kforge::PlanEntry m_after;
 };
 
+class ReplaceEntries : public QUndoCommand {
+public:
+    ReplaceEntries(PlanModel* model, kforge::Plan after, const QString& description)
+        : m_model(model), m_before(model->plan()), m_after(std::move(after))
+    {
+        setText(description);
+    }
+    void redo() override { m_model->setPlan(m_after); }
+    void undo() override { m_model->setPlan(m_before); }
+
+private:
+    PlanModel* m_model;
+    kforge::Plan m_before;
+    kforge::Plan m_after;
+};
+
 bool fail(QString* error, const QString& message)
 {
     if (error)
@@ -120,6 +136,13 @@ QString PlanDocument::filePath() const { return m_filePath; }
 bool PlanDocument::isModified() const { return !m_undo->isClean(); }
 
 void PlanDocument::newPlan() { setPlan(kforge::Plan{}); }
+
+void PlanDocument::replaceEntries(const kforge::Plan& plan, const QString& description)
+{
+    kforge::Plan after = m_model->plan();
+    after.entries = plan.entries;
+    m_undo->push(new ReplaceEntries(m_model, std::move(after), description));
+}
 
 void PlanDocument::setPlan(kforge::Plan plan, const QString& filePath)
 {

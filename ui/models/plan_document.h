@@ -43,6 +43,8 @@ public:
     void moveEntry(int from, int to);
     void editEntry(int row, const kforge::PlanEntry& entry, const QString& description);
     void setEntryEnabled(int row, bool enabled);
+    // Replaces every entry at once, as one undoable step (Optimize › Apply as Plan); the file path stays.
+    void replaceEntries(const kforge::Plan& plan, const QString& description);
 
 Q_SIGNALS:
     void planChanged();

@@ -17,29 +17,6 @@ namespace kforge {
 
 class ModelSession;
 
-// KFORGE_GENERATION_TIMEOUT (seconds) when set to a positive number, else 60.
-double defaultGenerationTimeoutSeconds();
-
-struct OptimizeOptions {
-    std::string device = "cpu";
-    int warmupIterations = 3;
-    int iterations = 5;
-    double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
-    int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
-    // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
-    bool includeReferenceProviders = false;
-    // Kernel generators (kforge/generator_sdk.h) asked for providers beside the registered ones, by name; "all":
-    // every registered generator. Each task may take generationTimeoutSeconds from its submission (default: the
-    // KFORGE_GENERATION_TIMEOUT environment variable, else 60); a generator that fails, throws or hangs only loses
-    // its own candidate.
-    std::vector<std::string> generators{"all"};
-    double generationTimeoutSeconds = defaultGenerationTimeoutSeconds();
-    std::function<void(const std::string&)> log; // progress lines
-    // Asked after each profile forward and before each function is tried; returning false stops with the plan of
-    // the functions finished so far (OptimizeResult::cancelled).
-    std::function<bool()> keepGoing;
-};
-
 struct CandidateReport {
     std::string function;
     std::string provider;   // display name with settings
@@ -62,6 +39,32 @@ struct FunctionReport {
     int benchmarkSamples = 0;
     bool tried = false;
     std::string skipped; // why no candidate was tried
+};
+
+// KFORGE_GENERATION_TIMEOUT (seconds) when set to a positive number, else 60.
+double defaultGenerationTimeoutSeconds();
+
+struct OptimizeOptions {
+    std::string device = "cpu";
+    int warmupIterations = 3;
+    int iterations = 5;
+    double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
+    int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
+    // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
+    bool includeReferenceProviders = false;
+    // Kernel generators (kforge/generator_sdk.h) asked for providers beside the registered ones, by name; "all":
+    // every registered generator. Each task may take generationTimeoutSeconds from its submission (default: the
+    // KFORGE_GENERATION_TIMEOUT environment variable, else 60); a generator that fails, throws or hangs only loses
+    // its own candidate.
+    std::vector<std::string> generators{"all"};
+    double generationTimeoutSeconds = defaultGenerationTimeoutSeconds();
+    std::function<void(const std::string&)> log; // progress lines
+    // Asked after each profile forward and before each function is tried; returning false stops with the plan of
+    // the functions finished so far (OptimizeResult::cancelled).
+    std::function<bool()> keepGoing;
+    // Called with each function's candidates once they are judged (kept or why not), before the next function is
+    // tried: for a table that fills as the optimisation goes. Called on make_plan's thread.
+    std::function<void(const FunctionReport&, const std::vector<CandidateReport>&)> onFunction;
 };
 
 struct OptimizeResult {

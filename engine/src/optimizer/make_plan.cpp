@@ -376,6 +376,9 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 result.plan.entries.push_back(std::move(e));
             }
         result.functions.push_back(fr);
+        if (options.onFunction)
+            options.onFunction(
+                fr, std::vector<CandidateReport>(result.candidates.begin() + long(first), result.candidates.end()));
     }
     return result;
 }

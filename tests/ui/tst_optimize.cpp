@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// Profile › Optimize (issue 19): make_plan with providers and generators off the UI thread, candidates filling the
+// Optimize dock's table as each function is judged, Cancel, and Apply Optimized Plan as one undoable step.
+#include "application_identity.h"
+#include "main_window.h"
+#include "models/candidate_table_model.h"
+#include "models/plan_document.h"
+#include "optimize_controller.h"
+#include "window_parts.h"
+
+#include <kforge/model_session.h>
+
+#include <QAction>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTest>
+#include <QUndoStack>
+
+#include <memory>
+
+using kforge::ui::MainWindow;
+using kforge::ui::OptimizeController;
+using kforge::ui::test::part;
+
+namespace {
+
+constexpr int kTimeoutMs = 120'000;
+
+std::unique_ptr<MainWindow> windowWithTinyGpt()
+{
+    auto window = std::make_unique<MainWindow>();
+    window->setModalErrors(false);
+    window->show();
+    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+    window->openSource(QStringLiteral("builtin:tiny-gpt"));
+    if (!loaded.wait(kTimeoutMs))
+        qFatal("builtin:tiny-gpt did not load");
+    // A quick make_plan: one profile forward, two benchmark rounds.
+    kforge::OptimizeOptions options;
+    options.warmupIterations = 0;
+    options.iterations = 1;
+    options.benchmarkRounds = 2;
+    window->optimizeController()->setOptions(options);
+    return window;
+}
+
+} // namespace
+
+class TestOptimize : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        kforge::ui::applyApplicationIdentity();
+        QSettings().clear();
+    }
+
+    void optimizeFillsTheTableAndApplyIsOneUndoableStep()
+    {
+        const auto window = windowWithTinyGpt();
+        auto* document = window->planDocument();
+        QVERIFY(!window->actions().applyOptimized->isEnabled()); // nothing optimized yet
+        QSignalSpy finished(window.get(), &MainWindow::optimizeFinished);
+        QSignalSpy rows(window->optimizeController()->candidates(), &QAbstractItemModel::rowsInserted);
+        QVERIFY(window->actions().optimize->isEnabled());
+        window->actions().optimize->trigger();
+        QVERIFY(window->optimizeController()->isRunning());
+        // While it runs, forwards and profiles wait.
+        QVERIFY(!window->actions().run->isEnabled());
+        QVERIFY(!window->actions().profileBaseline->isEnabled());
+        QVERIFY(window->actions().cancelOptimize->isEnabled());
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(rows.count() >= 3, "one batch of rows per function tried: gelu, layer_norm, softmax, ...");
+
+        const auto* table = part<QTableView>(*window, "candidateTable");
+        const auto& candidates = *window->optimizeController()->candidates();
+        QCOMPARE(table->model()->rowCount(), candidates.rowCount());
+        int generated = 0;
+        for (int row = 0; row < candidates.rowCount(); ++row) {
+            const auto& c = candidates.candidate(row);
+            generated += c.generator == "CpuAutotuner";
+            const QString result =
+                candidates.data(candidates.index(row, kforge::ui::CandidateTableModel::Result), Qt::DisplayRole)
+                    .toString();
+            QVERIFY2(c.kept ? result == QStringLiteral("kept") : !result.isEmpty(), qPrintable(result));
+        }
+        QVERIFY2(generated >= 3, "CpuAutotuner's candidates for gelu, layer_norm and softmax are in the table");
+
+        // Apply: the plan editor gets the optimized entries in one step, and one undo brings the old plan back.
+        const kforge::Plan& made = window->optimizeController()->plan();
+        if (made.entries.empty())
+            QSKIP("nothing was faster than the original on this machine: no plan to apply");
+        QVERIFY(window->actions().applyOptimized->isEnabled());
+        document->addEntry(kforge::PlanEntry{"", "relu", {{"type", "AtenReluProvider"}}});
+        const int before = document->undoStack()->count();
+        window->actions().applyOptimized->trigger();
+        QCOMPARE(document->undoStack()->count(), before + 1);
+        QCOMPARE(document->plan().entries.size(), made.entries.size());
+        QCOMPARE(document->plan().entries.front().function, made.entries.front().function);
+        document->undoStack()->undo();
+        QCOMPARE(document->plan().entries.size(), size_t(1));
+        QCOMPARE(document->plan().entries.front().function, std::string("relu"));
+    }
+
+    void cancelStopsBeforeTheNextFunction()
+    {
+        const auto window = windowWithTinyGpt();
+        QSignalSpy finished(window->optimizeController(), &OptimizeController::finished);
+        QVERIFY(window->optimize());
+        window->cancelOptimize();
+        QVERIFY(finished.wait(kTimeoutMs));
+        const auto outcome = finished.first().first().value<OptimizeController::Outcome>();
+        QVERIFY(outcome == OptimizeController::Outcome::Cancelled || outcome == OptimizeController::Outcome::Finished);
+        QVERIFY(!window->optimizeController()->isRunning());
+        QVERIFY(window->actions().run->isEnabled()); // the session is free again
+    }
+};
+
+QTEST_MAIN(TestOptimize)
+#include "tst_optimize.moc"

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The Optimize table: every candidate make_plan judged (kforge/optimizer.h), a row each, in the order they arrive:
+// function, scope, candidate, generated or provided, correct, speedup, and kept or why not.
+#include <kforge/optimizer.h>
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace kforge::ui {
+
+class CandidateTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Function, Scope, Candidate, Source, Correct, Speedup, Result, ColumnCount };
+    enum Role { KeptRole = Qt::UserRole + 1, SortRole };
+
+    explicit CandidateTableModel(QObject* parent = nullptr);
+
+    void clear();
+    void append(const std::vector<kforge::CandidateReport>& candidates);
+    const kforge::CandidateReport& candidate(int row) const { return m_rows.at(size_t(row)); }
+    int keptCount() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<kforge::CandidateReport> m_rows;
+};
+
+} // namespace kforge::ui

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Runs make_plan (kforge::makePlan: providers and kernel generators, as `kforge optimize`) off the UI thread. Each
+// function's candidates reach candidates() as soon as they are judged; finished() brings the plan made. Like a
+// profile, it never runs alongside a forward or a profile of the same session.
+#include <kforge/optimizer.h>
+#include <kforge/plan.h>
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+
+namespace kforge {
+class ModelSession;
+}
+
+namespace kforge::ui {
+
+class CandidateTableModel;
+class ProfileController;
+class RunController;
+
+class OptimizeController : public QObject {
+    Q_OBJECT
+public:
+    enum class Outcome { Finished, Cancelled, Failed };
+    Q_ENUM(Outcome)
+
+    OptimizeController(RunController* forwards, ProfileController* profiles, QObject* parent = nullptr);
+    ~OptimizeController() override; // cancels a run in progress and waits for it
+
+    // Stops a run in progress and clears the table (it belongs to the previous model).
+    void setSession(std::shared_ptr<kforge::ModelSession> session);
+    CandidateTableModel* candidates() const { return m_candidates; }
+
+    // Profile and benchmark settings of the next run (device, iterations, rounds, generators, timeout); the
+    // callbacks are the controller's own.
+    void setOptions(const kforge::OptimizeOptions& options) { m_options = options; }
+    const kforge::OptimizeOptions& options() const { return m_options; }
+
+    // False with a one-line `error` when nothing started (no model, a forward or a profile runs, already running).
+    bool start(QString* error = nullptr);
+    void cancel(); // stops before the next function; the plan holds the functions finished so far
+    void stop();   // cancels and waits (blocking)
+    bool isRunning() const { return m_running; }
+    // The plan of the last run (kforge dialect, one entry per kept function), empty before the first.
+    const kforge::Plan& plan() const { return m_plan; }
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    void progress(const QString& line); // make_plan's progress lines
+    void finished(kforge::ui::OptimizeController::Outcome outcome, const QString& message);
+
+private:
+    struct Result {
+        kforge::OptimizeResult result;
+        QString error;
+    };
+    void finish();
+
+    RunController* m_forwards;
+    ProfileController* m_profiles;
+    CandidateTableModel* m_candidates;
+    std::shared_ptr<kforge::ModelSession> m_session;
+    kforge::OptimizeOptions m_options;
+    kforge::Plan m_plan;
+    QThreadPool m_pool;
+    QFutureWatcher<Result>* m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_running = false;
+    quint64 m_runId = 0; // rows still queued from an older run (or model) are dropped
+};
+
+} // namespace kforge::ui
