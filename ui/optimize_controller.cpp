@@ -68,13 +68,13 @@ bool OptimizeController::start(QString* error)
         QMetaObject::invokeMethod(
             this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
     };
-    options.onFunction = [this, runId](const kforge::FunctionReport&,
+    options.onFunction = [this, runId](const kforge::FunctionReport& function,
                                        const std::vector<kforge::CandidateReport>& judged) {
         QMetaObject::invokeMethod(
             this,
-            [this, runId, judged] {
+            [this, runId, judged, function] {
                 if (runId == m_runId)
-                    m_candidates->append(judged);
+                    m_candidates->append(judged, function);
             },
             Qt::QueuedConnection);
     };

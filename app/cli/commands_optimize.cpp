@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <map>
 
 namespace kforge::cli {
 
@@ -21,6 +22,7 @@ Command addOptimizeCommand(CLI::App& app)
         std::vector<std::string> inputs;
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
         std::vector<std::string> generators{"all"};
+        OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 7;
         bool json = false, quiet = false, reference = false;
     };
@@ -38,6 +40,15 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    const std::map<std::string, OptimizeOptions::Granularity> granularities{
+        {"model", OptimizeOptions::Granularity::Model},
+        {"module", OptimizeOptions::Granularity::Module},
+        {"auto", OptimizeOptions::Granularity::Auto}};
+    cmd->add_option("--granularity", o->granularity,
+                    "model: one provider per function; module: per module scope where the calls differ and that "
+                    "wins; auto: per module only when 3% or more faster")
+        ->transform(CLI::CheckedTransformer(granularities, CLI::ignore_case))
+        ->default_str("auto");
     cmd->add_option("--generators", o->generators,
                     "kernel generators to ask for providers too: all, none, or names (kforge generators)")
         ->default_str("all");
@@ -61,6 +72,7 @@ Command addOptimizeCommand(CLI::App& app)
                 if (options.generators == std::vector<std::string>{"none"})
                     options.generators.clear();
                 options.generationTimeoutSeconds = o->generationTimeout;
+                options.granularity = o->granularity;
                 // Its lines are progress: shown on a terminal only, as every command's progress is.
                 if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
@@ -84,7 +96,9 @@ Command addOptimizeCommand(CLI::App& app)
                                                     {"share_percent", f.sharePercent},
                                                     {"unique_samples", f.uniqueSamples},
                                                     {"benchmark_samples", f.benchmarkSamples},
-                                                    {"skipped", f.skipped}});
+                                                    {"skipped", f.skipped},
+                                                    {"granularity", f.granularity},
+                                                    {"per_module", f.perModule}});
                     for (const auto& c : result.candidates)
                         out["candidates"].push_back({{"function", c.function},
                                                      {"provider", c.provider},
@@ -120,6 +134,9 @@ Command addOptimizeCommand(CLI::App& app)
                 for (const auto& c : result.candidates) // what each generator made, or why it made nothing
                     if (!c.generator.empty() && !c.generation.empty())
                         std::cout << "  " << c.function << " <- " << c.generator << ": " << c.generation << '\n';
+                for (const auto& f : result.functions) // per-module choices, or why one choice was kept
+                    if (!f.perModule.empty())
+                        std::cout << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';
                 std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
                 return result.cancelled ? kInterruptedExitCode : 0;
             }};

@@ -3,7 +3,12 @@
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
 
+#include "optimizer/scope_selection.h"
 #include "test_helpers.h"
+
+#include <torch/script.h>
+
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +50,87 @@ TEST(Optimizer, SelectBestKeepsOnlyTheFastestCorrectStrictlyFasterCandidate)
     selectBest(one, 10.0);
     EXPECT_FALSE(tie.kept); // strictly faster only
     EXPECT_NE(tie.rejected.find("not faster"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Per-scope plans (issue 19): the choice per module from each candidate's time per signature.
+TEST(Optimizer, PerScopeChoiceIsTheFastestOverEachModulesCalls)
+{
+    using optimizer::SignatureTimes;
+    // Candidate 0 wins on the small signature (module a), loses on the large one (module b, called twice).
+    const std::vector<SignatureTimes> times{{{{"a", 3}}, 10.0, {2.0}}, {{{"b", 2}}, 100.0, {150.0}}};
+    const auto choices = optimizer::choosePerScope(times, 1);
+    ASSERT_EQ(choices.size(), 2u);
+    EXPECT_EQ(choices[0].scope, "a");
+    EXPECT_EQ(choices[0].candidate, 0);
+    EXPECT_DOUBLE_EQ(choices[0].chosenUs, 6.0);
+    EXPECT_DOUBLE_EQ(choices[0].originalUs, 30.0);
+    EXPECT_EQ(choices[1].scope, "b");
+    EXPECT_EQ(choices[1].candidate, -1);
+    EXPECT_EQ(choices[1].calls, 2);
+    // One choice for the whole model: the original (230 us) beats the candidate (306 us).
+    const auto [wide, wideUs] = optimizer::chooseModelWide(times, 1);
+    EXPECT_EQ(wide, -1);
+    EXPECT_DOUBLE_EQ(wideUs, 230.0);
+    EXPECT_TRUE(optimizer::scopeContains("", "a.b"));
+    EXPECT_TRUE(optimizer::scopeContains("a", "a.b"));
+    EXPECT_TRUE(optimizer::scopeContains("a", "a"));
+    EXPECT_FALSE(optimizer::scopeContains("a", "ab"));
+    EXPECT_FALSE(optimizer::scopeContains("a.b", "a"));
+}
+
+namespace {
+
+// gelu on a small bfloat16 tensor in module `small` and on a large one in module `large`: KernelForge's CPU gelu
+// wins on the small one (no oneDNN set-up) and loses on the large one (bench_providers: 1.5-1.75x ATen's time).
+std::unique_ptr<ModelSession> twoGeluSizes(const TempDir& dir)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.TwoSizes"), cu, true);
+    for (const char* name : {"small", "large"}) {
+        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
+        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
+        root.register_module(name, m);
+    }
+    root.define("def forward(self, a: Tensor, b: Tensor) -> Tuple[Tensor, Tensor]:\n"
+                "    return self.small.forward(a), self.large.forward(b)\n");
+    const std::string path = dir.path("two_sizes.pt").string();
+    root.save(path);
+    auto session = ModelSession::open(path);
+    session->setInputSpecs({"bfloat16[1,16,256]", "bfloat16[8,512,768]"});
+    return session;
+}
+
+} // namespace
+
+// Runs before the tests that register test providers for gelu in this process (the registry keeps them).
+TEST(Optimizer, PerModulePlanServesOnlyTheModuleWhereTheProviderWins)
+{
+    TempDir dir;
+    auto session = twoGeluSizes(dir);
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 2;
+    options.generators.clear();
+    options.granularity = OptimizeOptions::Granularity::Module;
+    const OptimizeResult result = makePlan(*session, options);
+    const auto gelu = std::find_if(result.functions.begin(), result.functions.end(),
+                                   [](const FunctionReport& f) { return f.function == "gelu"; });
+    ASSERT_NE(gelu, result.functions.end());
+    EXPECT_EQ(gelu->granularity, "module") << gelu->perModule;
+    std::vector<std::string> scopes;
+    for (const PlanEntry& e : result.plan.entries)
+        if (e.function == "gelu") {
+            scopes.push_back(e.scope);
+            EXPECT_EQ(e.providerType(), "CpuGeluProvider");
+            EXPECT_NE(e.note.find("BFloat16[1,16,256]"), std::string::npos) << e.note;
+        }
+    EXPECT_EQ(scopes, std::vector<std::string>{"small"}) << gelu->perModule;
+
+    // model granularity: never a scoped entry.
+    options.granularity = OptimizeOptions::Granularity::Model;
+    for (const PlanEntry& e : makePlan(*session, options).plan.entries)
+        EXPECT_EQ(e.scope, "");
 }
 
 TEST(Optimizer, MakePlanRejectsSlowAndWrongProviders)

@@ -11,15 +11,18 @@ void CandidateTableModel::clear()
 {
     beginResetModel();
     m_rows.clear();
+    m_functions.clear();
     endResetModel();
 }
 
-void CandidateTableModel::append(const std::vector<kforge::CandidateReport>& candidates)
+void CandidateTableModel::append(const std::vector<kforge::CandidateReport>& candidates,
+                                 const kforge::FunctionReport& function)
 {
     if (candidates.empty())
         return;
     beginInsertRows({}, rowCount(), rowCount() + int(candidates.size()) - 1);
     m_rows.insert(m_rows.end(), candidates.begin(), candidates.end());
+    m_functions.insert(m_functions.end(), candidates.size(), function);
     endInsertRows();
 }
 
@@ -38,6 +41,9 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
     const kforge::CandidateReport& c = m_rows[size_t(index.row())];
     if (role == KeptRole)
         return c.kept;
+    const kforge::FunctionReport& function = m_functions[size_t(index.row())];
+    if (role == Qt::ToolTipRole && index.column() == Scope)
+        return QString::fromStdString(function.perModule);
     if (role == Qt::ToolTipRole) {
         QString tip = QString::fromStdString(c.settings.is_null() ? std::string() : c.settings.dump());
         if (!c.generation.empty())
@@ -53,8 +59,8 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Function:
         return QString::fromStdString(c.function);
-    case Scope:
-        return tr("(model)"); // make_plan chooses one provider per function for the whole model
+    case Scope: // one choice for the model, or entries per module (the tooltip says which)
+        return function.granularity == "module" ? tr("per module") : tr("(model)");
     case Candidate:
         return QString::fromStdString(c.provider.empty() ? c.settings.dump() : c.provider);
     case Source:

@@ -19,7 +19,8 @@ public:
     explicit CandidateTableModel(QObject* parent = nullptr);
 
     void clear();
-    void append(const std::vector<kforge::CandidateReport>& candidates);
+    // One function's candidates; `function` says whether make_plan chose per module (FunctionReport::granularity).
+    void append(const std::vector<kforge::CandidateReport>& candidates, const kforge::FunctionReport& function = {});
     const kforge::CandidateReport& candidate(int row) const { return m_rows.at(size_t(row)); }
     int keptCount() const;
 
@@ -30,6 +31,7 @@ public:
 
 private:
     std::vector<kforge::CandidateReport> m_rows;
+    std::vector<kforge::FunctionReport> m_functions; // per row: its function's report
 };
 
 } // namespace kforge::ui

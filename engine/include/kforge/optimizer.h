@@ -39,12 +39,21 @@ struct FunctionReport {
     int benchmarkSamples = 0;
     bool tried = false;
     std::string skipped; // why no candidate was tried
+    // "model": one choice for the whole model; "module": entries per module scope, because the function's calls
+    // differ between modules and the per-module choices are faster (perModule says which and by how much).
+    std::string granularity = "model";
+    std::string perModule;
 };
 
 // KFORGE_GENERATION_TIMEOUT (seconds) when set to a positive number, else 60.
 double defaultGenerationTimeoutSeconds();
 
 struct OptimizeOptions {
+    // model: one provider per function for the whole model (AITune's make_plan). module: where a function's calls
+    // differ between modules, a choice per module scope whenever that differs from the model-wide one. auto: per
+    // module only when the choices' measured time beats the model-wide choice by 3% or more.
+    enum class Granularity { Model, Module, Auto };
+    Granularity granularity = Granularity::Auto;
     std::string device = "cpu";
     int warmupIterations = 3;
     int iterations = 5;

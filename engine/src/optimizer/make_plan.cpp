@@ -3,10 +3,12 @@
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
 #include <kforge/profiler.h>
+#include <kforge/provider_catalog.h>
 
 #include "optimizer/benchmark_lock.h"
 #include "optimizer/correctness.h"
 #include "optimizer/sample_capture.h"
+#include "optimizer/scope_selection.h"
 #include "runtime/clock.h"
 #include "runtime/mode_key.h"
 
@@ -27,6 +29,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace kforge {
 namespace {
@@ -177,6 +180,132 @@ nlohmann::json collectGeneration(PendingGeneration& p, double timeoutSeconds, st
     } catch (const std::exception& e) {
         failure = std::string("generation failed: ") + e.what();
         return {};
+    }
+}
+
+// "float32[1,16,256]": a sample's first tensor argument.
+std::string sampleShape(const torch::jit::Stack& sample)
+{
+    for (const c10::IValue& v : sample)
+        if (v.isTensor()) {
+            const at::Tensor& t = v.toTensor();
+            std::string s = std::string(c10::toString(t.scalar_type())) + "[";
+            for (int64_t d = 0; d < t.dim(); ++d)
+                s += (d ? "," : "") + std::to_string(t.size(d));
+            return s + "]";
+        }
+    return "?";
+}
+
+// Step 5 (granularity module/auto): where the function's calls differ between modules, times every correct
+// candidate and the original on each signature alone and, when per-module choices win, replaces the function's
+// model-wide entry with entries per module scope.
+void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judged,
+                   const optimizer::ObservedSamples& samples, const c10::OperatorHandle& op,
+                   const OptimizeOptions& options, Plan& plan)
+{
+    std::set<std::string> scopes;
+    for (const auto& counts : samples.scopeCounts)
+        for (const auto& [scope, _] : counts)
+            scopes.insert(scope);
+    std::vector<CandidateReport*> correct;
+    for (CandidateReport* c : judged)
+        if (c->eligible && c->correctness.passed)
+            correct.push_back(c);
+    if (scopes.size() < 2 || correct.empty())
+        return;
+    std::vector<std::unique_ptr<KernelProvider>> providers;
+    for (const CandidateReport* c : correct) {
+        providers.push_back(ProviderRegistry::instance().create(c->settings));
+        providers.back()->prepare(samples.unique);
+    }
+    std::vector<optimizer::SignatureTimes> times(samples.unique.size());
+    {
+        c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+        std::lock_guard timing(optimizer::benchmarkMutex());
+        for (size_t i = 0; i < samples.unique.size(); ++i) {
+            optimizer::SignatureTimes& t = times[i];
+            t.scopeCounts = samples.scopeCounts[i];
+            t.originalUs = std::numeric_limits<double>::infinity();
+            t.candidateUs.assign(providers.size(), std::numeric_limits<double>::infinity());
+            const std::vector<const torch::jit::Stack*> one{&samples.unique[i]};
+            for (int round = -1; round < options.benchmarkRounds; ++round) { // the first round warms up
+                const double o = timeRound(one, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
+                for (size_t k = 0; k < providers.size(); ++k) {
+                    const double us = timeRound(one, options.device, [&](torch::jit::Stack& s) {
+                        if (!providers[k]->call(op, s).wasServed())
+                            op.callBoxed(s); // declined: the original serves, as at run time
+                    });
+                    if (round >= 0)
+                        t.candidateUs[k] = std::min(t.candidateUs[k], us);
+                }
+                if (round >= 0)
+                    t.originalUs = std::min(t.originalUs, o);
+            }
+        }
+    }
+    const auto [wideChoice, wideUs] = optimizer::chooseModelWide(times, providers.size());
+    const auto choices = optimizer::choosePerScope(times, providers.size());
+    double perModuleUs = 0;
+    bool differs = false;
+    for (const auto& c : choices) {
+        perModuleUs += c.chosenUs;
+        differs = differs || c.candidate != wideChoice;
+    }
+    if (!differs)
+        return;
+    char gain[160];
+    std::snprintf(gain, sizeof gain, "per module %.1f us against %.1f us for one choice for the model", perModuleUs,
+                  wideUs);
+    if (options.granularity == OptimizeOptions::Granularity::Auto && !(perModuleUs <= 0.97 * wideUs)) {
+        fr.perModule = std::string("kept one choice for the model: ") + gain + " (auto needs 3%)";
+        return;
+    }
+    // The per-module entries replace the model-wide one.
+    plan.entries.erase(std::remove_if(plan.entries.begin(), plan.entries.end(),
+                                      [&](const PlanEntry& e) { return e.function == fr.function && e.scope.empty(); }),
+                       plan.entries.end());
+    fr.granularity = "module";
+    fr.perModule = gain;
+    // The candidates' verdicts follow the per-module choice: kept where some module uses it.
+    for (CandidateReport* c : correct) {
+        const bool used = std::any_of(choices.begin(), choices.end(), [&](const auto& choice) {
+            return choice.candidate >= 0 && correct[size_t(choice.candidate)] == c;
+        });
+        c->kept = used;
+        c->rejected = used ? "" : "not the fastest in any module";
+    }
+    for (const auto& c : choices) {
+        std::string shapes;
+        for (size_t i = 0; i < samples.unique.size(); ++i)
+            if (times[i].scopeCounts.count(c.scope))
+                shapes += (shapes.empty() ? "" : ", ") + sampleShape(samples.unique[i]);
+        const double speedup = c.chosenUs > 0 ? c.originalUs / c.chosenUs : 1.0;
+        const std::string where = c.scope.empty() ? "(root)" : c.scope;
+        char line[256];
+        std::snprintf(line, sizeof line, "%ld call(s) of %s: %.2fx the original's speed", c.calls, shapes.c_str(),
+                      speedup);
+        fr.perModule += "; " + where + ": " +
+                        (c.candidate < 0 ? std::string("original") : correct[size_t(c.candidate)]->provider) + " (" +
+                        line + ")";
+        PlanEntry e;
+        e.scope = c.scope;
+        e.function = fr.function;
+        if (c.candidate >= 0) {
+            e.provider = correct[size_t(c.candidate)]->settings;
+            e.note = std::string("make_plan, per module: ") + line;
+        } else {
+            // The original here, inside a module whose entry would otherwise serve these calls.
+            const bool covered = std::any_of(choices.begin(), choices.end(), [&](const auto& other) {
+                return other.candidate >= 0 && other.scope != c.scope && optimizer::scopeContains(other.scope, c.scope);
+            });
+            if (!covered)
+                continue;
+            e.provider = {{"type", referenceProviderType(*functionFromName(fr.function))}};
+            e.note = std::string("make_plan, per module: the original is fastest here (") + line +
+                     "), inside a module with another provider";
+        }
+        plan.entries.push_back(std::move(e));
     }
 }
 
@@ -375,6 +504,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                          (c->generator.empty() ? "" : "; generated by " + c->generator + ": " + c->generation);
                 result.plan.entries.push_back(std::move(e));
             }
+        if (options.granularity != OptimizeOptions::Granularity::Model)
+            planPerModule(fr, mine, samples, *op, options, result.plan);
         result.functions.push_back(fr);
         if (options.onFunction)
             options.onFunction(

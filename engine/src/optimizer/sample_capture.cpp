@@ -31,8 +31,19 @@ std::string signature(const torch::jit::Stack& args)
 
 } // namespace
 
-SampleCapture::SampleCapture() { tlsCapture = this; }
-SampleCapture::~SampleCapture() { tlsCapture = nullptr; }
+std::atomic<int> SampleCapture::s_live{0};
+
+SampleCapture::SampleCapture()
+{
+    tlsCapture = this;
+    s_live.fetch_add(1, std::memory_order_relaxed);
+}
+
+SampleCapture::~SampleCapture()
+{
+    tlsCapture = nullptr;
+    s_live.fetch_sub(1, std::memory_order_relaxed);
+}
 SampleCapture* SampleCapture::onThisThread() { return tlsCapture; }
 
 void SampleCapture::observe(Function function, const torch::jit::Stack& stack, size_t argumentCount)
@@ -40,9 +51,11 @@ void SampleCapture::observe(Function function, const torch::jit::Stack& stack, s
     const int f = static_cast<int>(function);
     const torch::jit::Stack args(stack.end() - argumentCount, stack.end());
     const std::string key = signature(args);
+    const std::string scope = m_modules.empty() ? std::string() : std::string(m_modules.back());
     const auto [it, added] = m_index[f].emplace(key, m_samples[f].unique.size());
     if (!added) {
         ++m_samples[f].counts[it->second];
+        ++m_samples[f].scopeCounts[it->second][scope];
         return;
     }
     torch::jit::Stack copy;
@@ -50,6 +63,7 @@ void SampleCapture::observe(Function function, const torch::jit::Stack& stack, s
         copy.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach().clone()) : v);
     m_samples[f].unique.push_back(std::move(copy));
     m_samples[f].counts.push_back(1);
+    m_samples[f].scopeCounts.push_back({{scope, 1}});
 }
 
 std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& samples)

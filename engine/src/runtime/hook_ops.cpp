@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/hook_ops.h"
 
+#include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/hook_table.h"
@@ -21,7 +22,8 @@ using profiling::HostRecorder;
 bool anythingToDo()
 {
     return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed) ||
-           (HostRecorder::anyLive() && HostRecorder::onThisThread());
+           (HostRecorder::anyLive() && HostRecorder::onThisThread()) ||
+           (optimizer::SampleCapture::anyLive() && optimizer::SampleCapture::onThisThread());
 }
 
 void moduleEnter(torch::jit::Stack& stack)
@@ -40,6 +42,8 @@ void moduleEnter(torch::jit::Stack& stack)
     const ModuleHooks& hooks = it->second;
     if (HostRecorder* recorder = HostRecorder::onThisThread())
         recorder->moduleEnter(hooks.path);
+    if (auto* samples = optimizer::SampleCapture::onThisThread())
+        samples->enterModule(hooks.path);
     if (!hooks.bindings.empty()) {
         ThreadState& thread = ThreadState::current();
         if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
@@ -74,7 +78,8 @@ void moduleExit(torch::jit::Stack& stack)
     }
     const c10::IValue self = torch::jit::pop(stack);
     HostRecorder* recorder = HostRecorder::onThisThread();
-    if ((!Hooks::anyBound() && !events::recording() && !recorder) || !self.isObject())
+    auto* samples = optimizer::SampleCapture::onThisThread();
+    if ((!Hooks::anyBound() && !events::recording() && !recorder && !samples) || !self.isObject())
         return;
     const auto table = Hooks::snapshot();
     const auto it = table->modules.find(&self.toObjectRef());
@@ -95,6 +100,8 @@ void moduleExit(torch::jit::Stack& stack)
     }
     if (recorder)
         recorder->moduleExit(hooks.path);
+    if (samples)
+        samples->exitModule();
 }
 
 // Registered as TorchScript operators with a direct Operation, not through the dispatcher: the interpreter

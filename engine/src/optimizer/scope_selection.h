@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Per-scope plans (issue 19): where one function's calls have different shapes in different modules (attention over
+// different lengths, norms of different widths), the fastest provider may differ per module. From each candidate's
+// time on each observed signature and where each signature was called, this picks the fastest per module.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kforge::optimizer {
+
+struct SignatureTimes {
+    std::map<std::string, long> scopeCounts; // module path -> calls with this signature there
+    double originalUs = 0;                   // one call
+    std::vector<double> candidateUs;         // one call per candidate; +inf where the candidate cannot serve it
+};
+
+struct ScopeChoice {
+    std::string scope;
+    int candidate = -1; // index into candidateUs; -1: the original
+    long calls = 0;
+    double chosenUs = 0;   // the scope's calls with its choice
+    double originalUs = 0; // the same calls with the original
+};
+
+// Per module, the fastest of the original and every candidate over that module's calls. Modules in path order.
+std::vector<ScopeChoice> choosePerScope(const std::vector<SignatureTimes>& times, size_t candidateCount);
+
+// The fastest single choice for every call (-1: the original) and its total time.
+std::pair<int, double> chooseModelWide(const std::vector<SignatureTimes>& times, size_t candidateCount);
+
+// Whether `ancestor` contains `scope` (the root "" contains everything; a module contains itself).
+bool scopeContains(const std::string& ancestor, const std::string& scope);
+
+} // namespace kforge::optimizer
