@@ -244,3 +244,24 @@ TEST(ExportedProgram, ProviderOutputsTakeTheLayoutTheGraphWasExportedWith)
     EXPECT_NEAR(served[0].sum, baseline[0].sum, 1e-4);
     EXPECT_NEAR(served[0].maxAbs, baseline[0].maxAbs, 1e-5);
 }
+
+// A program decomposed to core ATen (linear -> permute + addmm, layer_norm -> native_layer_norm, softmax ->
+// _softmax): each call counts once as the function its nodes' torch_fn names, as `kforge modules` counts them, and
+// as the undecomposed program's calls do. Such calls run their ops as the original (no provider sees the function's
+// arguments).
+TEST(ExportedProgram, DecomposedFunctionsCountAsTheirTorchFnCalls)
+{
+    const auto core = ModelSession::open(kModels + "exported_block_core.pt2");
+    std::map<std::string, int> calls;
+    for (const auto& [key, n] : count(eventsOfOneForward(*core, nullptr), EventKind::OriginalCall, false))
+        calls[key.substr(0, key.find('@'))] += n;
+    const std::map<std::string, int> expected{
+        {"gelu", 1}, {"layer_norm", 2}, {"linear", 6}, {"relu", 2}, {"softmax", 1}};
+    EXPECT_EQ(calls, expected);
+    std::map<std::string, int> inventory(core->modules().front().subtreeFunctions.begin(),
+                                         core->modules().front().subtreeFunctions.end());
+    EXPECT_EQ(inventory, expected);
+    // The same values as the undecomposed program.
+    const auto plain = openBlock();
+    EXPECT_NEAR(core->forward()[0].sum, plain->forward()[0].sum, 1e-5);
+}

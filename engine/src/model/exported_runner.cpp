@@ -8,10 +8,15 @@
 
 #include "model/exported_values.h"
 #include "model/model_loader.h"
+#include "profiling/host_recorder.h"
+#include "runtime/event_sink.h"
 #include "runtime/hook_ops.h"
+#include "runtime/mode_key.h"
+#include "runtime/thread_state.h"
 
 #include <ATen/ATen.h>
 #include <ATen/ScalarOps.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/script.h>
 
 #include <algorithm>
@@ -34,7 +39,12 @@ struct ExportedRunner::Step {
     std::vector<std::vector<int64_t>> recordedStrides;
     std::vector<int> release; // slots read for the last time here (or never read): freed after the call, as the
                               // TorchScript interpreter and NativeRT free values, so a forward's peak stays low
-    size_t keepModules = 0;   // open modules below the root that stay open for this node
+    // A node of a function export decomposed (torch_fn names a catalog function its op is not a form of, such as
+    // linear's permute + addmm): the first node of each such call opens it, the last closes it.
+    std::optional<Function> decomposedOf;
+    std::string decomposedCall; // torch_fn's call id ("linear_3")
+    bool opensCall = false, closesCall = false;
+    size_t keepModules = 0;                // open modules below the root that stay open for this node
     std::vector<c10::IValue> enterModules; // then entered, outermost first
 };
 
@@ -105,6 +115,32 @@ bool isCatalogOp(const std::string& op, const std::string& overload)
             return true;
     return false;
 }
+
+// Whether the op is one of `function`'s forms (or a shared form, such as _convolution, that can be it).
+bool isFormOf(const std::string& op, const std::string& overload, Function function)
+{
+    for (const OpForm& form : allOpForms())
+        if (form.op.name == op && form.op.overload == overload && (!form.function || *form.function == function))
+            return true;
+    return false;
+}
+
+// One call of a function export decomposed into several ops: counted and timed as that function's call by the
+// original (events, profiles), its ops kept from the interposer like the ops inside any original. Not replaceable:
+// no provider sees the function's arguments.
+class DecomposedCall {
+public:
+    DecomposedCall(Function function, const char* op)
+        : m_call(profiling::HostRecorder::onThisThread(), function, "original", op)
+    {
+        if (runtime::events::recording() && runtime::ThreadState::current().observe)
+            runtime::events::emit(EventKind::OriginalCall, nullptr, functionName(function).data(), "original", 0);
+    }
+
+private:
+    profiling::FunctionCallScope m_call;
+    c10::impl::ExcludeDispatchKeyGuard m_noInterposer{runtime::kModeKey};
+};
 
 // The strides graph.tensor_values records for `name`; empty when any size or stride is symbolic.
 std::vector<int64_t> staticStrides(const json& graph, const std::string& name)
@@ -244,6 +280,15 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                     step.recordedStrides.push_back(output.contains("as_tensor")
                                                        ? staticStrides(graph, output.at("as_tensor").at("name"))
                                                        : std::vector<int64_t>{});
+            const std::string torchFn = node.value("metadata", json::object()).value("torch_fn", "");
+            if (const auto semicolon = torchFn.find(';'); semicolon != std::string::npos) {
+                const std::string qualified = torchFn.substr(semicolon + 1);
+                const auto function = functionFromName(qualified.substr(qualified.rfind('.') + 1));
+                if (function && !isFormOf(opName, overload, *function)) {
+                    step.decomposedOf = function;
+                    step.decomposedCall = torchFn.substr(0, semicolon);
+                }
+            }
             // Module boundaries: keep the frames this node shares with the open ones, enter the rest.
             const auto frames = moduleFrames(node.value("metadata", json::object()).value("nn_module_stack", ""));
             size_t keep = 0;
@@ -270,6 +315,7 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
         if (!specs.empty())
             m_outputSlots = userOutputs;
         planReleases(slotOf.size());
+        markDecomposedCalls();
         // The pytree specs of the root call: output nesting and keyword order.
         for (const json& call : graphModule.value("module_call_graph", json::array())) {
             if (call.value("fqn", "") != "" || !call.contains("signature") || call.at("signature").is_null())
@@ -331,6 +377,7 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     }
 
     std::vector<c10::IValue> open; // module objects entered below the root, outermost first
+    std::optional<DecomposedCall> decomposed;
     runtime::callModuleEnter(m_moduleObjects.front().second);
     torch::jit::Stack stack;
     for (const Step& step : m_steps) {
@@ -342,6 +389,8 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
             runtime::callModuleEnter(module);
             open.push_back(module);
         }
+        if (step.opensCall)
+            decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
         stack.clear();
         for (const ExportedSource& source : step.args)
             stack.push_back(exportedValue(source, slots));
@@ -365,6 +414,8 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
         }
         for (const int slot : step.release)
             slots[slot] = c10::IValue();
+        if (step.closesCall)
+            decomposed.reset();
     }
     while (!open.empty()) {
         runtime::callModuleExit(open.back());
@@ -377,6 +428,20 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     if (!m_outSpec.is_null())
         return unflattenTreeSpec(m_outSpec, outputs);
     return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
+}
+
+void ExportedRunner::markDecomposedCalls()
+{
+    const auto sameCall = [](const Step& a, const Step& b) {
+        return a.decomposedOf && b.decomposedOf && *a.decomposedOf == *b.decomposedOf &&
+               a.decomposedCall == b.decomposedCall;
+    };
+    for (size_t i = 0; i < m_steps.size(); ++i) {
+        if (!m_steps[i].decomposedOf)
+            continue;
+        m_steps[i].opensCall = i == 0 || !sameCall(m_steps[i - 1], m_steps[i]);
+        m_steps[i].closesCall = i + 1 == m_steps.size() || !sameCall(m_steps[i], m_steps[i + 1]);
+    }
 }
 
 void ExportedRunner::planReleases(size_t slotCount)

@@ -40,6 +40,7 @@ public:
 private:
     c10::IValue moduleObject(const std::string& path);
     void planReleases(size_t slotCount); // each value freed after its last reader
+    void markDecomposedCalls();          // where each decomposed function call opens and closes
 
     std::string m_where;
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Writes exported_block.pt2 (a torch.export package, program "forward") and exported_block.expected.json (what
+"""Writes exported_block.pt2 (a torch.export package, program "forward"), exported_block_core.pt2 (the same program
+decomposed to core ATen) and exported_block.expected.json (what
 Python says of the same model: named_modules() paths and types, own parameter counts, the torch.nn.functional
 calls each module's forward makes, and its output on the package's sample input). test_exported_program.cpp reads both. The model has what real exports have:
 nested modules, a ModuleList (a container never called), a module called twice, functional calls in the root,
@@ -54,6 +55,9 @@ model = Model().eval()
 example = (torch.randn(2, 16),)
 program = torch.export.export(model, example)
 package_pt2(os.path.join(here, "exported_block.pt2"), exported_programs={"forward": program})
+# The same program decomposed to core ATen (linear -> permute + addmm, ...): each node still names the function it
+# came from (torch_fn), which is how kforge counts and profiles the calls of decomposed functions.
+package_pt2(os.path.join(here, "exported_block_core.pt2"), exported_programs={"forward": program.run_decompositions()})
 
 # Python's view, for the test to compare with.
 calls = {  # module path -> {function: calls in its own forward}, as written above
