@@ -27,6 +27,11 @@ namespace kforge {
 
 using nlohmann::json;
 
+// The sizes and strides export recorded for a value.
+struct ExportedLayout {
+    std::vector<int64_t> sizes, strides;
+};
+
 struct ExportedRunner::Step {
     std::optional<c10::OperatorHandle> op; // set at load
     std::string name;                      // the node's name, for errors
@@ -34,9 +39,10 @@ struct ExportedRunner::Step {
     std::vector<ExportedSource> args;      // one per schema argument
     std::vector<int> outputs; // slot per returned value (-1: not used); a list return spreads over listOutputs
     std::vector<int> listOutputs;
-    // For a catalog op, whose call a provider may serve: the strides export recorded for each tensor output (empty
-    // where unknown or symbolic). Later nodes may rely on them: export turns reshape into view where they allow it.
-    std::vector<std::vector<int64_t>> recordedStrides;
+    // For a catalog op, whose call a provider may serve: the sizes and strides export recorded for each tensor output
+    // (empty where unknown or symbolic). Later nodes may rely on them: export turns reshape into view where they allow
+    // it.
+    std::vector<ExportedLayout> recordedLayouts;
     std::vector<int> release; // slots read for the last time here (or never read): freed after the call, as the
                               // TorchScript interpreter and NativeRT free values, so a forward's peak stays low
     // A node of a function export decomposed (torch_fn names a catalog function its op is not a form of, such as
@@ -142,34 +148,36 @@ private:
     c10::impl::ExcludeDispatchKeyGuard m_noInterposer{runtime::kModeKey};
 };
 
-// The strides graph.tensor_values records for `name`; empty when any size or stride is symbolic.
-std::vector<int64_t> staticStrides(const json& graph, const std::string& name)
+// The sizes and strides graph.tensor_values records for `name`; empty when any of them is symbolic.
+ExportedLayout staticLayout(const json& graph, const std::string& name)
 {
     const json values = graph.value("tensor_values", json::object());
     if (!values.contains(name))
         return {};
-    std::vector<int64_t> strides;
-    for (const json& stride : values.at(name).value("strides", json::array())) {
-        if (!stride.contains("as_int"))
-            return {};
-        strides.push_back(stride.at("as_int").get<int64_t>());
-    }
-    return strides;
+    ExportedLayout layout;
+    for (const auto& [key, out] : {std::pair{"sizes", &layout.sizes}, {"strides", &layout.strides}})
+        for (const json& v : values.at(name).value(key, json::array())) {
+            if (!v.contains("as_int"))
+                return {};
+            out->push_back(v.at("as_int").get<int64_t>());
+        }
+    return layout.sizes.size() == layout.strides.size() ? layout : ExportedLayout{};
 }
 
 // A provider may return another layout than the op it replaces (a contiguous attention output where ATen's is a
-// transpose). Copy into the recorded layout when a dimension longer than 1 has another stride.
-void conformToRecordedStrides(c10::IValue& value, const std::vector<int64_t>& strides)
+// transpose). Copy into the recorded layout when the sizes are the recorded ones and a dimension longer than 1 has
+// another stride (with other sizes, as when the inputs differ from the export's, the recorded strides do not apply).
+void conformToRecordedLayout(c10::IValue& value, const ExportedLayout& layout)
 {
     const at::Tensor& tensor = value.toTensor();
-    if (tensor.dim() != int64_t(strides.size()))
+    if (!tensor.sizes().equals(layout.sizes))
         return;
     bool same = true;
     for (int64_t d = 0; d < tensor.dim() && same; ++d)
-        same = tensor.size(d) <= 1 || tensor.stride(d) == strides[d];
+        same = tensor.size(d) <= 1 || tensor.stride(d) == layout.strides[size_t(d)];
     if (same)
         return;
-    value = at::empty_strided(tensor.sizes(), strides, tensor.options()).copy_(tensor);
+    value = at::empty_strided(tensor.sizes(), layout.strides, tensor.options()).copy_(tensor);
 }
 
 } // namespace
@@ -277,9 +285,9 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
             }
             if (isCatalogOp(opName, overload))
                 for (const json& output : node.at("outputs"))
-                    step.recordedStrides.push_back(output.contains("as_tensor")
-                                                       ? staticStrides(graph, output.at("as_tensor").at("name"))
-                                                       : std::vector<int64_t>{});
+                    step.recordedLayouts.push_back(output.contains("as_tensor")
+                                                       ? staticLayout(graph, output.at("as_tensor").at("name"))
+                                                       : ExportedLayout{});
             const std::string torchFn = node.value("metadata", json::object()).value("torch_fn", "");
             if (const auto semicolon = torchFn.find(';'); semicolon != std::string::npos) {
                 const std::string qualified = torchFn.substr(semicolon + 1);
@@ -407,8 +415,8 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
                 for (size_t k = 0; k < list.size() && k < step.listOutputs.size(); ++k)
                     slots[step.listOutputs[k]] = list[k];
             } else if (step.outputs[i] >= 0) {
-                if (i < step.recordedStrides.size() && !step.recordedStrides[i].empty() && stack[i].isTensor())
-                    conformToRecordedStrides(stack[i], step.recordedStrides[i]);
+                if (i < step.recordedLayouts.size() && !step.recordedLayouts[i].sizes.empty() && stack[i].isTensor())
+                    conformToRecordedLayout(stack[i], step.recordedLayouts[i]);
                 slots[step.outputs[i]] = std::move(stack[i]);
             }
         }
