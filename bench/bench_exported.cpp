@@ -12,11 +12,15 @@
 //   pt2/session_inactive    ModelSession::forward of the .pt2: kforge's node-by-node interpreter
 //   pt2/session_active      the same with the active runtime as above
 //
+// `bench_exported --instructions [--model M]` counts instructions per forward of the same rows under callgrind instead
+// (instruction_count.h): the cost of the instrumentation on a real model, free of the machine's timing noise.
+//
 // After the run, bench_exported_eager.py times eager PyTorch, the exported program in Python and the TorchScript file
 // in Python (another process: compare its ratios with care) when the LibTorch venv's Python is there.
 //
 //   bench_exported [--model NAME] [--corpus DIR] [benchmark flags]   (default resnet18 in the corpus cache)
 #include "bench_common.h"
+#include "instruction_count.h"
 
 #include "model/session_impl.h"
 
@@ -35,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -152,6 +157,50 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 python.empty() ? "not run (no LibTorch venv Python)" : python.c_str());
 }
 
+constexpr const char* kRows[] = {"script/plain", "script/session_inactive", "script/session_active",
+                                 "pt2/nativert", "pt2/session_inactive",    "pt2/session_active"};
+
+void countRows()
+{
+    at::NoGradGuard noGrad;
+    torch::jit::GraphOptimizerEnabledGuard direct(false);
+    const auto count = [](const char* row, const std::function<void()>& forward) {
+        kforge_bench::countInstructions(row, 3, forward, 2);
+    };
+    const auto session = [](kforge::ModelSession* s, kforge::KernelProviderRuntime* runtime) {
+        return [s, runtime] {
+            if (runtime)
+                runtime->activate();
+            kforge::guardedForward(s->impl());
+            if (runtime)
+                runtime->deactivate();
+        };
+    };
+    count(kRows[0], [] { gFx->plain.forward(gFx->inputs); });
+    count(kRows[1], session(gFx->script.get(), nullptr));
+    count(kRows[2], session(gFx->script.get(), gFx->scriptActive.get()));
+    count(kRows[3], [] { gFx->nativert->run(gFx->inputs, {}); });
+    count(kRows[4], session(gFx->exported.get(), nullptr));
+    count(kRows[5], session(gFx->exported.get(), gFx->exportedActive.get()));
+}
+
+int reportInstructions(const char* self, const Fixture& fx)
+{
+    const auto counts = kforge_bench::instructionsPerCall(
+        self, {"--instructions-child", "--model", fx.model, "--corpus", fx.corpus.string()});
+    const auto base = counts.find(kRows[0]);
+    if (base == counts.end())
+        return 1;
+    std::printf("\n=== %s: instructions per forward (callgrind; deterministic), ratio to script/plain ===\n"
+                "(session_active rows include activating and deactivating the runtime once per forward)\n",
+                fx.model.c_str());
+    for (const char* row : kRows)
+        if (const auto it = counts.find(row); it != counts.end())
+            std::printf("  %-24s %14.0f  ratio %.4f  %+7.3f%%\n", row, it->second, it->second / base->second,
+                        (it->second / base->second - 1) * 100);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -161,12 +210,15 @@ int main(int argc, char** argv)
     fx.corpus = defaultCorpus();
     fx.model = "resnet18";
     std::vector<char*> rest{argv[0]};
+    std::string mode; // "", "--instructions" (parent) or "--instructions-child"
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--model" && i + 1 < argc)
             fx.model = argv[++i];
         else if (a == "--corpus" && i + 1 < argc)
             fx.corpus = argv[++i];
+        else if (a == "--instructions" || a == "--instructions-child")
+            mode = a;
         else
             rest.push_back(argv[i]);
     }
@@ -176,6 +228,8 @@ int main(int argc, char** argv)
                     pt2.c_str(), script.c_str());
         return 0;
     }
+    if (mode == "--instructions")
+        return reportInstructions(argv[0], fx);
     gFx = &fx;
     fx.plain = torch::jit::load(script.string());
     fx.plain.eval();
@@ -187,6 +241,10 @@ int main(int argc, char** argv)
     fx.nativert = std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "forward");
     fx.scriptActive = activeRuntime(*fx.script);
     fx.exportedActive = activeRuntime(*fx.exported);
+    if (mode == "--instructions-child") {
+        countRows();
+        return 0;
+    }
 
     benchmark::RegisterBenchmark("script/plain", BM_plain)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("script/session_inactive", BM_session, fx.script.get(), nullptr)
