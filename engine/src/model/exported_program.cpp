@@ -4,6 +4,7 @@
 #include <kforge/exported_program.h>
 #include <kforge/functions.h>
 
+#include "model/exported_metadata.h"
 #include "model/exported_package.h"
 
 #include <c10/util/Exception.h>
@@ -19,62 +20,11 @@ namespace {
 
 using nlohmann::json;
 
-// Splits at `separator` outside brackets and parentheses (module paths may hold "[0]", types "(...)").
-std::vector<std::string> splitTopLevel(std::string_view text, char separator)
-{
-    std::vector<std::string> parts;
-    int depth = 0;
-    std::string part;
-    for (char c : text) {
-        if (c == '[' || c == '(')
-            ++depth;
-        else if ((c == ']' || c == ')') && depth > 0)
-            --depth;
-        if (c == separator && depth == 0) {
-            parts.push_back(std::move(part));
-            part.clear();
-        } else {
-            part += c;
-        }
-    }
-    parts.push_back(std::move(part));
-    return parts;
-}
-
-struct StackEntry {
-    std::string path, type; // "layer1.0.conv1", "torch.nn.modules.conv.Conv2d"
-};
-
-// nn_module_stack: "key,path,type;key,path,type;...", the root first, the innermost module last.
-std::vector<StackEntry> moduleStack(const std::string& text)
-{
-    std::vector<StackEntry> stack;
-    if (text.empty())
-        return stack;
-    for (const std::string& entry : splitTopLevel(text, ';')) {
-        const auto fields = splitTopLevel(entry, ',');
-        if (fields.size() >= 3)
-            stack.push_back({fields[1], fields[2]});
-    }
-    return stack;
-}
-
 // "torch.nn.modules.linear.Linear" -> "Linear"
 std::string shortTypeName(const std::string& qualified)
 {
     const auto dot = qualified.rfind('.');
     return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
-}
-
-// torch_fn "gelu_1;builtin_function_or_method.gelu" -> {"gelu_1", "gelu"}.
-std::pair<std::string, std::string> torchFunction(const std::string& text)
-{
-    const auto semicolon = text.find(';');
-    if (semicolon == std::string::npos)
-        return {};
-    const std::string qualified = text.substr(semicolon + 1);
-    const auto dot = qualified.rfind('.');
-    return {text.substr(0, semicolon), dot == std::string::npos ? qualified : qualified.substr(dot + 1)};
 }
 
 // Bytes per element of torch/_export/serde/schema.py's ScalarType.
@@ -235,20 +185,16 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
         for (const json& node : graph.at("nodes")) {
             ExportedNode n;
             n.name = node.value("name", "");
-            std::string target = node.value("target", ""); // "torch.ops.aten.linear.default"
-            if (target.rfind("torch.ops.", 0) == 0) {
-                target = target.substr(10);
-                const auto lastDot = target.rfind('.'), firstDot = target.find('.');
-                if (lastDot != std::string::npos && firstDot != lastDot) {
-                    n.overload = target.substr(lastDot + 1);
-                    n.op = target.substr(0, firstDot) + "::" + target.substr(firstDot + 1, lastDot - firstDot - 1);
-                }
-            }
-            if (n.op.empty())
+            const std::string target = node.value("target", ""); // "torch.ops.aten.linear.default"
+            if (const auto parsed = exportedTarget(target)) {
+                n.op = parsed->op;
+                n.overload = parsed->overload.empty() ? "default" : parsed->overload;
+            } else {
                 n.op = target;
+            }
             const json metadata = node.value("metadata", json::object());
-            const auto stack = moduleStack(metadata.value("nn_module_stack", ""));
-            for (const StackEntry& entry : stack) {
+            const auto stack = exportedModuleStack(metadata.value("nn_module_stack", ""));
+            for (const ExportedFrame& entry : stack) {
                 ModuleInfo& m = tree.module(entry.path);
                 m.qualifiedTypeName = entry.type;
                 m.typeName = shortTypeName(entry.type);
@@ -258,7 +204,7 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
             // A node's function: the torch.nn.functional call it came from when that is a catalog function (its
             // nodes are one call of it), else its own op's (the node is a call by itself: ops inside a function
             // outside the catalog, such as multi_head_attention_forward's linear and attention ops).
-            const auto [call, fn] = torchFunction(metadata.value("torch_fn", ""));
+            const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
             std::optional<Function> function = fn.empty() ? std::nullopt : functionFromName(fn);
             n.functionCall = call;
             if (!function) {

@@ -6,6 +6,7 @@
 #include <kforge/error.h>
 #include <kforge/functions.h>
 
+#include "model/exported_metadata.h"
 #include "model/exported_values.h"
 #include "model/model_loader.h"
 #include "profiling/host_recorder.h"
@@ -56,45 +57,6 @@ struct ExportedRunner::Step {
 
 namespace {
 
-// nn_module_stack: "key,path,type;..." root first. Split at top-level separators only (paths hold "[0]").
-std::vector<std::pair<std::string, std::string>> moduleFrames(const std::string& text)
-{
-    std::vector<std::pair<std::string, std::string>> frames; // (key, path), the root left out
-    std::vector<std::string> fields{""};
-    int depth = 0;
-    const auto flush = [&] {
-        if (fields.size() >= 2 && !fields[1].empty())
-            frames.emplace_back(fields[0], fields[1]);
-        fields.assign(1, "");
-    };
-    for (char c : text) {
-        depth += (c == '[' || c == '(') ? 1 : (c == ']' || c == ')') && depth > 0 ? -1 : 0;
-        if (depth == 0 && c == ';')
-            flush();
-        else if (depth == 0 && c == ',')
-            fields.emplace_back();
-        else
-            fields.back() += c;
-    }
-    flush();
-    return frames;
-}
-
-std::string opNameOf(const std::string& target, std::string& overload)
-{
-    // "torch.ops.aten.linear.default" -> "aten::linear", overload "" ("Tensor" stays)
-    if (target.rfind("torch.ops.", 0) != 0)
-        return {};
-    const std::string rest = target.substr(10);
-    const auto first = rest.find('.'), last = rest.rfind('.');
-    if (first == std::string::npos || first == last)
-        return {};
-    overload = rest.substr(last + 1);
-    if (overload == "default")
-        overload.clear();
-    return rest.substr(0, first) + "::" + rest.substr(first + 1, last - first - 1);
-}
-
 // FX graphs may pass a Python number where the schema takes a Tensor (mul.Tensor(x, 0.125)): Python's argument
 // parser wraps it in a 0-dim tensor marked as a wrapped number, so type promotion treats it as a scalar. So do we.
 ExportedSource asSchemaType(ExportedSource source, const c10::Argument& argument)
@@ -114,19 +76,13 @@ ExportedSource asSchemaType(ExportedSource source, const c10::Argument& argument
     return source;
 }
 
-bool isCatalogOp(const std::string& op, const std::string& overload)
+// Whether the op is one of `function`'s forms (or a shared form, such as _convolution, that can be it); with no
+// function, whether it is any catalog form: a call a provider may serve.
+bool isFormOf(const std::string& op, const std::string& overload, std::optional<Function> function = std::nullopt)
 {
     for (const OpForm& form : allOpForms())
-        if (form.op.name == op && form.op.overload == overload)
-            return true;
-    return false;
-}
-
-// Whether the op is one of `function`'s forms (or a shared form, such as _convolution, that can be it).
-bool isFormOf(const std::string& op, const std::string& overload, Function function)
-{
-    for (const OpForm& form : allOpForms())
-        if (form.op.name == op && form.op.overload == overload && (!form.function || *form.function == function))
+        if (form.op.name == op && form.op.overload == overload &&
+            (!function || !form.function || *form.function == *function))
             return true;
     return false;
 }
@@ -246,8 +202,9 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
             Step step;
             step.name = node.value("name", "");
             const std::string target = node.value("target", "");
-            std::string overload;
-            const std::string opName = opNameOf(target, overload);
+            const auto parsedTarget = exportedTarget(target);
+            const std::string opName = parsedTarget ? parsedTarget->op : std::string();
+            const std::string overload = parsedTarget ? parsedTarget->overload : std::string();
             const auto handle =
                 opName.empty() ? std::nullopt : c10::Dispatcher::singleton().findSchema({opName, overload});
             if (!handle)
@@ -283,22 +240,24 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                     step.outputs.push_back(-1);
                 }
             }
-            if (isCatalogOp(opName, overload))
+            if (isFormOf(opName, overload))
                 for (const json& output : node.at("outputs"))
                     step.recordedLayouts.push_back(output.contains("as_tensor")
                                                        ? staticLayout(graph, output.at("as_tensor").at("name"))
                                                        : ExportedLayout{});
-            const std::string torchFn = node.value("metadata", json::object()).value("torch_fn", "");
-            if (const auto semicolon = torchFn.find(';'); semicolon != std::string::npos) {
-                const std::string qualified = torchFn.substr(semicolon + 1);
-                const auto function = functionFromName(qualified.substr(qualified.rfind('.') + 1));
-                if (function && !isFormOf(opName, overload, *function)) {
-                    step.decomposedOf = function;
-                    step.decomposedCall = torchFn.substr(0, semicolon);
-                }
+            const json metadata = node.value("metadata", json::object());
+            const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
+            if (const auto function = fn.empty() ? std::nullopt : functionFromName(fn);
+                function && !isFormOf(opName, overload, *function)) {
+                step.decomposedOf = function;
+                step.decomposedCall = call;
             }
-            // Module boundaries: keep the frames this node shares with the open ones, enter the rest.
-            const auto frames = moduleFrames(node.value("metadata", json::object()).value("nn_module_stack", ""));
+            // Module boundaries: keep the frames (key and path: a key per call) this node shares with the open ones,
+            // enter the rest. The root is entered once per forward, not here.
+            std::vector<std::pair<std::string, std::string>> frames;
+            for (const ExportedFrame& frame : exportedModuleStack(metadata.value("nn_module_stack", "")))
+                if (!frame.path.empty())
+                    frames.emplace_back(frame.key, frame.path);
             size_t keep = 0;
             while (keep < open.size() && keep < frames.size() && open[keep] == frames[keep])
                 ++keep;
@@ -306,7 +265,7 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
             for (size_t i = keep; i < frames.size(); ++i)
                 step.enterModules.push_back(moduleObject(frames[i].second));
             step.modulePath = frames.empty() ? "" : frames.back().second;
-            open = frames;
+            open = std::move(frames);
             m_steps.push_back(std::move(step));
         }
         for (const json& output : graph.at("outputs")) {

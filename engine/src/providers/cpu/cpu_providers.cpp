@@ -99,6 +99,7 @@ const at::Tensor* ptr(const std::optional<at::Tensor>& t) { return t ? &*t : nul
 struct CpuTuningSettings {
     std::optional<cpu::Isa> isa;
     cpu::Tuning tuning;
+    const cpu::KernelTable* table = nullptr; // isa's kernels where this CPU runs them; null: the usual choice
 
     bool isDefault() const { return !isa && tuning.grainElements == cpu::Tuning{}.grainElements && !tuning.maxThreads; }
     void addTo(nlohmann::json& settings) const
@@ -129,6 +130,9 @@ struct CpuTuningSettings {
             if (!parsed)
                 throw Error(where, "setting 'isa' must be \"default\", \"avx2\" or \"avx512\", got " + value.dump());
             isa = parsed;
+            const auto available = cpu::availableIsas();
+            table = std::find(available.begin(), available.end(), *isa) != available.end() ? &cpu::kernelsFor(*isa)
+                                                                                           : nullptr;
             return true;
         }
         if (key == "grain_elements" || key == "max_threads") {
@@ -175,16 +179,8 @@ protected:
                                        ownSettingNames() + ")");
     }
     virtual std::string ownSettingNames() const { return ""; }
-    // The kernel set this provider's settings choose.
-    const cpu::KernelTable& kernelTable() const
-    {
-        if (m_tuning.isa) {
-            const auto available = cpu::availableIsas();
-            if (std::find(available.begin(), available.end(), *m_tuning.isa) != available.end())
-                return cpu::kernelsFor(*m_tuning.isa);
-        }
-        return cpu::kernels();
-    }
+    // The kernel set this provider's settings choose (resolved when they load).
+    const cpu::KernelTable& kernelTable() const { return m_tuning.table ? *m_tuning.table : cpu::kernels(); }
     const CpuTuningSettings& tuningSettings() const { return m_tuning; }
 
     // The op's arguments, parsed and checked; nullopt when our kernel cannot compute this call.
