@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -140,6 +142,29 @@ std::string describe(const at::Tensor& x, const std::string& extra = "")
 
 const std::vector<at::ScalarType> kTypes{at::kFloat, at::kBFloat16, at::kHalf};
 
+// Launch settings the numerics run under besides the built-in kernels (NVRTC-compiled variants): small and full
+// blocks, narrow and 32-byte loads, several rows per block, the row length compiled in.
+const std::vector<nlohmann::json> kRowTunings{
+    nlohmann::json::object(),
+    {{"block_threads", 128}, {"vector_width", 4}},
+    {{"block_threads", 256}, {"vector_width", 2}, {"rows_per_block", 4}, {"specialize_cols", true}},
+    {{"block_threads", 1024}, {"vector_width", 16}, {"rows_per_block", 8}},
+};
+const std::vector<nlohmann::json> kUnaryTunings{
+    nlohmann::json::object(),
+    {{"block_threads", 128}, {"vector_width", 2}, {"blocks_per_sm", 2}},
+    {{"block_threads", 1024}, {"vector_width", 16}},
+};
+
+nlohmann::json tuned(const std::string& type, const nlohmann::json& tuning)
+{
+    nlohmann::json settings{{"type", type}};
+    settings.update(tuning);
+    return settings;
+}
+
+std::string tuningText(const nlohmann::json& tuning) { return tuning.empty() ? "" : " " + tuning.dump(); }
+
 at::TensorOptions cuda(at::ScalarType type) { return at::TensorOptions().device(at::kCUDA).dtype(type); }
 
 // Row-shaped inputs: odd sizes, one column, 17, 4096, above the shared-memory cache (10000, 10001), no rows,
@@ -194,8 +219,11 @@ TEST(CudaProviders, RegisteredForCudaWithTheirFunctions)
             ASSERT_TRUE(schema.contains("approximate")) << schema.dump();
             EXPECT_EQ(schema["approximate"]["enum"], nlohmann::json({"none", "tanh"}));
             EXPECT_EQ(schema["approximate"]["default"], "none");
-        } else {
-            EXPECT_TRUE(info->settingsSchema.empty()) << type << ": " << info->settingsSchema.dump();
+        }
+        // Launch settings for the CUDA autotuner, never enumerated as plain variants (no "enum").
+        for (const char* key : {"block_threads", "vector_width"}) {
+            ASSERT_TRUE(info->settingsSchema.contains(key)) << type << ": " << info->settingsSchema.dump();
+            EXPECT_FALSE(info->settingsSchema[key].contains("enum")) << type << " " << key;
         }
     }
 }
@@ -228,6 +256,42 @@ TEST(CudaProviders, SettingsRoundTrip)
         EXPECT_NE(std::string(e.what()).find("fast"), std::string::npos) << e.what();
     }
     EXPECT_THROW(registry.create({{"type", "CudaGeluProvider"}, {"approximate", 1}}), Error);
+}
+
+// Launch settings: what the CUDA autotuner writes into plans; checked when a plan loads, kept on a round trip.
+TEST(CudaProviders, LaunchSettingsRoundTripAndBadValuesAreRefused)
+{
+    REQUIRE_CUDA_PROVIDERS();
+    auto& registry = ProviderRegistry::instance();
+    for (const auto& [type, _] : kProviders) {
+        const bool rowKernel = type != "CudaGeluProvider" && type != "CudaSiluProvider";
+        for (const nlohmann::json& tuning : rowKernel ? kRowTunings : kUnaryTunings) {
+            const auto provider = registry.create(tuned(type, tuning));
+            for (const auto& [key, value] : tuning.items())
+                EXPECT_EQ(provider->settings()[key], value) << type << " " << key;
+            EXPECT_EQ(registry.create(provider->settings())->settings(), provider->settings()) << type;
+            if (!tuning.empty())
+                EXPECT_NE(provider->displayName().find("block_threads="), std::string::npos) << provider->displayName();
+        }
+        const std::vector<nlohmann::json> bad{
+            {{"block_threads", 100}},   {{"block_threads", 2048}},
+            {{"block_threads", "256"}}, {{"vector_width", 3}},
+            {{"vector_width", 32}},     {{"vector_width", 0}},
+            {{"blocks_per_sm", 0}},     {{"rows_per_block", 3}},
+            {{"specialize_cols", 1}},   {{"block_threads", 64}, {"rows_per_block", 4}},
+        };
+        for (const nlohmann::json& tuning : bad) {
+            const bool appliesToThisKind =
+                rowKernel ? !tuning.contains("blocks_per_sm")
+                          : !tuning.contains("rows_per_block") && !tuning.contains("specialize_cols");
+            const std::string message = test::errorOf([&] { registry.create(tuned(type, tuning)); });
+            EXPECT_FALSE(message.empty()) << type << " took " << tuning.dump();
+            if (appliesToThisKind)
+                EXPECT_NE(message.find(tuning.begin().key()), std::string::npos) << message;
+            else
+                EXPECT_NE(message.find("unknown setting"), std::string::npos) << message;
+        }
+    }
 }
 
 // A CUDA provider never takes CPU tensors: prepare() says no and the provider stays INIT.
@@ -384,40 +448,45 @@ TEST(CudaProviders, LayerNormMatchesAten)
     REQUIRE_CUDA();
     at::manual_seed(1);
     const auto handle = op("aten::layer_norm");
-    const nlohmann::json settings{{"type", "CudaLayerNormProvider"}};
-    for (at::ScalarType type : kTypes) {
-        const Tolerance tol = toleranceFor(type, 1e-5);
-        for (const at::Tensor& raw : rowInputs(type)) {
-            // As made (views, misaligned storage), and with a mean and a scale to remove.
-            for (const at::Tensor& x : {raw, raw * 3 + 1}) {
-                const int64_t cols = x.size(-1);
-                const at::Tensor w = at::randn({cols}, cuda(type));
-                const at::Tensor b = at::randn({cols}, cuda(type));
-                expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, w, b)),
-                            at::layer_norm(x, {cols}, w, b), tol, "layer_norm w,b " + describe(x));
-                expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, {}, {}, 1e-3)),
-                            at::layer_norm(x, {cols}, {}, {}, 1e-3), tol, "layer_norm no w,b " + describe(x));
-                expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, w)), at::layer_norm(x, {cols}, w),
-                            tol, "layer_norm w only " + describe(x));
+    for (const nlohmann::json& tuning : kRowTunings)
+        for (at::ScalarType type : kTypes) {
+            const nlohmann::json settings = tuned("CudaLayerNormProvider", tuning);
+            const Tolerance tol = toleranceFor(type, 1e-5);
+            for (const at::Tensor& raw : rowInputs(type)) {
+                // As made (views, misaligned storage), and with a mean and a scale to remove.
+                for (const at::Tensor& x : {raw, raw * 3 + 1}) {
+                    const int64_t cols = x.size(-1);
+                    const at::Tensor w = at::randn({cols}, cuda(type));
+                    const at::Tensor b = at::randn({cols}, cuda(type));
+                    expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, w, b)),
+                                at::layer_norm(x, {cols}, w, b), tol,
+                                "layer_norm w,b " + describe(x, tuningText(tuning)));
+                    expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, {}, {}, 1e-3)),
+                                at::layer_norm(x, {cols}, {}, {}, 1e-3), tol,
+                                "layer_norm no w,b " + describe(x, tuningText(tuning)));
+                    expectClose(runProvider(settings, handle, layerNormArgs(x, {cols}, w)),
+                                at::layer_norm(x, {cols}, w), tol,
+                                "layer_norm w only " + describe(x, tuningText(tuning)));
+                }
+            }
+            // normalized_shape over two dims: rows of 3 * 64.
+            const at::Tensor x3 = at::randn({5, 3, 64}, cuda(type));
+            const at::Tensor w3 = at::randn({3, 64}, cuda(type));
+            expectClose(runProvider(settings, handle, layerNormArgs(x3, {3, 64}, w3, w3)),
+                        at::layer_norm(x3, {3, 64}, w3, w3), tol,
+                        "layer_norm 2-d normalized_shape " + describe(x3, tuningText(tuning)));
+            // float32 parameters with a half-precision input: output in the input's dtype. ATen's CUDA layer_norm
+            // refuses this mix ("expected scalar type BFloat16 but found Float", torch 2.11 on the H200), so the
+            // reference normalises in float32 and rounds once, as the provider does.
+            if (type != at::kFloat) {
+                const at::Tensor x = at::randn({6, 256}, cuda(type));
+                const at::Tensor w = at::randn({256}, cuda(at::kFloat));
+                const at::Tensor b = at::randn({256}, cuda(at::kFloat));
+                expectClose(runProvider(settings, handle, layerNormArgs(x, {256}, w, b)),
+                            at::layer_norm(x.to(at::kFloat), {256}, w, b).to(type), tol,
+                            "layer_norm float32 parameters " + describe(x, tuningText(tuning)));
             }
         }
-        // normalized_shape over two dims: rows of 3 * 64.
-        const at::Tensor x3 = at::randn({5, 3, 64}, cuda(type));
-        const at::Tensor w3 = at::randn({3, 64}, cuda(type));
-        expectClose(runProvider(settings, handle, layerNormArgs(x3, {3, 64}, w3, w3)),
-                    at::layer_norm(x3, {3, 64}, w3, w3), tol, "layer_norm 2-d normalized_shape " + describe(x3));
-        // float32 parameters with a half-precision input: output in the input's dtype. ATen's CUDA layer_norm
-        // refuses this mix ("expected scalar type BFloat16 but found Float", torch 2.11 on the H200), so the
-        // reference normalises in float32 and rounds once, as the provider does.
-        if (type != at::kFloat) {
-            const at::Tensor x = at::randn({6, 256}, cuda(type));
-            const at::Tensor w = at::randn({256}, cuda(at::kFloat));
-            const at::Tensor b = at::randn({256}, cuda(at::kFloat));
-            expectClose(runProvider(settings, handle, layerNormArgs(x, {256}, w, b)),
-                        at::layer_norm(x.to(at::kFloat), {256}, w, b).to(type), tol,
-                        "layer_norm float32 parameters " + describe(x));
-        }
-    }
 }
 
 TEST(CudaProviders, RmsNormMatchesAten)
@@ -425,25 +494,27 @@ TEST(CudaProviders, RmsNormMatchesAten)
     REQUIRE_CUDA();
     at::manual_seed(2);
     const auto handle = op("aten::rms_norm");
-    const nlohmann::json settings{{"type", "CudaRmsNormProvider"}};
-    for (at::ScalarType type : kTypes) {
-        const Tolerance tol = toleranceFor(type, 1e-5);
-        for (const at::Tensor& x : rowInputs(type)) {
-            const int64_t cols = x.size(-1);
-            const at::Tensor w = at::randn({cols}, cuda(type));
-            expectClose(runProvider(settings, handle, rmsNormArgs(x, {cols}, w)), at::rms_norm(x, {cols}, w), tol,
-                        "rms_norm w " + describe(x));
-            expectClose(runProvider(settings, handle, rmsNormArgs(x, {cols}, {}, 1e-6)),
-                        at::rms_norm(x, {cols}, std::nullopt, 1e-6), tol, "rms_norm eps " + describe(x));
+    for (const nlohmann::json& tuning : kRowTunings)
+        for (at::ScalarType type : kTypes) {
+            const nlohmann::json settings = tuned("CudaRmsNormProvider", tuning);
+            const Tolerance tol = toleranceFor(type, 1e-5);
+            for (const at::Tensor& x : rowInputs(type)) {
+                const int64_t cols = x.size(-1);
+                const at::Tensor w = at::randn({cols}, cuda(type));
+                expectClose(runProvider(settings, handle, rmsNormArgs(x, {cols}, w)), at::rms_norm(x, {cols}, w), tol,
+                            "rms_norm w " + describe(x, tuningText(tuning)));
+                expectClose(runProvider(settings, handle, rmsNormArgs(x, {cols}, {}, 1e-6)),
+                            at::rms_norm(x, {cols}, std::nullopt, 1e-6), tol,
+                            "rms_norm eps " + describe(x, tuningText(tuning)));
+            }
+            // Tiny values: the default eps (float32's epsilon) matters.
+            const at::Tensor tiny = at::randn({4, 32}, cuda(type)) * 1e-4;
+            expectClose(runProvider(settings, handle, rmsNormArgs(tiny, {32})), at::rms_norm(tiny, {32}), tol,
+                        "rms_norm default eps " + describe(tiny, tuningText(tuning)));
+            const at::Tensor x3 = at::randn({5, 3, 64}, cuda(type));
+            expectClose(runProvider(settings, handle, rmsNormArgs(x3, {3, 64})), at::rms_norm(x3, {3, 64}), tol,
+                        "rms_norm 2-d normalized_shape " + describe(x3, tuningText(tuning)));
         }
-        // Tiny values: the default eps (float32's epsilon) matters.
-        const at::Tensor tiny = at::randn({4, 32}, cuda(type)) * 1e-4;
-        expectClose(runProvider(settings, handle, rmsNormArgs(tiny, {32})), at::rms_norm(tiny, {32}), tol,
-                    "rms_norm default eps " + describe(tiny));
-        const at::Tensor x3 = at::randn({5, 3, 64}, cuda(type));
-        expectClose(runProvider(settings, handle, rmsNormArgs(x3, {3, 64})), at::rms_norm(x3, {3, 64}), tol,
-                    "rms_norm 2-d normalized_shape " + describe(x3));
-    }
 }
 
 TEST(CudaProviders, SoftmaxMatchesAten)
@@ -451,34 +522,35 @@ TEST(CudaProviders, SoftmaxMatchesAten)
     REQUIRE_CUDA();
     at::manual_seed(3);
     const auto handle = op("aten::softmax", "int");
-    const nlohmann::json settings{{"type", "CudaSoftmaxProvider"}};
-    for (at::ScalarType type : kTypes) {
-        const Tolerance tol = toleranceFor(type);
-        for (const at::Tensor& raw : rowInputs(type)) {
-            for (const at::Tensor& x : {raw, raw * 4}) {
-                const int64_t last = x.dim() - 1;
-                expectClose(runProvider(settings, handle, softmaxArgs(x, -1)), at::softmax(x, -1), tol,
-                            "softmax " + describe(x));
-                expectClose(runProvider(settings, handle, softmaxArgs(x, last)), at::softmax(x, last), tol,
-                            "softmax dim=last " + describe(x));
-                expectClose(runProvider(settings, handle, softmaxArgs(x, -1, at::kFloat)),
-                            at::softmax(x, -1, at::kFloat), toleranceFor(at::kFloat),
-                            "softmax dtype=float32 " + describe(x));
-                expectClose(runProvider(settings, handle, softmaxArgs(x, -1, type)), at::softmax(x, -1, type), tol,
-                            "softmax dtype=input " + describe(x));
+    for (const nlohmann::json& tuning : kRowTunings)
+        for (at::ScalarType type : kTypes) {
+            const nlohmann::json settings = tuned("CudaSoftmaxProvider", tuning);
+            const Tolerance tol = toleranceFor(type);
+            for (const at::Tensor& raw : rowInputs(type)) {
+                for (const at::Tensor& x : {raw, raw * 4}) {
+                    const int64_t last = x.dim() - 1;
+                    expectClose(runProvider(settings, handle, softmaxArgs(x, -1)), at::softmax(x, -1), tol,
+                                "softmax " + describe(x, tuningText(tuning)));
+                    expectClose(runProvider(settings, handle, softmaxArgs(x, last)), at::softmax(x, last), tol,
+                                "softmax dim=last " + describe(x, tuningText(tuning)));
+                    expectClose(runProvider(settings, handle, softmaxArgs(x, -1, at::kFloat)),
+                                at::softmax(x, -1, at::kFloat), toleranceFor(at::kFloat),
+                                "softmax dtype=float32 " + describe(x, tuningText(tuning)));
+                    expectClose(runProvider(settings, handle, softmaxArgs(x, -1, type)), at::softmax(x, -1, type), tol,
+                                "softmax dtype=input " + describe(x, tuningText(tuning)));
+                }
             }
+            // Causal masking (-inf), a fully masked row (NaN, as ATen), large magnitudes.
+            at::Tensor scores = at::randn({3, 8, 100}, cuda(type)) * 20;
+            const at::Tensor mask = at::ones({8, 100}, at::TensorOptions().device(at::kCUDA).dtype(at::kBool)).triu(1);
+            scores = scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
+            scores.select(1, 0).fill_(-std::numeric_limits<double>::infinity());
+            expectClose(runProvider(settings, handle, softmaxArgs(scores, -1)), at::softmax(scores, -1), tol,
+                        "softmax masked " + describe(scores, tuningText(tuning)));
+            const at::Tensor scalar = at::randn({}, cuda(type));
+            expectClose(runProvider(settings, handle, softmaxArgs(scalar, 0)), at::softmax(scalar, 0), tol,
+                        "softmax 0-d " + describe(scalar, tuningText(tuning)));
         }
-        // Causal masking (-inf), a fully masked row (NaN, as ATen), large magnitudes.
-        at::Tensor scores = at::randn({3, 8, 100}, cuda(type)) * 20;
-        const at::Tensor mask = at::ones({8, 100}, at::TensorOptions().device(at::kCUDA).dtype(at::kBool)).triu(1);
-        scores = scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
-        scores.select(1, 0).fill_(-std::numeric_limits<double>::infinity());
-        expectClose(runProvider(settings, handle, softmaxArgs(scores, -1)), at::softmax(scores, -1), tol,
-                    "softmax masked " + describe(scores));
-        const at::Tensor scalar = at::randn({}, cuda(type));
-        expectClose(runProvider(settings, handle, softmaxArgs(scalar, 0)), at::softmax(scalar, 0), tol,
-                    "softmax 0-d " + describe(scalar));
-    }
 }
 
 TEST(CudaProviders, GeluMatchesAten)
@@ -486,20 +558,23 @@ TEST(CudaProviders, GeluMatchesAten)
     REQUIRE_CUDA();
     at::manual_seed(4);
     const auto handle = op("aten::gelu");
-    for (at::ScalarType type : kTypes) {
-        const Tolerance tol = toleranceFor(type);
-        for (const at::Tensor& x : elementwiseInputs(type)) {
-            for (const std::string approximate : {"none", "tanh"}) {
-                const nlohmann::json settings{{"type", "CudaGeluProvider"}, {"approximate", approximate}};
-                expectClose(runProvider(settings, handle, geluArgs(x, approximate)), at::gelu(x, approximate), tol,
-                            "gelu " + approximate + " " + describe(x));
+    for (const nlohmann::json& tuning : kUnaryTunings)
+        for (at::ScalarType type : kTypes) {
+            const Tolerance tol = toleranceFor(type);
+            for (const at::Tensor& x : elementwiseInputs(type)) {
+                for (const std::string approximate : {"none", "tanh"}) {
+                    nlohmann::json settings = tuned("CudaGeluProvider", tuning);
+                    settings["approximate"] = approximate;
+                    expectClose(runProvider(settings, handle, geluArgs(x, approximate)), at::gelu(x, approximate), tol,
+                                "gelu " + approximate + " " + describe(x, tuningText(tuning)));
+                }
+                // The setting decides the formula, whatever the call asks for.
+                nlohmann::json tanh = tuned("CudaGeluProvider", tuning);
+                tanh["approximate"] = "tanh";
+                expectClose(runProvider(tanh, handle, geluArgs(x, "none")), at::gelu(x, "tanh"), tol,
+                            "gelu tanh setting on an exact call " + describe(x, tuningText(tuning)));
             }
-            // The setting decides the formula, whatever the call asks for.
-            const nlohmann::json tanh{{"type", "CudaGeluProvider"}, {"approximate", "tanh"}};
-            expectClose(runProvider(tanh, handle, geluArgs(x, "none")), at::gelu(x, "tanh"), tol,
-                        "gelu tanh setting on an exact call " + describe(x));
         }
-    }
 }
 
 TEST(CudaProviders, SiluMatchesAten)
@@ -507,12 +582,34 @@ TEST(CudaProviders, SiluMatchesAten)
     REQUIRE_CUDA();
     at::manual_seed(5);
     const auto handle = op("aten::silu");
-    const nlohmann::json settings{{"type", "CudaSiluProvider"}};
-    for (at::ScalarType type : kTypes) {
-        const Tolerance tol = toleranceFor(type);
-        for (const at::Tensor& x : elementwiseInputs(type))
-            expectClose(runProvider(settings, handle, siluArgs(x)), at::silu(x), tol, "silu " + describe(x));
-    }
+    for (const nlohmann::json& tuning : kUnaryTunings)
+        for (at::ScalarType type : kTypes) {
+            const nlohmann::json settings = tuned("CudaSiluProvider", tuning);
+            const Tolerance tol = toleranceFor(type);
+            for (const at::Tensor& x : elementwiseInputs(type))
+                expectClose(runProvider(settings, handle, siluArgs(x)), at::silu(x), tol,
+                            "silu " + describe(x, tuningText(tuning)));
+        }
+}
+
+// A tuned provider's kernel is compiled at run time and kept in the kernel cache folder; a second process (here:
+// the same variant asked again) does not compile again.
+TEST(CudaProviders, TunedVariantsAreCompiledOnFirstUseIntoTheKernelCache)
+{
+    REQUIRE_CUDA();
+    test::TempDir dir;
+    setenv("KFORGE_KERNEL_CACHE", dir.path("kernels").c_str(), 1);
+    const auto handle = op("aten::softmax", "int");
+    // A variant no other test uses, so this process has not loaded it yet.
+    const nlohmann::json settings = tuned("CudaSoftmaxProvider", {{"block_threads", 96}, {"vector_width", 1}});
+    const at::Tensor x = at::randn({33, 77}, cuda(at::kFloat));
+    expectClose(runProvider(settings, handle, softmaxArgs(x, -1)), at::softmax(x, -1), toleranceFor(at::kFloat),
+                "softmax " + settings.dump());
+    unsetenv("KFORGE_KERNEL_CACHE");
+    size_t entries = 0;
+    for (const auto& file : std::filesystem::directory_iterator(dir.path("kernels")))
+        entries += file.path().extension() == ".kernel";
+    EXPECT_EQ(entries, 1u) << "the softmax variant was not cached in " << dir.path("kernels");
 }
 
 #ifdef KFORGE_TEST_HAS_CUDA_HEADERS

@@ -10,8 +10,10 @@
 #include <kforge/runtime.h>
 
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 using namespace kforge;
@@ -86,6 +88,57 @@ TEST(Generators, CpuAutotunerEmitsSettingsThatReplayFromThePlanAlone)
         EXPECT_EQ(c->settings.value("type", ""), type);
         EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
         // The settings alone make the provider again: a plan replays it without generating.
+        Plan plan;
+        PlanEntry e;
+        e.function = function;
+        e.provider = c->settings;
+        plan.entries.push_back(e);
+        const Plan reread = parsePlan(toJson(plan), "replayed plan");
+        KernelProviderRuntime runtime(*session, reread);
+        runtime.activate();
+        EXPECT_NO_THROW(session->forward());
+        runtime.deactivate();
+    }
+}
+
+// The CUDA autotuner is offered for CUDA models only: a CPU optimisation never submits to it.
+TEST(Generators, CudaAutotunerIsOfferedForCudaModelsOnly)
+{
+    const auto generators = GeneratorRegistry::instance().list();
+    const auto cuda = std::find_if(generators.begin(), generators.end(),
+                                   [](const KernelGeneratorInfo& g) { return g.name == "CudaAutotuner"; });
+    if (cuda == generators.end())
+        GTEST_SKIP() << "the engine was built without the CUDA toolkit: no CudaAutotuner";
+    EXPECT_EQ(cuda->create()->devices(), std::vector<std::string>{"cuda"});
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const OptimizeResult result = makePlan(*session, quick({"CudaAutotuner"}));
+    for (const CandidateReport& c : result.candidates)
+        EXPECT_NE(c.generator, "CudaAutotuner") << c.function;
+}
+
+// On a GPU: the CUDA autotuner compiles and times launch variants of the Cuda*Provider kernels; its settings replay
+// from a saved plan (the kernels come from NVRTC or the on-disk cache, not from tuning again).
+TEST(Generators, CudaAutotunerEmitsSettingsThatReplayFromThePlanAlone)
+{
+    if (!torch::cuda::is_available())
+        GTEST_SKIP() << "needs a CUDA device; none is visible on this machine";
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    session->setDevice("cuda");
+    OptimizeOptions options = quick({"CudaAutotuner"});
+    options.device = "cuda";
+    options.generationTimeoutSeconds = 300;
+    const OptimizeResult result = makePlan(*session, options);
+    const std::map<std::string, std::string> typeOf{
+        {"gelu", "CudaGeluProvider"}, {"layer_norm", "CudaLayerNormProvider"}, {"softmax", "CudaSoftmaxProvider"}};
+    for (const auto& [function, type] : typeOf) {
+        const auto* c = generatedBy(result, "CudaAutotuner", function);
+        ASSERT_TRUE(c) << function;
+        EXPECT_TRUE(c->eligible && c->correctness.passed)
+            << function << ": " << c->correctness.reason << " " << c->generation;
+        EXPECT_EQ(c->settings.value("type", ""), type);
+        EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
+        std::printf("  %s: %s -> %s\n", function.c_str(), c->generation.c_str(),
+                    c->kept ? "kept" : c->rejected.c_str());
         Plan plan;
         PlanEntry e;
         e.function = function;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SHA-256 through OpenSSL's EVP interface: it picks the CPU's SHA extensions, several times faster on
 // multi-gigabyte model files than a portable implementation.
+#include "common/sha256.h"
+
 #include <kforge/error.h>
 #include <kforge/file_hash.h>
 
@@ -35,14 +37,7 @@ std::string fileSha256(const std::string& path)
     unsigned int size = 0;
     if (EVP_DigestFinal_ex(context.get(), digest, &size) != 1)
         throw Error(path, "cannot be hashed");
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(size * 2);
-    for (unsigned int i = 0; i < size; ++i) {
-        hex += kHex[digest[i] >> 4];
-        hex += kHex[digest[i] & 0xf];
-    }
-    return hex;
+    return hexDigest(digest, size);
 }
 
 } // namespace kforge

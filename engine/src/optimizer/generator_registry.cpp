@@ -3,6 +3,7 @@
 #include <kforge/generator_sdk.h>
 
 #include "optimizer/cpu_autotuner.h"
+#include "optimizer/cuda_autotuner.h"
 
 #include <algorithm>
 #include <map>
@@ -22,6 +23,7 @@ GeneratorRegistry& GeneratorRegistry::instance()
     static GeneratorRegistry* registry = [] {
         auto* r = new GeneratorRegistry();
         optimizer::registerCpuAutotuner(*r);
+        optimizer::registerCudaAutotuner(*r);
         return r;
     }();
     return *registry;

@@ -9,16 +9,13 @@
 #include "optimizer/correctness.h"
 #include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
+#include "optimizer/settings_tuner.h"
 #include "runtime/clock.h"
 #include "runtime/mode_key.h"
 
 #include <ATen/core/grad_mode.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/cuda.h>
-
-#ifdef KFORGE_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 #include <algorithm>
 #include <chrono>
@@ -40,14 +37,6 @@ void log(const OptimizeOptions& o, const std::string& line)
         o.log(line);
 }
 
-void synchronizeDevice(const std::string& device)
-{
-#ifdef KFORGE_WITH_CUDA
-    if (device == "cuda")
-        cudaDeviceSynchronize();
-#endif
-}
-
 // Runs `call` once on every benchmark sample: one round, in µs.
 double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std::string& device,
                  const std::function<void(torch::jit::Stack&)>& call)
@@ -56,11 +45,11 @@ double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std
     inputs.reserve(samples.size());
     for (const auto* s : samples)
         inputs.push_back(*s);
-    synchronizeDevice(device);
+    optimizer::synchronizeDevice(device);
     const std::int64_t start = runtime::nowNs();
     for (auto& stack : inputs)
         call(stack);
-    synchronizeDevice(device);
+    optimizer::synchronizeDevice(device);
     return double(runtime::nowNs() - start) / 1000.0;
 }
 

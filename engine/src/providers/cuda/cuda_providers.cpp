@@ -13,6 +13,7 @@
 
 #ifdef KFORGE_WITH_CUDA
 #include "providers/cuda/row_kernels.h"
+#include "providers/cuda/tuned_kernels.h"
 
 #include <kforge/error.h>
 
@@ -100,13 +101,131 @@ const c10::IValue* arg(const torch::jit::Stack& stack, size_t first, size_t inde
 
 at::Tensor outputLike(const at::Tensor& x) { return at::empty_like(x, at::MemoryFormat::Contiguous); }
 
+// Launch settings every Cuda*Provider takes (the CUDA autotuner chooses them; a plan replays them). With none set,
+// the built-in variants run (row_kernels.cu); with any, a variant NVRTC compiles on first use (tuned_kernels.h):
+//   block_threads    threads per block, a multiple of 32 up to 1024
+//   vector_width     elements per load and store: 1, 2, 4, 8 or 16 (narrowed where a call's alignment needs it)
+//   rows_per_block   row kernels: rows a block works on at once, 1, 2, 4 or 8 (block_threads / rows >= 32)
+//   specialize_cols  row kernels: compile each row length into its kernel
+//   blocks_per_sm    elementwise kernels: the grid's cap in blocks per multiprocessor
+class CudaTuningSettings {
+public:
+    explicit CudaTuningSettings(bool rowKernel) : m_rowKernel(rowKernel) {}
+
+    const ck::Tuning& value() const { return m_tuning; }
+    std::string names() const
+    {
+        return m_rowKernel ? "block_threads, vector_width, rows_per_block, specialize_cols"
+                           : "block_threads, vector_width, blocks_per_sm";
+    }
+    void addTo(nlohmann::json& settings) const
+    {
+        if (m_tuning.blockThreads)
+            settings["block_threads"] = m_tuning.blockThreads;
+        if (m_tuning.vectorWidth)
+            settings["vector_width"] = m_tuning.vectorWidth;
+        if (m_tuning.rowsPerBlock != 1)
+            settings["rows_per_block"] = m_tuning.rowsPerBlock;
+        if (m_tuning.specializeCols)
+            settings["specialize_cols"] = true;
+        if (m_tuning.blocksPerSm)
+            settings["blocks_per_sm"] = m_tuning.blocksPerSm;
+    }
+    // False when `key` is not a tuning setting of this provider; throws kforge::Error for a bad value.
+    bool load(const std::string& where, const std::string& key, const nlohmann::json& value)
+    {
+        const auto integer = [&](int low, int high) {
+            if (!value.is_number_integer() || value.get<std::int64_t>() < low || value.get<std::int64_t>() > high)
+                throw Error(where, "setting '" + key + "' must be an integer from " + std::to_string(low) + " to " +
+                                       std::to_string(high) + ", got " + value.dump());
+            return value.get<int>();
+        };
+        const auto powerOfTwo = [&](int high) {
+            const int v = integer(1, high);
+            if (v & (v - 1))
+                throw Error(where, "setting '" + key + "' must be a power of two, got " + value.dump());
+            return v;
+        };
+        if (key == "block_threads") {
+            m_tuning.blockThreads = integer(32, 1024);
+            if (m_tuning.blockThreads % 32)
+                throw Error(where, "setting 'block_threads' must be a multiple of 32 (a whole number of warps), got " +
+                                       value.dump());
+        } else if (key == "vector_width") {
+            m_tuning.vectorWidth = powerOfTwo(16);
+        } else if (key == "rows_per_block" && m_rowKernel) {
+            m_tuning.rowsPerBlock = powerOfTwo(8);
+        } else if (key == "specialize_cols" && m_rowKernel) {
+            if (!value.is_boolean())
+                throw Error(where, "setting 'specialize_cols' must be true or false, got " + value.dump());
+            m_tuning.specializeCols = value.get<bool>();
+        } else if (key == "blocks_per_sm" && !m_rowKernel) {
+            m_tuning.blocksPerSm = integer(1, 1024);
+        } else {
+            return false;
+        }
+        return true;
+    }
+    // After every setting loaded: the block splits into whole warps per row.
+    void validate(const std::string& where) const
+    {
+        if (m_tuning.blockThreads && m_tuning.blockThreads % (32 * m_tuning.rowsPerBlock))
+            throw Error(where, "block_threads " + std::to_string(m_tuning.blockThreads) + " cannot give each of " +
+                                   std::to_string(m_tuning.rowsPerBlock) + " rows_per_block a whole number of warps");
+    }
+
+private:
+    bool m_rowKernel;
+    ck::Tuning m_tuning;
+};
+
 // Common shape of the providers: parse the arguments at `first`, check them, compute, replace them by the output.
 class CudaProvider : public KernelProvider {
 public:
+    explicit CudaProvider(bool rowKernel) : m_tuning(rowKernel) {}
+
     std::vector<std::string> devices() const override { return {"cuda"}; }
+    std::string displayName() const override
+    {
+        nlohmann::json s = nlohmann::json::object();
+        addOwnSettings(s);
+        m_tuning.addTo(s);
+        std::string inner;
+        for (const auto& [key, value] : s.items())
+            inner +=
+                (inner.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+        return inner.empty() ? typeName() : typeName() + "(" + inner + ")";
+    }
+    nlohmann::json settings() const override
+    {
+        nlohmann::json s{{"type", typeName()}};
+        addOwnSettings(s);
+        m_tuning.addTo(s);
+        return s;
+    }
 
 protected:
     bool supports(const torch::jit::Stack& sample) const override { return supportsAt(sample, 0); }
+
+    void loadSettings(const nlohmann::json& settings) override
+    {
+        const std::string where = "provider '" + typeName() + "'";
+        for (const auto& [key, value] : settings.items())
+            if (key != "type" && !m_tuning.load(where, key, value) && !loadOwnSetting(where, key, value))
+                throw Error(where,
+                            "unknown setting '" + key + "' (known: " + ownSettingNames() + m_tuning.names() + ")");
+        m_tuning.validate(where);
+    }
+    // Settings of the derived provider other than the tuning ones.
+    virtual bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value)
+    {
+        return false;
+    }
+    virtual std::string ownSettingNames() const { return ""; } // "approximate, "
+    virtual void addOwnSettings(nlohmann::json& settings) const {}
+
+    const ck::Tuning& tuning() const { return m_tuning.value(); }
+    bool tuned() const { return !m_tuning.value().isDefault(); }
 
     CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
@@ -132,6 +251,9 @@ protected:
             throw Error("provider '" + displayName() + "'",
                         std::string("CUDA kernel launch failed: ") + cudaGetErrorString(status));
     }
+
+private:
+    CudaTuningSettings m_tuning;
 };
 
 // Parameters (weight, bias) of a norm: on the input's device, shaped like normalized_shape.
@@ -159,6 +281,7 @@ std::optional<int64_t> normalizedCols(const at::Tensor& x, const std::vector<int
 //                 float eps=1e-05, bool cudnn_enable=True) -> Tensor
 class CudaLayerNormProvider final : public CudaProvider {
 public:
+    CudaLayerNormProvider() : CudaProvider(true) {}
     Function function() const override { return Function::LayerNorm; }
     std::string typeName() const override { return "CudaLayerNormProvider"; }
 
@@ -234,10 +357,14 @@ protected:
         const at::ScalarType paramType = w.defined()   ? w.scalar_type()
                                          : b.defined() ? b.scalar_type()
                                                        : x.scalar_type();
-        check(ck::layerNorm(x.const_data_ptr(), w.defined() ? w.const_data_ptr() : nullptr,
-                            b.defined() ? b.const_data_ptr() : nullptr, *kernelType(paramType), out.mutable_data_ptr(),
-                            x.numel() / cols, cols, float(a.eps), *kernelType(x.scalar_type()),
-                            at::cuda::getCurrentCUDAStream(x.device().index()).stream()));
+        const void* wp = w.defined() ? w.const_data_ptr() : nullptr;
+        const void* bp = b.defined() ? b.const_data_ptr() : nullptr;
+        const cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
+        const ck::DType type = *kernelType(x.scalar_type());
+        check(tuned() ? ck::layerNormTuned(x.const_data_ptr(), wp, bp, *kernelType(paramType), out.mutable_data_ptr(),
+                                           x.numel() / cols, cols, float(a.eps), type, tuning(), stream)
+                      : ck::layerNorm(x.const_data_ptr(), wp, bp, *kernelType(paramType), out.mutable_data_ptr(),
+                                      x.numel() / cols, cols, float(a.eps), type, stream));
         return out;
     }
 };
@@ -245,6 +372,7 @@ protected:
 // ---- rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 class CudaRmsNormProvider final : public CudaProvider {
 public:
+    CudaRmsNormProvider() : CudaProvider(true) {}
     Function function() const override { return Function::RmsNorm; }
     std::string typeName() const override { return "CudaRmsNormProvider"; }
 
@@ -302,9 +430,13 @@ protected:
         if (x.numel() == 0)
             return out;
         const at::Tensor w = a.weight ? a.weight->contiguous() : at::Tensor();
-        check(ck::rmsNorm(x.const_data_ptr(), w.defined() ? w.const_data_ptr() : nullptr, out.mutable_data_ptr(),
-                          x.numel() / cols, cols, float(a.eps), *kernelType(x.scalar_type()),
-                          at::cuda::getCurrentCUDAStream(x.device().index()).stream()));
+        const void* wp = w.defined() ? w.const_data_ptr() : nullptr;
+        const cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
+        const ck::DType type = *kernelType(x.scalar_type());
+        check(tuned() ? ck::rmsNormTuned(x.const_data_ptr(), wp, out.mutable_data_ptr(), x.numel() / cols, cols,
+                                         float(a.eps), type, tuning(), stream)
+                      : ck::rmsNorm(x.const_data_ptr(), wp, out.mutable_data_ptr(), x.numel() / cols, cols,
+                                    float(a.eps), type, stream));
         return out;
     }
 };
@@ -312,6 +444,7 @@ protected:
 // ---- softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 class CudaSoftmaxProvider final : public CudaProvider {
 public:
+    CudaSoftmaxProvider() : CudaProvider(true) {}
     Function function() const override { return Function::Softmax; }
     std::string typeName() const override { return "CudaSoftmaxProvider"; }
 
@@ -365,15 +498,21 @@ protected:
         if (x.numel() == 0)
             return out;
         const int64_t cols = x.dim() == 0 ? 1 : x.size(-1);
-        check(ck::softmax(x.const_data_ptr(), out.mutable_data_ptr(), x.numel() / cols, cols,
-                          *kernelType(x.scalar_type()), *kernelType(outType),
-                          at::cuda::getCurrentCUDAStream(x.device().index()).stream()));
+        const cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
+        const ck::DType in = *kernelType(x.scalar_type()), outKind = *kernelType(outType);
+        check(tuned() ? ck::softmaxTuned(x.const_data_ptr(), out.mutable_data_ptr(), x.numel() / cols, cols, in,
+                                         outKind, tuning(), stream)
+                      : ck::softmax(x.const_data_ptr(), out.mutable_data_ptr(), x.numel() / cols, cols, in, outKind,
+                                    stream));
         return out;
     }
 };
 
 // Elementwise: gelu and silu take one tensor and nothing the kernels care about.
 class CudaUnaryProvider : public CudaProvider {
+public:
+    CudaUnaryProvider() : CudaProvider(false) {}
+
 protected:
     bool supportsAt(const torch::jit::Stack& s, size_t first) const override
     {
@@ -407,33 +546,30 @@ class CudaGeluProvider final : public CudaUnaryProvider {
 public:
     Function function() const override { return Function::Gelu; }
     std::string typeName() const override { return "CudaGeluProvider"; }
-    std::string displayName() const override { return typeName() + "(approximate=" + approximateName() + ")"; }
-    nlohmann::json settings() const override { return {{"type", typeName()}, {"approximate", approximateName()}}; }
 
 protected:
-    void loadSettings(const nlohmann::json& settings) override
+    bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value) override
     {
-        const std::string where = "provider '" + typeName() + "'";
-        for (const auto& [key, value] : settings.items()) {
-            if (key == "type")
-                continue;
-            if (key != "approximate")
-                throw Error(where, "unknown setting '" + key + "' (known: approximate)");
-            if (!value.is_string())
-                throw Error(where, "setting 'approximate' must be a string");
-            const auto name = value.get<std::string>();
-            if (name == "none")
-                m_approximation = ck::GeluApproximation::None;
-            else if (name == "tanh")
-                m_approximation = ck::GeluApproximation::Tanh;
-            else
-                throw Error(where, "unknown approximate '" + name + "' (known: none, tanh)");
-        }
+        if (key != "approximate")
+            return false;
+        if (!value.is_string())
+            throw Error(where, "setting 'approximate' must be a string");
+        const auto name = value.get<std::string>();
+        if (name == "none")
+            m_approximation = ck::GeluApproximation::None;
+        else if (name == "tanh")
+            m_approximation = ck::GeluApproximation::Tanh;
+        else
+            throw Error(where, "unknown approximate '" + name + "' (known: none, tanh)");
+        return true;
     }
+    std::string ownSettingNames() const override { return "approximate, "; }
+    void addOwnSettings(nlohmann::json& settings) const override { settings["approximate"] = approximateName(); }
 
     cudaError_t launch(const void* x, void* y, int64_t n, ck::DType type, cudaStream_t stream) const override
     {
-        return ck::gelu(x, y, n, m_approximation, type, stream);
+        return tuned() ? ck::geluTuned(x, y, n, m_approximation, type, tuning(), stream)
+                       : ck::gelu(x, y, n, m_approximation, type, stream);
     }
 
 private:
@@ -451,9 +587,38 @@ public:
 protected:
     cudaError_t launch(const void* x, void* y, int64_t n, ck::DType type, cudaStream_t stream) const override
     {
-        return ck::silu(x, y, n, type, stream);
+        return tuned() ? ck::siluTuned(x, y, n, type, tuning(), stream) : ck::silu(x, y, n, type, stream);
     }
 };
+
+} // namespace
+#endif
+
+#ifdef KFORGE_WITH_CUDA
+namespace {
+
+// The launch settings in a provider's settings schema (no "enum": make_plan tries them through CudaAutotuner, not as
+// plain variants).
+ProviderTypeInfo withLaunchSettings(ProviderTypeInfo info, bool rowKernel)
+{
+    const auto integer = [](int byDefault, const char* description) {
+        return nlohmann::json{{"type", "integer"}, {"default", byDefault}, {"description", description}};
+    };
+    info.settingsSchema["block_threads"] = integer(0, "threads per block, a multiple of 32 (0: as the built-in "
+                                                      "kernel chooses); any launch setting compiles the kernel "
+                                                      "with NVRTC on first use");
+    info.settingsSchema["vector_width"] = integer(0, "elements per load and store: 1, 2, 4, 8, 16 (0: 16 bytes)");
+    if (rowKernel) {
+        info.settingsSchema["rows_per_block"] = integer(1, "rows a block works on at once: 1, 2, 4, 8");
+        info.settingsSchema["specialize_cols"] = {
+            {"type", "boolean"}, {"default", false}, {"description", "compile each row length into its kernel"}};
+    } else {
+        info.settingsSchema["blocks_per_sm"] = integer(0, "the grid's cap in blocks per multiprocessor (0: 16)");
+    }
+    info.description += " Launch settings (block_threads, vector_width, ...) select a variant compiled at run time "
+                        "by NVRTC and cached on disk; CudaAutotuner chooses them for the model's shapes.";
+    return info;
+}
 
 } // namespace
 #endif
@@ -462,36 +627,47 @@ void registerCudaProviders(ProviderRegistry& registry)
 {
 #ifdef KFORGE_WITH_CUDA
     const std::string dtypes = " (CUDA tensors of float32, bfloat16, float16)";
-    registry.add({"CudaLayerNormProvider",
-                  Function::LayerNorm,
-                  {"cuda"},
-                  "layer_norm by a CUDA kernel: one block per row, float32 math; weight and bias optional, of the "
-                  "input's dtype or float32" +
-                      dtypes,
-                  [] { return std::make_unique<CudaLayerNormProvider>(); }});
-    registry.add({"CudaRmsNormProvider",
-                  Function::RmsNorm,
-                  {"cuda"},
-                  "rms_norm by a CUDA kernel: one block per row, float32 math; weight optional" + dtypes,
-                  [] { return std::make_unique<CudaRmsNormProvider>(); }});
-    registry.add({"CudaSoftmaxProvider",
-                  Function::Softmax,
-                  {"cuda"},
-                  "softmax over the last dimension by a CUDA kernel: one block per row, online max and sum; "
-                  "dtype=None, the input's or float32" +
-                      dtypes,
-                  [] { return std::make_unique<CudaSoftmaxProvider>(); }});
-    registry.add({"CudaGeluProvider",
-                  Function::Gelu,
-                  {"cuda"},
-                  "gelu by an elementwise CUDA kernel, computing the form the setting 'approximate' names (none: "
-                  "exact, with erf; tanh)" +
-                      dtypes,
-                  [] { return std::make_unique<CudaGeluProvider>(); },
-                  {{"approximate", {{"type", "string"}, {"enum", {"none", "tanh"}}, {"default", "none"}}}}});
-    registry.add({"CudaSiluProvider", Function::Silu, {"cuda"}, "silu by an elementwise CUDA kernel" + dtypes, [] {
-                      return std::make_unique<CudaSiluProvider>();
-                  }});
+    registry.add(withLaunchSettings(
+        {"CudaLayerNormProvider",
+         Function::LayerNorm,
+         {"cuda"},
+         "layer_norm by a CUDA kernel: one block per row, float32 math; weight and bias optional, of the "
+         "input's dtype or float32" +
+             dtypes,
+         [] { return std::make_unique<CudaLayerNormProvider>(); }},
+        true));
+    registry.add(
+        withLaunchSettings({"CudaRmsNormProvider",
+                            Function::RmsNorm,
+                            {"cuda"},
+                            "rms_norm by a CUDA kernel: one block per row, float32 math; weight optional" + dtypes,
+                            [] { return std::make_unique<CudaRmsNormProvider>(); }},
+                           true));
+    registry.add(
+        withLaunchSettings({"CudaSoftmaxProvider",
+                            Function::Softmax,
+                            {"cuda"},
+                            "softmax over the last dimension by a CUDA kernel: one block per row, online max and sum; "
+                            "dtype=None, the input's or float32" +
+                                dtypes,
+                            [] { return std::make_unique<CudaSoftmaxProvider>(); }},
+                           true));
+    registry.add(withLaunchSettings(
+        {"CudaGeluProvider",
+         Function::Gelu,
+         {"cuda"},
+         "gelu by an elementwise CUDA kernel, computing the form the setting 'approximate' names (none: "
+         "exact, with erf; tanh)" +
+             dtypes,
+         [] { return std::make_unique<CudaGeluProvider>(); },
+         {{"approximate", {{"type", "string"}, {"enum", {"none", "tanh"}}, {"default", "none"}}}}},
+        false));
+    registry.add(withLaunchSettings({"CudaSiluProvider",
+                                     Function::Silu,
+                                     {"cuda"},
+                                     "silu by an elementwise CUDA kernel" + dtypes,
+                                     [] { return std::make_unique<CudaSiluProvider>(); }},
+                                    false));
 #else
     (void)registry;
 #endif

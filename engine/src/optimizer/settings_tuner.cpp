@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "optimizer/settings_tuner.h"
+
+#include "optimizer/benchmark_lock.h"
+#include "optimizer/correctness.h"
+#include "runtime/clock.h"
+#include "runtime/mode_key.h"
+
+#include <ATen/core/grad_mode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#ifdef KFORGE_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace kforge::optimizer {
+namespace {
+
+// The fastest of `rounds` rounds over every sample, in µs (one untimed round first).
+double bestRoundUs(KernelProvider& provider, const c10::OperatorHandle& op,
+                   const std::vector<torch::jit::Stack>& samples, const std::string& device, int rounds)
+{
+    double best = std::numeric_limits<double>::infinity();
+    for (int round = -1; round < rounds; ++round) {
+        std::vector<torch::jit::Stack> inputs = samples;
+        synchronizeDevice(device);
+        const std::int64_t start = runtime::nowNs();
+        for (auto& stack : inputs)
+            provider.call(op, stack);
+        synchronizeDevice(device);
+        if (round >= 0)
+            best = std::min(best, double(runtime::nowNs() - start) / 1000.0);
+    }
+    return best;
+}
+
+std::string settingsText(const nlohmann::json& settings)
+{
+    std::string out;
+    for (const auto& [key, value] : settings.items())
+        if (key != "type")
+            out +=
+                (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    return out.empty() ? "default settings" : out;
+}
+
+} // namespace
+
+void synchronizeDevice(const std::string& device)
+{
+#ifdef KFORGE_WITH_CUDA
+    if (device == "cuda")
+        cudaDeviceSynchronize();
+#endif
+}
+
+GenerationResult searchSettings(const SettingsSearch& search, const std::vector<torch::jit::Stack>& samples)
+{
+    at::NoGradGuard noGrad;
+    c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+    const OpOverload& normal = functionInfo(search.function).normalForm;
+    const auto op = c10::Dispatcher::singleton().findSchema({std::string(normal.name), std::string(normal.overload)});
+    if (!op)
+        return {{}, "the op " + qualifiedOpName(normal) + " is missing from this LibTorch", {}};
+    nlohmann::json best;
+    double bestUs = std::numeric_limits<double>::infinity(), defaultUs = 0;
+    int tried = 0, correct = 0;
+    std::string firstError;
+    for (const nlohmann::json& settings : search.configurations) {
+        try {
+            auto provider = ProviderRegistry::instance().create(settings);
+            if (!provider->prepare(samples))
+                continue;
+            ++tried;
+            if (!checkProvider(*provider, *op, samples).passed)
+                continue;
+            ++correct;
+            double us;
+            {
+                std::lock_guard timing(benchmarkMutex()); // never while make_plan times a candidate
+                us = bestRoundUs(*provider, *op, samples, search.device, 5);
+            }
+            if (settings == search.configurations.front())
+                defaultUs = us;
+            if (us < bestUs) {
+                bestUs = us;
+                best = settings;
+            }
+        } catch (const std::exception& e) { // one configuration that cannot be built or run costs only itself
+            if (firstError.empty())
+                firstError = settingsText(settings) + ": " + e.what();
+        }
+    }
+    if (best.is_null())
+        return {{},
+                (tried ? "no configuration was correct on the samples" : "no configuration accepts the samples") +
+                    (firstError.empty() ? std::string() : " (first error: " + firstError + ")"),
+                {}};
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%s: %.1f us per round over %zu samples, %.2fx the default settings (%d of %d "
+                  "configurations correct)",
+                  settingsText(best).c_str(), bestUs, samples.size(), defaultUs > 0 ? defaultUs / bestUs : 1.0, correct,
+                  tried);
+    return {best, {}, line};
+}
+
+nlohmann::json providerDefaults(const std::string& type, Function function,
+                                const std::vector<torch::jit::Stack>& samples)
+{
+    nlohmann::json base{{"type", type}};
+    if (function == Function::Gelu) { // the call sites' own GELU: the first sample's approximate decides
+        const c10::IValue& approximate = samples.front().back();
+        base["approximate"] = approximate.isString() ? approximate.toStringRef() : std::string("none");
+    }
+    return base;
+}
+
+std::future<GenerationResult> runDetached(std::function<GenerationResult()> work)
+{
+    auto promise = std::make_shared<std::promise<GenerationResult>>();
+    std::future<GenerationResult> result = promise->get_future();
+    std::thread([promise, work = std::move(work)] {
+        try {
+            promise->set_value(work());
+        } catch (...) {
+            promise->set_exception(std::current_exception());
+        }
+    }).detach();
+    return result;
+}
+
+} // namespace kforge::optimizer
