@@ -93,6 +93,60 @@ TEST_F(Runtime, R1_CompositeOpKeepsAutogradWhenNoProviderInEffect)
     EXPECT_TRUE(at::allclose(plainGrad, interposedGrad));
 }
 
+// R1 for C++ callers (at::relu, ATen's composite ops): they reach the interposer's typed entry. With nothing in
+// effect for the function it passes through unboxed (result and autograd as the plain op's, no event even while
+// observed elsewhere); with a provider in effect the call is boxed for it, in place and tuple-returning overloads
+// included, and the results are the original's.
+TEST_F(Runtime, R1_CxxCallersPassThroughUnboxedOrReachTheProviderInEffect)
+{
+    const at::Tensor x = at::randn({2, 3, 8, 8});
+    const at::Tensor w = at::randn({8}).requires_grad_();
+    const at::Tensor plainRelu = at::relu(x * w);
+    const at::Tensor plainGrad = torch::autograd::grad({plainRelu.sum()}, {w})[0];
+    const auto [plainPool, plainIndices] = at::max_pool2d_with_indices(x, {2, 2});
+
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    const auto root = moduleObject(*session, "");
+    auto events = EventStream::attach(256);
+    callEnterOp(root); // gelu's provider in effect on this thread: the key is included
+    const at::Tensor passedRelu = at::relu(x * w);
+    const at::Tensor passedGrad = torch::autograd::grad({passedRelu.sum()}, {w})[0];
+    at::Tensor inPlace = x.clone();
+    at::relu_(inPlace);
+    const auto [passedPool, passedIndices] = at::max_pool2d_with_indices(x, {2, 2});
+    EXPECT_EQ(geluTagOnThisThread(), kTagA); // gelu, from C++ too, reaches its provider
+    callExitOp(root);
+    runtime.deactivate();
+    EXPECT_TRUE(at::equal(passedRelu, plainRelu));
+    EXPECT_TRUE(at::allclose(passedGrad, plainGrad));
+    EXPECT_TRUE(at::equal(inPlace, at::relu(x)));
+    EXPECT_TRUE(at::equal(passedPool, plainPool) && at::equal(passedIndices, plainIndices));
+    std::vector<Event> log;
+    events->drain(log);
+    EXPECT_EQ(countEvents(log, EventKind::OriginalCall), 0) << "a pass-through call emitted an event";
+
+    // Reference providers in effect for relu and max_pool2d_with_indices: C++ calls are served, boxed.
+    KernelProviderRuntime served(*session,
+                                 planOf({entry("", "relu", "AtenReluProvider"),
+                                         entry("", "max_pool2d_with_indices", "AtenMaxPool2dWithIndicesProvider")}));
+    served.activate();
+    callEnterOp(root);
+    const at::Tensor servedRelu = at::relu(x);
+    at::Tensor servedInPlace = x.clone();
+    const at::Tensor& returned = at::relu_(servedInPlace);
+    const auto [servedPool, servedIndices] = at::max_pool2d_with_indices(x, {2, 2});
+    callExitOp(root);
+    served.deactivate();
+    log.clear();
+    events->drain(log);
+    EXPECT_EQ(countEvents(log, EventKind::ProviderCall), 3);
+    EXPECT_TRUE(at::equal(servedRelu, at::relu(x)));
+    EXPECT_TRUE(at::equal(servedInPlace, at::relu(x)));
+    EXPECT_TRUE(returned.is_same(servedInPlace)) << "an in-place call returned another tensor than its input";
+    EXPECT_TRUE(at::equal(servedPool, plainPool) && at::equal(servedIndices, plainIndices));
+}
+
 // R1: a provider that calls the same op inside does not re-enter the interposer.
 TEST_F(Runtime, R1_ProviderCallingTheSameOpReachesTheRealKernel)
 {

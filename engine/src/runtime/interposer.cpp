@@ -4,6 +4,8 @@
 // run with the key excluded, so nested ops reach the real kernels.
 #include "runtime/interposer.h"
 
+#include "runtime/interposed_form.h"
+
 #include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
@@ -14,6 +16,7 @@
 #include "runtime/string_pool.h"
 #include "runtime/task_context.h"
 #include "runtime/thread_state.h"
+#include "runtime/unboxed_forms.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -98,68 +101,6 @@ void declined(ThreadState& thread, Function f, const ProviderFunction& fn, const
         observeOriginal(thread, f, intern(std::string("declined by ") + fn.providerName + ": " + reason));
 }
 
-// The kernel on one catalog overload at kModeKey (R1).
-class InterposedForm final : public c10::OperatorKernel {
-public:
-    explicit InterposedForm(const OpForm& form) : m_form(form) {}
-
-    void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
-    {
-        const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
-        // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
-        c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
-        const size_t n = op.schema().arguments().size();
-        std::optional<Function> f = m_form.function;
-        if (!f && m_form.kind != FormKind::Opaque)
-            f = functionOfCall(m_form, c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - n, n));
-        if (!f) {
-            op.redispatchBoxed(below, stack);
-            return;
-        }
-        ThreadState& thread = ThreadState::current();
-        // Outside a forward of its own, the thread may run a task forked from one: it carries its table (R12).
-        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
-            followTask(thread);
-        if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
-            applyPendingUnwinds(thread);
-        // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
-        const ProviderFunction* fn = thread.inEffect(*f);
-        if (thread.observe)
-            if (auto* samples = optimizer::SampleCapture::onThisThread())
-                captureSample(*samples, m_form, *f, *stack, n);
-        profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
-        profiling::FunctionCallScope call(recorder, *f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
-        if (!fn) {
-            if (thread.observe)
-                observeOriginal(thread, *f);
-            else if (!thread.anyInEffect())
-                c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
-            op.redispatchBoxed(below, stack);
-            return;
-        }
-        stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(*f), fn->functionName);
-        CallResult result;
-        try {
-            result = callProvider(*fn, m_form, op, *f, *stack, n);
-        } catch (const c10::Error& e) {
-            rethrowWithContext(thread, *f, *fn, e.what_without_backtrace());
-        } catch (const std::exception& e) {
-            rethrowWithContext(thread, *f, *fn, e.what());
-        }
-        if (result.wasServed()) {
-            if (events::recording())
-                events::emit(EventKind::ProviderCall, thread.scopeOf(*f), fn->functionName, fn->providerName, 0);
-            return;
-        }
-        declined(thread, *f, *fn, result.declined);
-        call.declined();
-        op.redispatchBoxed(below, stack);
-    }
-
-private:
-    const OpForm& m_form;
-};
-
 void selfTest(InterposerReport& report)
 {
     // A probe: with the key included and observation on, aten::relu must reach our kernel exactly once
@@ -194,6 +135,7 @@ InterposerReport registerOnce()
     static auto* fallback = new torch::Library(torch::Library::IMPL, "_", kModeKey, __FILE__, __LINE__);
     fallback->fallback(torch::CppFunction::makeFallthrough());
     static auto* ops = new torch::Library(torch::Library::IMPL, "aten", kModeKey, __FILE__, __LINE__);
+    static auto* registrations = new std::vector<c10::RegistrationHandleRAII>();
     std::string foreign;
     for (const OpForm& form : allOpForms()) {
         const auto handle = dispatcher.findSchema({std::string(form.op.name), std::string(form.op.overload)});
@@ -206,7 +148,11 @@ InterposerReport registerOnce()
         std::string name(form.op.name.substr(6)); // strip "aten::"
         if (!form.op.overload.empty())
             name += "." + std::string(form.op.overload);
-        ops->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InterposedForm>(form)));
+        if (auto kernel = unboxedKernel(form, *handle)) // a typed entry for C++ callers too
+            registrations->push_back(dispatcher.registerImpl(handle->operator_name(), kModeKey, std::move(*kernel),
+                                                             std::nullopt, nullptr, "kforge interposer (typed)"));
+        else
+            ops->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InterposedForm>(form)));
         report.interceptedOps.push_back(qualifiedOpName(form.op));
     }
     if (!foreign.empty()) {
@@ -218,6 +164,59 @@ InterposerReport registerOnce()
 }
 
 } // namespace
+
+void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
+{
+    const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
+    // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
+    c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
+    const size_t n = op.schema().arguments().size();
+    std::optional<Function> f = m_form.function;
+    if (!f && m_form.kind != FormKind::Opaque)
+        f = functionOfCall(m_form, c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - n, n));
+    if (!f) {
+        op.redispatchBoxed(below, stack);
+        return;
+    }
+    ThreadState& thread = ThreadState::current();
+    // Outside a forward of its own, the thread may run a task forked from one: it carries its table (R12).
+    if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
+        followTask(thread);
+    if (thread.hasPendingUnwinds()) // a runtime deactivated by another thread during this forward (R12)
+        applyPendingUnwinds(thread);
+    // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
+    const ProviderFunction* fn = thread.inEffect(*f);
+    if (thread.observe)
+        if (auto* samples = optimizer::SampleCapture::onThisThread())
+            captureSample(*samples, m_form, *f, *stack, n);
+    profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
+    profiling::FunctionCallScope call(recorder, *f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
+    if (!fn) {
+        if (thread.observe)
+            observeOriginal(thread, *f);
+        else if (!thread.anyInEffect())
+            c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
+        op.redispatchBoxed(below, stack);
+        return;
+    }
+    stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(*f), fn->functionName);
+    CallResult result;
+    try {
+        result = callProvider(*fn, m_form, op, *f, *stack, n);
+    } catch (const c10::Error& e) {
+        rethrowWithContext(thread, *f, *fn, e.what_without_backtrace());
+    } catch (const std::exception& e) {
+        rethrowWithContext(thread, *f, *fn, e.what());
+    }
+    if (result.wasServed()) {
+        if (events::recording())
+            events::emit(EventKind::ProviderCall, thread.scopeOf(*f), fn->functionName, fn->providerName, 0);
+        return;
+    }
+    declined(thread, *f, *fn, result.declined);
+    call.declined();
+    op.redispatchBoxed(below, stack);
+}
 
 const InterposerReport& ensureInterposer()
 {

@@ -32,6 +32,7 @@ struct ThreadStateHolder {
     }
     ~ThreadStateHolder()
     {
+        ThreadState::forgetCurrent();
         std::lock_guard lock(registryMutex());
         auto& r = registry();
         r.erase(std::remove_if(r.begin(), r.end(), [&](const auto& w) { return w.expired() || w.lock() == state; }),
@@ -43,10 +44,11 @@ struct ThreadStateHolder {
 
 ThreadState::ThreadState() : m_id(nextThreadId.fetch_add(1)) {}
 
-ThreadState& ThreadState::current()
+ThreadState& ThreadState::createCurrent()
 {
     thread_local ThreadStateHolder holder;
-    return *holder.state;
+    tlsCurrent = holder.state.get();
+    return *tlsCurrent;
 }
 
 std::vector<std::shared_ptr<ThreadState>> ThreadState::all()
@@ -82,8 +84,6 @@ void ThreadState::rebuildTable()
                     latest ? latest->modulePath : nullptr);
     }
 }
-
-bool ThreadState::anyInEffect() const { return m_inEffectCount.load(std::memory_order_relaxed) > 0; }
 
 void ThreadState::refreshModeKey() { c10::impl::tls_set_dispatch_key_included(kModeKey, observe || anyInEffect()); }
 

@@ -38,7 +38,15 @@ using FunctionStacks = std::array<std::vector<StackEntry>, kFunctionCount>;
 
 class ThreadState {
 public:
-    static ThreadState& current();
+    // This thread's state, created on first use. Inline: every interposed call asks, and once created it is one
+    // thread-local load (the engine's TLS model is initial-exec: engine/CMakeLists.txt).
+    static ThreadState& current()
+    {
+        if (ThreadState* state = tlsCurrent)
+            return *state;
+        return createCurrent();
+    }
+    static void forgetCurrent() { tlsCurrent = nullptr; } // at thread exit, when the state is released
     // Every live thread's state; the pointers stay valid while the returned vector lives.
     static std::vector<std::shared_ptr<ThreadState>> all();
 
@@ -59,7 +67,7 @@ public:
     // The module path whose pre-hook installed what is in effect (owner thread, for events and errors).
     const char* scopeOf(Function f) const { return m_scopes[static_cast<int>(f)].load(std::memory_order_relaxed); }
     const ProviderFunctionPtr& inEffectOwner(Function f) const { return m_owners[static_cast<int>(f)]; }
-    bool anyInEffect() const;
+    bool anyInEffect() const { return m_inEffectCount.load(std::memory_order_relaxed) > 0; }
     std::uint64_t nextSequence() { return ++m_sequence; }
     std::uint64_t lastSequence() const { return m_sequence; }
     void raiseSequence(std::uint64_t atLeast) { m_sequence = std::max(m_sequence, atLeast); }
@@ -107,6 +115,8 @@ public:
     void refreshModeKey();
 
 private:
+    static ThreadState& createCurrent();
+    static inline thread_local ThreadState* tlsCurrent = nullptr; // constant-initialised: no TLS init wrapper
     std::uint64_t m_id;
     std::array<std::atomic<const ProviderFunction*>, kFunctionCount> m_table{};
     std::array<ProviderFunctionPtr, kFunctionCount> m_owners{}; // keep what is in effect alive
