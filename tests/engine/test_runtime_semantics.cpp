@@ -11,12 +11,15 @@
 #include "runtime/mode_key.h"
 #include "runtime/thread_state.h"
 #include "test_helpers.h"
+#include "runtime/hook_ops.h"
+#include "model/graph_instrumentation.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/jit/codegen/fuser/interface.h>
+#include <ATen/record_function.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
@@ -233,6 +236,53 @@ TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
         EXPECT_NE(text.find("kforge::module_enter"), std::string::npos) << item.name;
         EXPECT_NE(text.find("kforge::module_exit"), std::string::npos) << item.name;
     }
+}
+
+// R2: each instrumented class keeps a plain copy of its forward, calling its submodules' plain copies; a forward
+// while no hook has anything to do runs the plain copy (no hook op executes), and one with a runtime bound runs the
+// instrumented forward; the outputs agree.
+TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
+{
+    const torch::jit::Module& root = session->impl().module;
+    for (const auto& item : root.named_modules()) {
+        const auto plain = item.value.find_method(kPlainForward);
+        if (!item.value.find_method("forward"))
+            continue;
+        ASSERT_TRUE(plain) << item.name << " has no plain forward";
+        const std::string text = torch::jit::toGraphFunction(plain->function()).graph()->toString();
+        EXPECT_EQ(text.find("kforge::module_"), std::string::npos) << item.name << ":\n" << text;
+        EXPECT_EQ(text.find("name=\"forward\""), std::string::npos) << item.name << " calls an instrumented forward";
+    }
+    // Which TorchScript functions a forward enters, from the interpreter's RecordFunction calls.
+    const auto functionsEntered = [&] {
+        static thread_local std::vector<std::string>* names = nullptr;
+        std::vector<std::string> seen;
+        names = &seen;
+        const auto handle = at::addThreadLocalCallback(
+            at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+                if (names)
+                    names->emplace_back(fn.name());
+                return nullptr;
+            }).scopes({at::RecordScope::TORCHSCRIPT_FUNCTION}));
+        const auto output = session->forward();
+        at::removeCallback(handle);
+        names = nullptr;
+        return std::make_pair(seen, output);
+    };
+    ASSERT_TRUE(runtime::hooksIdle());
+    const auto [idle, idleOutput] = functionsEntered();
+    ASSERT_FALSE(idle.empty()) << "the interpreter recorded no function";
+    EXPECT_EQ(idle.front(), kPlainForward);
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
+    runtime.activate();
+    EXPECT_FALSE(runtime::hooksIdle());
+    const auto [active, activeOutput] = functionsEntered();
+    runtime.deactivate();
+    ASSERT_FALSE(active.empty());
+    EXPECT_EQ(active.front(), "forward");
+    ASSERT_EQ(idleOutput.size(), activeOutput.size());
+    for (size_t i = 0; i < idleOutput.size(); ++i)
+        EXPECT_EQ(idleOutput[i].sum, activeOutput[i].sum) << "output " << i;
 }
 
 // R2, R9: an empty plan installs nothing and is_active stays false, as in Python.

@@ -343,19 +343,24 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
             slots[m_inputSlots[i]] = *value;
     }
 
+    // Module hooks only when some hook has something to do (runtime::hooksIdle), decided per forward as for
+    // TorchScript's plain forward copies (R2).
+    const bool hooks = !runtime::hooksIdle();
     std::vector<c10::IValue> open; // module objects entered below the root, outermost first
     std::optional<DecomposedCall> decomposed;
-    runtime::callModuleEnter(m_moduleObjects.front().second);
+    if (hooks)
+        runtime::callModuleEnter(m_moduleObjects.front().second);
     torch::jit::Stack stack;
     for (const Step& step : m_steps) {
-        while (open.size() > step.keepModules) {
+        while (hooks && open.size() > step.keepModules) {
             runtime::callModuleExit(open.back());
             open.pop_back();
         }
-        for (const c10::IValue& module : step.enterModules) {
-            runtime::callModuleEnter(module);
-            open.push_back(module);
-        }
+        if (hooks)
+            for (const c10::IValue& module : step.enterModules) {
+                runtime::callModuleEnter(module);
+                open.push_back(module);
+            }
         if (step.opensCall)
             decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
         stack.clear();
@@ -388,7 +393,8 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
         runtime::callModuleExit(open.back());
         open.pop_back();
     }
-    runtime::callModuleExit(m_moduleObjects.front().second);
+    if (hooks)
+        runtime::callModuleExit(m_moduleObjects.front().second);
     std::vector<c10::IValue> outputs;
     for (int s : m_outputSlots)
         outputs.push_back(slots[s]);

@@ -8,6 +8,7 @@
 #include "model/exported_session.h"
 #include "model/forward_calls.h"
 #include "model/graph_instrumentation.h"
+#include "runtime/hook_ops.h"
 #include "model/model_inputs.h"
 #include "model/model_loader.h"
 #include "model/output_digest.h"
@@ -215,7 +216,10 @@ c10::IValue runForward(ModelSession::Impl& impl)
 {
     if (impl.exported)
         return impl.exported->run(impl.inputs, impl.kwargs);
-    return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
+    // The uninstrumented copy while no hook has anything to do (graph_instrumentation.h); decided per forward, so a
+    // runtime activated during a forward applies from the next one.
+    const bool plain = runtime::hooksIdle() && impl.module.find_method(kPlainForward);
+    return impl.module.get_method(plain ? kPlainForward : "forward")(impl.inputs, impl.kwargs);
 }
 
 c10::IValue guardedForward(ModelSession::Impl& impl)

@@ -118,6 +118,12 @@ const torch::jit::RegisterOperators kHookOps({
 
 } // namespace
 
+bool hooksIdle()
+{
+    return !Hooks::anyBound() && !events::recording() && !stepping::gLive.load(std::memory_order_relaxed) &&
+           !HostRecorder::anyLive() && !optimizer::SampleCapture::anyLive();
+}
+
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
 

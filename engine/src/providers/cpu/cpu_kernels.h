@@ -35,7 +35,7 @@ struct KernelTable {
     int floatLanes;   // Vectorized<float>::size()
 
     // x, y: [rows, cols] of `dtype` (Float or BFloat16). weight/bias: [cols] float32 (the provider widens
-    // bfloat16 parameters once per call) or nullptr. Single-pass Welford mean/variance per row (biased
+    // bfloat16 parameters once per call) or nullptr. Two-pass mean and variance per row (biased
     // variance, as ATen), then y = (x - mean) * rstd * weight + bias with rstd = 1 / sqrt(var + eps).
     void (*layerNorm)(c10::ScalarType dtype, const void* x, const float* weight, const float* bias, void* y,
                       std::int64_t rows, std::int64_t cols, float eps);

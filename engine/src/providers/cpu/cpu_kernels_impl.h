@@ -223,101 +223,66 @@ void silu(c10::ScalarType dtype, const void* x, void* y, std::int64_t n)
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// layer_norm: one pass of Welford updates over the row with 4 independent accumulator vectors (4W lanes, each
-// lane a Welford state over its own strided subsequence, all with the same count), merged with Chan's
-// formula; the < 4W elements left over are summarized exactly (mean, then squared deviations) and merged the
-// same way. Then one normalize pass.
-
-// Row statistics are combined in double: the lane states are few (4W per row) but summing 4W lane means of
-// a row with a large common offset in float would cost more digits than the Welford updates themselves.
+// layer_norm: two passes over the row (it stays in L1), each with 4 independent accumulator vectors: the sum, then
+// the sum of squared deviations from that mean; then one normalize pass. Squared deviations from the row's own
+// mean keep a large common offset from costing digits, and the lane totals are added in double. (A one-pass
+// Welford update per vector needs a division per step and a scalar merge of 4W lane states per row, which cost
+// more than the extra read: 1.2x ATen's time on [8,512,768] float32.)
 struct Moments {
     double mean = 0.0;
     double m2 = 0.0; // sum of squared deviations
-    std::int64_t n = 0;
 };
 
-Moments merge(const Moments& a, const Moments& b)
+double hsumDouble(const fVec& v)
 {
-    if (a.n == 0)
-        return b;
-    if (b.n == 0)
-        return a;
-    const std::int64_t n = a.n + b.n;
-    const double delta = b.mean - a.mean;
-    const double wb = static_cast<double>(b.n) / static_cast<double>(n);
-    Moments out;
-    out.n = n;
-    out.mean = a.mean + delta * wb;
-    out.m2 = a.m2 + b.m2 + delta * delta * static_cast<double>(a.n) * wb;
-    return out;
+    alignas(64) float lanes[W];
+    v.store(lanes);
+    double s = 0.0;
+    for (std::int64_t l = 0; l < W; ++l)
+        s += lanes[l];
+    return s;
 }
 
-template <typename T> Moments welfordRow(const T* x, std::int64_t n)
+// Sum over the row of f(v) for each vector v of elements (lanes past the row's end excluded).
+template <typename T, typename F> double rowSum(const T* x, std::int64_t n, const F& f)
 {
-    fVec mean0(0.0f), mean1(0.0f), mean2(0.0f), mean3(0.0f);
-    fVec m20(0.0f), m21(0.0f), m22(0.0f), m23(0.0f);
-    std::int64_t count = 0;
+    fVec s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
     std::int64_t i = 0;
-    auto update = [](const fVec& v, fVec& mean, fVec& m2, const fVec& invCount) {
-        const fVec delta = v - mean;
-        mean = at::vec::fmadd(delta, invCount, mean);
-        m2 = at::vec::fmadd(delta, v - mean, m2);
-    };
     for (; i + 4 * W <= n; i += 4 * W) {
         fVec v0, v1, v2, v3;
         Io<T>::load2(x + i, v0, v1);
         Io<T>::load2(x + i + kStep, v2, v3);
-        ++count;
-        const fVec invCount(1.0f / static_cast<float>(count));
-        update(v0, mean0, m20, invCount);
-        update(v1, mean1, m21, invCount);
-        update(v2, mean2, m22, invCount);
-        update(v3, mean3, m23, invCount);
+        s0 = s0 + f(v0);
+        s1 = s1 + f(v1);
+        s2 = s2 + f(v2);
+        s3 = s3 + f(v3);
     }
-    Moments lanes;
-    if (count > 0) {
-        // 4W lane states of equal count: mean of means, M2 = sum M2 + count * sum (mean_l - mean)^2.
-        alignas(64) float means[4 * W];
-        alignas(64) float m2s[4 * W];
-        mean0.store(means);
-        mean1.store(means + W);
-        mean2.store(means + 2 * W);
-        mean3.store(means + 3 * W);
-        m20.store(m2s);
-        m21.store(m2s + W);
-        m22.store(m2s + 2 * W);
-        m23.store(m2s + 3 * W);
-        double sumMeans = 0.0, sumM2 = 0.0;
-        for (std::int64_t l = 0; l < 4 * W; ++l) {
-            sumMeans += means[l];
-            sumM2 += m2s[l];
-        }
-        lanes.mean = sumMeans / static_cast<double>(4 * W);
-        double spread = 0.0;
-        for (std::int64_t l = 0; l < 4 * W; ++l)
-            spread += (means[l] - lanes.mean) * (means[l] - lanes.mean);
-        lanes.m2 = sumM2 + static_cast<double>(count) * spread;
-        lanes.n = count * 4 * W;
+    for (; i < n; i += kStep) {
+        const std::int64_t count = std::min(kStep, n - i);
+        fVec a, b;
+        Io<T>::load2(x + i, count, a, b);
+        s0 = s0 + fVec::set(fVec(0.0f), f(a), std::min(count, W));
+        s1 = s1 + fVec::set(fVec(0.0f), f(b), std::max<std::int64_t>(count - W, 0));
     }
-    Moments tail; // the < 4W elements after the last full step: mean, then squared deviations
-    if (i < n) {
-        double sum = 0.0;
-        for (std::int64_t j = i; j < n; ++j)
-            sum += static_cast<float>(x[j]);
-        tail.n = n - i;
-        tail.mean = sum / static_cast<double>(tail.n);
-        for (std::int64_t j = i; j < n; ++j) {
-            const double d = static_cast<float>(x[j]) - tail.mean;
-            tail.m2 += d * d;
-        }
-    }
-    return merge(lanes, tail);
+    return hsumDouble((s0 + s1) + (s2 + s3));
+}
+
+template <typename T> Moments rowMoments(const T* x, std::int64_t n)
+{
+    Moments m;
+    m.mean = rowSum(x, n, [](const fVec& v) { return v; }) / static_cast<double>(n);
+    const fVec meanV(static_cast<float>(m.mean));
+    m.m2 = rowSum(x, n, [&](const fVec& v) {
+        const fVec d = v - meanV;
+        return d * d;
+    });
+    return m;
 }
 
 template <typename T>
 void layerNormRow(const T* x, const float* weight, const float* bias, T* y, std::int64_t n, float eps)
 {
-    const Moments m = welfordRow(x, n);
+    const Moments m = rowMoments(x, n);
     const float var = static_cast<float>(std::max(m.m2 / static_cast<double>(n), 0.0));
     const float rstd = 1.0f / std::sqrt(var + eps);
     const fVec meanV(static_cast<float>(m.mean)), rstdV(rstd);
@@ -473,9 +438,10 @@ bool maxRose(const fVec& mNew, const fVec& m)
     return (mNew != m).zero_mask() != kAllLanes;
 }
 
-// Per-element exps: ATen's inlined exp_u20 (see the element-wise section), which needs finite or -inf
-// arguments; a row whose max is NaN or +inf (x - max is then NaN) is redone with Sleef's exp, which propagates
-// the NaN as ATen's softmax does. Block factors always use exp().
+// Exps: ATen's inlined exp_u20 (see the element-wise section), which needs finite or -inf arguments, for the
+// elements and the per-block factors alike (an out-of-line Sleef call per block factor cost bfloat16 rows of 512
+// a third of ATen's time); a row whose max is NaN or +inf (x - max is then NaN) is redone with Sleef's exp, which
+// propagates the NaN as ATen's softmax does.
 struct FastExp {
     fVec operator()(const fVec& v) const { return v.exp_u20(); }
 };
@@ -517,21 +483,24 @@ void softmaxRowPass1(const Ti* x, std::int64_t n, float* e, float* blockRef, fVe
     std::int64_t block = 0;
     for (std::int64_t i = 0; i < n; i += kSoftmaxBlock, ++block) {
         const std::int64_t len = std::min(kSoftmaxBlock, n - i);
+        // The block in float into e (one conversion per element), with its max; then the exps from e (in L1).
         fVec blockMax = negInf();
         for (std::int64_t j = 0; j < len; j += kStep) {
+            const std::int64_t count = std::min(kStep, len - j);
             fVec a, b;
-            loadPadded(x + i + j, std::min(kStep, len - j), a, b);
+            loadPadded(x + i + j, count, a, b);
+            Io<float>::store2(e + i + j, count, a, b);
             blockMax = at::vec::maximum(blockMax, at::vec::maximum(a, b));
         }
         const fVec mNew = at::vec::maximum(m, blockMax);
         const fVec ref = safeRef(mNew);
         if (maxRose(mNew, m))
-            s = s * (m - ref).exp();
+            s = s * exp(m - ref); // m - ref is <= 0 or -inf (a lane's first finite block) while the row is finite
         fVec sum = zero();
         for (std::int64_t j = 0; j < len; j += kStep) {
             const std::int64_t count = std::min(kStep, len - j);
             fVec a, b;
-            loadPadded(x + i + j, count, a, b);
+            loadPadded(e + i + j, count, a, b);
             const fVec ea = exp(a - ref);
             const fVec eb = exp(b - ref);
             sum = sum + ea;
@@ -544,22 +513,19 @@ void softmaxRowPass1(const Ti* x, std::int64_t n, float* e, float* blockRef, fVe
     }
 }
 
-template <typename Ti, typename To>
-void softmaxLastDimRow(const Ti* x, To* y, std::int64_t n, float* e, float* blockRef)
+// Pass 2: e * exp(m_block - M) / S. The factors' arguments are finite and <= 0 unless the row holds NaN or +inf.
+template <typename Exp, typename To>
+void softmaxRowPass2(To* y, std::int64_t n, const float* e, const float* blockRef, const fVec& m, const fVec& s)
 {
-    fVec m, s;
-    softmaxRowPass1<FastExp>(x, n, e, blockRef, m, s);
-    if (anyNanOrPosInf(m))
-        softmaxRowPass1<ExactExp>(x, n, e, blockRef, m, s);
-    // Row max and sum from the lane states.
+    const Exp exp;
     const float rowMax = hmax(m);
     const fVec rowMaxV(rowMax);
-    const float rowSum = hsum(s * at::vec::minimum(safeRef(m) - rowMaxV, zero()).exp());
+    const float rowSum = hsum(s * exp(at::vec::minimum(safeRef(m) - rowMaxV, zero())));
     const fVec invSum(1.0f / rowSum);
     std::int64_t block = 0;
     for (std::int64_t i = 0; i < n; i += kSoftmaxBlock, ++block) {
         const std::int64_t len = std::min(kSoftmaxBlock, n - i);
-        const fVec factor = at::vec::minimum(fVec::loadu(blockRef + block * W) - rowMaxV, zero()).exp() * invSum;
+        const fVec factor = exp(at::vec::minimum(fVec::loadu(blockRef + block * W) - rowMaxV, zero())) * invSum;
         for (std::int64_t j = 0; j < len; j += kStep) {
             const std::int64_t count = std::min(kStep, len - j);
             fVec a, b;
@@ -572,6 +538,19 @@ void softmaxLastDimRow(const Ti* x, To* y, std::int64_t n, float* e, float* bloc
             }
         }
     }
+}
+
+template <typename Ti, typename To>
+void softmaxLastDimRow(const Ti* x, To* y, std::int64_t n, float* e, float* blockRef)
+{
+    fVec m, s;
+    softmaxRowPass1<FastExp>(x, n, e, blockRef, m, s);
+    if (!anyNanOrPosInf(m)) {
+        softmaxRowPass2<FastExp>(y, n, e, blockRef, m, s);
+        return;
+    }
+    softmaxRowPass1<ExactExp>(x, n, e, blockRef, m, s);
+    softmaxRowPass2<ExactExp>(y, n, e, blockRef, m, s);
 }
 
 template <typename Ti, typename To> void softmaxLastDim(const Ti* x, To* y, std::int64_t rows, std::int64_t n)
@@ -627,7 +606,7 @@ void softmaxStripPass1(const Ti* x, std::int64_t dim, std::int64_t inner, std::i
             sum = sum + ek;
         }
         if (maxRose(mNew, m))
-            s = s * (m - ref).exp();
+            s = s * exp(m - ref);
         s = s + sum;
         m = mNew;
         ref.store(blockRef + block * W);
@@ -641,14 +620,16 @@ void softmaxStrip(const Ti* x, To* y, std::int64_t dim, std::int64_t inner, std:
     fVec m, s;
     softmaxStripPass1<FastExp>(x, dim, inner, lanes, e, blockRef, m, s);
     // Lanes past `lanes` hold zeros (finite), so only real rows can trigger the exact redo.
-    if (anyNanOrPosInf(m))
+    const bool exact = anyNanOrPosInf(m);
+    if (exact)
         softmaxStripPass1<ExactExp>(x, dim, inner, lanes, e, blockRef, m, s);
     // Every lane is its own row: M = m, and S = s (a lane that saw only -inf has s = 0 and gives NaN).
     const fVec invSum = fVec(1.0f) / s;
     std::int64_t block = 0;
     for (std::int64_t d0 = 0; d0 < dim; d0 += kRowsPerBlock, ++block) {
         const std::int64_t count = std::min(kRowsPerBlock, dim - d0);
-        const fVec factor = at::vec::minimum(fVec::loadu(blockRef + block * W) - m, zero()).exp() * invSum;
+        const fVec shift = at::vec::minimum(fVec::loadu(blockRef + block * W) - m, zero());
+        const fVec factor = (exact ? ExactExp{}(shift) : FastExp{}(shift)) * invSum;
         for (std::int64_t k = 0; k < count; ++k) {
             const fVec out = fVec::loadu(e + (d0 + k) * W) * factor;
             if (lanes == W)

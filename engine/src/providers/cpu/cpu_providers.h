@@ -2,7 +2,7 @@
 #pragma once
 // The CPU kernel providers written for KernelForge (cpu_providers.cpp):
 //
-//   CpuFusedLayerNormProvider  layer_norm   single-pass Welford mean/variance per row, then normalize
+//   CpuFusedLayerNormProvider  layer_norm   two-pass mean and variance per row, then normalize
 //   CpuRmsNormProvider         rms_norm     sum of squares per row, then scale (ATen composite semantics)
 //   CpuOnlineSoftmaxProvider   softmax      online softmax: running max and sum in one pass, then normalize
 //   CpuGeluProvider            gelu         {approximate: "none" (erf) | "tanh"}
