@@ -267,8 +267,9 @@ TEST_F(CpuProviders, SoftmaxMatchesAtenOverEveryDim)
     forEachIsa([&] {
         for (at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
             std::vector<at::Tensor> xs = inputs(dtype);
-            xs.push_back((at::randn({3, 300}) * 40.0).to(dtype)); // large logits: max subtraction matters
-            xs.push_back(at::tensor(1.5).to(dtype));              // 0-dim
+            xs.push_back((at::randn({3, 300}) * 40.0).to(dtype));  // large logits: max subtraction matters
+            xs.push_back((at::randn({2, 2500}) * 40.0).to(dtype)); // rows past the short-row kernel (1024)
+            xs.push_back(at::tensor(1.5).to(dtype));               // 0-dim
             for (const at::Tensor& x : xs) {
                 const int64_t ndim = std::max<int64_t>(x.dim(), 1);
                 for (int64_t dim = -ndim; dim < ndim; ++dim) {
@@ -304,6 +305,12 @@ TEST_F(CpuProviders, SoftmaxWithMaskedPositions)
     x.index_put_({4}, x[4] - 200.0);                                  // very negative but finite
     x.index_put_({5, 1, 3}, std::numeric_limits<float>::quiet_NaN()); // NaN and +inf make their rows NaN
     x.index_put_({5, 2, 60}, inf);
+    // The same over rows long enough for the online (blocked) kernel: masked blocks, a masked row, NaN, +inf.
+    at::Tensor longRows = at::randn({5, 1500});
+    longRows.index_put_({0, at::indexing::Slice(0, 700)}, -inf);
+    longRows.index_put_({1}, -inf);
+    longRows.index_put_({2, 1200}, std::numeric_limits<float>::quiet_NaN());
+    longRows.index_put_({3, 10}, inf);
     forEachIsa([&] {
         for (at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
             const at::Tensor xt = x.to(dtype);
@@ -312,6 +319,9 @@ TEST_F(CpuProviders, SoftmaxWithMaskedPositions)
                 expectClose(got, at::softmax(xt, dim), tolFor(dtype),
                             "masked softmax " + describe(xt) + " dim " + std::to_string(dim));
             }
+            const at::Tensor lt = longRows.to(dtype);
+            expectClose(callBoxed(*provider, op, {lt, int64_t{-1}, c10::IValue()}), at::softmax(lt, -1), tolFor(dtype),
+                        "masked softmax " + describe(lt));
         }
     });
 }

@@ -12,6 +12,7 @@
 // double.
 #include "providers/cpu/cpu_kernels.h"
 
+#include <ATen/cpu/vec/functional.h>
 #include <ATen/cpu/vec/vec.h>
 #include <c10/util/BFloat16.h>
 
@@ -112,24 +113,16 @@ template <> struct Io<bf16> {
     }
 };
 
+// Horizontal reductions by ATen's shuffle trees (log2 W steps), not a store and a scalar loop: per row they cost as
+// much as the row's own work on short rows (softmax over 49 keys). hmax propagates NaN, as at::vec::maximum does.
 float hsum(const fVec& v)
 {
-    alignas(64) float lanes[W];
-    v.store(lanes);
-    float s = 0.0f;
-    for (std::int64_t l = 0; l < W; ++l)
-        s += lanes[l];
-    return s;
+    return at::vec::vec_reduce_all<float>([](const fVec& a, const fVec& b) { return a + b; }, v);
 }
 
 float hmax(const fVec& v)
 {
-    alignas(64) float lanes[W];
-    v.store(lanes);
-    float m = lanes[0];
-    for (std::int64_t l = 1; l < W; ++l)
-        m = std::max(m, lanes[l]);
-    return m;
+    return at::vec::vec_reduce_all<float>([](const fVec& a, const fVec& b) { return at::vec::maximum(a, b); }, v);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -553,8 +546,66 @@ void softmaxLastDimRow(const Ti* x, To* y, std::int64_t n, float* e, float* bloc
     softmaxRowPass2<ExactExp>(y, n, e, blockRef, m, s);
 }
 
+// A row short enough to stay in L1 as floats: the classic three passes, without the online blocks' bookkeeping
+// (block maxima, rescales, per-block factors), which dominates short rows: attention over 7x7 windows (swin_t,
+// rows of 49) took 2x ATen's time with it. The row into e with its max; e = exp(e - max) with the sum; y = e / sum.
+constexpr std::int64_t kShortRow = 1024;
+
+// e = exp(e - max), and y = e / sum.
+template <typename Exp, typename To> void softmaxShortRowExp(To* y, std::int64_t n, float* e, const fVec& rowMax)
+{
+    const Exp exp;
+    fVec sA = zero(), sB = zero();
+    for (std::int64_t i = 0; i < n; i += kStep) {
+        const std::int64_t count = std::min(kStep, n - i);
+        fVec a, b;
+        loadPadded(e + i, count, a, b);
+        a = exp(a - rowMax);
+        b = exp(b - rowMax);
+        Io<float>::store2(e + i, count, a, b);
+        sA = sA + a;
+        sB = sB + b;
+    }
+    const fVec invSum(1.0f / hsum(sA + sB));
+    for (std::int64_t i = 0; i < n; i += kStep) {
+        const std::int64_t count = std::min(kStep, n - i);
+        fVec a, b;
+        Io<float>::load2(e + i, count, a, b);
+        Io<To>::store2(y + i, count, a * invSum, b * invSum);
+    }
+}
+
+template <typename Ti, typename To> void softmaxShortRow(const Ti* x, To* y, std::int64_t n, float* e)
+{
+    fVec mA = negInf(), mB = negInf();
+    for (std::int64_t i = 0; i < n; i += kStep) {
+        const std::int64_t count = std::min(kStep, n - i);
+        fVec a, b;
+        loadPadded(x + i, count, a, b);
+        Io<float>::store2(e + i, count, a, b);
+        mA = at::vec::maximum(mA, a);
+        mB = at::vec::maximum(mB, b);
+    }
+    const fVec laneMax = at::vec::maximum(mA, mB);
+    const float rowMax = hmax(laneMax);
+    // A NaN, a +inf or a fully masked row (max -inf) makes x - max NaN somewhere: only Sleef's exp propagates that
+    // into the all-NaN row ATen gives.
+    if (!anyNanOrPosInf(laneMax) && rowMax != -std::numeric_limits<float>::infinity())
+        softmaxShortRowExp<FastExp>(y, n, e, fVec(rowMax));
+    else
+        softmaxShortRowExp<ExactExp>(y, n, e, fVec(rowMax));
+}
+
 template <typename Ti, typename To> void softmaxLastDim(const Ti* x, To* y, std::int64_t rows, std::int64_t n)
 {
+    if (n <= kShortRow) {
+        parallelFor(0, rows, rowGrain(n), [&](std::int64_t r0, std::int64_t r1) {
+            alignas(64) float e[kShortRow];
+            for (std::int64_t r = r0; r < r1; ++r)
+                softmaxShortRow(x + r * n, y + r * n, n, e);
+        });
+        return;
+    }
     parallelFor(0, rows, rowGrain(n), [&](std::int64_t r0, std::int64_t r1) {
         const std::int64_t blocks = (n + kSoftmaxBlock - 1) / kSoftmaxBlock;
         std::vector<float> blockRef(static_cast<size_t>(blocks * W));

@@ -539,8 +539,9 @@ void registerCpuProviders(ProviderRegistry& registry)
                     {"cpu"},
                     "layer_norm, KernelForge CPU kernel: per row the mean, then the squared deviations from it "
                     "(two passes over a row kept in L1), then normalize with weight/bias. Measured against ATen "
-                    "(bench_providers, [8,512,768], AVX-512): float32 0.72x ATen's time with 1 thread and 0.81x with "
-                    "2, bfloat16 0.58x and 0.64x." +
+                    "(bench_providers, [8,512,768], AVX-512, runs on a noisy 2-core VM): float32 0.72-0.96x ATen's "
+                    "time, bfloat16 0.58-0.64x, 1 and 2 threads; kept by optimize on vit, swin_t and convnext_tiny "
+                    "(1.1-1.6x faster than ATen on their own samples)." +
                         kCommon + kWhere,
                     [] { return std::make_unique<CpuFusedLayerNormProvider>(); }}));
     registry.add(
@@ -552,16 +553,17 @@ void registerCpuProviders(ProviderRegistry& registry)
                     "[8,512,768]): 0.06-0.3x ATen's time, float32 and bfloat16." +
                         kCommon + kWhere,
                     [] { return std::make_unique<CpuRmsNormProvider>(); }}));
-    registry.add(
-        withTuning({"CpuOnlineSoftmaxProvider",
-                    Function::Softmax,
-                    {"cpu"},
-                    "softmax, KernelForge CPU kernel: online softmax (running max and sum in one pass, then a "
-                    "normalize pass) over any dim; dtype None, the input's, or float32 from bfloat16. Measured against "
-                    "ATen (bench_providers, [8,12,512,512], memory-bound there): as fast, 0.95-1.01x ATen's time for "
-                    "float32 and bfloat16, 1 and 2 threads." +
-                        kCommon + kWhere,
-                    [] { return std::make_unique<CpuOnlineSoftmaxProvider>(); }}));
+    registry.add(withTuning(
+        {"CpuOnlineSoftmaxProvider",
+         Function::Softmax,
+         {"cpu"},
+         "softmax, KernelForge CPU kernel: online softmax (running max and sum in one pass, then a "
+         "normalize pass) over any dim; dtype None, the input's, or float32 from bfloat16. Measured against "
+         "ATen (bench_providers, [8,12,512,512], memory-bound there): 0.8-1.0x ATen's time over runs, float32 and "
+         "bfloat16, 1 and 2 threads (the median of one run of five reached 1.07-1.15x: noise). Rows up to "
+         "1024 take three passes in L1; swin_t's 49-key windows 1.03x faster than ATen." +
+             kCommon + kWhere,
+         [] { return std::make_unique<CpuOnlineSoftmaxProvider>(); }}));
     registry.add(withTuning(
         {"CpuGeluProvider",
          Function::Gelu,
