@@ -46,7 +46,10 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -372,9 +375,9 @@ constexpr CountedOp kCountedOps[] = {
 };
 constexpr int kCountedCalls = 2000;
 
-// Each configuration is counted in kCountRounds rounds, the ops interleaved, and the parent keeps the lowest count:
-// the allocator's state (free lists settling, consolidation) adds up to ~150 instructions per call to whichever
-// count it falls in, and only ever adds.
+// Each configuration is counted in kCountRounds rounds, the ops interleaved, and the parent reports the median over
+// the rounds of each configuration's count minus the plain count of the same round: the allocator's state (free
+// lists settling, consolidation) moves a single count by up to ~150 instructions per call.
 constexpr int kCountRounds = 3;
 
 void countEveryConfiguration()
@@ -421,7 +424,7 @@ int reportInstructions(const char* self)
     const auto counts = kforge_bench::instructionsPerCall(self, {"--instructions-child"});
     if (counts.empty())
         return 1;
-    std::printf("\n=== interposer cost in instructions per call (callgrind, %d calls each, lowest of 3 rounds) ===\n"
+    std::printf("\n=== interposer cost in instructions per call (callgrind, %d calls each, median of 3 rounds) ===\n"
                 "ns estimates: instructions x the plain call's ns per instruction, timed here (fastest of 7 loops)\n"
                 "targets (issue 15): original in effect (b2) <= 30 ns over plain; reference provider (c) <= 60 ns\n\n",
                 kCountedCalls);
@@ -429,19 +432,28 @@ int reportInstructions(const char* self)
                 "c over plain", "~ns");
     for (const CountedOp& op : kCountedOps) {
         const std::string base = op.name;
-        const auto at = [&](const char* suffix) { // the lowest of the rounds
-            double lowest = -1.0;
-            for (int round = 0; round < kCountRounds; ++round)
-                if (const auto it = counts.find(base + suffix + "#" + std::to_string(round)); it != counts.end())
-                    lowest = lowest < 0 ? it->second : std::min(lowest, it->second);
-            return lowest;
+        // Per round, a configuration's count over the plain one of the same round; the median of the rounds.
+        const auto count = [&](const char* suffix, int round) {
+            const auto it = counts.find(base + suffix + "#" + std::to_string(round));
+            return it == counts.end() ? -1.0 : it->second;
         };
-        const double a = at("/a_plain"), b2 = at("/b2_original_runtime_active"), c = at("/c_provider");
-        if (a <= 0 || b2 < 0 || c < 0)
+        const auto medianOver = [&](const char* suffix) {
+            std::vector<double> over;
+            for (int round = 0; round < kCountRounds; ++round)
+                if (count("/a_plain", round) > 0 && count(suffix, round) >= 0)
+                    over.push_back(count(suffix, round) - count("/a_plain", round));
+            if (over.empty())
+                return std::numeric_limits<double>::quiet_NaN();
+            std::sort(over.begin(), over.end());
+            return over[over.size() / 2];
+        };
+        const double a = count("/a_plain", 0), b2 = medianOver("/b2_original_runtime_active"),
+                     c = medianOver("/c_provider");
+        if (a <= 0 || std::isnan(b2) || std::isnan(c))
             continue;
         const double ns = plainNanosecondsPerCall(op), nsPerInstruction = ns / a;
-        std::printf("%-20s %12.0f %10.1f | %+16.0f %+10.1f | %+16.0f %+10.1f\n", op.name, a, ns, b2 - a,
-                    (b2 - a) * nsPerInstruction, c - a, (c - a) * nsPerInstruction);
+        std::printf("%-20s %12.0f %10.1f | %+16.0f %+10.1f | %+16.0f %+10.1f\n", op.name, a, ns, b2,
+                    b2 * nsPerInstruction, c, c * nsPerInstruction);
     }
     return 0;
 }

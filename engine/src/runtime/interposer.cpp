@@ -169,7 +169,7 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
 {
     const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
     // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
-    c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey);
+    ModeKeyExcluded noReentry;
     const size_t n = op.schema().arguments().size();
     std::optional<Function> f = m_form.function;
     if (!f && m_form.kind != FormKind::Opaque)

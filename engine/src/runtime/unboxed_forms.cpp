@@ -29,7 +29,7 @@ public:
     Return operator()(c10::DispatchKeySet keys, Args... args)
     {
         if (m_form.passesThrough()) {
-            c10::impl::ExcludeDispatchKeyGuard noReentry(kModeKey); // nested ops reach the real kernels
+            ModeKeyExcluded noReentry; // nested ops reach the real kernels
             return Op::redispatch(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey),
                                   std::forward<Args>(args)...);
         }
