@@ -20,7 +20,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 namespace kforge::cuda_kernels {
@@ -109,7 +108,7 @@ CompiledKernel compileWithNvrtc(const std::string& nameExpression, const ArchCho
     return out;
 }
 
-// A cache file: the magic line, the lowered name, then the image. nullopt-like empty result when unusable.
+// A cache file: the magic line, the lowered name, then the image. False when it is missing or malformed.
 bool readCacheEntry(const std::string& path, CompiledKernel& out)
 {
     std::ifstream in(path, std::ios::binary);
