@@ -39,6 +39,21 @@ OptimizeOptions quick(std::vector<std::string> generators)
     return options;
 }
 
+// A plan holding only `settings` for `function`, saved and read back, runs a forward with it in effect.
+void expectReplaysFromThePlanAlone(ModelSession& session, const std::string& function, const nlohmann::json& settings)
+{
+    Plan plan;
+    PlanEntry e;
+    e.function = function;
+    e.provider = settings;
+    plan.entries.push_back(e);
+    const Plan reread = parsePlan(toJson(plan), "replayed plan");
+    KernelProviderRuntime runtime(session, reread);
+    runtime.activate();
+    EXPECT_NO_THROW(session.forward()) << function << " " << settings.dump();
+    runtime.deactivate();
+}
+
 } // namespace
 
 TEST(Generators, EveryEndingIsReportedAndNoneStopsTheOptimisation)
@@ -88,16 +103,7 @@ TEST(Generators, CpuAutotunerEmitsSettingsThatReplayFromThePlanAlone)
         EXPECT_EQ(c->settings.value("type", ""), type);
         EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
         // The settings alone make the provider again: a plan replays it without generating.
-        Plan plan;
-        PlanEntry e;
-        e.function = function;
-        e.provider = c->settings;
-        plan.entries.push_back(e);
-        const Plan reread = parsePlan(toJson(plan), "replayed plan");
-        KernelProviderRuntime runtime(*session, reread);
-        runtime.activate();
-        EXPECT_NO_THROW(session->forward());
-        runtime.deactivate();
+        expectReplaysFromThePlanAlone(*session, function, c->settings);
     }
 }
 
@@ -139,15 +145,6 @@ TEST(Generators, CudaAutotunerEmitsSettingsThatReplayFromThePlanAlone)
         EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
         std::printf("  %s: %s -> %s\n", function.c_str(), c->generation.c_str(),
                     c->kept ? "kept" : c->rejected.c_str());
-        Plan plan;
-        PlanEntry e;
-        e.function = function;
-        e.provider = c->settings;
-        plan.entries.push_back(e);
-        const Plan reread = parsePlan(toJson(plan), "replayed plan");
-        KernelProviderRuntime runtime(*session, reread);
-        runtime.activate();
-        EXPECT_NO_THROW(session->forward());
-        runtime.deactivate();
+        expectReplaysFromThePlanAlone(*session, function, c->settings);
     }
 }

@@ -6,68 +6,41 @@
 
 #include <ATen/Parallel.h>
 
-#include <map>
-
 namespace kforge::optimizer {
 namespace {
 
-// The provider type the autotuner tunes per function.
-const std::map<Function, std::string>& tunedTypes()
-{
-    static const std::map<Function, std::string> types{{Function::Gelu, "CpuGeluProvider"},
-                                                       {Function::Silu, "CpuSiluProvider"},
-                                                       {Function::LayerNorm, "CpuFusedLayerNormProvider"},
-                                                       {Function::RmsNorm, "CpuRmsNormProvider"},
-                                                       {Function::Softmax, "CpuOnlineSoftmaxProvider"}};
-    return types;
-}
-
-// The configurations tried: every kernel set this CPU runs, three chunk sizes around ATen's, and (with more than one
-// intra-op thread) one thread against all. The first is the provider's default configuration.
-std::vector<nlohmann::json> configurations(const nlohmann::json& base)
-{
-    std::vector<nlohmann::json> out{base};
-    const std::vector<int> threadCaps = at::get_num_threads() > 1 ? std::vector<int>{0, 1} : std::vector<int>{0};
-    for (const providers::cpu::Isa isa : providers::cpu::availableIsas())
-        for (const std::int64_t grain : {8192, 32768, 131072})
-            for (const int threads : threadCaps) {
-                nlohmann::json s = base;
-                s["isa"] = std::string(providers::cpu::isaName(isa));
-                if (grain != 32768)
-                    s["grain_elements"] = grain;
-                if (threads)
-                    s["max_threads"] = threads;
-                out.push_back(std::move(s));
-            }
-    return out;
-}
-
-class CpuAutotuner final : public KernelGenerator {
+class CpuAutotuner final : public SettingsAutotuner {
 public:
-    std::string name() const override { return "CpuAutotuner"; }
-    std::vector<Function> functions() const override
+    CpuAutotuner()
+        : SettingsAutotuner("CpuAutotuner", "cpu",
+                            {{Function::Gelu, "CpuGeluProvider"},
+                             {Function::Silu, "CpuSiluProvider"},
+                             {Function::LayerNorm, "CpuFusedLayerNormProvider"},
+                             {Function::RmsNorm, "CpuRmsNormProvider"},
+                             {Function::Softmax, "CpuOnlineSoftmaxProvider"}})
     {
-        std::vector<Function> out;
-        for (const auto& [function, _] : tunedTypes())
-            out.push_back(function);
+    }
+
+protected:
+    // The configurations tried: every kernel set this CPU runs, three chunk sizes around ATen's, and (with more than
+    // one intra-op thread) one thread against all. The first is the provider's default configuration.
+    std::vector<nlohmann::json> configurations(Function, const nlohmann::json& base,
+                                               const std::vector<torch::jit::Stack>&) const override
+    {
+        std::vector<nlohmann::json> out{base};
+        const std::vector<int> threadCaps = at::get_num_threads() > 1 ? std::vector<int>{0, 1} : std::vector<int>{0};
+        for (const providers::cpu::Isa isa : providers::cpu::availableIsas())
+            for (const std::int64_t grain : {8192, 32768, 131072})
+                for (const int threads : threadCaps) {
+                    nlohmann::json s = base;
+                    s["isa"] = std::string(providers::cpu::isaName(isa));
+                    if (grain != 32768)
+                        s["grain_elements"] = grain;
+                    if (threads)
+                        s["max_threads"] = threads;
+                    out.push_back(std::move(s));
+                }
         return out;
-    }
-    bool prepare(Function function, const std::vector<torch::jit::Stack>& samples) override
-    {
-        const auto type = tunedTypes().find(function);
-        if (type == tunedTypes().end() || samples.empty())
-            return false;
-        return ProviderRegistry::instance()
-            .create(providerDefaults(tunedTypes().at(function), function, samples))
-            ->prepare(samples);
-    }
-    std::future<GenerationResult> submit(Function function, std::vector<torch::jit::Stack> samples) override
-    {
-        return runDetached([function, samples = std::move(samples)] {
-            return searchSettings(
-                {function, configurations(providerDefaults(tunedTypes().at(function), function, samples)), "cpu"},
-                samples);
-        });
     }
 };
 

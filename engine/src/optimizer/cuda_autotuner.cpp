@@ -3,21 +3,9 @@
 
 #include "optimizer/settings_tuner.h"
 
-#include <map>
-
 namespace kforge::optimizer {
 #ifdef KFORGE_WITH_CUDA
 namespace {
-
-const std::map<Function, std::string>& tunedTypes()
-{
-    static const std::map<Function, std::string> types{{Function::Gelu, "CudaGeluProvider"},
-                                                       {Function::Silu, "CudaSiluProvider"},
-                                                       {Function::LayerNorm, "CudaLayerNormProvider"},
-                                                       {Function::RmsNorm, "CudaRmsNormProvider"},
-                                                       {Function::Softmax, "CudaSoftmaxProvider"}};
-    return types;
-}
 
 bool isRowFunction(Function function) { return function != Function::Gelu && function != Function::Silu; }
 
@@ -28,65 +16,51 @@ std::size_t elementBytes(const std::vector<torch::jit::Stack>& samples)
     return x.isTensor() ? std::size_t(x.toTensor().element_size()) : 4;
 }
 
-// The configurations tried: the built-in launch first, then 128 to 1024 threads per block with 16- and 32-byte
-// loads; row kernels also 1 or 4 rows per block, with the row length passed or compiled in; elementwise kernels
-// also a grid of 4, 16 or 64 blocks per SM.
-std::vector<nlohmann::json> configurations(Function function, const nlohmann::json& base, std::size_t elementBytes)
-{
-    std::vector<nlohmann::json> out{base};
-    const int vec16 = int(16 / elementBytes);
-    for (const int threads : {128, 256, 512, 1024})
-        for (const int vector : {vec16, 2 * vec16}) {
-            nlohmann::json s = base;
-            s["block_threads"] = threads;
-            s["vector_width"] = vector;
-            if (isRowFunction(function)) {
-                for (const int rows : {1, 4})
-                    for (const bool specialize : {false, true}) {
-                        nlohmann::json row = s;
-                        if (rows != 1)
-                            row["rows_per_block"] = rows;
-                        if (specialize)
-                            row["specialize_cols"] = true;
-                        out.push_back(std::move(row));
+class CudaAutotuner final : public SettingsAutotuner {
+public:
+    CudaAutotuner()
+        : SettingsAutotuner("CudaAutotuner", "cuda",
+                            {{Function::Gelu, "CudaGeluProvider"},
+                             {Function::Silu, "CudaSiluProvider"},
+                             {Function::LayerNorm, "CudaLayerNormProvider"},
+                             {Function::RmsNorm, "CudaRmsNormProvider"},
+                             {Function::Softmax, "CudaSoftmaxProvider"}})
+    {
+    }
+
+protected:
+    // The configurations tried: the built-in launch first, then 128 to 1024 threads per block with 16- and 32-byte
+    // loads; row kernels also 1 or 4 rows per block, with the row length passed or compiled in; elementwise kernels
+    // also a grid of 4, 16 or 64 blocks per SM.
+    std::vector<nlohmann::json> configurations(Function function, const nlohmann::json& base,
+                                               const std::vector<torch::jit::Stack>& samples) const override
+    {
+        std::vector<nlohmann::json> out{base};
+        const int vec16 = int(16 / elementBytes(samples));
+        for (const int threads : {128, 256, 512, 1024})
+            for (const int vector : {vec16, 2 * vec16}) {
+                nlohmann::json s = base;
+                s["block_threads"] = threads;
+                s["vector_width"] = vector;
+                if (isRowFunction(function)) {
+                    for (const int rows : {1, 4})
+                        for (const bool specialize : {false, true}) {
+                            nlohmann::json row = s;
+                            if (rows != 1)
+                                row["rows_per_block"] = rows;
+                            if (specialize)
+                                row["specialize_cols"] = true;
+                            out.push_back(std::move(row));
+                        }
+                } else {
+                    for (const int perSm : {4, 16, 64}) {
+                        nlohmann::json unary = s;
+                        unary["blocks_per_sm"] = perSm;
+                        out.push_back(std::move(unary));
                     }
-            } else {
-                for (const int perSm : {4, 16, 64}) {
-                    nlohmann::json unary = s;
-                    unary["blocks_per_sm"] = perSm;
-                    out.push_back(std::move(unary));
                 }
             }
-        }
-    return out;
-}
-
-class CudaAutotuner final : public KernelGenerator {
-public:
-    std::string name() const override { return "CudaAutotuner"; }
-    std::vector<std::string> devices() const override { return {"cuda"}; }
-    std::vector<Function> functions() const override
-    {
-        std::vector<Function> out;
-        for (const auto& [function, _] : tunedTypes())
-            out.push_back(function);
         return out;
-    }
-    bool prepare(Function function, const std::vector<torch::jit::Stack>& samples) override
-    {
-        if (!tunedTypes().count(function) || samples.empty() ||
-            !ProviderRegistry::instance().find(tunedTypes().at(function)))
-            return false;
-        return ProviderRegistry::instance()
-            .create(providerDefaults(tunedTypes().at(function), function, samples))
-            ->prepare(samples);
-    }
-    std::future<GenerationResult> submit(Function function, std::vector<torch::jit::Stack> samples) override
-    {
-        return runDetached([function, samples = std::move(samples)] {
-            const nlohmann::json base = providerDefaults(tunedTypes().at(function), function, samples);
-            return searchSettings({function, configurations(function, base, elementBytes(samples)), "cuda"}, samples);
-        });
     }
 };
 

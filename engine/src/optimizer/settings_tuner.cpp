@@ -3,6 +3,7 @@
 
 #include "optimizer/benchmark_lock.h"
 #include "optimizer/correctness.h"
+#include "providers/settings_text.h"
 #include "runtime/clock.h"
 #include "runtime/mode_key.h"
 
@@ -40,22 +41,26 @@ double bestRoundUs(KernelProvider& provider, const c10::OperatorHandle& op,
 
 std::string settingsText(const nlohmann::json& settings)
 {
-    std::string out;
-    for (const auto& [key, value] : settings.items())
-        if (key != "type")
-            out +=
-                (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-    return out.empty() ? "default settings" : out;
+    const std::string text = providers::settingsText(settings);
+    return text.empty() ? "default settings" : text;
 }
 
-} // namespace
+struct SettingsSearch {
+    Function function;
+    std::vector<nlohmann::json> configurations; // the first is the provider's default configuration
+    std::string device;                         // "cpu" or "cuda": a CUDA round waits for the device
+};
 
-void synchronizeDevice(const std::string& device)
+// {"type": type} with what the call sites fix: GELU's `approximate` from the first sample.
+nlohmann::json providerDefaults(const std::string& type, Function function,
+                                const std::vector<torch::jit::Stack>& samples)
 {
-#ifdef KFORGE_WITH_CUDA
-    if (device == "cuda")
-        cudaDeviceSynchronize();
-#endif
+    nlohmann::json base{{"type", type}};
+    if (function == Function::Gelu) { // the call sites' own GELU: the first sample's approximate decides
+        const c10::IValue& approximate = samples.front().back();
+        base["approximate"] = approximate.isString() ? approximate.toStringRef() : std::string("none");
+    }
+    return base;
 }
 
 GenerationResult searchSettings(const SettingsSearch& search, const std::vector<torch::jit::Stack>& samples)
@@ -109,24 +114,48 @@ GenerationResult searchSettings(const SettingsSearch& search, const std::vector<
     return {best, {}, line};
 }
 
-nlohmann::json providerDefaults(const std::string& type, Function function,
-                                const std::vector<torch::jit::Stack>& samples)
+} // namespace
+
+void synchronizeDevice(const std::string& device)
 {
-    nlohmann::json base{{"type", type}};
-    if (function == Function::Gelu) { // the call sites' own GELU: the first sample's approximate decides
-        const c10::IValue& approximate = samples.front().back();
-        base["approximate"] = approximate.isString() ? approximate.toStringRef() : std::string("none");
-    }
-    return base;
+#ifdef KFORGE_WITH_CUDA
+    if (device == "cuda")
+        cudaDeviceSynchronize();
+#endif
 }
 
-std::future<GenerationResult> runDetached(std::function<GenerationResult()> work)
+SettingsAutotuner::SettingsAutotuner(std::string name, std::string device,
+                                     std::map<Function, std::string> providerTypes)
+    : m_name(std::move(name)), m_device(std::move(device)), m_providerTypes(std::move(providerTypes))
 {
+}
+
+std::vector<Function> SettingsAutotuner::functions() const
+{
+    std::vector<Function> out;
+    for (const auto& [function, _] : m_providerTypes)
+        out.push_back(function);
+    return out;
+}
+
+bool SettingsAutotuner::prepare(Function function, const std::vector<torch::jit::Stack>& samples)
+{
+    const auto type = m_providerTypes.find(function);
+    if (type == m_providerTypes.end() || samples.empty() || !ProviderRegistry::instance().find(type->second))
+        return false;
+    return ProviderRegistry::instance().create(providerDefaults(type->second, function, samples))->prepare(samples);
+}
+
+std::future<GenerationResult> SettingsAutotuner::submit(Function function, std::vector<torch::jit::Stack> samples)
+{
+    SettingsSearch search{
+        function, configurations(function, providerDefaults(m_providerTypes.at(function), function, samples), samples),
+        m_device};
     auto promise = std::make_shared<std::promise<GenerationResult>>();
     std::future<GenerationResult> result = promise->get_future();
-    std::thread([promise, work = std::move(work)] {
+    std::thread([promise, search = std::move(search), samples = std::move(samples)] {
         try {
-            promise->set_value(work());
+            promise->set_value(searchSettings(search, samples));
         } catch (...) {
             promise->set_exception(std::current_exception());
         }

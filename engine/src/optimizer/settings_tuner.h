@@ -6,27 +6,36 @@
 // the fastest correct one is emitted as the generated provider's settings.
 #include <kforge/generator_sdk.h>
 
-#include <functional>
 #include <future>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kforge::optimizer {
 
-struct SettingsSearch {
-    Function function;
-    std::vector<nlohmann::json> configurations; // the first is the provider's default configuration
-    std::string device;                         // "cpu" or "cuda": a CUDA round waits for the device
+// A generator that tunes one provider type per function by that provider's settings. It offers the functions of
+// its type map on its device, accepts the samples its provider's default settings accept, and on submit searches the
+// configurations the derived class lists on a detached thread (make_plan may stop waiting; the thread owns its data).
+class SettingsAutotuner : public KernelGenerator {
+public:
+    SettingsAutotuner(std::string name, std::string device, std::map<Function, std::string> providerTypes);
+
+    std::string name() const override { return m_name; }
+    std::vector<std::string> devices() const override { return {m_device}; }
+    std::vector<Function> functions() const override;
+    bool prepare(Function function, const std::vector<torch::jit::Stack>& samples) override;
+    std::future<GenerationResult> submit(Function function, std::vector<torch::jit::Stack> samples) override;
+
+protected:
+    // The settings to try; the first must be `defaults`, the provider's own (the tuner reports its gain over them).
+    virtual std::vector<nlohmann::json> configurations(Function function, const nlohmann::json& defaults,
+                                                       const std::vector<torch::jit::Stack>& samples) const = 0;
+
+private:
+    std::string m_name;
+    std::string m_device;
+    std::map<Function, std::string> m_providerTypes;
 };
-
-GenerationResult searchSettings(const SettingsSearch& search, const std::vector<torch::jit::Stack>& samples);
-
-// {"type": type} with what the call sites fix: GELU's `approximate` from the first sample.
-nlohmann::json providerDefaults(const std::string& type, Function function,
-                                const std::vector<torch::jit::Stack>& samples);
-
-// Runs `work` on a detached thread of its own: make_plan may stop waiting, and the work owns what it touches.
-std::future<GenerationResult> runDetached(std::function<GenerationResult()> work);
 
 // Waits for the queued work of `device` ("cuda"); nothing for the CPU.
 void synchronizeDevice(const std::string& device);

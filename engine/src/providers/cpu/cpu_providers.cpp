@@ -6,6 +6,7 @@
 
 #include "providers/builtin_providers.h"
 #include "providers/cpu/cpu_kernels.h"
+#include "providers/settings_text.h"
 
 #include <kforge/error.h>
 
@@ -116,11 +117,7 @@ struct CpuTuningSettings {
     {
         nlohmann::json s = nlohmann::json::object();
         addTo(s);
-        std::string out;
-        for (const auto& [key, value] : s.items())
-            out +=
-                (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-        return out;
+        return settingsText(s);
     }
     // False when `key` is not a tuning setting; throws kforge::Error for a bad value.
     bool load(const std::string& where, const std::string& key, const nlohmann::json& value)

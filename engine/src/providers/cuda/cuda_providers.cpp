@@ -13,6 +13,7 @@
 
 #ifdef KFORGE_WITH_CUDA
 #include "providers/cuda/row_kernels.h"
+#include "providers/settings_text.h"
 #include "providers/cuda/tuned_kernels.h"
 
 #include <kforge/error.h>
@@ -190,10 +191,7 @@ public:
         nlohmann::json s = nlohmann::json::object();
         addOwnSettings(s);
         m_tuning.addTo(s);
-        std::string inner;
-        for (const auto& [key, value] : s.items())
-            inner +=
-                (inner.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+        const std::string inner = settingsText(s);
         return inner.empty() ? typeName() : typeName() + "(" + inner + ")";
     }
     nlohmann::json settings() const override
