@@ -4,12 +4,12 @@
 //
 //   script/plain            the TorchScript file loaded with torch::jit::load, forward with the direct executor: the
 //                           baseline every ratio is against
-//   script/session_inactive ModelSession::forward of the same file, no runtime active (instrumented)
+//   script/session_inactive ModelSession::forwardDiscardingOutputs of the same file, no runtime active (instrumented)
 //   script/session_active   the same with an active runtime whose one entry names a function the model never calls:
 //                           every catalog op is intercepted and runs its original
 //   pt2/nativert            the .pt2 package in NativeRT (torch::nativert::ModelRunnerHandle), as PyTorch deploys
 //                           it: static CPU kernels, no interception possible (docs/design/pt2-nativert-notes.md)
-//   pt2/session_inactive    ModelSession::forward of the .pt2: kforge's node-by-node interpreter
+//   pt2/session_inactive    ModelSession::forwardDiscardingOutputs of the .pt2: kforge's node-by-node interpreter
 //   pt2/session_active      the same with the active runtime as above
 //
 // `bench_exported --instructions [--model M]` counts instructions per forward of the same rows under callgrind instead
@@ -110,7 +110,7 @@ void BM_session(benchmark::State& state, kforge::ModelSession* session, kforge::
     if (runtime)
         runtime->activate();
     for (auto _ : state)
-        benchmark::DoNotOptimize(kforge::guardedForward(session->impl()));
+        session->forwardDiscardingOutputs();
     if (runtime)
         runtime->deactivate();
 }
@@ -171,7 +171,7 @@ void countRows()
         return [s, runtime] {
             if (runtime)
                 runtime->activate();
-            kforge::guardedForward(s->impl());
+            s->forwardDiscardingOutputs();
             if (runtime)
                 runtime->deactivate();
         };

@@ -4,7 +4,8 @@
 //
 //   uninstrumented      a fresh module from kforge::builtin::create, forward called directly (NoGradGuard,
 //                       as ModelSession::forward uses) -- the baseline
-//   session_inactive    ModelSession::forward(), no runtime active (the figure the 1% target is about)
+//   session_inactive    ModelSession::forward(), no runtime active; it returns an output digest, so its target is
+//                       read against uninstr_digest (below), the baseline with the same digest
 //   active_empty_stack  ModelSession::forward() with an active runtime whose only entry targets a function the
 //                       model never calls (relu for tiny-gpt, gelu for convnet) at the root: every replaceable
 //                       op is intercepted and runs its original
@@ -15,8 +16,8 @@
 //
 // and, to attribute the session_inactive overhead, breakdown rows:
 //
-//   *_no_digest         the three session rows above through kforge::guardedForward (session_impl.h):
-//                       ModelSession::forward less the output digest it returns
+//   *_no_digest         the three session rows above through ModelSession::forwardDiscardingOutputs: forward
+//                       less the output digest it returns (what timing loops and forwardMany run)
 //   instr_graph_direct  the session's instrumented module, forward called directly (module enter/exit ops)
 //   instr_callguard     as above inside the engine's CallGuard (what ModelSession::forward adds, less digest)
 //   instr_guard_digest  as above plus the output digest: ModelSession::forward less its error handling
@@ -48,6 +49,7 @@
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -165,13 +167,13 @@ void BM_sessionForward(benchmark::State& state, ModelFixture* m, KernelProviderR
         runtime->deactivate();
 }
 
-// ModelSession::forward less the output digest: the engine's guarded forward (session_impl.h).
+// ModelSession::forward less the output digest: ModelSession::forwardDiscardingOutputs.
 void BM_sessionNoDigest(benchmark::State& state, ModelFixture* m, KernelProviderRuntime* runtime)
 {
     if (runtime)
         runtime->activate();
     for (auto _ : state)
-        benchmark::DoNotOptimize(kforge::guardedForward(m->session->impl()));
+        m->session->forwardDiscardingOutputs();
     if (runtime)
         runtime->deactivate();
 }
@@ -285,9 +287,11 @@ void setUp(const std::string& name, torch::jit::Module plain, std::unique_ptr<kf
     gModels.push_back(std::move(m));
 }
 
+// session_inactive's target is read against uninstr_digest (the same output digest on both sides); the ratio
+// printed for it against the plain baseline includes the digest's own cost.
 const char* verdict(const std::string& row, double ratio)
 {
-    if (row == "session_inactive" || row == "inactive_no_digest")
+    if (row == "inactive_no_digest" || row == "session_vs_digest")
         return ratio <= 1.005 ? "  (<=0.5%: meets target)" : "  (>0.5%: MISSES target)";
     if (row == "observed")
         return ratio <= 1.10 ? "  (<=1.10x: meets target)" : "  (>1.10x: MISSES target)";
@@ -299,7 +303,8 @@ void printSummary(kforge_bench::CollectingReporter& rep)
     std::printf("\n=== forward summary: time per forward, mean of repetitions (median in brackets); "
                 "ratio to uninstrumented ===\n");
     std::printf(
-        "targets: session_inactive within 0.5%% of uninstrumented (issue 15; the design's Cost section says 1%%), "
+        "targets: inactive_no_digest within 0.5%% of uninstrumented, session_inactive within 0.5%% of uninstr_digest "
+        "(issue 15; the design's Cost section says 1%%), "
         "observed within 1.10x\n");
     for (const bool cpu : {false, true}) {
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
@@ -320,8 +325,12 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                             row, s->mean / 1e3, s->median / 1e3, s->stddev / 1e3, s->reps, ratio, ratioMedian,
                             (ratio - 1) * 100, (ratioMedian - 1) * 100, verdict(row, ratio));
             }
-            // Attribution of the inactive overhead, in us per forward (means; differences of noisy figures).
             const auto* inactive = rep.stats(b + "session_inactive", cpu);
+            if (const auto* digested = rep.stats(b + "uninstr_digest", cpu); inactive && digested)
+                std::printf("  %-20s ratio %.4f  %+6.2f%% to uninstr_digest%s\n", "session_inactive",
+                            inactive->mean / digested->mean, (inactive->mean / digested->mean - 1) * 100,
+                            verdict("session_vs_digest", inactive->mean / digested->mean));
+            // Attribution of the inactive overhead, in us per forward (means; differences of noisy figures).
             const auto* graph = rep.stats(b + "instr_graph_direct", cpu);
             const auto* guard = rep.stats(b + "instr_callguard", cpu);
             const auto* dig = rep.stats(b + "uninstr_digest", cpu);
@@ -336,37 +345,45 @@ void printSummary(kforge_bench::CollectingReporter& rep)
 }
 
 // --instructions: instructions per forward of the main rows, counted under callgrind in a child run.
-constexpr const char* kCountedRows[] = {"uninstrumented", "session_inactive", "inactive_no_digest",
-                                        "active_empty_stack", "observed"};
+constexpr const char* kCountedRows[] = {"uninstrumented",     "uninstr_digest",     "session_inactive",
+                                        "inactive_no_digest", "active_empty_stack", "observed"};
+
+// Each model's rows are counted in kCountRounds rounds, and the report gives the median over the rounds of each
+// row's ratio to the baseline of the same round: the allocator's and the interpreter's hash tables' state moves a
+// single count of deep-stack by up to ~0.5% between builds, with no change on the path counted.
+constexpr int kCountRounds = 3;
 
 void countEveryModel()
 {
-    for (const auto& m : gModels) {
-        const bool deep = m->name == "deep-stack";
-        const int calls = deep ? 2 : 20, warmUp = deep ? 1 : 5;
-        const std::string b = m->name + "/";
-        ModelFixture& fx = *m;
-        kforge_bench::countInstructions(
-            b + "uninstrumented", calls, [&] { plainForward(fx); }, warmUp);
-        kforge_bench::countInstructions(
-            b + "session_inactive", calls, [&] { fx.session->forward(); }, warmUp);
-        kforge_bench::countInstructions(
-            b + "inactive_no_digest", calls, [&] { kforge::guardedForward(fx.session->impl()); }, warmUp);
-        fx.emptyStack->activate();
-        kforge_bench::countInstructions(
-            b + "active_empty_stack", calls, [&] { fx.session->forward(); }, warmUp);
-        fx.emptyStack->deactivate();
-        auto stream = kforge::EventStream::attach(1 << 16);
-        std::vector<kforge::Event> events;
-        kforge_bench::countInstructions(
-            b + "observed", calls,
-            [&] {
-                fx.session->forward();
-                events.clear();
-                stream->drain(events);
-            },
-            warmUp);
-    }
+    for (int round = 0; round < kCountRounds; ++round)
+        for (const auto& m : gModels) {
+            const bool deep = m->name == "deep-stack";
+            const int calls = deep ? 2 : 20, warmUp = deep ? 1 : 5;
+            const std::string b = m->name + "/", tag = "#" + std::to_string(round);
+            ModelFixture& fx = *m;
+            kforge_bench::countInstructions(
+                b + "uninstrumented" + tag, calls, [&] { plainForward(fx); }, warmUp);
+            kforge_bench::countInstructions(
+                b + "uninstr_digest" + tag, calls, [&] { digest(plainForward(fx)); }, warmUp);
+            kforge_bench::countInstructions(
+                b + "session_inactive" + tag, calls, [&] { fx.session->forward(); }, warmUp);
+            kforge_bench::countInstructions(
+                b + "inactive_no_digest" + tag, calls, [&] { fx.session->forwardDiscardingOutputs(); }, warmUp);
+            fx.emptyStack->activate();
+            kforge_bench::countInstructions(
+                b + "active_empty_stack" + tag, calls, [&] { fx.session->forward(); }, warmUp);
+            fx.emptyStack->deactivate();
+            auto stream = kforge::EventStream::attach(1 << 16);
+            std::vector<kforge::Event> events;
+            kforge_bench::countInstructions(
+                b + "observed" + tag, calls,
+                [&] {
+                    fx.session->forward();
+                    events.clear();
+                    stream->drain(events);
+                },
+                warmUp);
+        }
 }
 
 int reportInstructions(const char* self)
@@ -374,17 +391,41 @@ int reportInstructions(const char* self)
     const auto counts = kforge_bench::instructionsPerCall(self, {"--instructions-child"});
     if (counts.empty())
         return 1;
-    std::printf("\n=== instructions per forward (callgrind; deterministic), ratio to uninstrumented ===\n"
-                "targets: session_inactive <= 0.5%%, observed <= 1.10x\n");
+    std::printf("\n=== instructions per forward (callgrind), median over %d rounds of the ratio to the same round's "
+                "baseline ===\n"
+                "targets: inactive_no_digest <= 0.5%% over uninstrumented, session_inactive <= 0.5%% over "
+                "uninstr_digest (both digest their outputs), observed <= 1.10x\n",
+                kCountRounds);
     for (const std::string model : {"tiny-gpt", "convnet", "deep-stack"}) {
-        const auto base = counts.find(model + "/uninstrumented");
-        if (base == counts.end())
+        const auto count = [&](const std::string& row, int round) {
+            const auto it = counts.find(model + "/" + row + "#" + std::to_string(round));
+            return it == counts.end() ? -1.0 : it->second;
+        };
+        // The median over the rounds of row / baseline, with the rounds' smallest and largest ratio.
+        const auto ratios = [&](const std::string& row, const std::string& baseline) {
+            std::vector<double> r;
+            for (int round = 0; round < kCountRounds; ++round)
+                if (count(row, round) > 0 && count(baseline, round) > 0)
+                    r.push_back(count(row, round) / count(baseline, round));
+            std::sort(r.begin(), r.end());
+            return r;
+        };
+        if (count("uninstrumented", 0) <= 0)
             continue;
         std::printf("%s\n", model.c_str());
+        const auto print = [&](const std::string& label, const std::string& row, const std::string& baseline,
+                               const char* verdictRow) {
+            const auto r = ratios(row, baseline);
+            if (r.empty())
+                return;
+            const double median = r[r.size() / 2];
+            std::printf("  %-32s %14.0f  ratio %.4f  %+7.3f%%  (rounds %+.3f..%+.3f%%)%s\n", label.c_str(),
+                        count(row, 0), median, (median - 1) * 100, (r.front() - 1) * 100, (r.back() - 1) * 100,
+                        verdict(verdictRow, median));
+        };
         for (const char* row : kCountedRows)
-            if (const auto it = counts.find(model + "/" + row); it != counts.end())
-                std::printf("  %-20s %14.0f  ratio %.4f  %+7.3f%%%s\n", row, it->second, it->second / base->second,
-                            (it->second / base->second - 1) * 100, verdict(row, it->second / base->second));
+            print(row, row, "uninstrumented", row);
+        print("session_inactive/uninstr_digest", "session_inactive", "uninstr_digest", "session_vs_digest");
     }
     return 0;
 }

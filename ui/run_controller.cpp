@@ -216,7 +216,7 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
                 const kforge::CaptureRecord record = session->capture(captureWarmup);
                 return record.ok ? QString() : QString::fromStdString(record.error);
             }
-            session->forward();
+            session->forwardDiscardingOutputs();
             return {};
         } catch (const std::exception& e) {
             const QString message = describe(e);

@@ -347,6 +347,28 @@ TEST_F(CpuProviders, GeluMatchesAtenBothForms)
     }
 }
 
+// Exact GELU's erf is a piecewise polynomial (cpu_kernels_impl.h): within 2e-7 (1 + |x|) of GELU computed in double
+// everywhere, through every piece boundary and past the last piece, on every ISA; NaN stays NaN.
+TEST_F(CpuProviders, ExactGeluIsAccurateAcrossItsPieces)
+{
+    const auto op = opOf("aten::gelu", "");
+    auto provider = create({{"type", "CpuGeluProvider"}});
+    const at::Tensor x =
+        at::cat({at::linspace(-12.0, 12.0, 480001), at::tensor({0.0f, -0.0f, 1e-30f, -1e-30f, 3e38f})});
+    const at::Tensor xd = x.to(at::kDouble);
+    const at::Tensor expected = xd * 0.5 * (1.0 + at::erf(xd * M_SQRT1_2));
+    forEachIsa([&] {
+        const at::Tensor got = callBoxed(*provider, op, {x, std::string("none")}).to(at::kDouble);
+        const at::Tensor excess = (got - expected).abs() - 2e-7 * (1.0 + xd.abs()); // ~1.7 float ulps of x
+        const auto worst = excess.argmax().item<int64_t>();
+        EXPECT_LE(excess.max().item<double>(), 0.0)
+            << "at x = " << x[worst].item<float>() << ": " << got[worst].item<double>() << " instead of "
+            << expected[worst].item<double>();
+        const at::Tensor nan = callBoxed(*provider, op, {at::full({20}, NAN), std::string("none")});
+        EXPECT_TRUE(nan.isnan().all().item<bool>());
+    });
+}
+
 TEST_F(CpuProviders, GeluComputesWhatTheCallAsksWhenItDiffersFromTheSetting)
 {
     // A provider restored as tanh GELU that still receives an exact-GELU call (and the reverse) computes

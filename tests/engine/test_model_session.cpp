@@ -3,12 +3,15 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
+#include "model/output_digest.h"
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 using namespace kforge;
 
@@ -115,6 +118,83 @@ TEST(ModelSession, BuiltinForwardIsDeterministic)
     EXPECT_EQ(da[0].dtype, "float32");
     EXPECT_NEAR(da[0].sum, 16.0, 1e-3); // softmax rows sum to one
     EXPECT_DOUBLE_EQ(da[0].maxAbs, db[0].maxAbs);
+}
+
+// The digest is what the corpus compares with Python's t.double().sum() and t.double().abs().max(): both must agree
+// bit for bit for every dtype, layout and special value an output can have.
+TEST(ModelSession, OutputDigestEqualsDoubleReductionsForEveryDtypeAndLayout)
+{
+    at::manual_seed(7);
+    const at::Tensor f = at::randn({37, 29}) * 3 - 5; // the largest |x| is negative somewhere
+    at::Tensor withNan = at::randn({9});
+    withNan[4] = std::numeric_limits<float>::quiet_NaN();
+    at::Tensor withInf = at::randn({9});
+    withInf[2] = -std::numeric_limits<float>::infinity();
+    const std::vector<std::pair<std::string, at::Tensor>> cases{
+        {"float32", f},
+        {"transposed", f.t()},
+        {"strided", f.slice(1, 0, 29, 3)},
+        {"bfloat16", f.to(at::kBFloat16)},
+        {"float16", f.to(at::kHalf)},
+        {"float64", f.to(at::kDouble)},
+        {"int64", at::randint(-100, 50, {41})},
+        {"uint8", at::randint(0, 255, {41}).to(at::kByte)},
+        {"bool", at::rand({23}) > 0.5},
+        {"nan", withNan},
+        {"inf", withInf},
+        {"scalar", at::scalar_tensor(-2.5)},
+    };
+    for (const auto& [name, t] : cases) {
+        SCOPED_TRACE(name);
+        const auto digests = digestOutput(t);
+        ASSERT_EQ(digests.size(), 1u);
+        const at::Tensor d = t.to(at::kDouble);
+        const double sum = d.sum().item<double>(), maxAbs = d.abs().max().item<double>();
+        if (std::isnan(maxAbs)) {
+            EXPECT_TRUE(std::isnan(digests[0].maxAbs));
+        } else {
+            EXPECT_EQ(digests[0].maxAbs, maxAbs);
+        }
+        if (std::isnan(sum))
+            EXPECT_TRUE(std::isnan(digests[0].sum));
+        else
+            EXPECT_EQ(digests[0].sum, sum);
+        EXPECT_EQ(digests[0].shape, t.sizes().vec());
+        EXPECT_EQ(digests[0].device, "cpu");
+    }
+    // Empty tensors have a shape and no values; nested outputs are named by position and key.
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+    dict.insert("logits", at::ones({2}));
+    const auto nested = digestOutput(c10::ivalue::Tuple::create({at::empty({0, 3}), dict}));
+    ASSERT_EQ(nested.size(), 2u);
+    EXPECT_EQ(nested[0].path, "0");
+    EXPECT_EQ(nested[0].dtype, "float32");
+    EXPECT_EQ(nested[0].sum, 0.0);
+    EXPECT_EQ(nested[1].path, "1.logits");
+    EXPECT_EQ(nested[1].sum, 2.0);
+    EXPECT_EQ(nested[1].maxAbs, 1.0);
+}
+
+// forwardDiscardingOutputs runs the same guarded forward as forward(), errors included; forwardMany digests the
+// last forward only, and that digest is forward()'s.
+TEST(ModelSession, ForwardDiscardingOutputsRunsTheSameForward)
+{
+    test::TempDir dir;
+    test::saveModule(test::twoLevelModel("torch.relu(x)"), dir.path("m.pt"));
+    auto s = ModelSession::open(dir.path("m.pt").string());
+    EXPECT_THROW(s->forwardDiscardingOutputs(), Error); // no inputs yet
+    s->setInputSpecs({"float32[3,4]"});
+    EXPECT_NO_THROW(s->forwardDiscardingOutputs());
+    const auto once = s->forward();
+    for (const int threads : {1, 2}) {
+        const auto many = s->forwardMany(3, threads);
+        ASSERT_EQ(many.size(), 1u);
+        EXPECT_EQ(many[0].sum, once[0].sum);
+        EXPECT_EQ(many[0].maxAbs, once[0].maxAbs);
+    }
+    int calls = 0;
+    EXPECT_TRUE(s->forwardMany(5, 1, [&](int, int) { return ++calls < 2; }).size() == 1u); // stopped after two
+    EXPECT_EQ(calls, 2);
 }
 
 TEST(ModelSession, FileModelWithInputSpecs)

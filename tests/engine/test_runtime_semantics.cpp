@@ -15,6 +15,7 @@
 #include "model/graph_instrumentation.h"
 
 #include <ATen/ATen.h>
+#include <algorithm>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -241,6 +242,29 @@ TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 // R2: each instrumented class keeps a plain copy of its forward, calling its submodules' plain copies; a forward
 // while no hook has anything to do runs the plain copy (no hook op executes), and one with a runtime bound runs the
 // instrumented forward; the outputs agree.
+namespace {
+
+// The TorchScript functions one forward of the session enters, in order (the interpreter's RecordFunction calls),
+// and the forward's output digest.
+std::pair<std::vector<std::string>, std::vector<TensorDigest>> functionsEntered(ModelSession& session)
+{
+    static thread_local std::vector<std::string>* names = nullptr;
+    std::vector<std::string> seen;
+    names = &seen;
+    const auto handle = at::addThreadLocalCallback(
+        at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+            if (names)
+                names->emplace_back(fn.name());
+            return nullptr;
+        }).scopes({at::RecordScope::TORCHSCRIPT_FUNCTION}));
+    const auto output = session.forward();
+    at::removeCallback(handle);
+    names = nullptr;
+    return {seen, output};
+}
+
+} // namespace
+
 TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
 {
     const torch::jit::Module& root = session->impl().module;
@@ -253,36 +277,77 @@ TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
         EXPECT_EQ(text.find("kforge::module_"), std::string::npos) << item.name << ":\n" << text;
         EXPECT_EQ(text.find("name=\"forward\""), std::string::npos) << item.name << " calls an instrumented forward";
     }
-    // Which TorchScript functions a forward enters, from the interpreter's RecordFunction calls.
-    const auto functionsEntered = [&] {
-        static thread_local std::vector<std::string>* names = nullptr;
-        std::vector<std::string> seen;
-        names = &seen;
-        const auto handle = at::addThreadLocalCallback(
-            at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
-                if (names)
-                    names->emplace_back(fn.name());
-                return nullptr;
-            }).scopes({at::RecordScope::TORCHSCRIPT_FUNCTION}));
-        const auto output = session->forward();
-        at::removeCallback(handle);
-        names = nullptr;
-        return std::make_pair(seen, output);
-    };
     ASSERT_TRUE(runtime::hooksIdle());
-    const auto [idle, idleOutput] = functionsEntered();
+    const auto [idle, idleOutput] = functionsEntered(*session);
     ASSERT_FALSE(idle.empty()) << "the interpreter recorded no function";
     EXPECT_EQ(idle.front(), kPlainForward);
     KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
     runtime.activate();
     EXPECT_FALSE(runtime::hooksIdle());
-    const auto [active, activeOutput] = functionsEntered();
+    const auto [active, activeOutput] = functionsEntered(*session);
     runtime.deactivate();
     ASSERT_FALSE(active.empty());
     EXPECT_EQ(active.front(), "forward");
     ASSERT_EQ(idleOutput.size(), activeOutput.size());
     for (size_t i = 0; i < idleOutput.size(); ++i)
         EXPECT_EQ(idleOutput[i].sum, activeOutput[i].sum) << "output " << i;
+}
+
+// R2: a forward that reaches its submodules through helper methods (torchvision's ResNet.forward calls
+// self._forward_impl, SqueezeExcitation.forward calls self._scale) runs plain copies of those methods too while idle:
+// no instrumented forward, so no hook, anywhere in the model.
+TEST_F(Runtime, R2_IdleForwardsReachSubmodulesThroughPlainCopiesOfHelperMethods)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module act(c10::QualifiedName("__torch__.Act"), cu, true);
+    act.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
+    torch::jit::Module block(c10::QualifiedName("__torch__.Block"), cu, true);
+    block.register_module("act", act);
+    block.define("def forward(self, x: Tensor) -> Tensor:\n    return self._scale(x)\n"
+                 "def _scale(self, x: Tensor) -> Tensor:\n    return self.act.forward(x) * 2.0\n");
+    torch::jit::Module root(c10::QualifiedName("__torch__.Root"), cu, true);
+    root.register_module("block", block);
+    root.define("def forward(self, x: Tensor) -> Tensor:\n    return self._forward_impl(x)\n"
+                "def _forward_impl(self, x: Tensor) -> Tensor:\n    return self.block.forward(x) + 1.0\n");
+    root.eval();
+    TempDir dir;
+    saveModule(root, dir.path("helpers.pt"));
+    auto helpers = ModelSession::open(dir.path("helpers.pt").string());
+    helpers->setInputSpecs({"float32[2,3]"});
+
+    // Every plain copy calls plain copies only, and holds no hook op.
+    std::vector<std::string> plainMethods;
+    for (const auto& item : helpers->impl().module.named_modules())
+        for (const torch::jit::Method& method : item.value.get_methods()) {
+            if (method.name().rfind(kPlainMethodPrefix, 0) != 0)
+                continue;
+            plainMethods.push_back(item.value.type()->name()->name() + "." + method.name());
+            const auto graph = torch::jit::toGraphFunction(method.function()).graph();
+            EXPECT_EQ(graph->toString().find("kforge::module_"), std::string::npos) << plainMethods.back();
+            for (const torch::jit::Node* node : graph->nodes())
+                if (node->kind() == c10::prim::CallMethod)
+                    EXPECT_EQ(node->s(c10::attr::name).rfind(kPlainMethodPrefix, 0), 0u)
+                        << plainMethods.back() << " calls " << node->s(c10::attr::name);
+        }
+    std::sort(plainMethods.begin(), plainMethods.end());
+    EXPECT_EQ(plainMethods, (std::vector<std::string>{"Act._kforge_plain_forward", "Block._kforge_plain__scale",
+                                                      "Block._kforge_plain_forward", "Root._kforge_plain__forward_impl",
+                                                      "Root._kforge_plain_forward"}));
+    // While idle the forward enters plain copies only; with a runtime active, the instrumented methods only.
+    const auto isPlain = [](const std::string& name) { return name.rfind(kPlainMethodPrefix, 0) == 0; };
+    ASSERT_TRUE(runtime::hooksIdle());
+    const auto [idle, idleOutput] = functionsEntered(*helpers);
+    ASSERT_FALSE(idle.empty());
+    EXPECT_TRUE(std::all_of(idle.begin(), idle.end(), isPlain)) << testing::PrintToString(idle);
+    KernelProviderRuntime runtime(*helpers, planOf({entry("block.act", "gelu", "AtenGeluProvider")}));
+    runtime.activate();
+    const auto [active, activeOutput] = functionsEntered(*helpers);
+    runtime.deactivate();
+    ASSERT_FALSE(active.empty());
+    EXPECT_TRUE(std::none_of(active.begin(), active.end(), isPlain)) << testing::PrintToString(active);
+    ASSERT_EQ(idleOutput.size(), 1u);
+    ASSERT_EQ(activeOutput.size(), 1u);
+    EXPECT_EQ(idleOutput[0].sum, activeOutput[0].sum);
 }
 
 // R2, R9: an empty plan installs nothing and is_active stays false, as in Python.

@@ -104,7 +104,7 @@ CaptureRecord ModelSession::capture(int warmupIterations)
         setDevice("cuda");
     at::NoGradGuard noGrad;
     for (int i = 0; i < warmupIterations; ++i)
-        forward(); // cuBLAS/cuDNN workspaces and lazy loading happen outside the capture
+        forwardDiscardingOutputs(); // cuBLAS/cuDNN workspaces and lazy loading happen outside the capture
 
     CaptureRecord record;
     record.id = "capture-" + std::to_string(m_impl->captures.size() + 1);

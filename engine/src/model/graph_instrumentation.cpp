@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -12,17 +13,38 @@ namespace kforge {
 
 namespace {
 
-// In a plain copy: calls of forward on modules whose class has a plain forward call that instead (inner blocks too).
-void callPlainForwards(torch::jit::Block* block)
+// The plain copy of a method: kPlainForward for forward, "_kforge_plain_<name>" for the others.
+std::string plainNameOf(const std::string& method)
+{
+    return method == "forward" ? std::string(kPlainForward) : std::string(kPlainMethodPrefix) + method;
+}
+
+// In a plain copy: every call of a module method calls that method's plain copy instead (inner blocks too). A
+// forward often reaches its submodules through another method (torchvision's ResNet.forward calls
+// self._forward_impl, SqueezeExcitation.forward calls self._scale): such methods get a plain copy of their own,
+// queued in `pending` so that their calls are redirected in turn.
+void callPlainMethods(torch::jit::Block* block, std::vector<std::shared_ptr<torch::jit::Graph>>& pending)
 {
     for (torch::jit::Node* node : block->nodes()) {
         for (torch::jit::Block* inner : node->blocks())
-            callPlainForwards(inner);
-        if (node->kind() != c10::prim::CallMethod || node->s(c10::attr::name) != "forward")
+            callPlainMethods(inner, pending);
+        if (node->kind() != c10::prim::CallMethod)
             continue;
         const auto type = node->input(0)->type()->cast<c10::ClassType>();
-        if (type && type->findMethod(kPlainForward))
-            node->s_(c10::attr::name, kPlainForward);
+        const std::string name = node->s(c10::attr::name);
+        if (!type || name.rfind(kPlainMethodPrefix, 0) == 0)
+            continue;
+        const std::string plainName = plainNameOf(name);
+        if (!type->findMethod(plainName)) {
+            torch::jit::Function* method = type->findMethod(name);
+            if (name == "forward" || !method || !method->isGraphFunction())
+                continue; // a forward without a plain copy is not instrumented either
+            std::shared_ptr<torch::jit::Graph> plain = torch::jit::toGraphFunction(*method).graph()->copy();
+            type->addMethod(
+                type->compilation_unit()->create_function(c10::QualifiedName(*type->name(), plainName), plain));
+            pending.push_back(std::move(plain));
+        }
+        node->s_(c10::attr::name, plainName);
     }
 }
 
@@ -57,8 +79,11 @@ int instrumentModuleClasses(const torch::jit::Module& root)
         graph.create(exit, {self}, 0)->insertBefore(graph.return_node());
         ++instrumented;
     }
-    for (const auto& plain : plainGraphs) // once every class has its plain forward
-        callPlainForwards(plain->block());
+    while (!plainGraphs.empty()) { // once every class has its plain forward
+        const std::shared_ptr<torch::jit::Graph> plain = std::move(plainGraphs.back());
+        plainGraphs.pop_back();
+        callPlainMethods(plain->block(), plainGraphs);
+    }
     return instrumented;
 }
 

@@ -8,11 +8,13 @@ namespace kforge {
 // each module class of the tree, once per class (R2). Must run before the first forward: executors cache
 // optimized graphs. Returns the number of classes instrumented.
 //
-// Each instrumented class also gets kPlainForward, the forward as it was, whose calls of submodules' forward call
-// their kPlainForward: what a session runs while no hook has anything to do (runtime::hooksIdle()), so that an
-// instrumented model costs nothing per module until a runtime, a recorder or a listener needs the hooks.
+// Each instrumented class also gets kPlainForward, the forward as it was, whose calls of module methods call their
+// plain copies (kPlainForward for forward, kPlainMethodPrefix + name for the other methods a forward calls, such as
+// torchvision's _forward_impl): what a session runs while no hook has anything to do (runtime::hooksIdle()), so that
+// an instrumented model costs nothing per module until a runtime, a recorder or a listener needs the hooks.
 int instrumentModuleClasses(const torch::jit::Module& root);
 
+inline constexpr const char* kPlainMethodPrefix = "_kforge_plain_";
 inline constexpr const char* kPlainForward = "_kforge_plain_forward";
 
 // Whether any code of the model forks async tasks (prim::fork: torch.jit.fork). Only such models need their

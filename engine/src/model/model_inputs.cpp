@@ -14,17 +14,24 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
+#include <utility>
 
 namespace kforge {
 namespace {
 
+// Python's dtype names of the types kforge makes inputs of and names in digests.
+constexpr std::pair<at::ScalarType, const char*> kDtypeNames[] = {
+    {at::kFloat, "float32"}, {at::kHalf, "float16"}, {at::kBFloat16, "bfloat16"}, {at::kDouble, "float64"},
+    {at::kLong, "int64"},    {at::kInt, "int32"},    {at::kShort, "int16"},       {at::kChar, "int8"},
+    {at::kByte, "uint8"},    {at::kBool, "bool"}};
+
 at::ScalarType scalarTypeOf(const std::string& dtype)
 {
-    static const std::unordered_map<std::string, at::ScalarType> types{
-        {"float32", at::kFloat}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16}, {"float64", at::kDouble},
-        {"int64", at::kLong},    {"int32", at::kInt},    {"int16", at::kShort},       {"int8", at::kChar},
-        {"uint8", at::kByte},    {"bool", at::kBool}};
-    return types.at(dtype);
+    for (const auto& [type, name] : kDtypeNames)
+        if (dtype == name)
+            return type;
+    throw std::out_of_range("no dtype named '" + dtype + "'");
 }
 
 std::string gibibytes(double bytes)
@@ -66,21 +73,22 @@ at::Tensor makeInputTensor(const TensorSpec& spec)
     return at::randint(0, 10, spec.shape, gen, at::TensorOptions().dtype(type));
 }
 
+std::string dtypeName(at::ScalarType type)
+{
+    for (const auto& [known, name] : kDtypeNames)
+        if (type == known)
+            return name;
+    return c10::toString(type);
+}
+
 std::string describeIValue(const c10::IValue& value)
 {
     if (value.isTensor()) {
         const at::Tensor& t = value.toTensor();
-        std::string dtype = c10::toString(t.scalar_type());
-        static const std::unordered_map<std::string, std::string> names{
-            {"Float", "float32"}, {"Half", "float16"}, {"BFloat16", "bfloat16"}, {"Double", "float64"},
-            {"Long", "int64"},    {"Int", "int32"},    {"Short", "int16"},       {"Char", "int8"},
-            {"Byte", "uint8"},    {"Bool", "bool"}};
-        if (const auto it = names.find(dtype); it != names.end())
-            dtype = it->second;
         std::string shape;
         for (int64_t d : t.sizes())
             shape += (shape.empty() ? "" : ",") + std::to_string(d);
-        return dtype + "[" + shape + "]";
+        return dtypeName(t.scalar_type()) + "[" + shape + "]";
     }
     return value.tagKind();
 }

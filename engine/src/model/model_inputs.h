@@ -12,7 +12,9 @@ namespace kforge {
 
 // A deterministic example tensor for a spec: normal floats, small non-negative integers (valid indices).
 at::Tensor makeInputTensor(const TensorSpec& spec);
-std::string describeIValue(const c10::IValue& value);
+// "float32", "bfloat16", "int64", ... (Python's names); LibTorch's name for the rest.
+std::string dtypeName(at::ScalarType type);
+std::string describeIValue(const c10::IValue& value); // "float32[1,16]" for a tensor, the tag otherwise
 
 struct LoadedInputs {
     std::vector<c10::IValue> args;

@@ -254,6 +254,8 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
 
 std::vector<TensorDigest> ModelSession::forward() { return digestOutput(guardedForward(*m_impl)); }
 
+void ModelSession::forwardDiscardingOutputs() { guardedForward(*m_impl); }
+
 std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads,
                                                     const std::function<bool(int, int)>& progress)
 {
@@ -270,25 +272,26 @@ std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads,
             stop = true;
         return !stop.load();
     };
-    if (threads <= 1) {
-        std::vector<TensorDigest> last;
+    // Each thread keeps its last output; only the one returned is digested.
+    const int workerCount = std::max(threads, 1);
+    std::vector<c10::IValue> last(workerCount);
+    std::vector<std::string> errors(workerCount);
+    const auto work = [&](int t) {
         for (int i = 0; i < iterations && !stop; ++i) {
-            last = forward();
+            last[t] = guardedForward(*m_impl);
             reported();
         }
-        return last;
+    };
+    if (workerCount == 1) {
+        work(0);
+        return digestOutput(last[0]);
     }
     std::vector<std::thread> workers;
-    workers.reserve(threads);
-    std::vector<std::vector<TensorDigest>> results(threads);
-    std::vector<std::string> errors(threads);
-    for (int t = 0; t < threads; ++t)
+    workers.reserve(workerCount);
+    for (int t = 0; t < workerCount; ++t)
         workers.emplace_back([&, t] {
             try {
-                for (int i = 0; i < iterations && !stop; ++i) {
-                    results[t] = forward();
-                    reported();
-                }
+                work(t);
             } catch (const std::exception& e) {
                 errors[t] = e.what();
             }
@@ -298,7 +301,7 @@ std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads,
     for (const auto& e : errors)
         if (!e.empty())
             throw Error("forward on " + std::to_string(threads) + " threads", e);
-    return results.back();
+    return digestOutput(last.back());
 }
 
 } // namespace kforge

@@ -356,7 +356,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
 
     // 2. Observe the samples of one forward.
     optimizer::SampleCapture capture;
-    session.forward();
+    session.forwardDiscardingOutputs();
 
     // 3a. Generation runs meanwhile: every function's tasks are submitted now, collected at its turn.
     std::map<std::string, std::vector<PendingGeneration>> generation;
