@@ -64,7 +64,7 @@ double maxAbsOf(const at::Tensor& t, double sum)
     if (t.scalar_type() == at::kFloat && t.device().is_cpu() && t.layout() == at::kStrided && t.is_contiguous() &&
         !std::isnan(sum))
         return maxAbsOfFloats(t.const_data_ptr<float>(), t.numel());
-    const auto [low, high] = at::aminmax(t.scalar_type() == at::kBool ? t.to(at::kByte) : t);
+    const auto [low, high] = at::aminmax(t);
     return std::max(std::abs(low.item<double>()), std::abs(high.item<double>()));
 }
 
@@ -72,12 +72,12 @@ double maxAbsOf(const at::Tensor& t, double sum)
 // for bit), without copying the tensor to double first; on the CPU the result is read without a dispatch.
 double sumOf(const at::Tensor& t)
 {
-    const at::Tensor sum = (t.scalar_type() == at::kBool ? t.to(at::kByte) : t).sum(at::kDouble);
+    const at::Tensor sum = t.sum(at::kDouble);
     return sum.device().is_cpu() && sum.layout() == at::kStrided ? *sum.const_data_ptr<double>() : sum.item<double>();
 }
 
-// Runs after every ModelSession::forward: kept to one ATen reduction and no string work beyond the digest's own
-// fields (bench_forward: session_inactive against inactive_no_digest).
+// Runs after every ModelSession::forward (not forwardDiscardingOutputs): one ATen reduction and no string work beyond
+// the digest's own fields (bench_forward: uninstr_digest against uninstrumented).
 TensorDigest digestOf(const std::string& path, const at::Tensor& t)
 {
     at::NoGradGuard noGrad; // the reductions record nothing, so the output needs no detached view
@@ -87,8 +87,9 @@ TensorDigest digestOf(const std::string& path, const at::Tensor& t)
     d.device = t.device().str();
     d.shape = t.sizes().vec();
     if (t.numel() && !t.is_complex()) {
-        d.sum = sumOf(t);
-        d.maxAbs = maxAbsOf(t, d.sum);
+        const at::Tensor v = t.scalar_type() == at::kBool ? t.to(at::kByte) : t; // bools reduced as 0/1 bytes
+        d.sum = sumOf(v);
+        d.maxAbs = maxAbsOf(v, d.sum);
     }
     return d;
 }

@@ -225,12 +225,12 @@ struct GeluErf {
         const fVec z = at::vec::minimum(x.abs() * fVec(static_cast<float>(M_SQRT1_2)), fVec(3.999f));
         const fVec piece = (z * fVec(4.0f)).floor();
         const fVec u = at::vec::fmadd(piece, fVec(-0.25f), z - fVec(0.125f)); // z - (piece + 1/2) / 4
-        const PieceLookup at(piece);
-        fVec erf = at::vec::fmadd(at(kErfPieces[5]), u, at(kErfPieces[4]));
-        erf = at::vec::fmadd(erf, u, at(kErfPieces[3]));
-        erf = at::vec::fmadd(erf, u, at(kErfPieces[2]));
-        erf = at::vec::fmadd(erf, u, at(kErfPieces[1]));
-        erf = at::vec::minimum(at::vec::fmadd(erf, u, at(kErfPieces[0])), fVec(1.0f)); // erf(|x| / sqrt 2)
+        const PieceLookup coefficient(piece);                                 // per lane, of its piece
+        fVec erf = at::vec::fmadd(coefficient(kErfPieces[5]), u, coefficient(kErfPieces[4]));
+        erf = at::vec::fmadd(erf, u, coefficient(kErfPieces[3]));
+        erf = at::vec::fmadd(erf, u, coefficient(kErfPieces[2]));
+        erf = at::vec::fmadd(erf, u, coefficient(kErfPieces[1]));
+        erf = at::vec::minimum(at::vec::fmadd(erf, u, coefficient(kErfPieces[0])), fVec(1.0f)); // erf(|x| / sqrt 2)
         const fVec half = x * fVec(0.5f);
         return at::vec::fmadd(half, erf ^ (x & fVec(-0.0f)), half); // sign(x) erf, so x/2 (1 -+ erf) below zero
     }
