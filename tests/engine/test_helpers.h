@@ -43,7 +43,11 @@ namespace kforge::test {
 //   TestTagBGeluProvider  gelu(x) + 2000
 //   TestSlowGeluProvider  correct but sleeps 20 ms per call
 //   TestThrowingGeluProvider  throws "planted failure"
-//   TestBlockingGeluProvider  once blockingProbe().armed, every call waits inside it until release()
+//   TestBlockingGeluProvider  once blockingProbe().armed, every call waits inside it until release(); not
+//                             eligible for make_plan before
+//   TestMemoizedGeluProvider  faster or slower than ATen by construction, on any machine: an input tensor it served
+//                             before gets the stored output back (a lookup); inputs under kMemoFastNumel elements
+//                             sleep 50 ms first
 void registerTestProviders();
 
 // What TestBlockingGeluProvider instances did: live instances, calls, whether one was destroyed while a call
@@ -61,8 +65,10 @@ struct BlockingProbe {
 };
 BlockingProbe& blockingProbe(); // one per process: one test at a time uses it
 std::atomic<long>& tagCalls();
+std::atomic<long>& slowCalls(); // calls TestSlowGeluProvider served
 inline constexpr double kTagA = 1000.0;
 inline constexpr double kTagB = 2000.0;
+inline constexpr std::int64_t kMemoFastNumel = 100000;
 
 PlanEntry entry(const std::string& scope, const std::string& function, const std::string& providerType);
 Plan planOf(std::vector<PlanEntry> entries);

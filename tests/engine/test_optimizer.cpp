@@ -81,9 +81,7 @@ TEST(Optimizer, PerScopeChoiceIsTheFastestOverEachModulesCalls)
 
 namespace {
 
-// gelu on a small bfloat16 tensor in module `small` and on a large one in module `large`: KernelForge's CPU gelu
-// wins on the small one (no oneDNN set-up) and loses on the large one (bench_providers: 1.2-1.4x ATen's time in
-// bfloat16, where oneDNN rounds with the CPU's bf16 instruction).
+// gelu on a small tensor in module `small` and on a large one in module `large`.
 std::unique_ptr<ModelSession> twoGeluSizes(const TempDir& dir)
 {
     auto cu = std::make_shared<torch::jit::CompilationUnit>();
@@ -98,21 +96,26 @@ std::unique_ptr<ModelSession> twoGeluSizes(const TempDir& dir)
     const std::string path = dir.path("two_sizes.pt").string();
     root.save(path);
     auto session = ModelSession::open(path);
-    session->setInputSpecs({"bfloat16[1,16,256]", "bfloat16[8,512,768]"});
+    session->setInputSpecs({"float32[1,16,256]", "float32[8,512,768]"});
     return session;
 }
 
 } // namespace
 
-// Runs before the tests that register test providers for gelu in this process (the registry keeps them).
+// The candidate is TestMemoizedGeluProvider alone, which loses to the original on `small` (a 50 ms sleep per
+// call) and wins on `large` (a lookup against ATen's gelu of 3 M elements) whatever this machine's kernels are: the
+// per-module plan serves `large` only, and a model-wide plan never scopes an entry.
 TEST(Optimizer, PerModulePlanServesOnlyTheModuleWhereTheProviderWins)
 {
+    registerTestProviders();
     TempDir dir;
     auto session = twoGeluSizes(dir);
     OptimizeOptions options;
     options.warmupIterations = 1;
-    options.iterations = 2;
+    options.iterations = 1;
+    options.benchmarkRounds = 2;
     options.generators.clear();
+    options.providers = {"TestMemoizedGeluProvider"};
     options.granularity = OptimizeOptions::Granularity::Module;
     const OptimizeResult result = makePlan(*session, options);
     const auto gelu = std::find_if(result.functions.begin(), result.functions.end(),
@@ -123,15 +126,26 @@ TEST(Optimizer, PerModulePlanServesOnlyTheModuleWhereTheProviderWins)
     for (const PlanEntry& e : result.plan.entries)
         if (e.function == "gelu") {
             scopes.push_back(e.scope);
-            EXPECT_EQ(e.providerType(), "CpuGeluProvider");
-            EXPECT_NE(e.note.find("BFloat16[1,16,256]"), std::string::npos) << e.note;
+            EXPECT_EQ(e.providerType(), "TestMemoizedGeluProvider");
+            EXPECT_NE(e.note.find("Float[8,512,768]"), std::string::npos) << e.note;
         }
-    EXPECT_EQ(scopes, std::vector<std::string>{"small"}) << gelu->perModule;
+    EXPECT_EQ(scopes, std::vector<std::string>{"large"}) << gelu->perModule;
+    for (const CandidateReport& c : result.candidates)
+        EXPECT_EQ(c.provider, "TestMemoizedGeluProvider") << "only the named type is tried";
 
     // model granularity: never a scoped entry.
     options.granularity = OptimizeOptions::Granularity::Model;
     for (const PlanEntry& e : makePlan(*session, options).plan.entries)
         EXPECT_EQ(e.scope, "");
+}
+
+TEST(Optimizer, AnUnknownProviderTypeIsRefusedBeforeAnythingRuns)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    OptimizeOptions options;
+    options.providers = {"NoSuchProvider"};
+    EXPECT_NE(errorOf([&] { makePlan(*session, options); }).find("no provider type 'NoSuchProvider'"),
+              std::string::npos);
 }
 
 TEST(Optimizer, MakePlanRejectsSlowAndWrongProviders)

@@ -61,6 +61,9 @@ struct OptimizeOptions {
     int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
+    // Provider types to try, by name ("CpuGeluProvider"); empty: every registered type that runs on the device.
+    // An unknown name is an error (kforge::Error) before anything runs.
+    std::vector<std::string> providers;
     // Kernel generators (kforge/generator_sdk.h) asked for providers beside the registered ones, by name; "all":
     // every registered generator. Each task may take generationTimeoutSeconds from its submission (default: the
     // KFORGE_GENERATION_TIMEOUT environment variable, else 60); a generator that fails, throws or hangs only loses

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/error.h>
 #include <kforge/generator_sdk.h>
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
@@ -338,6 +339,9 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
 {
+    for (const std::string& name : options.providers)
+        if (!ProviderRegistry::instance().find(name))
+            throw Error("optimize --providers", "no provider type '" + name + "' (kforge providers lists them)");
     OptimizeResult result;
     // 1. Profile the model as it is, ranking functions by their share of the time.
     ProfileOptions profileOptions;
@@ -439,7 +443,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         for (const ProviderTypeInfo& info : providers) {
             if (info.function != *function || !runsOn(info, options.device))
                 continue;
-            if (!options.includeReferenceProviders && info.typeName.rfind("Aten", 0) == 0)
+            if (!options.providers.empty() ? !wanted(options.providers, info.typeName)
+                                           : !options.includeReferenceProviders && info.typeName.rfind("Aten", 0) == 0)
                 continue;
             for (const nlohmann::json& settings : settingsVariants(info)) {
                 CandidateReport c;
