@@ -196,8 +196,8 @@ TEST_F(Stepping, R14_BreakpointPausesStepAndContinue)
     // The next pause point inside blocks.0.mlp is its fc linear call, then gelu; step until gelu.
     std::optional<PausePoint> next;
     for (int i = 0; i < 5; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        next = stepper.waitForPause(std::chrono::seconds(20));
+        next = stepper.waitForPause(std::chrono::seconds(20)); // resume() ended the last pause: this is the next
+
         ASSERT_TRUE(next.has_value());
         if (next->function == "gelu")
             break;
@@ -211,6 +211,48 @@ TEST_F(Stepping, R14_BreakpointPausesStepAndContinue)
     stepper.resume(Stepper::Resume::Continue);
     EXPECT_EQ(forward.wait_for(std::chrono::seconds(30)), std::future_status::ready);
     EXPECT_NO_THROW(forward.get());
+}
+
+// R14: resume() ends the pause at once (paused() is empty until the forward pauses again), and a Step taken at the
+// last pause point of a forward ends with that forward: the next forward runs through, no breakpoint being set.
+TEST_F(Stepping, R14_AStepEndsWithItsForwardAndResumeEndsThePause)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    Stepper& stepper = Stepper::instance();
+    stepper.addModuleBreakpoint("blocks.1.mlp");
+    auto continued = std::async(std::launch::async, [&] { session->forward(); });
+    ASSERT_TRUE(stepper.waitForPause(std::chrono::seconds(20)).has_value());
+    stepper.removeModuleBreakpoint("blocks.1.mlp");
+    stepper.resume(Stepper::Resume::Continue); // nothing can pause again
+    EXPECT_FALSE(stepper.paused().has_value()) << "paused() still names the pause that was resumed";
+    ASSERT_EQ(continued.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+
+    // Both forwards on one thread, as in the GUI's worker: a Step pending there would pause the second one.
+    stepper.addModuleBreakpoint("blocks.1.mlp");
+    std::promise<void> firstDone;
+    auto steppedDone = firstDone.get_future();
+    auto worker = std::async(std::launch::async, [&] {
+        session->forward();
+        firstDone.set_value();
+        session->forward();
+    });
+    ASSERT_TRUE(stepper.waitForPause(std::chrono::seconds(20)).has_value());
+    stepper.removeModuleBreakpoint("blocks.1.mlp");
+    stepper.resume(Stepper::Resume::Step);
+    // Step to the first forward's end: through every pause point left in it.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (steppedDone.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+           std::chrono::steady_clock::now() < deadline)
+        if (stepper.waitForPause(std::chrono::milliseconds(100)))
+            stepper.resume(Stepper::Resume::Step);
+    ASSERT_EQ(steppedDone.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    const bool finished = worker.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    const auto pausedAt = stepper.paused();
+    if (!finished)
+        stepper.clearBreakpoints(); // let it go, so that the failure is reported and not a hang
+    EXPECT_TRUE(finished) << "the next forward paused at '" << pausedAt.value_or(PausePoint{}).modulePath
+                          << "' with no breakpoint set";
+    EXPECT_NO_THROW(worker.get());
 }
 
 // R14, R10: Abort makes the paused forward throw; the call guard unwinds what its scopes pushed.

@@ -4,6 +4,7 @@
 #include "runtime/event_sink.h"
 #include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
+#include "runtime/step_points.h"
 #include "runtime/string_pool.h"
 
 namespace kforge::runtime {
@@ -68,10 +69,13 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
         }
     }
     m_tasks.reset();
+    bool outermost = false;
     {
         std::lock_guard lock(m_thread.mutex());
-        m_thread.guardDepth.fetch_sub(1);
+        outermost = m_thread.guardDepth.fetch_sub(1) == 1;
     }
+    if (outermost)
+        stepping::forwardEnded(); // a Step does not carry over into the next forward (R14)
     m_thread.observe = m_prevObserve;
     m_thread.capture = m_prevCapture;
     m_thread.refreshModeKey();

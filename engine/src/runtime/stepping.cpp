@@ -20,9 +20,10 @@ struct Stepper::Impl {
     std::condition_variable resumed;
     std::set<std::string> modules;
     std::set<std::string> functions;
-    bool stepPending = false; // pause at the next pause point, whatever it is
+    bool stepPending = false;     // pause at the next pause point of stepThread's forward, whatever it is
+    std::uint64_t stepThread = 0; // the thread whose forward was stepped (ThreadState::id)
     std::optional<PausePoint> paused;
-    std::optional<Resume> resumeWith;
+    std::optional<Resume> resumeWith; // set by resume(), taken by the paused thread when it wakes
 
     void updateLive() { runtime::stepping::gLive.store(stepPending || !modules.empty() || !functions.empty()); }
 };
@@ -33,27 +34,42 @@ std::atomic<bool> gLive{false};
 void pauseIfHit(PausePoint::Kind kind, const char* modulePath, const char* function)
 {
     Stepper::Impl& s = Stepper::instance().impl();
+    const std::uint64_t self = ThreadState::current().id();
     std::unique_lock lock(s.mutex);
-    const bool hit = s.stepPending ||
+    const bool hit = (s.stepPending && s.stepThread == self) ||
                      (kind == PausePoint::Kind::ModuleEnter && modulePath && s.modules.count(modulePath)) ||
                      (kind == PausePoint::Kind::FunctionCall && function && s.functions.count(function));
     if (!hit)
         return;
-    // One paused forward at a time: a second thread that hits waits for the first to be resumed.
-    s.resumed.wait(lock, [&] { return !s.paused; });
-    s.paused = PausePoint{kind, modulePath ? modulePath : "", function ? function : "", ThreadState::current().id()};
-    s.resumeWith.reset();
+    // One paused forward at a time: a second thread that hits waits until the first is resumed and has taken
+    // its resume command.
+    s.resumed.wait(lock, [&] { return !s.paused && !s.resumeWith; });
+    s.paused = PausePoint{kind, modulePath ? modulePath : "", function ? function : "", self};
     s.pausedChanged.notify_all();
     s.resumed.wait(lock, [&] { return s.resumeWith.has_value(); });
     const Stepper::Resume how = *s.resumeWith;
     s.paused.reset();
     s.resumeWith.reset();
     s.stepPending = how == Stepper::Resume::Step;
+    s.stepThread = self;
     s.updateLive();
     s.resumed.notify_all();
     if (how == Stepper::Resume::Abort) {
         setLastEngineError("aborted by the user at a breakpoint");
         throw Error("forward", lastEngineError());
+    }
+}
+
+void forwardEnded()
+{
+    if (!gLive.load(std::memory_order_relaxed))
+        return;
+    Stepper::Impl& s = Stepper::instance().impl();
+    const std::uint64_t self = ThreadState::current().id();
+    std::lock_guard lock(s.mutex);
+    if (s.stepPending && s.stepThread == self) {
+        s.stepPending = false;
+        s.updateLive();
     }
 }
 } // namespace runtime::stepping
@@ -106,8 +122,10 @@ void Stepper::clearBreakpoints()
     m_impl->modules.clear();
     m_impl->functions.clear();
     m_impl->stepPending = false;
-    if (m_impl->paused)
+    if (m_impl->paused) {
         m_impl->resumeWith = Resume::Continue;
+        m_impl->paused.reset();
+    }
     m_impl->updateLive();
     m_impl->resumed.notify_all();
 }
@@ -118,6 +136,7 @@ void Stepper::resume(Resume how)
     if (!m_impl->paused)
         return;
     m_impl->resumeWith = how;
+    m_impl->paused.reset(); // paused() and waitForPause() now wait for the next pause, not this one
     m_impl->resumed.notify_all();
 }
 
