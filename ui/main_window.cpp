@@ -14,6 +14,7 @@
 #include "models/plan_model.h"
 #include "recent_files.h"
 #include "plan_file_controller.h"
+#include "program_choice.h"
 #include "profile_file_controller.h"
 #include "optimize_controller.h"
 #include "profile_controller.h"
@@ -121,7 +122,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_planFiles(new PlanFileController(
           m_document, this,
           [this] { return m_session ? QString::fromStdString(m_session->displayName()) : QString(); })),
-      m_run(new RunController(this)), m_catalog(loadCatalog())
+      m_run(new RunController(this)), m_catalog(loadCatalog()), m_chooseProgram(programDialog(this))
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
@@ -487,7 +488,13 @@ void MainWindow::dropEvent(QDropEvent* event)
         openSource(file);
 }
 
-void MainWindow::openSource(const QString& source) { m_loader->load(normalizedSource(source)); }
+void MainWindow::openSource(const QString& source, const QString& program)
+{
+    const QString normalized = normalizedSource(source);
+    const std::optional<QString> chosen = program.isEmpty() ? programToOpen(normalized, m_chooseProgram) : program;
+    if (chosen)
+        m_loader->load(normalized, *chosen);
+}
 
 void MainWindow::chooseFile()
 {

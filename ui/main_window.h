@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include "plan_file_controller.h"
+#include "program_choice.h"
 
 #include <kforge/provider_catalog.h>
 
@@ -109,7 +110,8 @@ public:
     ~MainWindow() override;
 
     // A file path or "builtin:NAME". Returns at once; modelLoaded() or loadFailed() follows.
-    void openSource(const QString& source);
+    // A .pt2 package with several programs asks which (setProgramChooser); `program` names one without asking.
+    void openSource(const QString& source, const QString& program = {});
     void restoreSettings();
 
     bool isLoading() const;
@@ -186,6 +188,7 @@ public:
 
     bool modalErrors() const;
     void setModalErrors(bool modal);
+    void setProgramChooser(ProgramChooser chooser) { m_chooseProgram = std::move(chooser); }
     bool isPersistent() const;
     void setPersistent(bool persistent);
     UnsavedChanges unsavedChanges() const;
@@ -299,6 +302,7 @@ private:
     QStringList m_planWarnings;
     std::optional<std::uint64_t> m_declinesRevision; // the plan revision (PlanModel) a running plan run started with
     bool m_modalErrors = true;
+    ProgramChooser m_chooseProgram; // which program of a package with several; a dialog unless a test sets one
     bool m_persistent = true;
 };
 

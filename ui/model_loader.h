@@ -21,8 +21,9 @@ public:
     explicit ModelLoader(QObject* parent = nullptr);
     ~ModelLoader() override;
 
-    // `source` is a file path or "builtin:NAME", as ModelSession::open takes it.
-    void load(const QString& source);
+    // `source` is a file path or "builtin:NAME", as ModelSession::open takes it; `program` a .pt2 package's
+    // program (OpenOptions::program, "": its default).
+    void load(const QString& source, const QString& program = {});
     bool isBusy() const;
     QString pendingSource() const;
 

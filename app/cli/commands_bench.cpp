@@ -24,6 +24,7 @@ struct BenchOptions {
     std::string planFile;
     std::string device = "cpu";
     GraphExecutor executor = GraphExecutor::Direct;
+    std::string program;
     BenchmarkOptions run;
     bool json = false;
     bool quiet = false;
@@ -150,10 +151,11 @@ Command addBenchCommand(CLI::App& app)
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
     addGraphExecutorOption(cmd, o->executor);
+    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON output");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
                 if (o->device != "cpu")
                     session->setDevice(o->device);
                 requireInputs(*session);

@@ -15,6 +15,7 @@ namespace {
 struct CaptureOptions {
     std::string model;
     GraphExecutor executor = GraphExecutor::Direct;
+    std::string program;
     std::vector<std::string> inputs;
     std::string inputsFile;
     std::string planFile;
@@ -81,12 +82,13 @@ Command addCaptureCommand(CLI::App& app)
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
     addGraphExecutorOption(cmd, o->executor);
+    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON output");
     return {cmd, [o] {
                 const Plan plan = planFromOptions(o->planFile, o->provides);
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
                 const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
                 requireInputs(*session);
                 session->setDevice("cuda");
                 const auto eager = session->forward();

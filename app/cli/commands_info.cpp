@@ -12,7 +12,7 @@ namespace kforge::cli {
 Command addModulesCommand(CLI::App& app)
 {
     struct Options {
-        std::string model;
+        std::string model, program;
         bool json = false;
     };
     auto options = std::make_shared<Options>();
@@ -20,9 +20,11 @@ Command addModulesCommand(CLI::App& app)
     cmd->add_option("MODEL", options->model,
                     "TorchScript file, torch.export package (.pt2) or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
         ->required();
+    addProgramOption(cmd, options->program);
     cmd->add_flag("--json", options->json, "JSON array of modules");
     return {cmd, [options] {
-                const std::vector<ModuleInfo> modules = openModel(options->model, {}, {})->modules();
+                const std::vector<ModuleInfo> modules =
+                    openModel(options->model, {}, {}, {false, GraphExecutor::Direct, options->program})->modules();
                 if (options->json) {
                     std::cout << nlohmann::ordered_json(modules).dump(2) << '\n';
                     return 0;

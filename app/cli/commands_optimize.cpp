@@ -18,10 +18,11 @@ Command addOptimizeCommand(CLI::App& app)
 {
     struct Options {
         GraphExecutor executor = GraphExecutor::Direct;
+        std::string program;
         std::string model, out, inputsFile, device = "cpu";
         std::vector<std::string> inputs;
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
-        std::vector<std::string> generators{"all"};
+        std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 7;
         bool json = false, quiet = false, reference = false;
@@ -40,6 +41,9 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    cmd->add_option("--providers", o->providers,
+                    "try only these provider types (kforge providers; default: every type for the device)")
+        ->delimiter(',');
     const std::map<std::string, OptimizeOptions::Granularity> granularities{
         {"model", OptimizeOptions::Granularity::Model},
         {"module", OptimizeOptions::Granularity::Module},
@@ -56,10 +60,11 @@ Command addOptimizeCommand(CLI::App& app)
                     "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
         ->check(CLI::PositiveNumber);
     addGraphExecutorOption(cmd, o->executor);
+    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON report");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
                 requireInputs(*session);
                 OptimizeOptions options;
                 options.device = o->device;
@@ -68,6 +73,7 @@ Command addOptimizeCommand(CLI::App& app)
                 options.iterations = o->iterations;
                 options.benchmarkRounds = o->rounds;
                 options.includeReferenceProviders = o->reference;
+                options.providers = o->providers;
                 options.generators = o->generators;
                 if (options.generators == std::vector<std::string>{"none"})
                     options.generators.clear();

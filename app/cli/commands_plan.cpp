@@ -14,7 +14,7 @@ namespace {
 
 struct PlanOptions {
     std::string out;
-    std::string model;
+    std::string model, program;
     std::vector<std::string> provides;
     std::string plan;
     std::vector<std::string> plans; // validate
@@ -55,7 +55,7 @@ int runNew(const PlanOptions& o)
     for (const auto& spec : o.provides)
         plan.entries.push_back(parseProvideSpec(spec));
     if (!o.model.empty()) {
-        auto session = openModel(o.model, {}, {});
+        auto session = openModel(o.model, {}, {}, {false, GraphExecutor::Direct, o.program});
         plan.modelName = session->displayName();
         if (!session->isBuiltin())
             plan.modelSha256 = fileSha256(o.model);
@@ -118,7 +118,7 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
         return false;
     }
     if (!session)
-        session = openModel(o.model, {}, {});
+        session = openModel(o.model, {}, {}, {false, GraphExecutor::Direct, o.program});
     const auto problems = validatePlan(plan, *session, o.device);
     json = {{"plan", path},
             {"model", session->displayName()},
@@ -198,6 +198,7 @@ Command addPlanCommand(CLI::App& app)
     auto* create = cmd->add_subcommand("new", "Write a new plan (kforge dialect)");
     create->add_option("OUT,-o,--out", o->out, "plan file to write, e.g. my.kfplan.json")->required();
     create->add_option("--model", o->model, "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
+    addProgramOption(create, o->program);
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
 
     auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
@@ -208,6 +209,7 @@ Command addPlanCommand(CLI::App& app)
     validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
     validate->add_option("--model", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
         ->required();
+    addProgramOption(validate, o->program);
     validate->add_option("--device", o->device, "device the plan will run on")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();

@@ -267,6 +267,7 @@ struct RunSetup {
     std::vector<std::string> provides;
     std::string device = "cpu";
     GraphExecutor executor = GraphExecutor::Direct;
+    std::string program;
     int warmup = 3;
     int iterations = 10;
     std::string trace;
@@ -289,6 +290,7 @@ void addSetupOptions(CLI::App* cmd, RunSetup& o)
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
     addGraphExecutorOption(cmd, o.executor);
+    addProgramOption(cmd, o.program);
     cmd->add_option("--warmup", o.warmup, "forwards before measuring")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
@@ -402,7 +404,7 @@ Command addProfileCommand(CLI::App& app)
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
                 requireInputs(*session);
                 const bool usePlan = !o->planFile.empty() || !o->provides.empty();
                 const Plan plan = planOf(*o);
@@ -439,7 +441,7 @@ Command addCompareCommand(CLI::App& app)
                 if (o->planFile.empty() && o->provides.empty())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
                 const Plan plan = planOf(*o);
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor});
+                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
                 requireInputs(*session);
                 const auto warnings = warnPlan(plan, *session, o->device);
                 InterruptGuard guard;

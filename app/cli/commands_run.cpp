@@ -26,6 +26,7 @@ struct RunOptions {
     int threads = 1;
     bool keepLeftovers = false;
     GraphExecutor executor = GraphExecutor::Direct;
+    std::string program;
     bool events = false;
     bool json = false;
     bool quiet = false;
@@ -86,12 +87,13 @@ Command addRunCommand(CLI::App& app)
     cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
     cmd->add_flag("--keep-leftovers", o->keepLeftovers, "leave patches of a failed forward in effect (debugging)");
     addGraphExecutorOption(cmd, o->executor);
+    addProgramOption(cmd, o->program);
     cmd->add_flag("--events", o->events, "print the runtime's event log");
     cmd->add_flag("--json", o->json, "JSON output");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {
         cmd, [o] {
-            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers, o->executor});
+            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers, o->executor, o->program});
             requireInputs(*session);
             const Plan plan = planFromOptions(o->planFile, o->provides);
             EventCollector collector;

@@ -157,6 +157,15 @@ void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor)
         ->default_str("direct");
 }
 
+void addProgramOption(CLI::App* command, std::string& program)
+{
+    command
+        ->add_option("--program", program,
+                     "the exported program of a .pt2 package to open (default: its only one, else \"model\", the "
+                     "name torch.export.save gives it)")
+        ->type_name("NAME");
+}
+
 std::string describeGraphExecutor(const std::string& name)
 {
     if (name == "direct")

@@ -45,6 +45,8 @@ void requireInputs(const ModelSession& session);
 
 // --executor direct|optimized (GraphExecutor), for every command that runs forwards.
 void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor);
+// --program NAME: which program of a torch.export package to open (OpenOptions::program).
+void addProgramOption(CLI::App* command, std::string& program);
 // "direct (the graph as scripted, nothing fused)" or "optimized (LibTorch's profiling executor)".
 std::string describeGraphExecutor(const std::string& name);
 

@@ -293,6 +293,44 @@ TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
         EXPECT_EQ(idleOutput[i].sum, activeOutput[i].sum) << "output " << i;
 }
 
+// R2: the plain copies keep the schema of the methods they copy, defaults included: an idle forward that leaves
+// out arguments with defaults (the forward's own, and a helper's called without them) runs as the forward does.
+TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module act(c10::QualifiedName("__torch__.Act"), cu, true);
+    act.define("def forward(self, x: Tensor, slope: float = 3.0) -> Tensor:\n    return self._shift(x) * slope\n"
+               "def _shift(self, x: Tensor, by: float = 1.0) -> Tensor:\n    return torch.gelu(x) + by\n");
+    torch::jit::Module root(c10::QualifiedName("__torch__.Root"), cu, true);
+    root.register_module("act", act);
+    root.define("def forward(self, x: Tensor, scale: float = 2.0, bias: Optional[Tensor] = None) -> Tensor:\n"
+                "    y = self.act.forward(x) * scale\n"
+                "    if bias is not None:\n        y = y + bias\n"
+                "    return y\n");
+    root.eval();
+    TempDir dir;
+    saveModule(root, dir.path("defaults.pt"));
+    auto defaults = ModelSession::open(dir.path("defaults.pt").string());
+    defaults->setInputSpecs({"float32[2,3]"});
+    const torch::jit::Method plain = defaults->impl().module.get_method(kPlainForward);
+    const auto& arguments = plain.function().getSchema().arguments();
+    ASSERT_EQ(arguments.size(), 4u);
+    ASSERT_TRUE(arguments[2].default_value().has_value()) << plain.function().getSchema();
+    EXPECT_EQ(arguments[2].default_value()->toDouble(), 2.0);
+
+    ASSERT_TRUE(runtime::hooksIdle());
+    const auto [entered, idleOutput] = functionsEntered(*defaults);
+    ASSERT_FALSE(entered.empty());
+    EXPECT_EQ(entered.front(), kPlainForward);
+    KernelProviderRuntime runtime(*defaults, planOf({entry("act", "gelu", "AtenGeluProvider")}));
+    runtime.activate();
+    const auto activeOutput = defaults->forward();
+    runtime.deactivate();
+    ASSERT_EQ(idleOutput.size(), 1u);
+    ASSERT_EQ(activeOutput.size(), 1u);
+    EXPECT_EQ(idleOutput[0].sum, activeOutput[0].sum);
+}
+
 // R2: a forward that reaches its submodules through helper methods (torchvision's ResNet.forward calls
 // self._forward_impl, SqueezeExcitation.forward calls self._scale) runs plain copies of those methods too while idle:
 // no instrumented forward, so no hook, anywhere in the model.

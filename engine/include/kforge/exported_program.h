@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// torch.export packages (.pt2, written by torch.export.pt2_archive._package.package_pt2): what a model holds,
-// read from its serialized graph without running it. Each graph node records the modules it ran in
+// torch.export packages (.pt2, written by torch.export.save or torch.export.pt2_archive._package.package_pt2): what a
+// model holds, read from its serialized graph without running it. Each graph node records the modules it ran in
 // (nn_module_stack) and the torch.nn.functional call it came from (torch_fn), so the module tree, the functions
 // each module calls and every op's module and function come from the file itself (docs/design/pt2-nativert-notes.md).
 // ModelSession::open runs .pt2 packages too (engine/src/model/exported_runner.h); this reads one without running it.
@@ -38,8 +38,18 @@ struct ExportedProgramInfo {
 // Whether `path` names a .pt2 package (by its name: ".pt2").
 bool isExportedProgramPath(const std::string& path);
 
-// Reads a package's program `program`. kforge::Error naming the file when it is missing, not a .pt2 package, or
-// lacks the program (the message lists the programs it has).
-ExportedProgramInfo readExportedProgram(const std::string& path, const std::string& program = "forward");
+// The names of the exported programs a package holds, in archive order: torch.export.save writes one, "model".
+// kforge::Error when the file is missing or not a .pt2 package.
+std::vector<std::string> exportedProgramNames(const std::string& path);
+
+// Which program of `programs` (a package's) to open when asked for `requested`: that one; with none asked for, the
+// package's only program, else "model" (torch.export.save's) or "forward". kforge::Error naming the file and every
+// program it has when the one asked for is missing or the choice is ambiguous (then: --program NAME).
+std::string chooseExportedProgram(const std::string& path, const std::vector<std::string>& programs,
+                                  const std::string& requested);
+
+// Reads a package's program `program` ("": chooseExportedProgram's default). kforge::Error naming the file when it is
+// missing, not a .pt2 package, or lacks the program (the message lists the programs it has).
+ExportedProgramInfo readExportedProgram(const std::string& path, const std::string& program = "");
 
 } // namespace kforge

@@ -31,6 +31,9 @@ struct OpenOptions {
     // R11: keep patches that a failed forward left behind, for debugging, instead of unwinding them.
     bool keepLeftovers = false;
     GraphExecutor executor = GraphExecutor::Direct;
+    // A torch.export package's program to run, by name; "": its only one, else "model" (torch.export.save's name)
+    // or "forward" (exportedProgramNames lists them). Ignored for TorchScript models.
+    std::string program;
 };
 
 // A loaded TorchScript model (a file, or "builtin:NAME"), its module tree and its example inputs.

@@ -15,7 +15,7 @@ namespace kforge {
 
 struct ExportedPackage {
     std::string path;
-    std::string program;            // "forward"
+    std::string program;            // "model" (torch.export.save), "forward", ...
     nlohmann::json model;           // models/<program>.json
     nlohmann::json weightsConfig;   // data/weights/<program>_weights_config.json; null when absent
     nlohmann::json constantsConfig; // data/constants/<program>_constants_config.json; null when absent
@@ -26,7 +26,7 @@ struct ExportedPackage {
 };
 
 // kforge::Error naming the file when it is missing, not a .pt2 package, or lacks the program (the message lists
-// the programs it has).
+// the programs it has). `program` "": chooseExportedProgram's default.
 ExportedPackage openExportedPackage(const std::string& path, const std::string& program);
 // What readExportedProgram returns, from an open package.
 ExportedProgramInfo describeExportedProgram(const ExportedPackage& package);

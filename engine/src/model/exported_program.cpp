@@ -6,6 +6,7 @@
 
 #include "model/exported_metadata.h"
 #include "model/exported_package.h"
+#include "model/subtree_sums.h"
 
 #include <c10/util/Exception.h>
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 namespace kforge {
 namespace {
@@ -76,12 +78,22 @@ public:
         return m_modules.back();
     }
 
+    // A parameter of the module at `path`; `identity` is the weight's file in the package (tied weights share one).
+    void hold(const std::string& path, HeldParameter parameter)
+    {
+        ModuleInfo& owner = module(path);
+        owner.parameterCount += parameter.count;
+        owner.parameterBytes += parameter.bytes;
+        m_held[path].push_back(std::move(parameter));
+    }
+
     // Pre-order from the root, with depths and subtree sums.
     std::vector<ModuleInfo> finish()
     {
         std::vector<ModuleInfo> ordered;
         ordered.reserve(m_modules.size());
         visit(module(""), 0, ordered);
+        fillSubtreeSums(ordered, m_held);
         return ordered;
     }
 
@@ -89,22 +101,12 @@ private:
     void visit(ModuleInfo& m, int depth, std::vector<ModuleInfo>& out)
     {
         m.depth = depth;
-        m.subtreeParameterCount = m.parameterCount;
-        m.subtreeParameterBytes = m.parameterBytes;
-        m.subtreeFunctions = m.functions;
-        const size_t at = out.size();
         out.push_back(m);
-        for (const std::string& child : m.children) {
-            const size_t childAt = out.size();
+        for (const std::string& child : m.children)
             visit(m_modules[m_index.at(child)], depth + 1, out);
-            const ModuleInfo& c = out[childAt];
-            out[at].subtreeParameterCount += c.subtreeParameterCount;
-            out[at].subtreeParameterBytes += c.subtreeParameterBytes;
-            for (const auto& [function, calls] : c.subtreeFunctions)
-                out[at].subtreeFunctions[function] += calls;
-        }
     }
 
+    std::unordered_map<std::string, std::vector<HeldParameter>> m_held;
     std::vector<ModuleInfo> m_modules;
     std::map<std::string, size_t> m_index;
 };
@@ -116,32 +118,86 @@ bool isExportedProgramPath(const std::string& path)
     return path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0;
 }
 
-ExportedPackage openExportedPackage(const std::string& path, const std::string& program)
+namespace {
+
+// The programs of an open package: the names of its models/<name>.json records, in archive order.
+std::vector<std::string> programsOf(caffe2::serialize::PyTorchStreamReader& reader)
+{
+    std::vector<std::string> programs;
+    for (const std::string& record : reader.getAllRecords())
+        if (record.rfind("models/", 0) == 0 && record.size() > 12 &&
+            record.compare(record.size() - 5, 5, ".json") == 0 && record.find('/', 7) == std::string::npos)
+            programs.push_back(record.substr(7, record.size() - 12));
+    return programs;
+}
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const std::string& n : names)
+        text += (text.empty() ? "" : ", ") + n;
+    return text.empty() ? std::string("none") : text;
+}
+
+std::shared_ptr<caffe2::serialize::PyTorchStreamReader> openPt2(const std::string& path)
 {
     if (!std::filesystem::exists(path))
         throw Error(path, "file not found");
+    try {
+        auto reader = std::make_shared<caffe2::serialize::PyTorchStreamReader>(path);
+        const auto isPt2 = [&] {
+            if (!reader->hasRecord("archive_format"))
+                return false;
+            auto [data, size] = reader->getRecord("archive_format");
+            return std::string(static_cast<const char*>(data.get()), size) == "pt2";
+        };
+        if (!isPt2())
+            throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
+                              "torch.export.save)");
+        return reader;
+    } catch (const c10::Error& e) {
+        throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
+    }
+}
+
+} // namespace
+
+std::vector<std::string> exportedProgramNames(const std::string& path) { return programsOf(*openPt2(path)); }
+
+std::string chooseExportedProgram(const std::string& path, const std::vector<std::string>& programs,
+                                  const std::string& requested)
+{
+    const auto has = [&](const std::string& name) {
+        return std::find(programs.begin(), programs.end(), name) != programs.end();
+    };
+    if (!requested.empty()) {
+        if (!has(requested))
+            throw Error(path, "has no exported program '" + requested + "' (it has: " + joined(programs) + ")");
+        return requested;
+    }
+    if (programs.size() == 1)
+        return programs.front();
+    for (const char* usual : {"model", "forward"}) // torch.export.save's name, then package_pt2's usual one
+        if (has(usual))
+            return usual;
+    throw Error(path, programs.empty() ? std::string("holds no exported program (no models/NAME.json)")
+                                       : "holds several exported programs (" + joined(programs) +
+                                             "): choose one with --program NAME");
+}
+
+ExportedPackage openExportedPackage(const std::string& path, const std::string& program)
+{
     ExportedPackage package;
     package.path = path;
-    package.program = program;
+    package.reader = openPt2(path);
+    package.program = chooseExportedProgram(path, programsOf(*package.reader), program);
     try {
-        package.reader = std::make_shared<caffe2::serialize::PyTorchStreamReader>(path);
-        if (!package.has("archive_format") || package.text("archive_format") != "pt2")
-            throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
-                              "torch.export.pt2_archive._package.package_pt2)");
-        const std::string model = "models/" + program + ".json";
-        if (!package.has(model)) {
-            std::string programs;
-            for (const std::string& record : package.reader->getAllRecords())
-                if (record.rfind("models/", 0) == 0 && record.size() > 12 &&
-                    record.compare(record.size() - 5, 5, ".json") == 0)
-                    programs += (programs.empty() ? "" : ", ") + record.substr(7, record.size() - 12);
-            throw Error(path, "has no exported program '" + program +
-                                  "' (it has: " + (programs.empty() ? std::string("none") : programs) + ")");
-        }
+        const std::string model = "models/" + package.program + ".json";
         package.model = parseJsonText(package.text(model), path + ": " + model);
         for (const auto& [config, kind] :
              {std::pair{&package.weightsConfig, "weights"}, {&package.constantsConfig, "constants"}}) {
-            const std::string record = std::string("data/") + kind + "/" + program + "_" + kind + "_config.json";
+            const std::string record =
+                std::string("data/") + kind + "/" + package.program + "_" + kind + "_config.json";
             if (package.has(record))
                 *config = parseJsonText(package.text(record), path + ": " + record);
         }
@@ -225,13 +281,12 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
                 if (!entry.value("is_param", false))
                     continue;
                 const auto dot = name.rfind('.');
-                ModuleInfo& owner = tree.module(dot == std::string::npos ? "" : name.substr(0, dot));
                 std::int64_t count = 1;
                 const json meta = entry.value("tensor_meta", json::object());
                 for (const json& size : meta.value("sizes", json::array()))
                     count *= size.value("as_int", std::int64_t(1));
-                owner.parameterCount += count;
-                owner.parameterBytes += count * elementSize(meta.value("dtype", 7));
+                tree.hold(dot == std::string::npos ? "" : name.substr(0, dot),
+                          {entry.value("path_name", name), count, count * elementSize(meta.value("dtype", 7))});
             }
         ModuleInfo& top = tree.module("");
         top.hasForward = top.forwardCalled = true;

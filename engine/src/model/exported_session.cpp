@@ -47,7 +47,7 @@ void loadSampleInputs(const ExportedPackage& package, ModelSession::Impl& impl)
 
 void openExportedProgram(ModelSession::Impl& impl)
 {
-    const ExportedPackage package = openExportedPackage(impl.source, "forward");
+    const ExportedPackage package = openExportedPackage(impl.source, impl.options.program);
     impl.modules = describeExportedProgram(package).modules;
     impl.exported = std::make_shared<ExportedRunner>(package);
     impl.displayName = std::filesystem::path(impl.source).filename().string();

@@ -90,6 +90,16 @@ private:
             }
             for (const torch::jit::Block* inner : node->blocks())
                 walkBlock(*inner, paths);
+            // torch.jit.fork(fn, ...): the task's subgraph takes the fork's inputs (self, submodules) as its own.
+            if (node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph)) {
+                const auto subgraph = node->g(c10::attr::Subgraph);
+                for (size_t i = 0; i < node->inputs().size() && i < subgraph->inputs().size(); ++i)
+                    if (const auto it = paths.find(node->input(i)); it != paths.end()) {
+                        Target target = it->second;
+                        paths.emplace(subgraph->inputs()[i], std::move(target));
+                    }
+                walkBlock(*subgraph->block(), paths);
+            }
         }
     }
 

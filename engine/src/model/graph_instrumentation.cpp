@@ -19,6 +19,18 @@ std::string plainNameOf(const std::string& method)
     return method == "forward" ? std::string(kPlainForward) : std::string(kPlainMethodPrefix) + method;
 }
 
+// Adds the plain copy of `method` (its graph, `plain`) to `type` under `plainName`, with the method's own schema: a
+// schema derived from the graph would lose the defaults of its arguments (`forward(self, x, scale: float = 2.0)`),
+// and every caller that leaves them out would fail.
+void addPlainCopy(const c10::ClassTypePtr& type, torch::jit::Function& method, const std::string& plainName,
+                  std::shared_ptr<torch::jit::Graph> plain)
+{
+    torch::jit::Function* copy =
+        type->compilation_unit()->create_function(c10::QualifiedName(*type->name(), plainName), std::move(plain));
+    copy->setSchema(method.getSchema().cloneWithName(plainName, ""));
+    type->addMethod(copy);
+}
+
 // In a plain copy: every call of a module method calls that method's plain copy instead (inner blocks too). A
 // forward often reaches its submodules through another method (torchvision's ResNet.forward calls
 // self._forward_impl, SqueezeExcitation.forward calls self._scale): such methods get a plain copy of their own,
@@ -40,8 +52,7 @@ void callPlainMethods(torch::jit::Block* block, std::vector<std::shared_ptr<torc
             if (name == "forward" || !method || !method->isGraphFunction())
                 continue; // a forward without a plain copy is not instrumented either
             std::shared_ptr<torch::jit::Graph> plain = torch::jit::toGraphFunction(*method).graph()->copy();
-            type->addMethod(
-                type->compilation_unit()->create_function(c10::QualifiedName(*type->name(), plainName), plain));
+            addPlainCopy(type, *method, plainName, plain);
             pending.push_back(std::move(plain));
         }
         node->s_(c10::attr::name, plainName);
@@ -70,8 +81,7 @@ int instrumentModuleClasses(const torch::jit::Module& root)
             continue; // already instrumented (a class shared with another session)
         if (!type->findMethod(kPlainForward)) {
             std::shared_ptr<torch::jit::Graph> plain = graph.copy();
-            type->addMethod(
-                type->compilation_unit()->create_function(c10::QualifiedName(*type->name(), kPlainForward), plain));
+            addPlainCopy(type, method->function(), kPlainForward, plain);
             plainGraphs.push_back(std::move(plain));
         }
         torch::jit::Value* self = graph.inputs().at(0);

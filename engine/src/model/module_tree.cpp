@@ -1,18 +1,59 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/module_tree.h"
 
+#include "model/subtree_sums.h"
+
 #include <kforge/functions.h>
 
 #include <torch/csrc/jit/ir/constants.h>
 
+#include <cstdint>
+#include <optional>
 #include <regex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace kforge {
 namespace {
 
-// What a shared form's call (_convolution) is, from the graph: the weight's rank, from the module attribute
-// it reads (prim::GetAttr on the graph's `self`) when the graph carries no shapes, and the constant `transposed`.
+// The object a value of a module's graph holds when the graph says which: `self` (the graph's first input) and
+// attribute chains from it (self.conv.weight, self.pos_conv.parametrizations.weight.original0). Empty otherwise.
+c10::IValue attributeOf(const torch::jit::Value* value, const torch::jit::Module* self, int depth = 0)
+{
+    if (!self || depth > 16)
+        return {};
+    const torch::jit::Node* node = value->node();
+    if (node->kind() == c10::prim::Param && value->offset() == 0)
+        return self->_ivalue();
+    if (node->kind() != c10::prim::GetAttr)
+        return {};
+    const c10::IValue owner = attributeOf(node->input(), self, depth + 1);
+    if (!owner.isObject())
+        return {};
+    const auto& object = owner.toObjectRef();
+    const std::string name = node->s(c10::attr::name);
+    return object.type()->hasAttribute(name) ? object.getAttr(name) : c10::IValue();
+}
+
+// A tensor value's rank: from its type when the graph carries shapes, from the module attribute it reads, or through
+// the ops that keep their first input's rank, so a weight computed at run time (weight_norm's _weight_norm(v, g)
+// in a traced wav2vec2) has v's. -1 when unknown.
+int rankOf(const torch::jit::Value* value, const torch::jit::Module* self, int depth = 0)
+{
+    if (const auto type = value->type()->cast<c10::TensorType>(); type && type->dim())
+        return int(*type->dim());
+    if (const c10::IValue attribute = attributeOf(value, self); attribute.isTensor())
+        return int(attribute.toTensor().dim());
+    static const std::unordered_set<std::string> keepRank{
+        "aten::_weight_norm", "aten::mul", "aten::div",    "aten::add",   "aten::sub",
+        "aten::contiguous",   "aten::to",  "aten::detach", "aten::clone", "aten::type_as"};
+    const torch::jit::Node* node = value->node();
+    if (depth < 8 && !node->inputs().empty() && keepRank.count(node->kind().toQualString()))
+        return rankOf(node->input(0), self, depth + 1);
+    return -1;
+}
+
+// What a shared form's call (_convolution) is, from the graph: its weight's rank and the constant `transposed`.
 OpCallFacts factsOf(const torch::jit::Node& node, const torch::jit::Module* self)
 {
     OpCallFacts facts;
@@ -20,16 +61,15 @@ OpCallFacts factsOf(const torch::jit::Node& node, const torch::jit::Module* self
         return facts;
     if (const auto transposed = torch::jit::toIValue(node.input(6)); transposed && transposed->isBool())
         facts.transposed = transposed->toBool();
-    const torch::jit::Value* weight = node.input(1);
-    if (const auto type = weight->type()->cast<c10::TensorType>(); type && type->dim())
-        facts.weightRank = int(*type->dim());
-    else if (self && weight->node()->kind() == c10::prim::GetAttr &&
-             weight->node()->input()->node()->kind() == c10::prim::Param)
-        if (const auto value = self->attr(weight->node()->s(c10::attr::name), c10::IValue()); value.isTensor())
-            facts.weightRank = int(value.toTensor().dim());
+    facts.weightRank = rankOf(node.input(1), self);
     return facts;
 }
 
+// The catalog calls a module makes while no other module's forward runs (what a plan scoped to it serves, besides
+// its descendants'): its forward's graph and, inside it, the scripted Python helpers it calls (prim::CallFunction:
+// F.layer_norm, F.softmax), every method it calls other than a forward, on itself or on a submodule (nn.Conv2d's
+// _conv_forward, timm attention's _attn: no module hook runs around them, so their calls are the caller's), and the
+// subgraphs of the tasks it forks. A forward called on a submodule, or through an interface, is that module's own.
 void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts, int depth,
                     const torch::jit::Module* self)
 {
@@ -37,12 +77,22 @@ void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& 
         if (const auto* schema = node->maybeSchema())
             if (const auto function = functionOfOp(schema->name(), schema->overload_name(), factsOf(*node, self)))
                 ++counts[std::string(functionName(*function))];
-        // Scripted Python helpers (F.layer_norm, F.softmax, ...) are prim::CallFunction: they belong to this
-        // module's forward, so look inside them (not into prim::CallMethod: that is a child module's).
-        if (node->kind() == c10::prim::CallFunction && depth < 16)
+        if (depth < 16 && node->kind() == c10::prim::CallFunction)
             if (const auto fnType = node->input(0)->type()->cast<c10::FunctionType>())
                 if (auto* graphFn = torch::jit::tryToGraphFunction(*fnType->function()))
                     countFunctions(*graphFn->graph()->block(), counts, depth + 1, nullptr);
+        if (depth < 16 && node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) != "forward")
+            if (const auto type = node->input(0)->type()->cast<c10::ClassType>())
+                if (torch::jit::Function* method = type->findMethod(node->s(c10::attr::name));
+                    method && method->isGraphFunction()) {
+                    const c10::IValue receiver = attributeOf(node->input(0), self);
+                    const std::optional<torch::jit::Module> module =
+                        receiver.isObject() ? std::optional(torch::jit::Module(receiver.toObject())) : std::nullopt;
+                    countFunctions(*torch::jit::toGraphFunction(*method).graph()->block(), counts, depth + 1,
+                                   module ? &*module : nullptr);
+                }
+        if (depth < 16 && node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph))
+            countFunctions(*node->g(c10::attr::Subgraph)->block(), counts, depth + 1, nullptr);
         for (const torch::jit::Block* inner : node->blocks())
             countFunctions(*inner, counts, depth, self);
     }
@@ -76,7 +126,7 @@ std::map<std::string, int> functionInventory(const torch::jit::Graph& graph, con
 std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
 {
     std::vector<ModuleInfo> tree;
-    std::unordered_map<std::string, size_t> index;
+    std::unordered_map<std::string, std::vector<HeldParameter>> held;
     for (const auto& item : root.named_modules()) {
         ModuleInfo info;
         info.path = item.name;
@@ -86,30 +136,20 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
         info.qualifiedTypeName = item.value.type()->name() ? item.value.type()->name()->qualifiedName() : "";
         info.typeName = readableTypeName(info.qualifiedTypeName);
         for (const auto& p : item.value.named_parameters(/*recurse=*/false)) {
+            const std::int64_t bytes = std::int64_t(p.value.numel()) * std::int64_t(p.value.element_size());
             info.parameterCount += p.value.numel();
-            info.parameterBytes += int64_t(p.value.numel()) * int64_t(p.value.element_size());
+            info.parameterBytes += bytes;
+            // A tied weight is one tensor under several modules: its identity is the tensor, not the path.
+            held[info.path].push_back({std::to_string(reinterpret_cast<std::uintptr_t>(p.value.unsafeGetTensorImpl())),
+                                       p.value.numel(), bytes});
         }
         for (const auto& child : item.value.named_children())
             info.children.push_back(info.path.empty() ? child.name : info.path + "." + child.name);
         if (const auto* graph = forwardGraph(item.value))
             info.functions = functionInventory(*graph, &item.value);
-        index[info.path] = tree.size();
         tree.push_back(std::move(info));
     }
-    // Subtree sums, children before parents: named_modules() is pre-order, so walk it backwards.
-    for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
-        it->subtreeParameterCount += it->parameterCount;
-        it->subtreeParameterBytes += it->parameterBytes;
-        for (const auto& [fn, n] : it->functions)
-            it->subtreeFunctions[fn] += n;
-        for (const auto& childPath : it->children) {
-            const ModuleInfo& child = tree[index.at(childPath)];
-            it->subtreeParameterCount += child.subtreeParameterCount;
-            it->subtreeParameterBytes += child.subtreeParameterBytes;
-            for (const auto& [fn, n] : child.subtreeFunctions)
-                it->subtreeFunctions[fn] += n;
-        }
-    }
+    fillSubtreeSums(tree, held);
     return tree;
 }
 

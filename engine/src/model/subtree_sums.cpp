@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/subtree_sums.h"
+
+#include <set>
+#include <utility>
+
+namespace kforge {
+
+void fillSubtreeSums(std::vector<ModuleInfo>& modules,
+                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held)
+{
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < modules.size(); ++i)
+        index.emplace(modules[i].path, i);
+    std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> sizeOf; // identity -> (count, bytes)
+    for (const auto& [path, params] : held)
+        for (const HeldParameter& p : params)
+            sizeOf.emplace(p.identity, std::pair{p.count, p.bytes});
+    // Children before parents: walk the pre-order backwards, each module taking the union of its children's sets.
+    std::vector<std::set<std::string>> identities(modules.size());
+    for (size_t i = modules.size(); i-- > 0;) {
+        ModuleInfo& m = modules[i];
+        m.subtreeFunctions = m.functions;
+        std::set<std::string>& mine = identities[i];
+        if (const auto it = held.find(m.path); it != held.end())
+            for (const HeldParameter& p : it->second)
+                mine.insert(p.identity);
+        for (const std::string& childPath : m.children) {
+            const auto child = index.find(childPath);
+            if (child == index.end() || child->second <= i)
+                continue;
+            for (const auto& [function, calls] : modules[child->second].subtreeFunctions)
+                m.subtreeFunctions[function] += calls;
+            mine.insert(identities[child->second].begin(), identities[child->second].end());
+        }
+        m.subtreeParameterCount = 0;
+        m.subtreeParameterBytes = 0;
+        for (const std::string& identity : mine) {
+            m.subtreeParameterCount += sizeOf.at(identity).first;
+            m.subtreeParameterBytes += sizeOf.at(identity).second;
+        }
+    }
+}
+
+} // namespace kforge

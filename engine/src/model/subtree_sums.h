@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The subtree sums of a module tree (ModuleInfo::subtree*): parameters and the function inventory of a module and
+// every module below it. A tensor held by several modules (tied weights: T5's shared embedding, a head tied to the
+// token embedding) counts once in every subtree that holds it, as Python's parameters() counts it; each module's
+// own count still includes it.
+#include <kforge/module_info.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kforge {
+
+// A parameter a module holds: `identity` tells one tensor from another (a TensorImpl address, a .pt2 weight file).
+struct HeldParameter {
+    std::string identity;
+    std::int64_t count = 0;
+    std::int64_t bytes = 0;
+};
+
+// Fills the subtree fields of `modules` (pre-order: every module before its descendants, children listed by path)
+// from each module's own functions and the parameters `held` lists per module path.
+void fillSubtreeSums(std::vector<ModuleInfo>& modules,
+                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held);
+
+} // namespace kforge
