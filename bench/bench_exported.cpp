@@ -19,6 +19,7 @@
 // in Python (another process: compare its ratios with care) when the LibTorch venv's Python is there.
 //
 //   bench_exported [--model NAME] [--corpus DIR] [benchmark flags]   (default resnet18 in the corpus cache)
+#include "build_path.h"
 #include "bench_common.h"
 #include "instruction_count.h"
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # ccache for every compiler we use, so a clean clone on a machine that built before reuses objects. The
-# sloppiness lets ccache cache what uses a precompiled header (KForgePrecompiledTorch.cmake): it then hashes the
+# sloppiness lets ccache cache what uses a precompiled header (KForgePrecompiledHeaders.cmake): it then hashes the
 # PCH itself instead of refusing, and ignores the header mtimes that a fresh clone changes.
 find_program(KFORGE_CCACHE ccache)
 find_program(KFORGE_ENV env)

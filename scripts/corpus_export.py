@@ -81,35 +81,83 @@ from collections import Counter
 
 SCRIPT_VERSION = hashlib.sha256(open(__file__, "rb").read()).hexdigest()[:16]
 
-# name: (torchvision builder expression, input shape, note). The builders run with torch.manual_seed(0) first.
+# The models, each built the way its users build it, with random weights (torch.manual_seed(0) first; no downloads):
+#   source        torchvision, transformers (a *Config of a tiny size and the model class) or timm (create_model)
+#   builder       the expression that builds it (the three packages are `models`, `transformers`, `timm`)
+#   inputs        ((name, kind, shape), ...): kind "float" (standard normal) or "int:N" (token ids below N); one
+#                 input is passed positionally, several by keyword (as a Hugging Face user calls a seq2seq model)
+#   forms         which files to write: script and trace are TorchScript (torch.jit.script, torch.jit.trace), pt2 is
+#                 torch.export.save's package. Hugging Face models do not script (their configs have no source
+#                 TorchScript reads): their users trace them.
+#   note          what is special about it
+def _tv(builder, shape, note=""):
+    return {"source": "torchvision", "builder": builder, "inputs": (("x", "float", shape),),
+            "forms": ("script", "trace", "pt2"), "note": note}
+
+
+def _hf(builder, inputs, note):
+    return {"source": "transformers", "builder": builder, "inputs": inputs, "forms": ("trace", "pt2"), "note": note}
+
+
+def _timm(builder, note):
+    return {"source": "timm", "builder": builder, "inputs": (("x", "float", (1, 3, 64, 64)),),
+            "forms": ("script", "trace", "pt2"), "note": note}
+
+
 # The ViT is vit_b_16's code path (VisionTransformer, nn.MultiheadAttention's fast path) at a third of its depth
 # and width: the full vit_b_16 is a 330 MB file per form and about 2 s per forward on two cores.
 MODELS = {
-    "resnet18": ("models.resnet18(weights=None)", (1, 3, 64, 64), ""),
-    "mobilenet_v3_small": ("models.mobilenet_v3_small(weights=None)", (1, 3, 64, 64), ""),
-    "efficientnet_b0": ("models.efficientnet_b0(weights=None)", (1, 3, 64, 64), ""),
-    "convnext_tiny": ("models.convnext_tiny(weights=None)", (1, 3, 64, 64), ""),
-    "vit": (
+    "resnet18": _tv("models.resnet18(weights=None)", (1, 3, 64, 64)),
+    "mobilenet_v3_small": _tv("models.mobilenet_v3_small(weights=None)", (1, 3, 64, 64)),
+    "efficientnet_b0": _tv("models.efficientnet_b0(weights=None)", (1, 3, 64, 64)),
+    "convnext_tiny": _tv("models.convnext_tiny(weights=None)", (1, 3, 64, 64)),
+    "vit": _tv(
         "models.VisionTransformer(image_size=224, patch_size=16, num_layers=4, num_heads=4, hidden_dim=256,"
         " mlp_dim=1024)",
         (1, 3, 224, 224),
         "vit_b_16's code path (torchvision VisionTransformer) with 4 layers, 4 heads, hidden 256, MLP 1024 instead of"
         " 12/12/768/3072: same modules and calls per block, a 15 MB file instead of 330 MB; its zero-initialised head"
-        " gets N(0, 0.02) weights and bias (else the output is all zeros)",
-    ),
-    "swin_t": ("models.swin_t(weights=None)", (1, 3, 64, 64), ""),
-    "regnet_y_400mf": ("models.regnet_y_400mf(weights=None)", (1, 3, 64, 64), ""),
-    "lraspp_mobilenet_v3_large": (
-        "models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)",
-        (1, 3, 64, 64),
-        "segmentation head; output is a dict {'out': tensor}",
-    ),
-    "squeezenet1_1": ("models.squeezenet1_1(weights=None)", (1, 3, 64, 64), ""),
-    "shufflenet_v2_x0_5": ("models.shufflenet_v2_x0_5(weights=None)", (1, 3, 64, 64), ""),
-    "mobilenet_v2": ("models.mobilenet_v2(weights=None)", (1, 3, 64, 64), ""),
+        " gets N(0, 0.02) weights and bias (else the output is all zeros)"),
+    "swin_t": _tv("models.swin_t(weights=None)", (1, 3, 64, 64)),
+    "regnet_y_400mf": _tv("models.regnet_y_400mf(weights=None)", (1, 3, 64, 64)),
+    "lraspp_mobilenet_v3_large": _tv(
+        "models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)", (1, 3, 64, 64),
+        "segmentation head; output is a dict {'out': tensor}"),
+    "squeezenet1_1": _tv("models.squeezenet1_1(weights=None)", (1, 3, 64, 64)),
+    "shufflenet_v2_x0_5": _tv("models.shufflenet_v2_x0_5(weights=None)", (1, 3, 64, 64)),
+    "mobilenet_v2": _tv("models.mobilenet_v2(weights=None)", (1, 3, 64, 64)),
+    "hf_llama": _hf(
+        "transformers.LlamaForCausalLM(transformers.LlamaConfig(hidden_size=64, intermediate_size=128,"
+        " num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, vocab_size=256,"
+        " max_position_embeddings=64, attn_implementation='sdpa', use_cache=False))",
+        (("input_ids", "int:256", (1, 16)),),
+        "a decoder LLM: grouped-query attention (4 query heads, 2 key/value heads), rotary embeddings, RMSNorm, SiLU"
+        " MLP, scaled_dot_product_attention"),
+    "hf_t5": _hf(
+        "transformers.T5ForConditionalGeneration(transformers.T5Config(d_model=32, d_ff=64, num_layers=2,"
+        " num_decoder_layers=2, num_heads=4, d_kv=8, vocab_size=128, use_cache=False))",
+        (("input_ids", "int:128", (1, 12)), ("decoder_input_ids", "int:128", (1, 8))),
+        "an encoder-decoder called with keyword inputs; the token embedding is tied (shared, encoder and decoder"
+        " embed_tokens and the LM head hold one tensor)"),
+    "hf_wav2vec2": _hf(
+        "transformers.Wav2Vec2Model(transformers.Wav2Vec2Config(hidden_size=32, num_hidden_layers=2,"
+        " num_attention_heads=4, intermediate_size=64, conv_dim=(32, 32), conv_stride=(5, 2), conv_kernel=(10, 3),"
+        " num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4))",
+        (("input_values", "float", (1, 1600)),),
+        "a speech model: a convolutional feature encoder on the waveform (conv1d, group_norm) and a weight-normed"
+        " positional convolution (its weight is computed at run time)"),
+    "hf_clip_vision": _hf(
+        "transformers.CLIPVisionModel(transformers.CLIPVisionConfig(hidden_size=32, intermediate_size=64,"
+        " num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8))",
+        (("pixel_values", "float", (1, 3, 32, 32)),),
+        "CLIP's vision tower: patch embedding, quick-GELU MLPs, pre- and post-layernorm"),
+    "timm_vit_tiny": _timm("timm.create_model('vit_tiny_patch16_224', pretrained=False, img_size=64)",
+                           "timm's VisionTransformer: its own fused attention (scaled_dot_product_attention)"),
+    "timm_efficientvit_b0": _timm("timm.create_model('efficientvit_b0', pretrained=False)",
+                                  "a mobile hybrid (MIT EfficientViT): MBConv blocks and ReLU linear attention"),
 }
-FORMS = ("script", "trace", "pt2")  # pt2: a torch.export package (package_pt2)
-INPUT_SEED = 1  # the input comes from its own generator, so it does not depend on the model's construction
+FORMS = ("script", "trace", "pt2")  # every form some model is written in
+INPUT_SEED = 1  # the inputs come from their own generator, so they do not depend on the model's construction
 
 # For testing this script while kforge has no `functions` command: the engine's first catalog (10 functions).
 FALLBACK_CATALOG = [
@@ -412,22 +460,24 @@ def make_counter(matcher: Matcher):
 
 
 def count_calls(model, inp, matcher: Matcher) -> tuple[dict, dict]:
+    """inp: (args, kwargs)."""
     import torch
 
     counter = make_counter(matcher)
     with torch.no_grad(), unobserved_fast_paths(), counter:
-        model(inp)
+        model(*inp[0], **inp[1])
     return dict(sorted(counter.counts.items())), dict(sorted(counter.reentered.items()))
 
 
 def profiler_calls(module, inp, matcher: Matcher) -> tuple[dict, object]:
     """The outermost catalog ops torch.profiler records for the first forward of a freshly loaded scripted or
-    traced module (not nested in another catalog op or an opaque one), by function; and the forward's output."""
+    traced module (not nested in another catalog op or an opaque one), by function; and the forward's output.
+    inp: (args, kwargs)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
     with torch.no_grad(), profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
-        output = module(inp)
+        output = module(*inp[0], **inp[1])
     counts: Counter = Counter()
 
     def visit(event):
@@ -460,10 +510,19 @@ def profiler_calls(module, inp, matcher: Matcher) -> tuple[dict, object]:
 
 def build(name: str):
     import torch
-    from torchvision import models  # noqa: F401 (the builder expressions use it)
 
+    packages = {}
+    if MODELS[name]["source"] == "torchvision":
+        from torchvision import models
+        packages["models"] = models
+    elif MODELS[name]["source"] == "transformers":
+        import transformers
+        packages["transformers"] = transformers
+    else:
+        import timm
+        packages["timm"] = timm
     torch.manual_seed(0)
-    model = eval(MODELS[name][0], {"models": models})
+    model = eval(MODELS[name]["builder"], packages)
     if name == "vit":
         # torchvision zero-initialises the ViT's head: its output would be all zeros, whatever ran before it.
         torch.nn.init.normal_(model.heads.head.weight, std=0.02)
@@ -472,9 +531,29 @@ def build(name: str):
 
 
 def make_input(name: str):
+    """(args, kwargs): one input positionally, several by keyword."""
     import torch
 
-    return torch.randn(MODELS[name][1], generator=torch.Generator().manual_seed(INPUT_SEED))
+    generator = torch.Generator().manual_seed(INPUT_SEED)
+    values = {}
+    for input_name, kind, shape in MODELS[name]["inputs"]:
+        if kind == "float":
+            values[input_name] = torch.randn(shape, generator=generator)
+        else:
+            values[input_name] = torch.randint(0, int(kind.split(":")[1]), shape, generator=generator)
+    if len(values) == 1:
+        return (next(iter(values.values())),), {}
+    return (), values
+
+
+def saved_input(inp):
+    """What <name>.input.pt holds, for `kforge run --inputs-file`: the tensor, or a dict of keyword inputs."""
+    args, kwargs = inp
+    return kwargs if kwargs else (args[0] if len(args) == 1 else args)
+
+
+def input_shapes(name: str) -> dict:
+    return {input_name: list(shape) for input_name, _, shape in MODELS[name]["inputs"]}
 
 
 def flatten_outputs(out, path=""):
@@ -499,7 +578,11 @@ def max_abs_diff(a, b) -> float:
 
 def marker_key(name: str) -> dict:
     torch_ver, tv_ver = versions()
-    key = {"script": SCRIPT_VERSION, "torch": torch_ver, "torchvision": tv_ver, "model": MODELS[name][:2]}
+    spec = MODELS[name]
+    key = {"script": SCRIPT_VERSION, "torch": torch_ver, "torchvision": tv_ver, "model": [spec["builder"],
+           spec["inputs"], spec["forms"]]}
+    if spec["source"] != "torchvision":
+        key[spec["source"]] = md.version(spec["source"])
     return json.loads(json.dumps(key))  # as read back from the marker (tuples become lists)
 
 
@@ -509,9 +592,7 @@ def load_form(prefix: str, form: str):
     import torch
 
     if form == "pt2":
-        from torch.export.pt2_archive._package import load_pt2
-
-        return load_pt2(prefix + "pt2").exported_programs["forward"].module()
+        return torch.export.load(prefix + "pt2").module()
     return torch.jit.load(prefix + f"{form}.pt").eval()
 
 
@@ -534,26 +615,25 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
         status = "recounted"
         forms = meta["forms"]
         with torch.no_grad():
-            eager = model(inp)
+            eager = model(*inp[0], **inp[1])
     else:
         status = "exported"
         if os.path.exists(p("done")):
             os.remove(p("done"))
         with torch.no_grad():
-            eager = model(inp)
-        write_atomic(p("input.pt"), lambda tmp: torch.save(inp, tmp))
+            eager = model(*inp[0], **inp[1])
+        write_atomic(p("input.pt"), lambda tmp: torch.save(saved_input(inp), tmp))
         write_atomic(p("output.pt"), lambda tmp: torch.save(eager, tmp))
         forms = {}
-        for form in FORMS:
+        for form in MODELS[name]["forms"]:
             t = time.time()
             try:
                 if form == "pt2":
-                    from torch.export.pt2_archive._package import package_pt2
+                    program = torch.export.export(model, *inp)
 
-                    program = torch.export.export(model, (inp,))
                     def write_pt2(tmp):
-                        with open(tmp, "wb") as f:  # a file object: package_pt2 warns about a name not ending in .pt2
-                            package_pt2(f, exported_programs={"forward": program})
+                        with open(tmp, "wb") as f:  # a file object: torch.export.save wants a name ending in .pt2
+                            torch.export.save(program, f)
 
                     write_atomic(p("pt2"), write_pt2)
                     forms[form] = {"exported": True, "file": f"{name}.pt2", "seconds": round(time.time() - t, 2)}
@@ -562,7 +642,9 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
                     module = torch.jit.script(model)
                 else:
                     with torch.no_grad():
-                        module = torch.jit.trace(model, inp, strict=False, check_trace=False)
+                        args, kwargs = inp
+                        module = (torch.jit.trace(model, example_kwarg_inputs=kwargs, strict=False, check_trace=False)
+                                  if kwargs else torch.jit.trace(model, args, strict=False, check_trace=False))
                 write_atomic(p(f"{form}.pt"), module.save)
                 forms[form] = {"exported": True, "file": f"{name}.{form}.pt", "seconds": round(time.time() - t, 2)}
             except Exception as e:  # noqa: BLE001 (a form that does not export is recorded, not fatal)
@@ -581,14 +663,16 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
     torch_ver, tv_ver = versions()
     meta = {
         "name": name,
-        "architecture": "torchvision." + MODELS[name][0],
-        "note": MODELS[name][2],
-        "input_shape": list(MODELS[name][1]),
+        "architecture": MODELS[name]["source"] + ": " + MODELS[name]["builder"],
+        "source": MODELS[name]["source"],
+        "note": MODELS[name]["note"],
+        "input_shape": input_shapes(name),
         "input_file": f"{name}.input.pt",
         "output_file": f"{name}.output.pt",
         "outputs": [{"path": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
                     for path, t in flatten_outputs(eager)],
         "module_paths": [n for n, _ in model.named_modules()],
+        "parameters": sum(p.numel() for p in model.parameters()),  # a tied weight once
         "calls": calls,
         "python_functions_observed_inside": reentered,
         "forms": forms,
@@ -661,12 +745,12 @@ def self_test() -> int:
     expected = {"conv2d": 2, "conv_transpose2d": 1, "gelu": 1, "layer_norm": 1, "linear": 2, "relu": 4,
                 "scaled_dot_product_attention": 1, "softmax": 1}
     problems = []
-    counts, reentered = count_calls(toy, x, matcher)
+    counts, reentered = count_calls(toy, ((x,), {}), matcher)
     if counts != expected:
         problems.append(f"toy counts {counts}, expected {expected}")
     if "multi_head_attention_forward" not in reentered:
         problems.append(f"F.multi_head_attention_forward was not observed inside: {reentered}")
-    prof, _ = profiler_calls(toy, x, matcher)  # torch's own record of the unobserved eager run
+    prof, _ = profiler_calls(toy, ((x,), {}), matcher)  # torch's own record of the unobserved eager run
     if prof != expected:
         problems.append(f"torch.profiler on the toy: {prof}, expected {expected}")
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "build_path.h"
 #include "kforge_process.h"
 
 #include <fcntl.h>

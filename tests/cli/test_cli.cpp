@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kforge command line, run as a separate process: exit codes, stdout (human and --json) and stderr.
+#include "build_path.h"
 #include "kforge_process.h"
 
 #include <gtest/gtest.h>
@@ -1214,4 +1215,27 @@ TEST(CliConventions, EveryCommandThatWritesAFileTakesOut)
     ASSERT_EQ(profiled.exitCode, 0) << profiled;
     for (const std::string& path : {plan, aitune, back, saved})
         EXPECT_TRUE(fs::file_size(path) > 0) << path;
+}
+
+// Packages written by torch.export.save open in every command; one with several programs needs --program, and says
+// which it has (tests/data/models/make_exported_saved.py).
+TEST(CliExported, TorchExportSaveFilesOpenAndProgramsAreChosenByName)
+{
+    const std::string models = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/";
+    const Result saved = runKforge({"modules", models + "saved_block.pt2", "--json"});
+    ASSERT_EQ(saved.exitCode, 0) << saved;
+    const json tree = json::parse(saved.out);
+    EXPECT_EQ(tree[0].at("subtree_parameters").get<int>(), 64 + 16) << "the tied weight counts once";
+    EXPECT_EQ(runKforge({"run", models + "saved_block.pt2"}).exitCode, 0);
+
+    const Result ambiguous = runKforge({"run", models + "two_programs.pt2"});
+    EXPECT_EQ(ambiguous.exitCode, 1) << ambiguous;
+    EXPECT_TRUE(contains(ambiguous.err, "holds several exported programs (encode, decode): choose one with --program"))
+        << ambiguous;
+    const Result decode = runKforge({"run", models + "two_programs.pt2", "--program", "decode", "--json"});
+    ASSERT_EQ(decode.exitCode, 0) << decode;
+    EXPECT_TRUE(contains(decode.out, "\"gelu\"")) << decode;
+    const Result missing = runKforge({"modules", models + "two_programs.pt2", "--program", "encoder"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    EXPECT_TRUE(contains(missing.err, "has no exported program 'encoder' (it has: encode, decode)")) << missing;
 }

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """One real model of the corpus (scripts/corpus_export.py) through kforge, per exported form (script, trace):
-  a. module paths: `kforge modules FILE --json` equals Python's named_modules();
+  a. module paths: `kforge modules FILE --json` equals Python's named_modules(), and its parameter total Python's
+     parameters() (a tied weight counts once);
   b. calls: for every catalog function, the calls `kforge run FILE --inputs-file INPUT --iterations 2 --json`
      reports (all rows, any provider) are twice the Python reference count (0 where Python has none): TorchScript's
      first forward runs its profiling pass, the second the optimized graph, and both must show every call;
   c. output: kforge's output digest (shape, dtype, sum, max |x|) equals the eager Python output's, within what
      elements each within rtol 1e-4, atol 1e-5 (scaled by the output's max |x|: randomly initialised nets such as
      efficientnet_b0 end at 1e-14, where a plain atol would accept anything) allow;
+  b1. the static inventory (`kforge modules`: the root's subtree functions) covers the calls (b) of the run: every
+      function at least as often as the run calls it, so that plan validation never refuses an entry the run serves.
+      Where it counts more, the code branches on values known only when it runs and the inventory counts both arms
+      (nn.MultiheadAttention's fast path, timm's `if attn_mask is not None or is_causal`): printed, not a failure;
   d. with the catalog's reference provider for every function Python sees, in the root scope
-     (--provide ":FUNCTION:PROVIDER"), every call of those functions is served by it (no "original" rows) and
-     the output is still (c);
+     (--provide ":FUNCTION:PROVIDER") and again in the innermost module whose own inventory calls it, every call of
+     those functions is served by it (no "original" rows), the run warns of no entry that can never fire (what
+     `plan validate` would say), and the output is still (c);
   e. where the model calls scaled_dot_product_attention: an AITune plan file (tests/data/plans/aitune_sdpa_math.json,
      AITune's own to_dict() form) serves every attention call, and the output is still (c).
 The pt2 form (a torch.export package) gets all four, with Python running the exported program under the profiler as
@@ -214,8 +220,8 @@ def main(argv=None) -> int:
     expected_outputs = python_digests(os.path.join(corpus, meta["output_file"]))
     input_file = os.path.join(corpus, meta["input_file"])
     summary = []
-    for form in args.forms:
-        info = meta["forms"].get(form, {})
+    for form in [f for f in args.forms if f in meta["forms"]]:
+        info = meta["forms"][form]
         if not info.get("exported"):
             print(f"\n== {model} [{form}]: not exported ({info.get('error', 'no record')}): nothing to check")
             summary.append(f"{form}: not exported")
@@ -239,6 +245,10 @@ def main(argv=None) -> int:
                              f"{' ...' if len(extra) > 20 else ''}")
             else:
                 print(f"  (a) {len(got)} module paths equal Python's named_modules()")
+            total = modules[0].get("subtree_parameters") if modules else None
+            if "parameters" in meta and total != meta["parameters"]:
+                failures.add(f"{model}[{form}] (a) parameters",
+                             f"kforge counts {total} parameters, Python's parameters() {meta['parameters']}")
 
         expected_calls = python_calls
         if form == "pt2":
@@ -271,6 +281,20 @@ def main(argv=None) -> int:
             check_calls(f"{model}[{form}] (b) calls", names, expected_calls, seen, info.get("profiler_calls", {}),
                         failures)
             compare_outputs(f"{model}[{form}] (c) output", run, expected_outputs, failures)
+            # b1. the static inventory against the run
+            if modules is not None:
+                static = modules[0].get("subtree_functions", {}) if modules else {}
+                missed = {fn: (static.get(fn, 0), fmt(n)) for fn, n in sorted(seen.items()) if static.get(fn, 0) < n}
+                extra = {fn: (n, fmt(seen.get(fn, 0))) for fn, n in sorted(static.items()) if n > seen.get(fn, 0)}
+                if missed:
+                    failures.add(f"{model}[{form}] (b1) static inventory",
+                                 "calls the inventory misses, function: (kforge modules, kforge run per forward) " +
+                                 json.dumps(missed))
+                elif extra:
+                    print(f"  (b1) the static inventory covers the run's {fmt(sum(seen.values()))} calls per forward; "
+                          "it also counts branches this run did not take: " + json.dumps(extra))
+                else:
+                    print(f"  (b1) the static inventory equals the run's {fmt(sum(seen.values()))} calls per forward")
             if run.get("leftovers"):
                 failures.add(f"{model}[{form}] (b) leftovers", json.dumps(run["leftovers"])[:1000])
 
@@ -280,6 +304,14 @@ def main(argv=None) -> int:
             cmd = ["run", file, "--inputs-file", input_file, "--iterations", str(ITERATIONS), "--json"]
             for fn in provided_here:
                 cmd += ["--provide", f":{fn}:{reference[fn]}"]
+            # Scoped too: the innermost module whose own inventory calls the function (the plan a user makes from
+            # the tree), which must neither be refused nor warned about.
+            for fn in provided_here:
+                owners = [m for m in modules or [] if m.get("path") and fn in m.get("functions", {}) and
+                          m.get("forward_called", True)]
+                if owners:
+                    owner = max(owners, key=lambda m: m.get("depth", 0))
+                    cmd += ["--provide", f"{owner['path']}:{fn}:{reference[fn]}"]
             run, err = kforge_json(args.kforge, cmd)
             if run is None:
                 failures.add(f"{model}[{form}] (d) kforge run with reference providers", err)
@@ -300,6 +332,9 @@ def main(argv=None) -> int:
                                    f"{fmt(original)} original" + (f", {other}" if other else ""))
                 if bad:
                     failures.add(f"{model}[{form}] (d) served", "; ".join(bad))
+                if run.get("warnings"):
+                    failures.add(f"{model}[{form}] (d) warnings", "entries the run says can never fire: " +
+                                 json.dumps(run["warnings"])[:1500])
                 compare_outputs(f"{model}[{form}] (d) output with reference providers", run, expected_outputs,
                                 failures)
                 if run.get("leftovers"):

@@ -2,6 +2,7 @@
 #pragma once
 // The bad-input corpus (tests/data/bad-inputs, made by make_corpus.py): each folder's files and the
 // expectation that tests/data/bad-inputs/<folder>/expected.json records for each of them.
+#include "build_path.h"
 #include <nlohmann/json.hpp>
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // torch.export packages (.pt2): the module tree, functions and nodes read from the serialized program, compared
 // with what Python says of the same model (tests/data/models/make_exported_block.py).
+#include "build_path.h"
 #include <kforge/error.h>
 #include <kforge/exported_program.h>
 #include <kforge/events.h>
@@ -8,6 +9,9 @@
 #include <kforge/plan.h>
 #include <kforge/runtime.h>
 
+#include "model/exported_values.h"
+
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -264,4 +268,105 @@ TEST(ExportedProgram, DecomposedFunctionsCountAsTheirTorchFnCalls)
     // The same values as the undecomposed program.
     const auto plain = openBlock();
     EXPECT_NEAR(core->forward()[0].sum, plain->forward()[0].sum, 1e-5);
+}
+
+// Packages as their users write them (tests/data/models/make_exported_saved.py): torch.export.save names its program
+// "model"; a package with several programs opens one by name, and naming none or a missing one lists them.
+TEST(ExportedProgram, TorchExportSaveFilesOpenAndSeveralProgramsAreChosenByName)
+{
+    const auto saved = ModelSession::open(kModels + "saved_block.pt2");
+    EXPECT_EQ(saved->describeInputs(), std::vector<std::string>{"float32[2,8]"});
+    EXPECT_EQ(saved->forward()[0].shape, (std::vector<std::int64_t>{2, 8}));
+    EXPECT_EQ(exportedProgramNames(kModels + "saved_block.pt2"), std::vector<std::string>{"model"});
+
+    const std::string two = kModels + "two_programs.pt2";
+    EXPECT_EQ(exportedProgramNames(two), (std::vector<std::string>{"encode", "decode"}));
+    try {
+        ModelSession::open(two);
+        FAIL() << "opened a package with two programs without asking which";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("holds several exported programs (encode, decode): choose one with "
+                                             "--program NAME"),
+                  std::string::npos)
+            << e.what();
+    }
+    OpenOptions decode;
+    decode.program = "decode";
+    const auto session = ModelSession::open(two, decode);
+    EXPECT_EQ(session->describeInputs(), std::vector<std::string>{"float32[2,4]"});
+    EXPECT_EQ(session->modules().front().subtreeFunctions.count("gelu"), 1u);
+    decode.program = "encoder";
+    try {
+        ModelSession::open(two, decode);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("has no exported program 'encoder' (it has: encode, decode)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// A tied weight (head.weight is embed.weight) is one tensor: each module counts it, the model counts it once, as
+// Python's parameters() does (64 + 16 for the norm, not 144).
+TEST(ExportedProgram, TiedWeightsCountOnceInTotals)
+{
+    const auto session = ModelSession::open(kModels + "saved_block.pt2");
+    const auto& modules = session->modules();
+    const auto find = [&](const std::string& path) {
+        return *std::find_if(modules.begin(), modules.end(), [&](const ModuleInfo& m) { return m.path == path; });
+    };
+    EXPECT_EQ(find("embed").parameterCount, 64);
+    EXPECT_EQ(find("head").parameterCount, 64);
+    EXPECT_EQ(modules.front().subtreeParameterCount, 64 + 16);
+    EXPECT_EQ(modules.front().subtreeParameterBytes, (64 + 16) * 4);
+}
+
+// The higher-order ops export emits for ordinary code run, with module scopes and interception inside them:
+// `inner` runs inside wrap_with_autocast, silu inside wrap_with_set_grad_enabled, and cond runs one branch, whose
+// nodes (export records no module stack there) belong to the module calling cond. Outputs are eager Python's
+// (make_exported_saved.py prints them).
+TEST(ExportedProgram, HigherOrderOpsRunWithModuleScopesInside)
+{
+    const auto session = ModelSession::open(kModels + "higher_order.pt2");
+    const auto& root = session->modules().front();
+    // Static: both branches count (as a TorchScript If does).
+    EXPECT_EQ(root.subtreeFunctions.at("linear"), 3);
+    EXPECT_EQ(root.subtreeFunctions.at("silu"), 1);
+    EXPECT_EQ(root.subtreeFunctions.at("relu"), 1);
+    EXPECT_EQ(root.subtreeFunctions.at("gelu"), 2);
+    for (const auto& [input, expectedSum, geluCalls] :
+         {std::tuple{"positive", -1.8309073448181152, 1}, std::tuple{"negative", -1.397326111793518, 2}}) {
+        session->loadInputsFile(kModels + "higher_order." + input + ".pt"); // ones or minus ones: cond's branch
+        KernelProviderRuntime runtime(
+            *session, Plan{{entry("inner", "linear", "AtenLinearProvider"), entry("", "gelu", "AtenGeluProvider"),
+                            entry("", "silu", "AtenSiluProvider")}});
+        const auto events = eventsOfOneForward(*session, &runtime);
+        const auto served = count(events, EventKind::ProviderCall, false);
+        EXPECT_EQ(served.at("linear@inner"), 1) << input;
+        EXPECT_EQ(served.at("silu@"), 1) << input;
+        int gelu = 0;
+        for (const auto& [key, n] : served)
+            gelu += key.rfind("gelu@", 0) == 0 ? n : 0;
+        EXPECT_EQ(gelu, geluCalls) << input;
+        EXPECT_EQ(count(events, EventKind::OriginalCall, false).count("linear@inner"), 0u) << input;
+        const auto out = session->forward();
+        EXPECT_NEAR(out[0].sum, expectedSum, 1e-5) << input;
+    }
+}
+
+// Outputs nest as the program's out_spec says, including the mappings other libraries register as pytree nodes:
+// a Hugging Face model returns a ModelOutput, whose node carries its keys as context ("logits"), read as a dict;
+// tuples and lists stay sequences.
+TEST(ExportedProgram, OutputsOfRegisteredMappingTypesKeepTheirNames)
+{
+    const auto spec = parseTreeSpec(R"([1, {"type": "transformers.modeling_outputs.CausalLMOutputWithPast",
+        "context": "[\"logits\", \"hidden\"]", "children_spec": [{"type": null, "context": null, "children_spec": []},
+        {"type": "builtins.tuple", "context": "null", "children_spec": [{"type": null, "context": null,
+        "children_spec": []}]}]}])",
+                                    "test");
+    const c10::IValue out = unflattenTreeSpec(spec, {at::ones({1}), at::zeros({2})});
+    ASSERT_TRUE(out.isGenericDict());
+    const auto dict = out.toGenericDict();
+    EXPECT_EQ(dict.at("logits").toTensor().numel(), 1);
+    EXPECT_TRUE(dict.at("hidden").isTuple());
 }

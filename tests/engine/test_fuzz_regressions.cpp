@@ -2,6 +2,7 @@
 // Replays every input the fuzzers ever crashed on (tests/data/fuzz-regressions/TARGET) and every seed
 // (fuzz/corpus/TARGET) through the fuzz targets' own entry code, without libFuzzer: each must return normally
 // (bad input ends in kforge::Error inside the entry). A crash that comes back fails here, in the normal suite.
+#include "build_path.h"
 #include "input_spec_entry.h"
 #include "kfprof_reader_entry.h"
 #include "plan_reader_entry.h"

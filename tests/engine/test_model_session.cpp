@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // ModelSession: built-in models, module tree, function inventory, inputs.
+#include "build_path.h"
 #include <kforge/error.h>
+#include <kforge/events.h>
 #include <kforge/model_session.h>
+#include <kforge/plan.h>
 
 #include "model/output_digest.h"
 #include "test_helpers.h"
@@ -12,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 using namespace kforge;
 
@@ -222,4 +227,88 @@ TEST(ModelSession, InputsFromTorchSaveFile)
     s->loadInputsFile(dir.path("in.pt").string());
     EXPECT_EQ(s->describeInputs(), std::vector<std::string>{"float32[4,5]"});
     EXPECT_DOUBLE_EQ(s->forward()[0].sum, 20.0);
+}
+
+// Files made as users make them (tests/data/models/make_scripted_inventory.py).
+namespace {
+
+const std::string kInventoryModels = std::string(KFORGE_TEST_DATA) + "/models/";
+
+// Calls per function in one observed forward, by the original or a provider.
+std::map<std::string, int> callsOfOneForward(ModelSession& session)
+{
+    auto stream = EventStream::attach();
+    session.forward();
+    std::vector<Event> events;
+    stream->drain(events);
+    std::map<std::string, int> calls;
+    for (const Event& e : events)
+        if (e.kind == EventKind::OriginalCall || e.kind == EventKind::ProviderCall)
+            ++calls[e.function];
+    return calls;
+}
+
+} // namespace
+
+// The static inventory follows every method a forward calls, on itself and on its submodules (nn.Conv2d's
+// _conv_forward, an attention's _attn) and the tasks it forks, so it equals what a forward calls; a plan with an
+// entry for each function where it is called validates without a problem or a warning.
+TEST(ModelSession, InventoryFollowsHelperMethodsAndForkedTasksAndEqualsTheRun)
+{
+    auto session = ModelSession::open(kInventoryModels + "helpers.script.pt");
+    session->setInputSpecs({"float32[1,2,4,8]"});
+    const std::map<std::string, int> expected{{"conv2d", 1}, {"gelu", 1}, {"linear", 3}, {"pad", 1}, {"softmax", 1}};
+    EXPECT_EQ(session->modules().front().subtreeFunctions, expected);
+    EXPECT_EQ(moduleAt(*session, "conv").functions, (std::map<std::string, int>{{"conv2d", 1}}));
+    EXPECT_EQ(moduleAt(*session, "attn").functions, (std::map<std::string, int>{{"pad", 1}, {"softmax", 1}}));
+    EXPECT_EQ(moduleAt(*session, "").functions, (std::map<std::string, int>{{"gelu", 1}})); // the forked task
+    EXPECT_EQ(callsOfOneForward(*session), expected);
+
+    Plan plan;
+    for (const auto& [scope, function, provider] : {std::tuple{"conv", "conv2d", "AtenConv2dProvider"},
+                                                    {"attn", "pad", "AtenPadProvider"},
+                                                    {"attn", "softmax", "AtenSoftmaxProvider"},
+                                                    {"", "gelu", "AtenGeluProvider"}})
+        plan.entries.push_back(test::entry(scope, function, provider));
+    const auto problems = validatePlan(plan, *session, "cpu");
+    for (const PlanProblem& p : problems)
+        ADD_FAILURE() << p.kind << ": " << p.message;
+    EXPECT_TRUE(planWarnings(plan, *session, "cpu").empty());
+}
+
+// A weight computed at run time (a traced weight-normed Conv1d: aten::_convolution on the output of its
+// ParametrizationList's forward) is classified by the rank of the parameter it comes from.
+TEST(ModelSession, InventoryClassifiesConvolutionsOnComputedWeights)
+{
+    auto session = ModelSession::open(kInventoryModels + "weight_norm.trace.pt");
+    session->setInputSpecs({"float32[1,2,16]"});
+    EXPECT_EQ(session->modules().front().subtreeFunctions, (std::map<std::string, int>{{"conv1d", 1}}));
+    EXPECT_EQ(callsOfOneForward(*session), (std::map<std::string, int>{{"conv1d", 1}}));
+}
+
+// A tied weight (head.weight is embed.weight) counts in each module that holds it and once in the model's total, as
+// Python's parameters() counts it.
+TEST(ModelSession, TiedWeightsCountOnceInTotals)
+{
+    const auto session = ModelSession::open(kInventoryModels + "helpers.script.pt");
+    EXPECT_EQ(moduleAt(*session, "embed").parameterCount, 64);
+    EXPECT_EQ(moduleAt(*session, "head").parameterCount, 64);
+    const std::int64_t conv = 2 * 2 + 2, proj = 64 + 8, embed = 64;
+    EXPECT_EQ(session->modules().front().subtreeParameterCount, conv + proj + embed);
+}
+
+// A module whose forward only a forked task calls (forked_gelu.pt: the root forks `act` with torch.jit.fork) is
+// called: an entry scoped to it is neither refused nor warned about (scope-not-called), and it serves the call.
+TEST(ModelSession, ModulesReachedOnlyThroughForkedTasksAreCalled)
+{
+    auto session = ModelSession::open(kInventoryModels + "forked_gelu.pt");
+    session->setInputSpecs({"float32[8]"});
+    EXPECT_TRUE(moduleAt(*session, "act").forwardCalled);
+    EXPECT_EQ(moduleAt(*session, "act").functions, (std::map<std::string, int>{{"gelu", 1}}));
+    Plan plan;
+    plan.entries.push_back(test::entry("act", "gelu", "AtenGeluProvider"));
+    for (const PlanProblem& p : validatePlan(plan, *session, "cpu"))
+        ADD_FAILURE() << p.kind << ": " << p.message;
+    for (const PlanWarning& w : planWarnings(plan, *session, "cpu"))
+        ADD_FAILURE() << w.text();
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plan files (docs/design/plan-format.md): both dialects, round trips, validation, atomic saving.
+#include "build_path.h"
 #include <kforge/error.h>
 #include <kforge/file_hash.h>
 #include <kforge/model_session.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Provider plugins: the example plugin loads and its provider runs; faulty plugins are refused with a clear
 // error and leave the registry as it was.
+#include "build_path.h"
 #include <kforge/error.h>
 #include <kforge/events.h>
 #include <kforge/plugins.h>

@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 // Threads: docs/design/runtime-semantics.md R12.
+#include "build_path.h"
+#include <kforge/error.h>
 #include <kforge/events.h>
 #include <kforge/provider_sdk.h>
 #include <kforge/runtime.h>
 #include <kforge/stepping.h>
 
 #include "model/session_impl.h"
+#include "runtime/fault_injection.h"
 #include "runtime/mode_key.h"
 #include "runtime/thread_state.h"
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <future>
+#include <string_view>
 #include <thread>
 
 using namespace kforge;
@@ -262,6 +269,25 @@ TEST(Threads, R12_AForkedTaskRunsWithTheForkingScopesProviders)
     EXPECT_TRUE(runtime.leftovers().empty());
 }
 
+// R12, R7: a runtime activated, used and deactivated again and again, each forward on a thread of its own (so each
+// forward's pushes start from sequence 1, as the GUI's and the bench's threads do): a deactivate() deferred to the
+// inter-op thread that ran the last forward's task must not unwind the next forward's entries it copies. (It did,
+// comparing one thread's sequence numbers with another's: the child's gelu ran the original.)
+TEST(Threads, R12_R7_ReactivatedRuntimesKeepForkedTasksInTheirScopes)
+{
+    registerTestProviders();
+    auto session = forkingSession();
+    const double originals = session->forward()[0].sum;
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    for (int round = 0; round < 12; ++round) {
+        runtime.activate();
+        const auto out = std::async(std::launch::async, [&] { return session->forward(); }).get();
+        runtime.deactivate();
+        EXPECT_NEAR(out[0].sum - originals, 8 * 2 * kTagA, 1e-2) << "round " << round << ": a call left its scope";
+    }
+    EXPECT_TRUE(runtime.leftoverReports().empty());
+}
+
 // R12: when the forked task is still running at torch.jit.wait, the forward resumes on the thread that completes
 // it; the root's module exit then runs there. That is a normal forward: the providers in effect before the wait
 // serve the calls after it, and nothing is reported as a leftover. The child's scope has a 20 ms provider, so
@@ -310,4 +336,164 @@ TEST(Threads, R12_AForwardResumingOnAnotherThreadAfterWaitKeepsItsScopes)
                 EXPECT_TRUE(f.entries.empty()) << "thread " << thread.thread << " still has " << f.function;
     }
     EXPECT_EQ(resumedElsewhere, 1) << "no forward resumed on another thread (the case under test)";
+}
+
+namespace {
+
+std::unique_ptr<ModelSession> forkProbe(const std::string& file, OpenOptions options = {})
+{
+    auto session = ModelSession::open((std::filesystem::path(KFORGE_TEST_DATA) / "models" / file).string(), options);
+    session->setInputSpecs({"float32[8]"});
+    return session;
+}
+
+} // namespace
+
+// R12, R1: a forked task's calls keep their scopes under both executors (fork_task_cse.pt: the task's helper calls
+// the scoped `act` and gelu on the same input outside it; the optimized executor would merge the two), and the
+// methods a task calls run under the session's executor, though LibTorch plans them on the inter-op thread, whose
+// executor choice is its own: a direct session never builds an optimized plan for the task's helper. (An optimized
+// session may inline the helper into the forward's plan instead of planning it on its own.)
+TEST(Threads, R12_R1_ForkedTasksKeepTheirScopesAndTheSessionsExecutor)
+{
+    registerTestProviders();
+    for (const GraphExecutor executor : {GraphExecutor::Direct, GraphExecutor::Optimized}) {
+        SCOPED_TRACE(std::string(graphExecutorName(executor)));
+        auto session = forkProbe("fork_task_cse.pt", {false, executor});
+        const double originals = session->forward()[0].sum;
+        KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+        {
+            const auto applied = runtime.applied();
+            for (int i = 0; i < 4; ++i) // the profiling executor optimises after its first forwards
+                EXPECT_NEAR(session->forward()[0].sum - originals, 8 * kTagA, 1e-2)
+                    << "forward " << i << ": only act's gelu is tagged";
+        }
+        torch::jit::GraphExecutor& task =
+            torch::jit::toGraphFunction(session->impl().module.get_method("_task").function()).get_executor();
+        bool optimizedPlan = true;
+        try {
+            task.getDebugState(); // the profiling executor asserts an optimized plan
+        } catch (const c10::Error&) {
+            optimizedPlan = false;
+        }
+        if (executor == GraphExecutor::Direct)
+            EXPECT_FALSE(optimizedPlan) << "the task planned its helper with the optimizing executor";
+    }
+}
+
+// R10, R11, R12: a forward that fails after resuming on another thread (the wait found the task unfinished: `act`
+// has a 20 ms provider) reports what the modules it entered there left behind. `failing` raises after its pre-hook
+// pushed, on the thread the forward resumed on; its entry is a leftover of the forward like any other: a Leftover
+// event, a report with the error, unwound, or with keepLeftovers still in effect and listed by leftovers() until
+// deactivate() unwinds it.
+TEST(Threads, R10_R11_R12_AForwardFailingAfterResumingElsewhereReportsItsLeftovers)
+{
+    registerTestProviders();
+    for (const bool keep : {false, true}) {
+        SCOPED_TRACE(keep ? "keepLeftovers" : "unwound");
+        auto session = forkProbe("fork_wait_raise.pt", {keep});
+        KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestSlowGeluProvider"),
+                                                        entry("failing", "gelu", "TestTagGeluProvider")}));
+        int resumedElsewhere = 0;
+        for (int attempt = 0; attempt < 10 && resumedElsewhere == 0; ++attempt) {
+            SCOPED_TRACE(attempt);
+            runtime.clearLeftoverReports();
+            auto stream = EventStream::attach(4096);
+            runtime.activate();
+            EXPECT_THROW(session->forward(), Error);
+            std::vector<Event> log;
+            stream->drain(log);
+            stream.reset();
+            std::uint64_t forwardThread = 0, failingThread = 0;
+            int leftoverEvents = 0;
+            for (const Event& e : log) {
+                if (e.modulePath.empty() && e.kind == EventKind::ModuleEnter)
+                    forwardThread = e.thread;
+                if (e.modulePath == "failing" && e.kind == EventKind::ModuleEnter)
+                    failingThread = e.thread;
+                leftoverEvents += e.kind == EventKind::Leftover && e.modulePath == "failing" && e.function == "gelu";
+            }
+            if (failingThread == 0 || failingThread == forwardThread) {
+                runtime.deactivate(); // resumed where it started: not the case under test
+                continue;
+            }
+            ++resumedElsewhere;
+            EXPECT_EQ(leftoverEvents, 1);
+            const auto reports = runtime.leftoverReports();
+            ASSERT_EQ(reports.size(), 1u);
+            EXPECT_EQ(reports[0].modulePath, "failing");
+            EXPECT_NE(reports[0].error.find("planted failure after the wait"), std::string::npos) << reports[0].error;
+            EXPECT_EQ(reports[0].unwound, !keep);
+            EXPECT_EQ(runtime.leftovers().size(), keep ? 1u : 0u);
+            runtime.deactivate();
+            EXPECT_TRUE(runtime.leftovers().empty());
+            EXPECT_EQ(geluTagOnThisThread(), 0.0);
+        }
+        EXPECT_EQ(resumedElsewhere, 1) << "no forward resumed on another thread (the case under test)";
+    }
+}
+
+// R12: TorchSDPAKernelProvider leaves the process-wide SDPA backend switches alone (torch.backends.cuda.enable_*_sdp,
+// which Python's sdpa_kernel flips): other threads' calls read them. At the moment the provider's FLASH kernel starts
+// on the forward's thread, another thread runs an original attention on 3-D tensors, which only MATH serves on the
+// CPU: with the switches narrowed to FLASH it would fail with "No available kernel".
+TEST(Threads, R12_AttentionProvidersLeaveOtherThreadsBackendsAlone)
+{
+    registerTestProviders();
+    TempDir dir;
+    saveModule(twoLevelModel("torch.scaled_dot_product_attention(x.view(1, 2, 4, 2), x.view(1, 2, 4, 2), "
+                             "x.view(1, 2, 4, 2)).view(16)"),
+               dir.path("attention.pt"));
+    auto session = ModelSession::open(dir.path("attention.pt").string());
+    session->setInputSpecs({"float32[16]"});
+    PlanEntry flash = entry("act", "scaled_dot_product_attention", "TorchSDPAKernelProvider");
+    flash.provider["backend"] = "FLASH_ATTENTION";
+    KernelProviderRuntime runtime(*session, planOf({flash}));
+
+    static std::atomic<int> flashCalls{0};
+    static std::string otherThreadError; // written by the callback's helper thread, read after the forward
+    flashCalls = 0;
+    otherThreadError.clear();
+    const auto handle = at::addThreadLocalCallback(
+        at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+            if (std::string_view(fn.name()) != "aten::_scaled_dot_product_flash_attention_for_cpu")
+                return nullptr;
+            ++flashCalls;
+            std::thread([] {
+                try {
+                    const at::Tensor t = at::ones({2, 4, 2});
+                    at::scaled_dot_product_attention(t, t, t);
+                } catch (const c10::Error& e) {
+                    otherThreadError = e.what_without_backtrace();
+                }
+            }).join();
+            return nullptr;
+        }).scopes({at::RecordScope::FUNCTION}));
+    {
+        const auto applied = runtime.applied();
+        session->forward();
+    }
+    at::removeCallback(handle);
+    EXPECT_GT(flashCalls.load(), 0) << "the provider did not run the FLASH kernel";
+    EXPECT_EQ(otherThreadError, "") << "another thread's original attention saw the provider's backend choice";
+}
+
+// R10, R16: a call guard that fails to open (the allocations of a forking forward's task scope) leaves the thread as
+// it was, not counted as inside a forward (else deactivate() would defer its unwinds to it for ever); the forward's
+// error says what failed, and the next forward runs with the plan.
+TEST(Threads, R10_R16_AGuardThatFailsToOpenLeavesTheThreadOutsideAnyForward)
+{
+    registerTestProviders();
+    auto session = forkingSession();
+    const double originals = session->forward()[0].sum;
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    runtime::faults::gOpeningTaskScope = [] { throw std::bad_alloc(); };
+    const std::string error = errorOf([&] { session->forward(); });
+    runtime::faults::gOpeningTaskScope = nullptr;
+    EXPECT_NE(error.find("cannot start the forward"), std::string::npos) << error;
+    EXPECT_EQ(runtime::ThreadState::current().guardDepth.load(), 0);
+    EXPECT_NEAR(session->forward()[0].sum - originals, 8 * 2 * kTagA, 1e-2);
+    runtime.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "build_path.h"
 #include "application_identity.h"
 #include "window_parts.h"
 #include "main_window.h"
@@ -6,6 +7,8 @@
 #include "recent_files.h"
 
 #include <kforge/model_session.h>
+
+#include <optional>
 
 #include <QDir>
 #include <QDragEnterEvent>
@@ -34,8 +37,13 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 60'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
-const QString kTinyMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/tiny_mlp.pt");
-const QString kExportedBlock = QStringLiteral(KFORGE_UI_TEST_DATA "/../../data/models/exported_block.pt2");
+const QString kTinyMlp = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/tiny_mlp.pt");
+const QString kExportedBlock =
+    QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/exported_block.pt2");
+const QString kSavedBlock =
+    QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/saved_block.pt2");
+const QString kTwoPrograms =
+    QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/two_programs.pt2");
 
 std::unique_ptr<MainWindow> makeWindow()
 {
@@ -134,7 +142,7 @@ private Q_SLOTS:
     // that keeps the inputs as they were.
     void loadInputsFileShowsAndRemembersThem()
     {
-        const QString inputs = QStringLiteral(KFORGE_UI_TEST_DATA "/tiny_mlp_inputs.pt");
+        const QString inputs = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/tiny_mlp_inputs.pt");
         {
             const auto window = makeWindow();
             QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
@@ -154,7 +162,8 @@ private Q_SLOTS:
             auto* source = window->findChild<QLabel*>(QStringLiteral("inputsSource"));
             QVERIFY(source && source->text().contains(QStringLiteral("tiny_mlp_inputs.pt")));
 
-            QVERIFY(!window->loadInputsFile(QStringLiteral(KFORGE_UI_TEST_DATA "/no_such_inputs.pt"), &error));
+            QVERIFY(!window->loadInputsFile(
+                QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/no_such_inputs.pt"), &error));
             QVERIFY2(error.contains(QStringLiteral("no_such_inputs.pt")), qPrintable(error));
             QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[3,8]"});
         }
@@ -232,6 +241,36 @@ private Q_SLOTS:
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
         QCOMPARE(topLevelModules(*window), (QStringList{"blocks", "shared"}));
         QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,16]"});
+    }
+
+    // torch.export.save's package opens as it is; a package with several programs asks which (a dialog in the
+    // app, a chooser here), and opens nothing when that is cancelled.
+    void packageWithSeveralProgramsAsksWhich()
+    {
+        const auto window = makeWindow();
+        QStringList offered;
+        std::optional<QString> answer = QStringLiteral("decode");
+        window->setProgramChooser([&](const QString&, const QStringList& programs) {
+            offered = programs;
+            return answer;
+        });
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        window->openSource(kSavedBlock);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, kLoadTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QVERIFY2(offered.isEmpty(), "a package with one program opens without asking");
+
+        window->openSource(kTwoPrograms);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 1, kLoadTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QCOMPARE(offered, (QStringList{"encode", "decode"}));
+        QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,4]"}); // decode's
+
+        answer.reset(); // cancelled: nothing is opened, the model on screen stays
+        window->openSource(kTwoPrograms);
+        QVERIFY(!window->isLoading());
+        QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,4]"});
     }
 
     void dropWithoutFileIsRefused()

@@ -2,6 +2,7 @@
 // Edit › Preferences and Help › About: the provider-plugin page (the example plugin listed once loaded, a bad
 // plugin's error inline, the start-up list kept in QSettings, removal taking effect on restart), the General
 // page's defaults, and the About report with every version it promises.
+#include "build_path.h"
 #include "app_settings.h"
 #include "window_parts.h"
 #include "application_identity.h"
@@ -42,7 +43,7 @@ using kforge::ui::test::part;
 
 namespace {
 
-const QString kExamplePlugin = QStringLiteral(KFORGE_EXAMPLE_PLUGIN);
+const QString kExamplePlugin = QString::fromUtf8(KFORGE_EXAMPLE_PLUGIN);
 
 QStringList column(const QTreeWidget* tree, int c)
 {
@@ -94,7 +95,7 @@ private Q_SLOTS:
         QCOMPARE(page->startupPlugins()->count(), 0);
 
         // Not a plugin at all: a shared library without the plugin's entry point.
-        QVERIFY(!page->addPlugin(QStringLiteral(KFORGE_NOT_A_PLUGIN)));
+        QVERIFY(!page->addPlugin(QString::fromUtf8(KFORGE_NOT_A_PLUGIN)));
         QVERIFY(!page->errorText().isEmpty());
     }
 

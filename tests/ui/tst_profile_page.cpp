@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Profile page in the window: profiles run through the UI's actions on builtin:tiny-gpt (CPU), cancel,
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
+#include "build_path.h"
 #include "application_identity.h"
 #include "window_parts.h"
 #include "main_window.h"
@@ -57,7 +58,8 @@ namespace {
 
 constexpr int kTimeoutMs = 120'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
-const QString kFloat64Gelu = QStringLiteral(KFORGE_UI_TEST_DATA "/float64_gelu.pt"); // gelu in `act`, no parameters
+const QString kFloat64Gelu =
+    QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/float64_gelu.pt"); // gelu in `act`, no parameters
 
 std::unique_ptr<MainWindow> makeWindow()
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the real kforge-studio executable the way a user or CI script would.
+#include "build_path.h"
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -11,8 +12,8 @@
 namespace {
 
 constexpr int kRunTimeoutMs = 120'000;
-const QString kStudio = QStringLiteral(KFORGE_STUDIO_PATH);
-const QString kCli = QStringLiteral(KFORGE_CLI_PATH);
+const QString kStudio = QString::fromUtf8(KFORGE_STUDIO_PATH);
+const QString kCli = QString::fromUtf8(KFORGE_CLI_PATH);
 
 struct Run {
     int exitCode = -1;

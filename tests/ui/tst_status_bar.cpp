@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The status bar's device, runtime and leftover fields: filled from the start and following a forward that
 // leaves a patch behind (keep-leftovers) and its Unwind.
+#include "build_path.h"
 #include "application_identity.h"
 #include "main_window.h"
 #include "run_controller.h"
@@ -20,7 +21,7 @@ using kforge::ui::MainWindow;
 namespace {
 
 constexpr int kTimeoutMs = 60'000;
-const QString kThrowingMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/throwing_mlp.pt");
+const QString kThrowingMlp = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/throwing_mlp.pt");
 
 QString field(const MainWindow& window, const char* name)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window's flows, driven the way a user drives them: the tree's context menu, the plan editor, the
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
+#include "build_path.h"
 #include "application_identity.h"
 #include "window_parts.h"
 #include "main_window.h"
@@ -55,8 +56,9 @@ namespace {
 
 constexpr int kTimeoutMs = 60'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
-const QString kThrowingMlp = QStringLiteral(KFORGE_UI_TEST_DATA "/throwing_mlp.pt");
-const QString kFloat64Gelu = QStringLiteral(KFORGE_UI_TEST_DATA "/float64_gelu.pt"); // gelu in `act`, no parameters
+const QString kThrowingMlp = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/throwing_mlp.pt");
+const QString kFloat64Gelu =
+    QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/float64_gelu.pt"); // gelu in `act`, no parameters
 
 std::unique_ptr<MainWindow> openWindow(const QString& source)
 {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -238,44 +239,62 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
         for (const json& entry : root.at("graph_module").value("module_call_graph", json::array()))
             tree.module(entry.value("fqn", ""));
         std::map<std::string, std::set<std::string>> callsSeen; // module -> torch_fn call ids counted
-        for (const json& node : graph.at("nodes")) {
-            ExportedNode n;
-            n.name = node.value("name", "");
-            const std::string target = node.value("target", ""); // "torch.ops.aten.linear.default"
-            if (const auto parsed = exportedTarget(target)) {
-                n.op = parsed->op;
-                n.overload = parsed->overload.empty() ? "default" : parsed->overload;
-            } else {
-                n.op = target;
-            }
-            const json metadata = node.value("metadata", json::object());
-            const auto stack = exportedModuleStack(metadata.value("nn_module_stack", ""));
-            for (const ExportedFrame& entry : stack) {
-                ModuleInfo& m = tree.module(entry.path);
-                m.qualifiedTypeName = entry.type;
-                m.typeName = shortTypeName(entry.type);
-                m.hasForward = m.forwardCalled = true;
-            }
-            n.modulePath = stack.empty() ? "" : stack.back().path;
-            // A node's function: the torch.nn.functional call it came from when that is a catalog function (its
-            // nodes are one call of it), else its own op's (the node is a call by itself: ops inside a function
-            // outside the catalog, such as multi_head_attention_forward's linear and attention ops).
-            const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
-            std::optional<Function> function = fn.empty() ? std::nullopt : functionFromName(fn);
-            n.functionCall = call;
-            if (!function) {
-                function = functionOfOp(n.op, n.overload == "default" ? "" : n.overload);
-                n.functionCall = n.name;
-            }
-            if (function) {
-                n.function = std::string(functionName(*function));
-                if (callsSeen[n.modulePath].insert(n.function + "/" + n.functionCall).second)
-                    ++tree.module(n.modulePath).functions[n.function];
-            } else {
-                n.functionCall.clear();
-            }
-            info.nodes.push_back(std::move(n));
-        }
+        // The nodes of the graph and, in order, of the subgraphs its higher-order ops run (autocast and grad-mode
+        // blocks, both branches of cond: a static inventory counts a branch that is not taken). Export records no
+        // module stack inside cond's branches: their nodes belong to the module that calls cond. `scope` keeps the
+        // torch_fn call ids of a subgraph apart from the graph's.
+        const std::function<void(const json&, const std::string&, const std::string&)> visitNodes =
+            [&](const json& nodes, const std::string& inheritedPath, const std::string& scope) {
+                for (const json& node : nodes) {
+                    ExportedNode n;
+                    n.name = node.value("name", "");
+                    const std::string target = node.value("target", ""); // "torch.ops.aten.linear.default"
+                    if (const auto parsed = exportedTarget(target)) {
+                        n.op = parsed->op;
+                        n.overload = parsed->overload.empty() ? "default" : parsed->overload;
+                    } else {
+                        n.op = target;
+                    }
+                    const json metadata = node.value("metadata", json::object());
+                    const auto stack = exportedModuleStack(metadata.value("nn_module_stack", ""));
+                    for (const ExportedFrame& entry : stack) {
+                        ModuleInfo& m = tree.module(entry.path);
+                        m.qualifiedTypeName = entry.type;
+                        m.typeName = shortTypeName(entry.type);
+                        m.hasForward = m.forwardCalled = true;
+                    }
+                    n.modulePath = !stack.empty()                         ? stack.back().path
+                                   : metadata.contains("nn_module_stack") ? std::string()
+                                                                          : inheritedPath;
+                    // A node's function: the torch.nn.functional call it came from when that is a catalog function
+                    // (its nodes are one call of it), else its own op's (the node is a call by itself: ops inside a
+                    // function outside the catalog, such as multi_head_attention_forward's linear and attention
+                    // ops).
+                    const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
+                    std::optional<Function> function = fn.empty() ? std::nullopt : functionFromName(fn);
+                    n.functionCall = scope + call;
+                    if (!function) {
+                        function = functionOfOp(n.op, n.overload == "default" ? "" : n.overload);
+                        n.functionCall = scope + n.name;
+                    }
+                    if (function) {
+                        n.function = std::string(functionName(*function));
+                        if (callsSeen[n.modulePath].insert(n.function + "/" + n.functionCall).second)
+                            ++tree.module(n.modulePath).functions[n.function];
+                    } else {
+                        n.functionCall.clear();
+                    }
+                    const std::string modulePath = n.modulePath;
+                    info.nodes.push_back(std::move(n));
+                    for (const json& input : node.value("inputs", json::array()))
+                        if (input.contains("arg") && input.at("arg").contains("as_graph")) {
+                            const json& subgraph = input.at("arg").at("as_graph");
+                            visitNodes(subgraph.at("graph").at("nodes"), modulePath,
+                                       scope + subgraph.value("name", "subgraph") + "/");
+                        }
+                }
+            };
+        visitNodes(graph.at("nodes"), "", "");
         if (weights.is_object() && weights.contains("config"))
             for (const auto& [name, entry] : weights.at("config").items()) {
                 if (!entry.value("is_param", false))

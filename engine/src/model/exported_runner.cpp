@@ -17,6 +17,8 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ScalarOps.h>
+#include <ATen/autocast_mode.h>
+#include <c10/core/GradMode.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/script.h>
 
@@ -34,10 +36,16 @@ struct ExportedLayout {
 };
 
 struct ExportedRunner::Step {
-    std::optional<c10::OperatorHandle> op; // set at load
+    enum class Kind { Op, Autocast, SetGradEnabled, Cond };
+    Kind kind = Kind::Op;
+    std::optional<c10::OperatorHandle> op; // Kind::Op: set at load
     std::string name;                      // the node's name, for errors
     std::string modulePath;                // the innermost module it ran in, for errors
-    std::vector<ExportedSource> args;      // one per schema argument
+    // Kind::Op: one per schema argument. A higher-order op: its arguments before its subgraphs (autocast's device,
+    // dtype and flags, set_grad_enabled's flag, cond's predicate).
+    std::vector<ExportedSource> args;
+    std::vector<std::shared_ptr<const Graph>> subgraphs; // autocast, set_grad_enabled: one; cond: true, false
+    std::vector<ExportedSource> operands;                // the values the subgraph takes, in its inputs' order
     std::vector<int> outputs; // slot per returned value (-1: not used); a list return spreads over listOutputs
     std::vector<int> listOutputs;
     // For a catalog op, whose call a provider may serve: the sizes and strides export recorded for each tensor output
@@ -51,8 +59,14 @@ struct ExportedRunner::Step {
     std::optional<Function> decomposedOf;
     std::string decomposedCall; // torch_fn's call id ("linear_3")
     bool opensCall = false, closesCall = false;
-    size_t keepModules = 0;                // open modules below the root that stay open for this node
-    std::vector<c10::IValue> enterModules; // then entered, outermost first
+    std::vector<int> frames; // the module call frames it runs in (ExportedRunner::frameId), outermost first, no root
+};
+
+struct ExportedRunner::Graph {
+    std::vector<Step> steps;
+    std::vector<int> inputSlots;  // a subgraph's: where the operands of its higher-order op go
+    std::vector<int> outputSlots; // what it returns
+    size_t slotCount = 0;
 };
 
 namespace {
@@ -157,51 +171,185 @@ c10::IValue ExportedRunner::moduleObject(const std::string& path)
     return object;
 }
 
-ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package.path)
-{
-    std::unordered_map<std::string, int> slotOf;
-    const auto slot = [&](const std::string& name) {
-        const auto [it, added] = slotOf.emplace(name, int(m_initialSlots.size()));
-        if (added)
-            m_initialSlots.emplace_back();
-        return it->second;
-    };
-    const auto fail = [&](const std::string& what) { throw Error(m_where, what); };
-    moduleObject(""); // the root first, as named_modules() lists it
+namespace {
 
-    try {
-        const json& graphModule = package.model.at("graph_module");
-        const json& graph = graphModule.at("graph");
-        // Inputs: weights and constants are bound now; user inputs per forward.
-        const auto stored = exportedStoredTensors(package);
-        for (const json& spec : graphModule.at("signature").value("input_specs", json::array())) {
-            const auto& [kind, body] = *spec.items().begin();
-            if (kind == "user_input") {
-                const json& arg = body.at("arg");
-                const bool tensor = arg.contains("as_tensor");
-                m_inputSlots.push_back(tensor ? slot(arg.at("as_tensor").at("name")) : -1);
-                m_inputNames.push_back(tensor ? arg.at("as_tensor").value("name", "") : arg.begin().key());
-                continue;
+using SlotMap = std::unordered_map<std::string, int>;
+
+int slotIn(SlotMap& slots, const std::string& name) { return slots.emplace(name, int(slots.size())).first->second; }
+
+// Where each value is read for the last time (or made, when never read): freed there. `kept` stay alive (outputs).
+// Values a subgraph reads are its higher-order op's operands, so they are read at that op's step.
+void planReleases(ExportedRunner::Graph& graph, const std::vector<int>& kept)
+{
+    std::vector<int> lastUse(graph.slotCount, -1);
+    const auto use = [&](int slot, int step) {
+        if (slot >= 0)
+            lastUse[size_t(slot)] = step;
+    };
+    for (size_t i = 0; i < graph.steps.size(); ++i) {
+        const ExportedRunner::Step& step = graph.steps[i];
+        for (const int out : step.outputs)
+            use(out, int(i));
+        for (const int out : step.listOutputs)
+            use(out, int(i));
+        for (const auto* sources : {&step.args, &step.operands})
+            for (const ExportedSource& source : *sources) {
+                use(source.slot, int(i));
+                for (const int slot : source.slots)
+                    use(slot, int(i));
             }
-            const std::string name = body.at("arg").value("name", "");
-            std::string stored_name;
-            for (const char* key : {"parameter_name", "buffer_name", "tensor_constant_name"})
-                if (body.contains(key))
-                    stored_name = body.at(key);
-            if (stored_name.empty())
-                fail("input '" + name + "' is a " + kind + " input, which kforge cannot run yet");
-            const auto it = stored.find(stored_name);
-            if (it == stored.end())
-                fail("the weights and constants lack '" + stored_name + "', which input '" + name + "' needs");
-            m_initialSlots[slot(name)] = it->second;
+    }
+    for (const int slot : kept)
+        lastUse[size_t(slot)] = -1;
+    for (size_t slot = 0; slot < graph.slotCount; ++slot)
+        if (lastUse[slot] >= 0)
+            graph.steps[size_t(lastUse[slot])].release.push_back(int(slot));
+}
+
+// Where each decomposed function call opens and closes: consecutive nodes of one call.
+void markDecomposedCalls(ExportedRunner::Graph& graph)
+{
+    auto& steps = graph.steps;
+    const auto sameCall = [](const ExportedRunner::Step& a, const ExportedRunner::Step& b) {
+        return a.decomposedOf && b.decomposedOf && *a.decomposedOf == *b.decomposedOf &&
+               a.decomposedCall == b.decomposedCall;
+    };
+    for (size_t i = 0; i < steps.size(); ++i) {
+        if (!steps[i].decomposedOf)
+            continue;
+        steps[i].opensCall = i == 0 || !sameCall(steps[i - 1], steps[i]);
+        steps[i].closesCall = i + 1 == steps.size() || !sameCall(steps[i], steps[i + 1]);
+    }
+}
+
+std::optional<ExportedRunner::Step::Kind> higherOrderKind(const std::string& target)
+{
+    static const std::string prefix = "torch.ops.higher_order.";
+    if (target.rfind(prefix, 0) != 0)
+        return std::nullopt;
+    const std::string name = target.substr(prefix.size());
+    using Kind = ExportedRunner::Step::Kind;
+    if (name == "wrap_with_autocast")
+        return Kind::Autocast;
+    if (name == "wrap_with_set_grad_enabled")
+        return Kind::SetGradEnabled;
+    if (name == "cond")
+        return Kind::Cond;
+    return std::nullopt;
+}
+
+// autocast state of one device type for a scope, as `with torch.autocast(device_type, dtype, enabled, cache)`.
+class AutocastScope {
+public:
+    AutocastScope(c10::DeviceType device, at::ScalarType dtype, bool enabled, bool cache)
+        : m_device(device), m_enabled(at::autocast::is_autocast_enabled(device)),
+          m_dtype(at::autocast::get_autocast_dtype(device)), m_cache(at::autocast::is_autocast_cache_enabled())
+    {
+        at::autocast::set_autocast_enabled(device, enabled);
+        at::autocast::set_autocast_dtype(device, dtype);
+        at::autocast::set_autocast_cache_enabled(cache);
+    }
+    ~AutocastScope()
+    {
+        at::autocast::set_autocast_enabled(m_device, m_enabled);
+        at::autocast::set_autocast_dtype(m_device, m_dtype);
+        at::autocast::set_autocast_cache_enabled(m_cache);
+    }
+    AutocastScope(const AutocastScope&) = delete;
+    AutocastScope& operator=(const AutocastScope&) = delete;
+
+private:
+    c10::DeviceType m_device;
+    bool m_enabled;
+    at::ScalarType m_dtype;
+    bool m_cache;
+};
+
+} // namespace
+
+// Turns serialized graphs into steps: the program's, and recursively the subgraphs of its higher-order ops.
+class ExportedRunner::Compiler {
+public:
+    explicit Compiler(ExportedRunner& runner) : m_runner(runner) {}
+
+    // `slots` names the graph's values (the program's graph: with its inputs bound already). Nodes that record no
+    // module stack (export leaves it out inside cond's branches) run in `inherited`, the frames of the higher-order
+    // op that runs the graph.
+    std::shared_ptr<Graph> compile(const json& graph, SlotMap& slots, const std::vector<int>& inherited,
+                                   const std::string& inheritedPath)
+    {
+        auto compiled = std::make_shared<Graph>();
+        for (const json& input : graph.value("inputs", json::array()))
+            if (input.contains("as_tensor"))
+                compiled->inputSlots.push_back(slotIn(slots, input.at("as_tensor").at("name")));
+        for (const json& node : graph.at("nodes"))
+            compiled->steps.push_back(step(node, graph, slots, inherited, inheritedPath));
+        for (const json& output : graph.at("outputs")) {
+            if (!output.contains("as_tensor"))
+                fail("an output is not a tensor (" + output.dump() + "), which kforge cannot return yet");
+            compiled->outputSlots.push_back(slotIn(slots, output.at("as_tensor").at("name")));
         }
-        // Nodes.
-        const std::function<int(const std::string&)> slotFn = slot;
-        std::vector<std::pair<std::string, std::string>> open; // frames entered, below the root
-        for (const json& node : graph.at("nodes")) {
-            Step step;
-            step.name = node.value("name", "");
-            const std::string target = node.value("target", "");
+        compiled->slotCount = slots.size();
+        markDecomposedCalls(*compiled);
+        planReleases(*compiled, compiled->outputSlots);
+        return compiled;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const { throw Error(m_runner.m_where, what); }
+
+private:
+    Step step(const json& node, const json& graph, SlotMap& slots, const std::vector<int>& inherited,
+              const std::string& inheritedPath)
+    {
+        Step step;
+        step.name = node.value("name", "");
+        const std::function<int(const std::string&)> slot = [&](const std::string& name) {
+            return slotIn(slots, name);
+        };
+        const std::string where = m_runner.m_where + ": node '" + step.name + "'";
+        const json metadata = node.value("metadata", json::object());
+        // Module frames: a key per call, so a module called twice is entered twice. The root is entered once per
+        // forward, not here.
+        for (const ExportedFrame& frame : exportedModuleStack(metadata.value("nn_module_stack", "")))
+            if (!frame.path.empty()) {
+                step.frames.push_back(m_runner.frameId(frame.key, frame.path));
+                step.modulePath = frame.path;
+            }
+        if (!metadata.contains("nn_module_stack") && !inherited.empty()) {
+            step.frames = inherited;
+            step.modulePath = inheritedPath;
+        }
+        const std::string target = node.value("target", "");
+        if (const auto kind = higherOrderKind(target)) {
+            step.kind = *kind;
+            for (const json& input : node.at("inputs")) {
+                const json& arg = input.at("arg");
+                if (arg.contains("as_graph")) {
+                    SlotMap own; // a subgraph's names are its own
+                    step.subgraphs.push_back(
+                        compile(arg.at("as_graph").at("graph"), own, step.frames, step.modulePath));
+                } else if (step.subgraphs.empty()) {
+                    step.args.push_back(exportedSource(arg, where, slot));
+                } else {
+                    ExportedSource operands = exportedSource(arg, where, slot);
+                    if (operands.kind == ExportedSource::Kind::TensorList) // cond: (operand, ...)
+                        for (const int s : operands.slots)
+                            step.operands.push_back(ExportedSource::ofSlot(s));
+                    else
+                        step.operands.push_back(std::move(operands));
+                }
+            }
+            const size_t wantGraphs = step.kind == Step::Kind::Cond ? 2 : 1;
+            const size_t wantArgs = step.kind == Step::Kind::Autocast ? 4 : 1;
+            if (step.subgraphs.size() != wantGraphs || step.args.size() != wantArgs)
+                fail("node '" + step.name + "' (" + target + ") has " + std::to_string(step.args.size()) +
+                     " argument(s) and " + std::to_string(step.subgraphs.size()) + " subgraph(s), not the " +
+                     std::to_string(wantArgs) + " and " + std::to_string(wantGraphs) + " kforge runs");
+            for (const auto& subgraph : step.subgraphs)
+                if (subgraph->inputSlots.size() != step.operands.size())
+                    fail("node '" + step.name + "' (" + target + ") passes " + std::to_string(step.operands.size()) +
+                         " operand(s) to a subgraph that takes " + std::to_string(subgraph->inputSlots.size()));
+        } else {
             const auto parsedTarget = exportedTarget(target);
             const std::string opName = parsedTarget ? parsedTarget->op : std::string();
             const std::string overload = parsedTarget ? parsedTarget->overload : std::string();
@@ -209,71 +357,98 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                 opName.empty() ? std::nullopt : c10::Dispatcher::singleton().findSchema({opName, overload});
             if (!handle)
                 fail("node '" + step.name + "' calls " + target +
-                     (opName.empty()
-                          ? ", which is not an operator kforge can run (higher-order and Python ops are not supported)"
+                     (target.rfind("torch.ops.higher_order.", 0) == 0
+                          ? ", a higher-order op kforge cannot run (it runs wrap_with_autocast, "
+                            "wrap_with_set_grad_enabled and cond)"
+                      : opName.empty()
+                          ? ", which is not an operator kforge can run (Python ops are not supported)"
                           : ", which is not registered in this process (load the library that defines it)"));
             step.op = *handle;
-            const auto& schema = step.op->schema();
             std::unordered_map<std::string, const json*> given;
             for (const json& input : node.at("inputs"))
                 given[input.value("name", "")] = &input.at("arg");
-            for (const c10::Argument& argument : schema.arguments()) {
+            for (const c10::Argument& argument : step.op->schema().arguments()) {
                 const auto it = given.find(argument.name());
                 if (it != given.end())
-                    step.args.push_back(asSchemaType(
-                        exportedSource(*it->second, m_where + ": node '" + step.name + "'", slotFn), argument));
+                    step.args.push_back(asSchemaType(exportedSource(*it->second, where, slot), argument));
                 else if (argument.default_value())
-                    step.args.push_back({ExportedSource::Kind::Constant, *argument.default_value()});
+                    step.args.push_back(ExportedSource::ofConstant(*argument.default_value()));
                 else
                     fail("node '" + step.name + "' gives no '" + argument.name() + "' to " + opName);
-            }
-            for (const json& output : node.at("outputs")) {
-                if (output.contains("as_tensors")) {
-                    step.outputs.push_back(-2); // a list: its elements go to listOutputs
-                    for (const json& t : output.at("as_tensors"))
-                        step.listOutputs.push_back(slot(t.at("name")));
-                } else if (output.contains("as_tensor")) {
-                    step.outputs.push_back(slot(output.at("as_tensor").at("name")));
-                } else if (output.contains("as_sym_int") && output.at("as_sym_int").contains("as_name")) {
-                    step.outputs.push_back(slot(output.at("as_sym_int").at("as_name")));
-                } else {
-                    step.outputs.push_back(-1);
-                }
             }
             if (isFormOf(opName, overload))
                 for (const json& output : node.at("outputs"))
                     step.recordedLayouts.push_back(output.contains("as_tensor")
                                                        ? staticLayout(graph, output.at("as_tensor").at("name"))
                                                        : ExportedLayout{});
-            const json metadata = node.value("metadata", json::object());
             const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
             if (const auto function = fn.empty() ? std::nullopt : functionFromName(fn);
                 function && !isFormOf(opName, overload, *function)) {
                 step.decomposedOf = function;
                 step.decomposedCall = call;
             }
-            // Module boundaries: keep the frames (key and path: a key per call) this node shares with the open ones,
-            // enter the rest. The root is entered once per forward, not here.
-            std::vector<std::pair<std::string, std::string>> frames;
-            for (const ExportedFrame& frame : exportedModuleStack(metadata.value("nn_module_stack", "")))
-                if (!frame.path.empty())
-                    frames.emplace_back(frame.key, frame.path);
-            size_t keep = 0;
-            while (keep < open.size() && keep < frames.size() && open[keep] == frames[keep])
-                ++keep;
-            step.keepModules = keep;
-            for (size_t i = keep; i < frames.size(); ++i)
-                step.enterModules.push_back(moduleObject(frames[i].second));
-            step.modulePath = frames.empty() ? "" : frames.back().second;
-            open = std::move(frames);
-            m_steps.push_back(std::move(step));
         }
-        for (const json& output : graph.at("outputs")) {
-            if (!output.contains("as_tensor"))
-                fail("an output is not a tensor (" + output.dump() + "), which kforge cannot return yet");
-            m_outputSlots.push_back(slot(output.at("as_tensor").at("name")));
+        for (const json& output : node.at("outputs")) {
+            if (output.contains("as_tensors")) {
+                step.outputs.push_back(-2); // a list: its elements go to listOutputs
+                for (const json& t : output.at("as_tensors"))
+                    step.listOutputs.push_back(slot(t.at("name")));
+            } else if (output.contains("as_tensor")) {
+                step.outputs.push_back(slot(output.at("as_tensor").at("name")));
+            } else if (output.contains("as_sym_int") && output.at("as_sym_int").contains("as_name")) {
+                step.outputs.push_back(slot(output.at("as_sym_int").at("as_name")));
+            } else {
+                step.outputs.push_back(-1);
+            }
         }
-        // Only the user outputs: buffer mutations (training-mode batch norm) are not written back.
+        return step;
+    }
+
+    ExportedRunner& m_runner;
+};
+
+ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package.path)
+{
+    SlotMap slots;
+    moduleObject(""); // the root first, as named_modules() lists it
+    Compiler compiler(*this);
+    try {
+        const json& graphModule = package.model.at("graph_module");
+        const json& graph = graphModule.at("graph");
+        // Inputs: weights and constants are bound now; user inputs per forward.
+        const auto stored = exportedStoredTensors(package);
+        std::vector<std::pair<int, at::Tensor>> bound;
+        for (const json& spec : graphModule.at("signature").value("input_specs", json::array())) {
+            const auto& [kind, body] = *spec.items().begin();
+            if (kind == "user_input") {
+                const json& arg = body.at("arg");
+                const bool tensor = arg.contains("as_tensor");
+                m_inputSlots.push_back(tensor ? slotIn(slots, arg.at("as_tensor").at("name")) : -1);
+                m_inputNames.push_back(tensor ? arg.at("as_tensor").value("name", "") : arg.begin().key());
+                continue;
+            }
+            const std::string name = body.at("arg").value("name", "");
+            std::string storedName;
+            for (const char* key : {"parameter_name", "buffer_name", "tensor_constant_name"})
+                if (body.contains(key))
+                    storedName = body.at(key);
+            if (storedName.empty())
+                compiler.fail("input '" + name + "' is a " + kind + " input, which kforge cannot run yet");
+            const auto it = stored.find(storedName);
+            if (it == stored.end())
+                compiler.fail("the weights and constants lack '" + storedName + "', which input '" + name + "' needs");
+            bound.emplace_back(slotIn(slots, name), it->second);
+        }
+        // The graph's placeholders are the inputs bound above, not operands of a higher-order op.
+        json program = graph;
+        program["inputs"] = json::array();
+        auto compiled = compiler.compile(program, slots, {}, "");
+        m_initialSlots.assign(compiled->slotCount, c10::IValue());
+        for (auto& [slot, tensor] : bound)
+            m_initialSlots[size_t(slot)] = std::move(tensor);
+        // Only the user outputs: buffer mutations (training-mode batch norm) are not written back (nor freed
+        // before the forward ends).
+        m_outputSlots = compiled->outputSlots;
         std::vector<int> userOutputs;
         const json specs = graphModule.at("signature").value("output_specs", json::array());
         for (size_t i = 0; i < specs.size() && i < m_outputSlots.size(); ++i)
@@ -281,8 +456,7 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                 userOutputs.push_back(m_outputSlots[i]);
         if (!specs.empty())
             m_outputSlots = userOutputs;
-        planReleases(slotOf.size());
-        markDecomposedCalls();
+        m_graph = std::move(compiled);
         // The pytree specs of the root call: output nesting and keyword order.
         for (const json& call : graphModule.value("module_call_graph", json::array())) {
             if (call.value("fqn", "") != "" || !call.contains("signature") || call.at("signature").is_null())
@@ -294,8 +468,16 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                 m_keywords = treeSpecKeywords(parseTreeSpec(signature.at("in_spec"), m_where + ": in_spec"));
         }
     } catch (const json::exception& e) {
-        fail("unexpected content in models/" + package.program + ".json: " + e.what());
+        compiler.fail("unexpected content in models/" + package.program + ".json: " + e.what());
     }
+}
+
+int ExportedRunner::frameId(const std::string& key, const std::string& path)
+{
+    const auto [it, added] = m_frameIds.emplace(key + '\0' + path, int(m_frameObjects.size()));
+    if (added)
+        m_frameObjects.push_back(moduleObject(path));
+    return it->second;
 }
 
 c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
@@ -346,55 +528,14 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     // Module hooks only when some hook has something to do (runtime::hooksIdle), decided per forward as for
     // TorchScript's plain forward copies (R2).
     const bool hooks = !runtime::hooksIdle();
-    std::vector<c10::IValue> open; // module objects entered below the root, outermost first
-    std::optional<DecomposedCall> decomposed;
+    std::vector<int> open; // module frames entered below the root, outermost first
     if (hooks)
         runtime::callModuleEnter(m_moduleObjects.front().second);
-    torch::jit::Stack stack;
-    for (const Step& step : m_steps) {
-        while (hooks && open.size() > step.keepModules) {
-            runtime::callModuleExit(open.back());
-            open.pop_back();
-        }
-        if (hooks)
-            for (const c10::IValue& module : step.enterModules) {
-                runtime::callModuleEnter(module);
-                open.push_back(module);
-            }
-        if (step.opensCall)
-            decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
-        stack.clear();
-        for (const ExportedSource& source : step.args)
-            stack.push_back(exportedValue(source, slots));
-        try {
-            step.op->callBoxed(stack);
-        } catch (const c10::Error& e) {
-            // The interposer already named a failing provider (lastEngineError); this names the node otherwise.
-            throw std::runtime_error("node '" + step.name + "' (" + step.op->schema().name() + " in module '" +
-                                     step.modulePath + "'): " + describeTorchError(e));
-        }
-        for (size_t i = 0; i < step.outputs.size() && i < stack.size(); ++i) {
-            if (step.outputs[i] == -2) {
-                const auto list = stack[i].toTensorVector();
-                for (size_t k = 0; k < list.size() && k < step.listOutputs.size(); ++k)
-                    slots[step.listOutputs[k]] = list[k];
-            } else if (step.outputs[i] >= 0) {
-                if (i < step.recordedLayouts.size() && !step.recordedLayouts[i].sizes.empty() && stack[i].isTensor())
-                    conformToRecordedLayout(stack[i], step.recordedLayouts[i]);
-                slots[step.outputs[i]] = std::move(stack[i]);
-            }
-        }
-        for (const int slot : step.release)
-            slots[slot] = c10::IValue();
-        if (step.closesCall)
-            decomposed.reset();
-    }
-    while (!open.empty()) {
-        runtime::callModuleExit(open.back());
-        open.pop_back();
-    }
-    if (hooks)
+    runGraph(*m_graph, slots, open, hooks);
+    if (hooks) {
+        enterFrames({}, open);
         runtime::callModuleExit(m_moduleObjects.front().second);
+    }
     std::vector<c10::IValue> outputs;
     for (int s : m_outputSlots)
         outputs.push_back(slots[s]);
@@ -403,44 +544,95 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
 }
 
-void ExportedRunner::markDecomposedCalls()
+void ExportedRunner::enterFrames(const std::vector<int>& frames, std::vector<int>& open) const
 {
-    const auto sameCall = [](const Step& a, const Step& b) {
-        return a.decomposedOf && b.decomposedOf && *a.decomposedOf == *b.decomposedOf &&
-               a.decomposedCall == b.decomposedCall;
-    };
-    for (size_t i = 0; i < m_steps.size(); ++i) {
-        if (!m_steps[i].decomposedOf)
-            continue;
-        m_steps[i].opensCall = i == 0 || !sameCall(m_steps[i - 1], m_steps[i]);
-        m_steps[i].closesCall = i + 1 == m_steps.size() || !sameCall(m_steps[i], m_steps[i + 1]);
+    size_t keep = 0;
+    while (keep < open.size() && keep < frames.size() && open[keep] == frames[keep])
+        ++keep;
+    while (open.size() > keep) {
+        runtime::callModuleExit(m_frameObjects[size_t(open.back())]);
+        open.pop_back();
+    }
+    for (size_t i = keep; i < frames.size(); ++i) {
+        runtime::callModuleEnter(m_frameObjects[size_t(frames[i])]);
+        open.push_back(frames[i]);
     }
 }
 
-void ExportedRunner::planReleases(size_t slotCount)
+void ExportedRunner::runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open,
+                              bool hooks) const
 {
-    std::vector<int> lastUse(slotCount, -1);
-    const auto use = [&](int slot, int step) {
-        if (slot >= 0)
-            lastUse[size_t(slot)] = step;
-    };
-    for (size_t i = 0; i < m_steps.size(); ++i) {
-        const Step& step = m_steps[i];
-        for (const int out : step.outputs)
-            use(out, int(i)); // a value never read is freed where it is made
-        for (const int out : step.listOutputs)
-            use(out, int(i));
-        for (const ExportedSource& source : step.args) {
-            use(source.slot, int(i));
-            for (const int slot : source.slots)
-                use(slot, int(i));
+    std::optional<DecomposedCall> decomposed;
+    torch::jit::Stack stack;
+    for (const Step& step : graph.steps) {
+        if (hooks)
+            enterFrames(step.frames, open);
+        if (step.kind != Step::Kind::Op) {
+            runHigherOrder(step, slots, open, hooks);
+        } else {
+            if (step.opensCall)
+                decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
+            stack.clear();
+            for (const ExportedSource& source : step.args)
+                stack.push_back(exportedValue(source, slots));
+            try {
+                step.op->callBoxed(stack);
+            } catch (const c10::Error& e) {
+                // The interposer already named a failing provider (lastEngineError); this names the node otherwise.
+                throw std::runtime_error("node '" + step.name + "' (" + step.op->schema().name() + " in module '" +
+                                         step.modulePath + "'): " + describeTorchError(e));
+            }
+            for (size_t i = 0; i < step.outputs.size() && i < stack.size(); ++i) {
+                if (step.outputs[i] == -2) {
+                    const auto list = stack[i].toTensorVector();
+                    for (size_t k = 0; k < list.size() && k < step.listOutputs.size(); ++k)
+                        slots[step.listOutputs[k]] = list[k];
+                } else if (step.outputs[i] >= 0) {
+                    if (i < step.recordedLayouts.size() && !step.recordedLayouts[i].sizes.empty() &&
+                        stack[i].isTensor())
+                        conformToRecordedLayout(stack[i], step.recordedLayouts[i]);
+                    slots[step.outputs[i]] = std::move(stack[i]);
+                }
+            }
+            if (step.closesCall)
+                decomposed.reset();
         }
+        for (const int slot : step.release)
+            slots[slot] = c10::IValue();
     }
-    for (const int output : m_outputSlots)
-        lastUse[size_t(output)] = -1;
-    for (size_t slot = 0; slot < slotCount; ++slot)
-        if (lastUse[slot] >= 0)
-            m_steps[size_t(lastUse[slot])].release.push_back(int(slot));
+}
+
+void ExportedRunner::runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open,
+                                    bool hooks) const
+{
+    const auto arg = [&](size_t i) { return exportedValue(step.args[i], slots); };
+    const Graph* body = step.subgraphs.front().get();
+    std::optional<AutocastScope> autocast;
+    std::optional<c10::AutoGradMode> grad;
+    switch (step.kind) {
+    case Step::Kind::Autocast:
+        autocast.emplace(c10::Device(arg(0).toStringRef()).type(), arg(1).toScalarType(), arg(2).toBool(),
+                         arg(3).toBool());
+        break;
+    case Step::Kind::SetGradEnabled:
+        grad.emplace(arg(0).toBool());
+        break;
+    case Step::Kind::Cond: {
+        const c10::IValue predicate = arg(0);
+        const bool taken = predicate.isTensor() ? predicate.toTensor().item<bool>() : predicate.toBool();
+        body = step.subgraphs[taken ? 0 : 1].get();
+        break;
+    }
+    case Step::Kind::Op:
+        break;
+    }
+    std::vector<c10::IValue> own(body->slotCount);
+    for (size_t i = 0; i < step.operands.size(); ++i)
+        own[size_t(body->inputSlots[i])] = exportedValue(step.operands[i], slots);
+    runGraph(*body, own, open, hooks);
+    for (size_t i = 0; i < step.outputs.size() && i < body->outputSlots.size(); ++i)
+        if (step.outputs[i] >= 0)
+            slots[size_t(step.outputs[i])] = std::move(own[size_t(body->outputSlots[i])]);
 }
 
 void ExportedRunner::to(const c10::Device& device)

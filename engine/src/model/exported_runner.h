@@ -2,13 +2,15 @@
 #pragma once
 // Runs a torch.export program node by node through the dispatcher: every op call reaches the interposer as a
 // TorchScript model's do, and the module hooks run where the nodes' module stacks change, so scopes, plans,
-// events, stepping and profiles work on .pt2 models as on TorchScript ones (issue 18). NativeRT is not used here:
-// its static CPU kernels bypass the dispatcher (docs/design/pt2-nativert-notes.md).
+// events, stepping and profiles work on .pt2 models as on TorchScript ones. NativeRT is not used here: its static
+// CPU kernels bypass the dispatcher (docs/design/pt2-nativert-notes.md). The higher-order ops export emits for
+// ordinary code run their subgraphs the same way: wrap_with_autocast, wrap_with_set_grad_enabled and cond.
 #include "model/exported_package.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,12 +37,17 @@ public:
     // Moves the weights and constants ("cpu", "cuda:0").
     void to(const c10::Device& device);
 
-    struct Step; // one node: its op, argument sources, output slots and module boundary
+    struct Step;  // one node: its op (or higher-order op and subgraphs), argument sources, outputs, module frames
+    struct Graph; // the program's graph, or a higher-order op's subgraph: steps and slots of its own
+    class Compiler;
 
 private:
     c10::IValue moduleObject(const std::string& path);
-    void planReleases(size_t slotCount); // each value freed after its last reader
-    void markDecomposedCalls();          // where each decomposed function call opens and closes
+    int frameId(const std::string& key, const std::string& path); // a module call frame, interned
+    void runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open, bool hooks) const;
+    void runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open, bool hooks) const;
+    // Exits the open frames the step is not in and enters those it is in (module hooks).
+    void enterFrames(const std::vector<int>& frames, std::vector<int>& open) const;
 
     std::string m_where;
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward
@@ -49,9 +56,11 @@ private:
     std::vector<int> m_outputSlots;      // the user outputs, flat
     nlohmann::json m_outSpec;            // how they nest (null: one output, or a tuple of them)
     std::vector<std::string> m_keywords; // keyword inputs in the order export flattened them
-    std::vector<Step> m_steps;
+    std::shared_ptr<const Graph> m_graph;
     std::vector<std::pair<std::string, c10::IValue>> m_moduleObjects;
     std::unordered_map<std::string, size_t> m_objectIndex;
+    std::vector<c10::IValue> m_frameObjects;         // per frame id: the module object its hooks take
+    std::unordered_map<std::string, int> m_frameIds; // "key\0path" -> frame id (a module called twice: two keys)
 };
 
 } // namespace kforge

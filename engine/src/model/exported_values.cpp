@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -152,10 +153,9 @@ ExportedSource exportedSource(const json& argument, const std::string& where,
     if (kind == "as_none")
         return s;
     if (kind == "as_tensor")
-        return {Kind::Slot, {}, slotOf(value.at("name"))};
+        return ExportedSource::ofSlot(slotOf(value.at("name")));
     if (kind == "as_optional_tensor")
-        return value.contains("as_tensor") ? ExportedSource{Kind::Slot, {}, slotOf(value.at("as_tensor").at("name"))}
-                                           : s;
+        return value.contains("as_tensor") ? ExportedSource::ofSlot(slotOf(value.at("as_tensor").at("name"))) : s;
     if (kind == "as_tensors" || kind == "as_optional_tensors") {
         s.kind = kind == "as_tensors" ? Kind::TensorList : Kind::OptionalTensorList;
         for (const json& t : value)
@@ -165,8 +165,8 @@ ExportedSource exportedSource(const json& argument, const std::string& where,
         return s;
     }
     if (kind == "as_sym_int")
-        return value.contains("as_name") ? ExportedSource{Kind::Slot, {}, slotOf(value.at("as_name"))}
-                                         : ExportedSource{Kind::Constant, value.at("as_int").get<int64_t>()};
+        return value.contains("as_name") ? ExportedSource::ofSlot(slotOf(value.at("as_name")))
+                                         : ExportedSource::ofConstant(value.at("as_int").get<int64_t>());
     if (kind == "as_sym_ints") {
         s.kind = Kind::IntList;
         for (const json& v : value) {
@@ -275,8 +275,13 @@ c10::IValue unflatten(const json& node, const std::vector<c10::IValue>& flat, si
     for (const json& child : children)
         values.push_back(unflatten(child, flat, next));
     const std::string name = type;
-    if (name.find("dict") != std::string::npos || name.find("Dict") != std::string::npos) {
-        const auto keys = dictKeys(node);
+    // Dicts, and the mappings other libraries register as pytree nodes with their keys as context (Hugging Face's
+    // ModelOutput: "transformers.modeling_outputs.CausalLMOutputWithPast" with ["logits"]): named outputs.
+    const auto keys = dictKeys(node);
+    const bool keyed = !keys.empty() && keys.size() == values.size() &&
+                       std::all_of(keys.begin(), keys.end(), [](const c10::IValue& k) { return k.isString(); });
+    if (name.find("dict") != std::string::npos || name.find("Dict") != std::string::npos ||
+        (keyed && name != "builtins.tuple" && name != "builtins.list")) {
         c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
         if (!keys.empty() && keys.front().isInt())
             dict = c10::impl::GenericDict(c10::IntType::get(), c10::AnyType::get());

@@ -20,6 +20,20 @@ struct ExportedSource {
     int slot = -1;
     std::vector<int> slots;    // lists: a slot per element, -1 for a constant (None, or an int in ints)
     std::vector<int64_t> ints; // IntList: the constant elements
+
+    static ExportedSource ofConstant(c10::IValue value)
+    {
+        ExportedSource s;
+        s.constant = std::move(value);
+        return s;
+    }
+    static ExportedSource ofSlot(int slot)
+    {
+        ExportedSource s;
+        s.kind = Kind::Slot;
+        s.slot = slot;
+        return s;
+    }
 };
 
 // Every weight and constant of the package, by fully qualified name. Throws kforge::Error for a record it cannot

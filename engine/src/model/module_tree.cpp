@@ -2,11 +2,14 @@
 #include "model/module_tree.h"
 
 #include "model/subtree_sums.h"
+#include "runtime/hook_ops.h"
 
 #include <kforge/functions.h>
 
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <regex>
@@ -35,21 +38,51 @@ c10::IValue attributeOf(const torch::jit::Value* value, const torch::jit::Module
     return object.type()->hasAttribute(name) ? object.getAttr(name) : c10::IValue();
 }
 
-// A tensor value's rank: from its type when the graph carries shapes, from the module attribute it reads, or through
-// the ops that keep their first input's rank, so a weight computed at run time (weight_norm's _weight_norm(v, g)
-// in a traced wav2vec2) has v's. -1 when unknown.
-int rankOf(const torch::jit::Value* value, const torch::jit::Module* self, int depth = 0)
+// Where a graph is being read: the module it is a method of, and the call that entered it (null for the forward
+// the inventory starts from), so that a method's parameters lead back to the caller's arguments.
+struct CallFrame {
+    const torch::jit::Module* self = nullptr;
+    const torch::jit::Node* call = nullptr;
+    const CallFrame* caller = nullptr;
+};
+
+// A tensor value's rank: from its type when the graph carries shapes, from the module attribute it reads, through
+// the ops that keep their first input's rank, and through the methods that compute it, so that a weight computed at
+// run time has its parameter's rank (a traced weight-normed convolution's weight is a forward of its
+// ParametrizationList, _weight_norm(v, g) inside). -1 when unknown.
+int rankOf(const torch::jit::Value* value, const CallFrame& frame, int depth = 0)
 {
+    if (depth > 16)
+        return -1;
     if (const auto type = value->type()->cast<c10::TensorType>(); type && type->dim())
         return int(*type->dim());
-    if (const c10::IValue attribute = attributeOf(value, self); attribute.isTensor())
+    if (const c10::IValue attribute = attributeOf(value, frame.self); attribute.isTensor())
         return int(attribute.toTensor().dim());
+    const torch::jit::Node* node = value->node();
+    // An instrumented forward's input or output, passed through its enter or exit op (graph_instrumentation.h).
+    if (node->kind() == runtime::moduleEnterSymbol() || node->kind() == runtime::moduleExitSymbol())
+        return rankOf(node->input(value->offset() + 1), frame, depth + 1);
+    if (node->kind() == c10::prim::Param && value->offset() > 0 && frame.call && frame.caller &&
+        value->offset() < frame.call->inputs().size())
+        return rankOf(frame.call->input(value->offset()), *frame.caller, depth + 1);
     static const std::unordered_set<std::string> keepRank{
         "aten::_weight_norm", "aten::mul", "aten::div",    "aten::add",   "aten::sub",
         "aten::contiguous",   "aten::to",  "aten::detach", "aten::clone", "aten::type_as"};
-    const torch::jit::Node* node = value->node();
-    if (depth < 8 && !node->inputs().empty() && keepRank.count(node->kind().toQualString()))
-        return rankOf(node->input(0), self, depth + 1);
+    if (!node->inputs().empty() && keepRank.count(node->kind().toQualString()))
+        return rankOf(node->input(0), frame, depth + 1);
+    if (node->kind() == c10::prim::CallMethod && node->outputs().size() == 1)
+        if (const auto type = node->input(0)->type()->cast<c10::ClassType>())
+            if (torch::jit::Function* method = type->findMethod(node->s(c10::attr::name));
+                method && method->isGraphFunction()) {
+                const c10::IValue receiver = attributeOf(node->input(0), frame.self);
+                if (!receiver.isObject())
+                    return -1;
+                const torch::jit::Module callee(receiver.toObject());
+                const auto graph = torch::jit::toGraphFunction(*method).graph();
+                if (graph->outputs().size() != 1)
+                    return -1;
+                return rankOf(graph->outputs()[0], CallFrame{&callee, node, &frame}, depth + 1);
+            }
     return -1;
 }
 
@@ -61,41 +94,141 @@ OpCallFacts factsOf(const torch::jit::Node& node, const torch::jit::Module* self
         return facts;
     if (const auto transposed = torch::jit::toIValue(node.input(6)); transposed && transposed->isBool())
         facts.transposed = transposed->toBool();
-    facts.weightRank = rankOf(node.input(1), self);
+    facts.weightRank = rankOf(node.input(1), CallFrame{self});
     return facts;
 }
 
-// The catalog calls a module makes while no other module's forward runs (what a plan scoped to it serves, besides
-// its descendants'): its forward's graph and, inside it, the scripted Python helpers it calls (prim::CallFunction:
-// F.layer_norm, F.softmax), every method it calls other than a forward, on itself or on a submodule (nn.Conv2d's
-// _conv_forward, timm attention's _attn: no module hook runs around them, so their calls are the caller's), and the
-// subgraphs of the tasks it forks. A forward called on a submodule, or through an interface, is that module's own.
-void countFunctions(const torch::jit::Block& block, std::map<std::string, int>& counts, int depth,
-                    const torch::jit::Module* self)
+// Inlines into `block` the calls that run inside the calling module's scope: scripted Python helpers
+// (prim::CallFunction: F.layer_norm, F.softmax) and every method other than a forward, on the module itself or on a
+// submodule (nn.Conv2d's _conv_forward, timm attention's _attn: no module hook runs around them, so their calls are
+// the caller's). A forward called on a submodule, or through an interface, stays a call: that module's own. Callees
+// are inlined as written: their optimized_graph() has their submodules' forwards inlined too.
+bool inlineHelpers(torch::jit::Block& block)
+{
+    bool changed = false;
+    for (auto it = block.nodes().begin(); it != block.nodes().end();) {
+        torch::jit::Node* node = *it++;
+        for (torch::jit::Block* inner : node->blocks())
+            changed = inlineHelpers(*inner) || changed;
+        if (node->kind() == c10::prim::CallFunction) {
+            const auto fnType = node->input(0)->type()->cast<c10::FunctionType>();
+            if (auto* function = fnType ? torch::jit::tryToGraphFunction(*fnType->function()) : nullptr) {
+                node->removeInput(0);
+                torch::jit::inlineCallTo(node, function, function->graph().get()); // as written, not pre-inlined
+                changed = true;
+            }
+        } else if (node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) != "forward") {
+            const auto type = node->input(0)->type()->cast<c10::ClassType>();
+            torch::jit::Function* method = type ? type->findMethod(node->s(c10::attr::name)) : nullptr;
+            if (auto* function = method ? torch::jit::tryToGraphFunction(*method) : nullptr) {
+                torch::jit::inlineCallTo(node, function, function->graph().get());
+                changed = true;
+            }
+        }
+    }
+    return changed;
+}
+
+// Replaces the reads of scalar module attributes (bool, int, float, str, None: `self.training`, timm's
+// `self.grad_checkpointing`) by their values in the loaded model, following GetAttr chains from `self` through
+// submodules, so that constant propagation can take the branches they decide.
+void foldScalarAttributes(torch::jit::Graph& graph, const torch::jit::Module& self)
+{
+    std::unordered_map<const torch::jit::Value*, c10::IValue> objects{{graph.inputs().at(0), self._ivalue()}};
+    std::vector<torch::jit::Block*> blocks{graph.block()};
+    while (!blocks.empty()) {
+        torch::jit::Block* block = blocks.back();
+        blocks.pop_back();
+        for (torch::jit::Node* node : block->nodes()) {
+            for (torch::jit::Block* inner : node->blocks())
+                blocks.push_back(inner);
+            if (node->kind() != c10::prim::GetAttr)
+                continue;
+            const auto owner = objects.find(node->input(0));
+            if (owner == objects.end() || !owner->second.isObject())
+                continue;
+            const auto& object = owner->second.toObjectRef();
+            const std::string name = node->s(c10::attr::name);
+            if (!object.type()->hasAttribute(name))
+                continue;
+            const c10::IValue value = object.getAttr(name);
+            if (value.isObject()) {
+                objects.emplace(node->output(), value);
+            } else if (value.isBool() || value.isInt() || value.isDouble() || value.isString() || value.isNone()) {
+                torch::jit::WithInsertPoint here(node);
+                node->output()->replaceAllUsesWith(graph.insertConstant(value));
+            }
+        }
+    }
+}
+
+// A copy of `graph` as the inventory reads it: helpers inlined (inlineHelpers, which a helper calling helpers needs
+// repeatedly), and the branches that constants decide taken (the scripted F.softmax's `if dtype is None` with None
+// passed; with `self`, also those its scalar attributes decide), so that the counts are the calls a forward makes.
+// Branches on values known only when it runs (nn.MultiheadAttention's fast path) count both arms.
+std::shared_ptr<torch::jit::Graph> inventoryGraph(const torch::jit::Graph& graph,
+                                                  const torch::jit::Module* self = nullptr)
+{
+    std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy(); // copy() reads only
+    for (int round = 0; round < 16 && inlineHelpers(*copy->block()); ++round) {
+    }
+    if (self)
+        foldScalarAttributes(*copy, *self);
+    torch::jit::ConstantPropagationImmutableTypes(copy);
+    return copy;
+}
+
+// What a forward calls: catalog functions, and the forwards of the modules below it (by path relative to it), each
+// as often as the graph has call sites of it (a module called twice, as BasicBlock calls its ReLU, counts twice).
+// `unresolved`: it calls the forward of a module it reaches through an interface (a container indexed at run time).
+struct ForwardCalls {
+    std::map<std::string, int> functions;
+    std::map<std::string, int> forwards;
+    bool unresolved = false;
+};
+
+// The module path relative to the forward's own module that each module-typed value holds (GetAttr chains from self).
+using RelativePaths = std::unordered_map<const torch::jit::Value*, std::string>;
+
+// The catalog calls and module forward calls of a block, its nested blocks and the subgraphs of the tasks it forks
+// (torch.jit.fork: its subgraph takes the fork's inputs as its own).
+void countCalls(const torch::jit::Block& block, ForwardCalls& calls, RelativePaths& paths, int depth,
+                const torch::jit::Module* self)
 {
     for (const torch::jit::Node* node : block.nodes()) {
         if (const auto* schema = node->maybeSchema())
             if (const auto function = functionOfOp(schema->name(), schema->overload_name(), factsOf(*node, self)))
-                ++counts[std::string(functionName(*function))];
-        if (depth < 16 && node->kind() == c10::prim::CallFunction)
-            if (const auto fnType = node->input(0)->type()->cast<c10::FunctionType>())
-                if (auto* graphFn = torch::jit::tryToGraphFunction(*fnType->function()))
-                    countFunctions(*graphFn->graph()->block(), counts, depth + 1, nullptr);
-        if (depth < 16 && node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) != "forward")
-            if (const auto type = node->input(0)->type()->cast<c10::ClassType>())
-                if (torch::jit::Function* method = type->findMethod(node->s(c10::attr::name));
-                    method && method->isGraphFunction()) {
-                    const c10::IValue receiver = attributeOf(node->input(0), self);
-                    const std::optional<torch::jit::Module> module =
-                        receiver.isObject() ? std::optional(torch::jit::Module(receiver.toObject())) : std::nullopt;
-                    countFunctions(*torch::jit::toGraphFunction(*method).graph()->block(), counts, depth + 1,
-                                   module ? &*module : nullptr);
-                }
-        if (depth < 16 && node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph))
-            countFunctions(*node->g(c10::attr::Subgraph)->block(), counts, depth + 1, nullptr);
+                ++calls.functions[std::string(functionName(*function))];
+        const auto owner = node->inputs().empty() ? paths.end() : paths.find(node->input(0));
+        if (node->kind() == c10::prim::GetAttr && owner != paths.end() &&
+            node->output()->type()->cast<c10::ClassType>())
+            paths.emplace(node->output(), owner->second.empty() ? node->s(c10::attr::name)
+                                                                : owner->second + "." + node->s(c10::attr::name));
+        if (node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) == "forward") {
+            if (owner != paths.end() && !owner->second.empty())
+                ++calls.forwards[owner->second];
+            else if (owner == paths.end())
+                calls.unresolved = true;
+        }
+        if (depth < 16 && node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph)) {
+            const auto subgraph = inventoryGraph(*node->g(c10::attr::Subgraph));
+            for (size_t i = 0; i < node->inputs().size() && i < subgraph->inputs().size(); ++i)
+                if (const auto it = paths.find(node->input(i)); it != paths.end())
+                    paths.emplace(subgraph->inputs()[i], it->second);
+            countCalls(*subgraph->block(), calls, paths, depth + 1, nullptr);
+        }
         for (const torch::jit::Block* inner : node->blocks())
-            countFunctions(*inner, counts, depth, self);
+            countCalls(*inner, calls, paths, depth, self);
     }
+}
+
+ForwardCalls forwardCalls(const torch::jit::Graph& graph, const torch::jit::Module* self)
+{
+    ForwardCalls calls;
+    const auto inventory = inventoryGraph(graph, self);
+    RelativePaths paths{{inventory->inputs().at(0), ""}};
+    countCalls(*inventory->block(), calls, paths, 0, self);
+    return calls;
 }
 
 const torch::jit::Graph* forwardGraph(const torch::jit::Module& module)
@@ -118,15 +251,17 @@ std::string readableTypeName(const std::string& qualifiedName)
 
 std::map<std::string, int> functionInventory(const torch::jit::Graph& graph, const torch::jit::Module* self)
 {
-    std::map<std::string, int> counts;
-    countFunctions(*graph.block(), counts, 0, self);
-    return counts;
+    return forwardCalls(graph, self).functions;
 }
 
 std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
 {
     std::vector<ModuleInfo> tree;
     std::unordered_map<std::string, std::vector<HeldParameter>> held;
+    // How often each module's forward runs per forward of the model: the root once, each other module the sum over
+    // the forwards that call it of their runs times their call sites (callers come before callees in pre-order).
+    std::unordered_map<std::string, int> runs{{"", 1}};
+    bool unresolved = false;
     for (const auto& item : root.named_modules()) {
         ModuleInfo info;
         info.path = item.name;
@@ -145,11 +280,22 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
         }
         for (const auto& child : item.value.named_children())
             info.children.push_back(info.path.empty() ? child.name : info.path + "." + child.name);
-        if (const auto* graph = forwardGraph(item.value))
-            info.functions = functionInventory(*graph, &item.value);
+        if (const auto* graph = forwardGraph(item.value)) {
+            ForwardCalls calls = forwardCalls(*graph, &item.value);
+            info.functions = std::move(calls.functions);
+            unresolved = unresolved || calls.unresolved;
+            const int mine = runs[info.path];
+            for (const auto& [relative, sites] : calls.forwards)
+                runs[info.path.empty() ? relative : info.path + "." + relative] += mine * sites;
+        }
         tree.push_back(std::move(info));
     }
-    fillSubtreeSums(tree, held);
+    // A forward reached through an interface may be any module's: none is taken as never running (a warning that a
+    // scope never runs must never be wrong).
+    if (unresolved)
+        for (const ModuleInfo& m : tree)
+            runs[m.path] = std::max(runs[m.path], 1);
+    fillSubtreeSums(tree, held, runs);
     return tree;
 }
 

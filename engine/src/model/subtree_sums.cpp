@@ -7,7 +7,8 @@
 namespace kforge {
 
 void fillSubtreeSums(std::vector<ModuleInfo>& modules,
-                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held)
+                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held,
+                     const std::unordered_map<std::string, int>& forwardRuns)
 {
     std::unordered_map<std::string, size_t> index;
     for (size_t i = 0; i < modules.size(); ++i)
@@ -20,7 +21,12 @@ void fillSubtreeSums(std::vector<ModuleInfo>& modules,
     std::vector<std::set<std::string>> identities(modules.size());
     for (size_t i = modules.size(); i-- > 0;) {
         ModuleInfo& m = modules[i];
-        m.subtreeFunctions = m.functions;
+        const auto runs = forwardRuns.find(m.path);
+        const int times = runs == forwardRuns.end() ? 1 : runs->second;
+        m.subtreeFunctions.clear();
+        for (const auto& [function, calls] : m.functions)
+            if (times > 0)
+                m.subtreeFunctions[function] = calls * times;
         std::set<std::string>& mine = identities[i];
         if (const auto it = held.find(m.path); it != held.end())
             for (const HeldParameter& p : it->second)

@@ -21,8 +21,12 @@ struct HeldParameter {
 };
 
 // Fills the subtree fields of `modules` (pre-order: every module before its descendants, children listed by path)
-// from each module's own functions and the parameters `held` lists per module path.
+// from each module's own functions and the parameters `held` lists per module path. A subtree's functions are the
+// calls one forward of the model makes in the module or below it: each module's own calls, times the number of times
+// its forward runs per forward of the model (`forwardRuns`, by path; a module it lacks runs once: a .pt2 program's
+// own counts already hold every call made in the module).
 void fillSubtreeSums(std::vector<ModuleInfo>& modules,
-                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held);
+                     const std::unordered_map<std::string, std::vector<HeldParameter>>& held,
+                     const std::unordered_map<std::string, int>& forwardRuns = {});
 
 } // namespace kforge

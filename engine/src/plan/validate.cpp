@@ -237,7 +237,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
                 fix = "use '" + providerFunctionHint(e) +
                       "' (what the provider replaces), or one of: " + quotedList(index.functionNames);
             add(at + "/function", "unknown-function", "'" + e.function + "' is not a replaceable function", fix);
-        } else if (module && !module->subtreeFunctions.count(e.function)) {
+        } else if (module && module->forwardCalled && !module->subtreeFunctions.count(e.function)) {
+            // (A scope that never runs calls nothing: scope-not-called above says why, once.)
             std::string fix;
             if (module->subtreeFunctions.empty())
                 fix = "nothing replaceable is called in '" + e.scope + "' or below";
