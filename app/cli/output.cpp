@@ -105,7 +105,10 @@ std::string describe(const TensorDigest& d)
 std::string describe(const LeftoverPatch& p)
 {
     return p.function + " -> " + p.provider + " pushed by module '" + p.modulePath + "' on thread " +
-           std::to_string(p.thread) + (p.unwound ? " (unwound)" : " (still in effect)") +
+           std::to_string(p.thread) +
+           (p.unwound       ? " (unwound)"
+            : p.threadEnded ? " (kept, but its thread has ended: no longer in effect)"
+                            : " (still in effect)") +
            (p.error.empty() ? "" : ": " + p.error);
 }
 

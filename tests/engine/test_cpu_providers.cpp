@@ -759,9 +759,9 @@ TEST_F(CpuProviders, TinyGptThroughTheRuntimeMatchesBaseline)
     EXPECT_EQ(after[0].sum, baseline[0].sum);
 }
 
-// R16, issue 13 item 5: TorchSDPAKernelProvider runs the public op under one backend, as AITune does with
-// sdpa_kernel, so it serves and refuses what Python does. Expectations checked with torch 2.11 in Python
-// (sdpa_kernel on the CPU): FLASH_ATTENTION serves 4-D inputs, grouped-query attention and boolean masks, and
+// R16: TorchSDPAKernelProvider serves and refuses what Python's public op does under sdpa_kernel with one backend
+// (it calls that backend's op after PyTorch's eligibility checks for it). Expectations checked with torch 2.11 in
+// Python (sdpa_kernel on the CPU): FLASH_ATTENTION serves 4-D inputs, grouped-query attention and boolean masks, and
 // refuses 3-D inputs and dropout with "No available kernel"; MATH serves 3-D inputs.
 TEST(TorchSdpaProvider, R16_ServesOrRefusesAsThePublicOpUnderSdpaKernel)
 {

@@ -11,6 +11,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
 #include <new>
 #include <thread>
@@ -160,6 +161,74 @@ TEST(Events, R13_RecordingAllocatesNothing)
     }
     EXPECT_EQ(withObserver, withoutObserver);
     callExitOp(root);
+}
+
+// R13: declined calls while events are recorded allocate nothing either: their detail ("declined by PROVIDER:
+// reason") is made once per provider and reason, not per call.
+TEST(Events, R13_RecordingDeclinedCallsAllocatesNothing)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "CpuGeluProvider")}));
+    runtime.activate();
+    const auto root = moduleObject(*session, "");
+    callEnterOp(root);
+    const at::Tensor x = at::zeros({4}, at::kDouble); // the CPU kernels decline float64
+    const auto allocationsOf = [&] {
+        for (int i = 0; i < 10; ++i)
+            at::gelu(x);
+        const long before = gAllocations.load();
+        for (int i = 0; i < 100; ++i)
+            at::gelu(x);
+        return gAllocations.load() - before;
+    };
+    const long withoutObserver = allocationsOf();
+    long withObserver = 0;
+    {
+        auto stream = EventStream::attach(4096);
+        withObserver = allocationsOf();
+        std::vector<Event> log;
+        stream->drain(log);
+        const auto declined = std::count_if(log.begin(), log.end(), [](const Event& e) {
+            return e.kind == EventKind::OriginalCall && e.detail.rfind("declined by CpuGeluProvider", 0) == 0;
+        });
+        EXPECT_EQ(declined, 110);
+    }
+    EXPECT_EQ(withObserver, withoutObserver);
+    callExitOp(root);
+    EXPECT_EQ(runtime.declines().at(0).calls, 220u);
+}
+
+// R13, R7: deactivate() on another thread unwinds a patch this thread holds (a pre-hook run outside any forward,
+// R11): the Unwind event names the thread whose stacks changed, not the one that called deactivate().
+TEST(Events, R13_R7_RemoteUnwindEventsNameTheThreadWhoseStacksChanged)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    callEnterOp(moduleObject(*session, ""));
+    const auto left = runtime.leftovers();
+    ASSERT_EQ(left.size(), 1u);
+    auto stream = EventStream::attach(1024);
+    std::uint64_t deactivating = 0;
+    std::thread([&] {
+        runtime.deactivate();
+        deactivating = 1; // set below from the events: the Deactivate event's thread
+    }).join();
+    std::vector<Event> log;
+    stream->drain(log);
+    int unwinds = 0;
+    for (const Event& e : log) {
+        if (e.kind == EventKind::Deactivate)
+            deactivating = e.thread;
+        if (e.kind == EventKind::Unwind) {
+            ++unwinds;
+            EXPECT_EQ(e.thread, left[0].thread);
+        }
+    }
+    EXPECT_EQ(unwinds, 1);
+    EXPECT_NE(deactivating, left[0].thread) << "deactivate() ran on another thread";
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
 }
 
 class Stepping : public ::testing::Test {

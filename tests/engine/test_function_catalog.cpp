@@ -265,3 +265,21 @@ TEST(FunctionCatalog, R1_CallsInsideOpaqueOpsAreNotFunctionCalls)
     EXPECT_FALSE(original.calls.count("tanh by original"));
     EXPECT_FALSE(original.calls.count("linear by original"));
 }
+
+// R1: the ops scripts/survey_opaque_ops.py found calling catalog ops inside their ATen implementation are opaque too:
+// triplet_margin_loss computes two pairwise distances inside. A pairwise_distance entry serves the model's own call
+// only, and that one call is what the static inventory and the run count (so the validator and the run agree).
+TEST(FunctionCatalog, R1_TripletMarginLossKeepsItsDistancesInside)
+{
+    TempDir dir;
+    auto session = sessionWith(dir,
+                               "    loss = torch.triplet_margin_loss(x, x * 2.0, x * 3.0)\n"
+                               "    return loss + torch.pairwise_distance(x, x + 1.0).sum()\n",
+                               {}, "float32[4,8]");
+    EXPECT_EQ(session->modules().front().subtreeFunctions.at("pairwise_distance"), 1);
+    const Observed original = observe(*session, Plan{});
+    EXPECT_EQ(original.calls.at("pairwise_distance by original"), 1);
+    const Observed served = observe(*session, planOf({entry("", "pairwise_distance", "AtenPairwiseDistanceProvider")}));
+    EXPECT_EQ(served.calls.at("pairwise_distance by AtenPairwiseDistanceProvider"), 1);
+    EXPECT_FALSE(served.calls.count("pairwise_distance by original"));
+}

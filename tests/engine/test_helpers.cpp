@@ -123,6 +123,41 @@ protected:
     }
 };
 
+// Breaks the provider contract in the way its "mode" setting names (R16: the runtime must catch each).
+class MisbehavingGeluProvider final : public KernelProvider {
+public:
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return "TestMisbehavingGeluProvider"; }
+    nlohmann::json settings() const override { return {{"type", typeName()}, {"mode", m_mode}}; }
+
+protected:
+    void loadSettings(const nlohmann::json& settings) override { m_mode = settings.value("mode", ""); }
+    CallResult run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
+    {
+        const at::Tensor x = stack[stack.size() - 2].toTensor();
+        if (m_mode == "throw-int")
+            throw 42;
+        torch::jit::drop(stack, 2);
+        if (m_mode == "decline-after-pop")
+            return CallResult::decline("declined after popping its arguments");
+        if (m_mode == "two-outputs") {
+            torch::jit::push(stack, at::gelu(x), at::gelu(x));
+        } else if (m_mode == "not-a-tensor") {
+            torch::jit::push(stack, 1.5);
+        } else if (m_mode == "wrong-shape") {
+            torch::jit::push(stack, at::gelu(x).sum());
+        } else if (m_mode == "wrong-dtype") {
+            torch::jit::push(stack, at::gelu(x).to(at::kDouble));
+        } else {
+            torch::jit::push(stack, at::gelu(x));
+        }
+        return CallResult::served();
+    }
+
+private:
+    std::string m_mode;
+};
+
 class BlockingGeluProvider final : public KernelProvider {
 public:
     BlockingGeluProvider() { ++blockingProbe().live; }
@@ -209,6 +244,12 @@ void registerTestProviders()
         r.add({"TestThrowingGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<ThrowingGeluProvider>();
                }});
+        r.add({"TestMisbehavingGeluProvider",
+               Function::Gelu,
+               {"cpu"},
+               "test",
+               [] { return std::make_unique<MisbehavingGeluProvider>(); },
+               {{"mode", {{"type", "string"}}}}});
         r.add({"TestBlockingGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<BlockingGeluProvider>();
                }});

@@ -43,6 +43,9 @@ namespace kforge::test {
 //   TestTagBGeluProvider  gelu(x) + 2000
 //   TestSlowGeluProvider  correct but sleeps 20 ms per call
 //   TestThrowingGeluProvider  throws "planted failure"
+//   TestMisbehavingGeluProvider  breaks the provider contract as its setting "mode" says: "throw-int", "two-outputs",
+//                             "not-a-tensor", "wrong-shape" (a 0-D result), "wrong-dtype" (float64),
+//                             "decline-after-pop"
 //   TestBlockingGeluProvider  once blockingProbe().armed, every call waits inside it until release(); not
 //                             eligible for make_plan before
 //   TestMemoizedGeluProvider  faster or slower than ATen by construction, on any machine: an input tensor it served

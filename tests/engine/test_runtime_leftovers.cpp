@@ -136,6 +136,31 @@ TEST_F(Leftovers, R11_KeptLeftoverIsListedAndDeactivateClearsIt)
     EXPECT_EQ(geluTagOnThisThread(), 0.0);
 }
 
+// R11, R12: a kept leftover lives in its thread's table. Forwards on worker threads (forwardMany with 2 threads, as
+// `kforge run --threads 2 --keep-leftovers`) that fail keep their patches on those threads; once the workers have
+// ended, the reports say so instead of calling the patches still in effect, and no thread lists them.
+TEST_F(Leftovers, R11_R12_KeptLeftoversOfEndedWorkerThreadsAreNotInEffect)
+{
+    auto session = throwingSession(dir, true);
+    KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_THROW(session->forwardMany(1, 2), Error);
+    const auto reports = runtime.leftoverReports();
+    ASSERT_FALSE(reports.empty());
+    for (const LeftoverPatch& p : reports) {
+        EXPECT_FALSE(p.unwound);
+        EXPECT_TRUE(p.threadEnded) << "thread " << p.thread;
+    }
+    EXPECT_TRUE(runtime.leftovers().empty());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0) << "the workers' patches are not this thread's";
+
+    EXPECT_THROW(session->forward(), Error); // on this thread, which lives on: in effect
+    const auto mine = runtime.leftoverReports().back();
+    EXPECT_FALSE(mine.threadEnded);
+    EXPECT_EQ(runtime.leftovers().size(), 1u);
+    runtime.deactivate();
+}
+
 // R11: a pre-hook run outside any engine call guard (user code calling the enter op) stays listed.
 TEST_F(Leftovers, R11_EnterOpOutsideAGuardIsALeftover)
 {

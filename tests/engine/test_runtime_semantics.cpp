@@ -16,6 +16,9 @@
 
 #include <ATen/ATen.h>
 #include <algorithm>
+#include <string_view>
+#include <future>
+#include <thread>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -223,6 +226,27 @@ TEST_F(Runtime, R1_TheDirectExecutorNeverFuses)
     for (int i = 0; i < 3; ++i)
         fusible->forward();
     EXPECT_TRUE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+}
+
+// R1, R2: the scope ops order the calls they bracket, under both executors. The root calls gelu(x) before and after
+// `act` calls the same gelu(x): once the optimized executor inlines `act`, common subexpression elimination would
+// merge the three calls, so that the provider's result is used outside its scope or the provider never runs. The
+// weights 1, 2 and 4 tell the calls apart: only the middle one carries the tag.
+TEST_F(Runtime, R1_R2_ScopeOpsOrderTheCallsTheyBracketUnderBothExecutors)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x)", "torch.gelu(x) + 2.0 * self.act.forward(x) + 4.0 * torch.gelu(x)"),
+               dir.path("repeated.pt"));
+    for (const GraphExecutor executor : {GraphExecutor::Direct, GraphExecutor::Optimized}) {
+        SCOPED_TRACE(std::string(graphExecutorName(executor)));
+        auto repeated = ModelSession::open(dir.path("repeated.pt").string(), {false, executor});
+        repeated->setInputSpecs({"float32[8]"});
+        const double originals = repeated->forward()[0].sum;
+        KernelProviderRuntime runtime(*repeated, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+        const auto applied = runtime.applied();
+        for (int i = 0; i < 4; ++i) // the profiling executor optimises after its first forwards
+            EXPECT_NEAR(repeated->forward()[0].sum - originals, 8 * 2 * kTagA, 1e-2) << "forward " << i;
+    }
 }
 
 // R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
@@ -678,6 +702,31 @@ TEST_F(Runtime, R8_AppliedRestoresPriorState)
     EXPECT_FALSE(runtime.isActive());
 }
 
+// R8, R12: applied() blocks open at once on two threads: the one that activated the runtime closes first, and the
+// other keeps its providers to its end (the runtime is deactivated when the last block closes, not under it).
+TEST_F(Runtime, R8_R12_OverlappingAppliedBlocksOnTwoThreadsDeactivateWhenTheLastCloses)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    std::promise<void> firstOpen, firstClosed;
+    std::thread first([&] {
+        {
+            const auto applied = runtime.applied(); // activates
+            firstOpen.set_value();
+            EXPECT_EQ(taggedGeluCallsInForward(), 2);
+        }
+        firstClosed.set_value();
+    });
+    firstOpen.get_future().wait();
+    {
+        const auto applied = runtime.applied(); // already active
+        firstClosed.get_future().wait();
+        EXPECT_TRUE(runtime.isActive()) << "deactivated under an open applied() block";
+        EXPECT_EQ(taggedGeluCallsInForward(), 2);
+    }
+    first.join();
+    EXPECT_FALSE(runtime.isActive());
+}
+
 // R9: is_active is true exactly while hooks are installed.
 TEST_F(Runtime, R9_IsActiveTracksHooks)
 {
@@ -721,4 +770,68 @@ TEST_F(Runtime, ReferenceAndSdpaProvidersMatchTheOriginal)
         EXPECT_NEAR(out[0].sum, baseline[0].sum, 1e-4) << backend;
         EXPECT_NEAR(out[0].maxAbs, baseline[0].maxAbs, 1e-5) << backend;
     }
+}
+
+// R16: a provider that breaks its contract is named with the function, provider and module, and the forward loses
+// nothing (no patch left, the next forward is the baseline's): an exception that is not a std::exception, more
+// outputs than the op returns, a value that is not a tensor, a result of another shape or dtype for an in-place
+// call (copy_ would broadcast or convert it silently), a decline after taking the arguments off the stack.
+TEST_F(Runtime, R16_ProvidersBreakingTheirContractAreNamed)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x)"), dir.path("gelu.pt"));
+    saveModule(twoLevelModel("torch.gelu_(x * 1.0)"), dir.path("gelu_inplace.pt"));
+    struct Case {
+        const char* file;
+        const char* mode;
+        const char* says;
+    };
+    for (const Case& c : {Case{"gelu.pt", "throw-int", "not a std::exception"},
+                          Case{"gelu.pt", "two-outputs", "returned 2 value(s) where aten::gelu returns 1"},
+                          Case{"gelu.pt", "not-a-tensor", "returned a Double where aten::gelu returns a tensor"},
+                          Case{"gelu.pt", "decline-after-pop", "declined the call after taking its arguments"},
+                          Case{"gelu_inplace.pt", "wrong-shape", "for an in-place call on Float[4, 8]"},
+                          Case{"gelu_inplace.pt", "wrong-dtype", "returned Double[4, 8] for an in-place call"}}) {
+        SCOPED_TRACE(std::string(c.file) + " " + c.mode);
+        auto model = ModelSession::open(dir.path(c.file).string());
+        model->setInputSpecs({"float32[4,8]"});
+        const double baseline = model->forward()[0].sum;
+        PlanEntry misbehaving = entry("act", "gelu", "TestMisbehavingGeluProvider");
+        misbehaving.provider["mode"] = c.mode;
+        KernelProviderRuntime runtime(*model, planOf({misbehaving}));
+        {
+            const auto applied = runtime.applied();
+            const std::string error = errorOf([&] { model->forward(); });
+            EXPECT_NE(error.find("function 'gelu', provider 'TestMisbehavingGeluProvider', module 'act'"),
+                      std::string::npos)
+                << error;
+            EXPECT_NE(error.find(c.says), std::string::npos) << error;
+        }
+        EXPECT_TRUE(runtime.leftovers().empty());
+        EXPECT_EQ(geluTagOnThisThread(), 0.0);
+        EXPECT_EQ(model->forward()[0].sum, baseline);
+    }
+}
+
+// R7, R12: deactivate() from another thread landing between a module's enter op taking its hook-table snapshot
+// (with the runtime still bound) and its pre-hook: no scope of the runtime starts after deactivate() returned, so
+// its provider serves nothing in that module and no leftover is reported.
+TEST_F(Runtime, R7_R12_DeactivateBetweenTheHookSnapshotAndThePushStartsNoScope)
+{
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "TestTagGeluProvider")}));
+    static KernelProviderRuntime* pending = nullptr;
+    pending = &runtime;
+    runtime::faults::gAfterHookSnapshot = [](const char* path) {
+        if (std::string_view(path) == "blocks.1")
+            if (KernelProviderRuntime* r = std::exchange(pending, nullptr))
+                std::thread([r] { r->deactivate(); }).join();
+    };
+    runtime.activate();
+    EXPECT_EQ(taggedGeluCallsInForward(), 0);
+    runtime::faults::gAfterHookSnapshot = nullptr;
+    EXPECT_EQ(pending, nullptr) << "the forward never entered blocks.1";
+    EXPECT_FALSE(runtime.isActive());
+    EXPECT_TRUE(runtime.leftoverReports().empty()) << runtime.leftoverReports().front().modulePath;
+    EXPECT_TRUE(runtime.leftovers().empty());
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
 }

@@ -34,7 +34,8 @@ public:
     void deactivate();
     bool isActive() const; // R9
 
-    // R8: activates if needed, disables gradients, deactivates on leaving only if it activated.
+    // R8: activates if needed and disables gradients on this thread for the block. The runtime is deactivated when
+    // the last of the applied() blocks open at once (on any thread) closes, if one of them activated it.
     class Applied {
     public:
         ~Applied();
@@ -43,9 +44,8 @@ public:
 
     private:
         friend class KernelProviderRuntime;
-        Applied(KernelProviderRuntime* runtime, bool activated);
+        explicit Applied(KernelProviderRuntime* runtime);
         KernelProviderRuntime* m_runtime;
-        bool m_activated;
         struct GradGuard;
         std::unique_ptr<GradGuard> m_noGrad;
     };

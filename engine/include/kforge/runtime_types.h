@@ -47,6 +47,8 @@ struct LeftoverPatch {
     std::int64_t timeNs = 0;
     std::string error; // what stopped the forward, when known
     bool unwound = false;
+    // Kept (not unwound), but the thread that held it has ended since (a worker of forwardMany): no longer in effect.
+    bool threadEnded = false;
     std::string capture; // the graph capture it belongs to, if any (R15)
 };
 

@@ -43,8 +43,9 @@ void to_json(ordered_json& out, const TensorDigest& d)
 
 void to_json(ordered_json& out, const LeftoverPatch& p)
 {
-    out = {{"function", p.function}, {"provider", p.provider}, {"module", p.modulePath}, {"thread", p.thread},
-           {"runtime", p.runtimeId}, {"error", p.error},       {"unwound", p.unwound},   {"capture", p.capture}};
+    out = {{"function", p.function}, {"provider", p.provider},        {"module", p.modulePath},
+           {"thread", p.thread},     {"runtime", p.runtimeId},        {"error", p.error},
+           {"unwound", p.unwound},   {"thread_ended", p.threadEnded}, {"capture", p.capture}};
 }
 
 void to_json(ordered_json& out, const EntryDeclines& d)

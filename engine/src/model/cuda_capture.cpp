@@ -152,6 +152,8 @@ CaptureRecord ModelSession::capture(int warmupIterations)
             error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
         } catch (const std::exception& e) {
             error = runtime::lastEngineError().empty() ? describeErrorMessage(e.what()) : runtime::lastEngineError();
+        } catch (...) {
+            error = "the forward threw something that is not a std::exception";
         }
         thread.captureLog = nullptr;
         record.leftovers = guard.finish(error.empty() ? nullptr : &error);

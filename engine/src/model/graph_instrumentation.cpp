@@ -59,6 +59,28 @@ void callPlainMethods(torch::jit::Block* block, std::vector<std::shared_ptr<torc
     }
 }
 
+// Puts module_enter(self, inputs...) first and module_exit(self, outputs...) last. The forward's other inputs pass
+// through the enter op and its outputs through the exit op (hook_ops.h): every call inside the forward then reads
+// values the enter op made, and every call after it values the exit op made, so common subexpression elimination
+// (the optimized executor, once it has inlined the forward into its caller) never merges a call inside the scope
+// with the same call outside it (R1).
+void bracketWithHookOps(torch::jit::Graph& graph, c10::Symbol enter, c10::Symbol exit)
+{
+    const auto inputs = graph.inputs();
+    torch::jit::Node* enterNode = graph.create(enter, inputs, inputs.size() - 1);
+    enterNode->insertAfter(graph.param_node());
+    for (size_t i = 1; i < inputs.size(); ++i)
+        inputs[i]->replaceAllUsesAfterNodeWith(enterNode, enterNode->output(i - 1)->setType(inputs[i]->type()));
+
+    torch::jit::Node* returnNode = graph.return_node();
+    std::vector<torch::jit::Value*> exitInputs{inputs[0]};
+    exitInputs.insert(exitInputs.end(), returnNode->inputs().begin(), returnNode->inputs().end());
+    torch::jit::Node* exitNode = graph.create(exit, exitInputs, returnNode->inputs().size());
+    exitNode->insertBefore(returnNode);
+    for (size_t i = 0; i < returnNode->inputs().size(); ++i)
+        returnNode->replaceInput(i, exitNode->output(i)->setType(returnNode->input(i)->type()));
+}
+
 } // namespace
 
 int instrumentModuleClasses(const torch::jit::Module& root)
@@ -84,9 +106,7 @@ int instrumentModuleClasses(const torch::jit::Module& root)
             addPlainCopy(type, method->function(), kPlainForward, plain);
             plainGraphs.push_back(std::move(plain));
         }
-        torch::jit::Value* self = graph.inputs().at(0);
-        graph.create(enter, {self}, 0)->insertAfter(graph.param_node());
-        graph.create(exit, {self}, 0)->insertBefore(graph.return_node());
+        bracketWithHookOps(graph, enter, exit);
         ++instrumented;
     }
     while (!plainGraphs.empty()) { // once every class has its plain forward

@@ -4,9 +4,9 @@
 
 namespace kforge {
 
-// Inserts kforge::module_enter(self) first and kforge::module_exit(self) last into the forward graph of
-// each module class of the tree, once per class (R2). Must run before the first forward: executors cache
-// optimized graphs. Returns the number of classes instrumented.
+// Inserts kforge::module_enter(self, inputs...) first and kforge::module_exit(self, outputs...) last into the forward
+// graph of each module class of the tree, once per class (R2); the values pass through them (R1, hook_ops.h). Must run
+// before the first forward: executors cache optimized graphs. Returns the number of classes instrumented.
 //
 // Each instrumented class also gets kPlainForward, the forward as it was, whose calls of module methods call their
 // plain copies (kPlainForward for forward, kPlainMethodPrefix + name for the other methods a forward calls, such as

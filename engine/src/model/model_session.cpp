@@ -18,12 +18,14 @@
 #include "runtime/hook_table.h"
 #include "runtime/interposer.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <filesystem>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kforge {
@@ -212,6 +214,23 @@ void ModelSession::loadInputsFile(const std::string& path)
 std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
 bool ModelSession::hasInputs() const { return !m_impl->inputs.empty() || !m_impl->kwargs.empty(); }
 
+namespace {
+
+// Forked tasks, and the rest of a forward after a torch.jit.wait that found its task unfinished, run on inter-op
+// threads, where LibTorch plans the methods they call with that thread's own (thread-local) executor choice. This
+// launcher runs each of them with the forward's (R12).
+torch::jit::TaskLauncher launcherWithExecutor(bool optimize)
+{
+    return [optimize](std::function<void()> task) {
+        at::launch([optimize, task = std::move(task)] {
+            torch::jit::GraphOptimizerEnabledGuard executor(optimize);
+            task();
+        });
+    };
+}
+
+} // namespace
+
 c10::IValue runForward(ModelSession::Impl& impl)
 {
     if (impl.exported)
@@ -219,7 +238,13 @@ c10::IValue runForward(ModelSession::Impl& impl)
     // The uninstrumented copy while no hook has anything to do (graph_instrumentation.h); decided per forward, so a
     // runtime activated during a forward applies from the next one.
     const bool plain = runtime::hooksIdle() && impl.module.find_method(kPlainForward);
-    return impl.module.get_method(plain ? kPlainForward : "forward")(impl.inputs, impl.kwargs);
+    torch::jit::Method method = impl.module.get_method(plain ? kPlainForward : "forward");
+    if (!impl.forksTasks)
+        return method(impl.inputs, impl.kwargs);
+    const auto done = method.run_async(impl.inputs, impl.kwargs,
+                                       launcherWithExecutor(impl.options.executor == GraphExecutor::Optimized));
+    done->wait();
+    return done->value(); // rethrows what the forward threw
 }
 
 c10::IValue guardedForward(ModelSession::Impl& impl)
@@ -230,7 +255,13 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     at::NoGradGuard noGrad;
     // Thread-local, and LibTorch caches the optimised and the unoptimised plans apart: per forward is enough.
     torch::jit::GraphOptimizerEnabledGuard optimize(impl.options.executor == GraphExecutor::Optimized);
-    runtime::CallGuard guard(impl.options.keepLeftovers, nullptr, impl.forksTasks);
+    std::optional<runtime::CallGuard> opened;
+    try {
+        opened.emplace(impl.options.keepLeftovers, nullptr, impl.forksTasks);
+    } catch (const std::exception& e) {
+        throw Error(where, std::string("cannot start the forward: ") + e.what());
+    }
+    runtime::CallGuard& guard = *opened;
     runtime::clearLastEngineError();
     c10::IValue output;
     std::string error;
@@ -240,6 +271,8 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
         error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
     } catch (const std::exception& e) {
         error = runtime::lastEngineError().empty() ? describeErrorMessage(e.what()) : runtime::lastEngineError();
+    } catch (...) {
+        error = "the forward threw something that is not a std::exception";
     }
     if (!error.empty()) {
         guard.finish(&error);

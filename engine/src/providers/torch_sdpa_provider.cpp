@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // TorchSDPAKernelProvider {backend}: scaled_dot_product_attention through one chosen SDPA backend, as AITune's
-// provider of the same name does: the public op runs with only that backend enabled (what
-// torch.nn.attention.sdpa_kernel does in Python), so its preprocessing (boolean masks, head-dim padding,
-// alignment) and its eligibility rules are PyTorch's own, and a call the backend cannot serve is refused with
-// PyTorch's message, as in Python.
+// provider of the same name does with torch.nn.attention.sdpa_kernel: the backend's own op, with PyTorch's
+// eligibility checks and preprocessing (boolean masks, head-dim padding, mask alignment), and a call the backend
+// cannot serve is refused with PyTorch's reasons.
 #include "providers/builtin_providers.h"
 
 #include <kforge/error.h>
 
 #include <ATen/ATen.h>
-#include <ATen/Context.h>
+#include <ATen/native/transformers/sdp_utils_cpp.h>
+#ifdef KFORGE_WITH_CUDA
+#include <ATen/native/transformers/cuda/sdp_utils.h>
+#endif
 
-#include <mutex>
+#include <array>
+#include <cmath>
+#include <limits>
 
 namespace kforge::providers {
 namespace {
@@ -59,43 +63,97 @@ struct SdpaArgs {
 };
 constexpr size_t kSdpaArgs = 8;
 
-// The process-wide backend switches (torch.backends.cuda.enable_*_sdp in Python), set to exactly one backend for
-// one call and restored after it. They are global, so calls that switch them are serialised; an SDPA call on
-// another thread at that moment sees the same restriction, as with sdpa_kernel in a multi-threaded Python
-// program (docs/aitune-plans.md).
-class OnlyBackend {
+// PyTorch's reasons for refusing a call, which its eligibility checks give as warnings.
+class WarningsCollected final : public c10::WarningHandler {
 public:
-    explicit OnlyBackend(Backend backend) : m_lock(mutex())
-    {
-        at::Context& ctx = at::globalContext();
-        m_saved = {ctx.userEnabledMathSDP(), ctx.userEnabledFlashSDP(), ctx.userEnabledMemEfficientSDP(),
-                   ctx.userEnabledCuDNNSDP(), ctx.userEnabledOverrideableSDP()};
-        set({backend == Backend::Math, backend == Backend::FlashAttention, backend == Backend::EfficientAttention,
-             backend == Backend::CudnnAttention, false});
-    }
-    ~OnlyBackend() { set(m_saved); }
-    OnlyBackend(const OnlyBackend&) = delete;
-    OnlyBackend& operator=(const OnlyBackend&) = delete;
+    void process(const c10::Warning& warning) override { m_text += (m_text.empty() ? "" : "; ") + warning.msg(); }
+    const std::string& text() const { return m_text; }
 
 private:
-    using Switches = std::array<bool, 5>; // math, flash, efficient, cudnn, overrideable
-    static std::mutex& mutex()
-    {
-        static std::mutex m;
-        return m;
-    }
-    static void set(const Switches& on)
-    {
-        at::Context& ctx = at::globalContext();
-        ctx.setSDPUseMath(on[0]);
-        ctx.setSDPUseFlash(on[1]);
-        ctx.setSDPUseMemEfficient(on[2]);
-        ctx.setSDPUseCuDNN(on[3]);
-        ctx.setSDPUseOverrideable(on[4]);
-    }
-    std::lock_guard<std::mutex> m_lock;
-    Switches m_saved{};
+    std::string m_text;
 };
+
+// The check of one backend, with its warnings (debug=true) collected instead of printed.
+template <class Check> void requireEligible(Backend backend, const sdp::sdp_params& params, Check check)
+{
+    WarningsCollected reasons;
+    bool eligible = false;
+    {
+        c10::WarningUtils::WarningHandlerGuard guard(&reasons);
+        eligible = check(params, true);
+    }
+    TORCH_CHECK(eligible, "No available kernel: ", backendName(backend), " cannot serve this call (",
+                reasons.text().empty() ? std::string("PyTorch gave no reason") : reasons.text(), ")");
+}
+
+// The CPU flash kernel's gates, as PyTorch's use_flash_attention_cpp composes them (its gate functions are inline
+// in sdp_utils_cpp.h; the composition is not exported).
+bool cpuFlashEligible(const sdp::sdp_params& params, bool debug)
+{
+    using Gate = bool (*)(const sdp::sdp_params&, bool);
+    constexpr std::array<Gate, 8> gates{sdp::check_runtime_disabled_flash,
+                                        sdp::check_nested_tensor,
+                                        sdp::check_for_dropout,
+                                        sdp::check_tensor_shapes,
+                                        sdp::check_batch_size_and_num_heads_dense<true>,
+                                        sdp::check_attn_mask_shape,
+                                        sdp::check_nonzero_sequence_lengths_dense,
+                                        sdp::check_last_dim_stride_equals_1_dense<false>};
+    constexpr std::array<at::ScalarType, 4> dtypes{at::kFloat, at::kDouble, at::kBFloat16, at::kHalf};
+    for (const Gate gate : gates)
+        if (!gate(params, debug))
+            return false;
+    const auto size = [](const at::Tensor& t) { return t.sym_size(-1); };
+    if (!(size(params.query) == size(params.key) && size(params.query) == size(params.value))) {
+        if (debug)
+            TORCH_WARN("Flash attention requires q, k and v to have the same last dimension");
+        return false;
+    }
+    return sdp::check_tensor_dtype(params, dtypes, debug);
+}
+
+// A boolean mask (true: attend) as the additive mask the backend kernels take, as PyTorch's public op converts it.
+std::optional<at::Tensor> additiveMask(const std::optional<at::Tensor>& mask, at::ScalarType dtype)
+{
+    if (!mask || mask->scalar_type() != at::kBool)
+        return mask;
+    return at::zeros_like(*mask, mask->options().dtype(dtype))
+        .masked_fill_(mask->logical_not(), -std::numeric_limits<double>::infinity());
+}
+
+bool needsLogsumexp(const SdpaArgs& a)
+{
+    return at::GradMode::is_enabled() && (a.q.requires_grad() || a.k.requires_grad() || a.v.requires_grad());
+}
+
+#ifdef KFORGE_WITH_CUDA
+// CUDA flash attention takes head dims in multiples of 8: padded, and the output sliced back (PyTorch's own steps).
+at::Tensor cudaFlash(const SdpaArgs& a)
+{
+    const int64_t headDim = a.q.size(-1);
+    const auto padded = [&](const at::Tensor& t) {
+        return headDim % 8 == 0 ? t : at::constant_pad_nd(t, {0, 8 - headDim % 8}, 0);
+    };
+    const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(double(headDim));
+    const at::Tensor out = std::get<0>(at::_scaled_dot_product_flash_attention(padded(a.q), padded(a.k), padded(a.v),
+                                                                               a.dropout, a.causal, false, scale));
+    return headDim % 8 == 0 ? out : out.narrow(-1, 0, headDim);
+}
+
+// Memory-efficient attention takes a mask aligned to 8 elements, expanded to (batch, heads, query, key).
+at::Tensor efficientMask(const at::Tensor& mask, const SdpaArgs& a)
+{
+    at::Tensor aligned = mask;
+    bool ok = mask.stride(-1) == 1;
+    for (int64_t i = 0; ok && i + 1 < mask.dim(); ++i)
+        ok = mask.stride(i) % 8 == 0;
+    if (!ok) {
+        const int64_t last = mask.size(-1);
+        aligned = at::constant_pad_nd(mask, {0, 8 - last % 8}, 0).narrow(-1, 0, last);
+    }
+    return aligned.expand({a.q.size(0), a.q.size(1), a.q.size(2), a.k.size(2)});
+}
+#endif
 
 class TorchSdpaProvider final : public KernelProvider {
 public:
@@ -160,12 +218,45 @@ protected:
     }
 
 private:
-    // The public op, as in Python: a call the backend cannot serve throws PyTorch's "No available kernel"
-    // error (with its warnings saying why), which the runtime reports with the function, provider and module.
+    // The backend's own op, as PyTorch's public op calls it once it chose that backend, after the same
+    // eligibility checks (a call the backend cannot serve is refused with PyTorch's reasons). PyTorch's own route,
+    // torch.nn.attention.sdpa_kernel, flips process-wide switches that every other thread's SDPA calls read; a
+    // provider must never change what another thread runs (R12).
     at::Tensor attend(const SdpaArgs& a) const
     {
-        OnlyBackend only(m_backend);
-        return at::scaled_dot_product_attention(a.q, a.k, a.v, a.mask, a.dropout, a.causal, a.scale, a.gqa);
+        const std::optional<at::Tensor> mask = additiveMask(a.mask, a.q.scalar_type());
+        const sdp::sdp_params params{a.q, a.k, a.v, mask, a.dropout, a.causal, a.gqa};
+        switch (m_backend) {
+        case Backend::Math:
+            return std::get<0>(at::_scaled_dot_product_attention_math(a.q, a.k, a.v, mask, a.dropout, a.causal,
+                                                                      std::nullopt, a.scale, a.gqa));
+        case Backend::FlashAttention:
+            if (!a.q.is_cuda()) {
+                requireEligible(m_backend, params, cpuFlashEligible);
+                return std::get<0>(
+                    at::_scaled_dot_product_flash_attention_for_cpu(a.q, a.k, a.v, a.dropout, a.causal, mask, a.scale));
+            }
+#ifdef KFORGE_WITH_CUDA
+            requireEligible(m_backend, params, sdp::can_use_flash_attention);
+            return cudaFlash(a);
+        case Backend::EfficientAttention:
+            requireEligible(m_backend, params, sdp::can_use_mem_efficient_attention);
+            return std::get<0>(at::_scaled_dot_product_efficient_attention(
+                a.q, a.k, a.v, mask ? std::optional(efficientMask(*mask, a)) : std::nullopt, needsLogsumexp(a),
+                a.dropout, a.causal, a.scale));
+        case Backend::CudnnAttention:
+            requireEligible(m_backend, params, sdp::can_use_cudnn_attention);
+            return std::get<0>(at::_scaled_dot_product_cudnn_attention(a.q, a.k, a.v, mask, needsLogsumexp(a),
+                                                                       a.dropout, a.causal, false, a.scale));
+#else
+        case Backend::EfficientAttention:
+        case Backend::CudnnAttention:
+            break;
+#endif
+        }
+        TORCH_CHECK(false, "No available kernel: ", backendName(m_backend),
+                    " needs a CUDA device and a build of kforge "
+                    "with CUDA");
     }
 
     Backend m_backend = Backend::Math;

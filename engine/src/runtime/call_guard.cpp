@@ -2,12 +2,36 @@
 #include "runtime/call_guard.h"
 
 #include "runtime/event_sink.h"
+#include "runtime/fault_injection.h"
 #include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 #include "runtime/string_pool.h"
 
 namespace kforge::runtime {
+namespace {
+
+// What tasks and continuations of the forward pushed on other threads and left there (the forward resumed elsewhere
+// after a wait and failed inside a module it entered there) becomes this thread's, pushed anew in its order, so that
+// it is reported, unwound or kept as the forward's own leftovers are (R10, R11, R12). Entries of a runtime
+// deactivated since are not: deactivate() unwound its patches (R7). Caller holds thread.mutex().
+void adoptEntriesLeftElsewhere(ThreadState& thread, const TaskScope& tasks)
+{
+    for (const ElsewhereEntry& left : tasks.leftElsewhere()) {
+        const auto core = RuntimeCore::find(left.runtimeId);
+        if (!core || !Hooks::isBound(core.get()))
+            continue;
+        StackEntry entry = left.entry;
+        entry.saved = thread.inEffectOwner(left.function);
+        entry.savedScope = thread.scopeOf(left.function);
+        entry.sequence = thread.nextSequence();
+        entry.pushedOn = thread.id();
+        thread.setInEffect(left.function, entry.installed, entry.modulePath);
+        thread.stacksOf(left.runtimeId)[static_cast<int>(left.function)].push_back(std::move(entry));
+    }
+}
+
+} // namespace
 
 CallGuard::CallGuard(bool keepLeftovers, const char* capture, bool forksTasks)
     : m_thread(ThreadState::current()), m_keep(keepLeftovers), m_prevObserve(m_thread.observe),
@@ -22,8 +46,19 @@ CallGuard::CallGuard(bool keepLeftovers, const char* capture, bool forksTasks)
     m_thread.observe = m_prevObserve || events::observationWanted();
     if (capture)
         m_thread.capture = capture;
-    if (forksTasks && (Hooks::anyBound() || m_thread.observe))
-        m_tasks = std::make_unique<TaskScope>(m_thread);
+    try {
+        if (forksTasks && (Hooks::anyBound() || m_thread.observe)) {
+            if (const auto hook = faults::gOpeningTaskScope.load())
+                hook();
+            m_tasks = std::make_unique<TaskScope>(m_thread);
+        }
+    } catch (...) { // no destructor runs for a guard that was never made: leave the thread as it was
+        m_thread.observe = m_prevObserve;
+        m_thread.capture = m_prevCapture;
+        std::lock_guard lock(m_thread.mutex());
+        m_thread.guardDepth.fetch_sub(1);
+        throw;
+    }
     m_thread.refreshModeKey();
 }
 
@@ -43,6 +78,8 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
     applyPendingUnwinds(m_thread); // a runtime deactivated meanwhile: its entries are not this forward's leftovers
     {
         std::lock_guard lock(m_thread.mutex());
+        if (m_tasks && error) // (a task still running after a forward that returned is no leftover)
+            adoptEntriesLeftElsewhere(m_thread, *m_tasks);
         // What this forward pushed and never popped, in every runtime; unwound latest push first (R5, R10).
         const auto left = entriesLatestFirst(
             m_thread, [&](std::uint64_t, const StackEntry& entry) { return entry.sequence > m_startSequence; });

@@ -5,6 +5,7 @@
 #include <kforge/events.h>
 
 #include <atomic>
+#include <cstdint>
 
 namespace kforge::runtime::events {
 
@@ -14,6 +15,9 @@ inline bool recording() { return gRecording.load(std::memory_order_relaxed); }
 
 void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
           const char* detail = nullptr);
+// The same for an event of another thread (ThreadState::id), such as the unwind of its stacks by deactivate().
+void emitFor(std::uint64_t thread, EventKind kind, const char* modulePath, const char* function, const char* provider,
+             int depth, const char* detail = nullptr);
 
 // Whether a forward should observe intercepted calls to originals too (events, stepping, profiling).
 bool observationWanted();

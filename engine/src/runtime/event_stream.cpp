@@ -123,17 +123,24 @@ std::atomic<EventStream::Impl*> gStream{nullptr};
 // wait) means a producer that still sees the stream is seen by the detach.
 std::atomic<int> gInFlight{0};
 
-void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
-          const char* detail)
+void emitFor(std::uint64_t thread, EventKind kind, const char* modulePath, const char* function, const char* provider,
+             int depth, const char* detail)
 {
     if (!gStream.load(std::memory_order_relaxed))
         return;
     gInFlight.fetch_add(1);
     if (EventStream::Impl* stream = gStream.load()) {
-        stream->push({nextSequence.fetch_add(1, std::memory_order_relaxed), nowNs(), ThreadState::current().id(), kind,
-                      depth, modulePath, function, provider, detail});
+        stream->push({nextSequence.fetch_add(1, std::memory_order_relaxed), nowNs(), thread, kind, depth, modulePath,
+                      function, provider, detail});
     }
     gInFlight.fetch_sub(1, std::memory_order_release);
+}
+
+void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
+          const char* detail)
+{
+    if (gStream.load(std::memory_order_relaxed))
+        emitFor(ThreadState::current().id(), kind, modulePath, function, provider, depth, detail);
 }
 
 } // namespace runtime::events

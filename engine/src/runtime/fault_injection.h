@@ -12,5 +12,13 @@ using PushHook = void (*)(Function function, int planIndex);
 extern std::atomic<PushHook> gBeforePush;
 // Makes runtimes see the interposer's start-up self-test as failed (it runs once per process).
 extern std::atomic<bool> gSelfTestFailed;
+// Called when a call guard opens a forward's task scope (the allocations a forward that forks makes first);
+// throwing from it fails the guard's construction.
+using GuardHook = void (*)();
+extern std::atomic<GuardHook> gOpeningTaskScope;
+// Called by a module's enter op after it took its snapshot of the hook table and before the pre-hooks run: a
+// test deactivates a runtime there, from another thread.
+using EnterHook = void (*)(const char* modulePath);
+extern std::atomic<EnterHook> gAfterHookSnapshot;
 
 } // namespace kforge::runtime::faults

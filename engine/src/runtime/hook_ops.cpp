@@ -4,6 +4,7 @@
 #include "optimizer/sample_capture.h"
 #include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
+#include "runtime/fault_injection.h"
 #include "runtime/hook_table.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
@@ -26,13 +27,23 @@ bool anythingToDo()
            (optimizer::SampleCapture::anyLive() && optimizer::SampleCapture::onThisThread());
 }
 
-void moduleEnter(torch::jit::Stack& stack)
+// The module object an op was called on, taken off the stack: it sits below the `passed` values the op returns as
+// they came (the forward's inputs or outputs, graph_instrumentation.cpp).
+c10::IValue takeSelf(torch::jit::Stack& stack, size_t passed)
+{
+    const auto slot = stack.end() - std::ptrdiff_t(passed) - 1;
+    c10::IValue self = std::move(*slot);
+    stack.erase(slot);
+    return self;
+}
+
+void moduleEnter(torch::jit::Stack& stack, size_t passed)
 {
     if (!anythingToDo()) {
-        stack.pop_back();
+        stack.erase(stack.end() - std::ptrdiff_t(passed) - 1);
         return;
     }
-    const c10::IValue self = torch::jit::pop(stack);
+    const c10::IValue self = takeSelf(stack, passed);
     if (!self.isObject())
         return;
     const auto table = Hooks::snapshot();
@@ -40,6 +51,8 @@ void moduleEnter(torch::jit::Stack& stack)
     if (it == table->modules.end())
         return;
     const ModuleHooks& hooks = it->second;
+    if (const auto hook = faults::gAfterHookSnapshot.load(std::memory_order_relaxed))
+        hook(hooks.path);
     if (HostRecorder* recorder = HostRecorder::onThisThread())
         recorder->moduleEnter(hooks.path);
     if (auto* samples = optimizer::SampleCapture::onThisThread())
@@ -54,7 +67,7 @@ void moduleEnter(torch::jit::Stack& stack)
         size_t done = 0;
         try {
             for (const RuntimeBinding& b : hooks.bindings) {
-                b.runtime->preHook(thread, hooks.path, b.entries);
+                b.runtime->preHook(thread, hooks.path, b.entries, b.activation);
                 ++done;
             }
         } catch (...) {
@@ -70,13 +83,13 @@ void moduleEnter(torch::jit::Stack& stack)
     stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
 }
 
-void moduleExit(torch::jit::Stack& stack)
+void moduleExit(torch::jit::Stack& stack, size_t passed)
 {
     if (!anythingToDo()) {
-        stack.pop_back();
+        stack.erase(stack.end() - std::ptrdiff_t(passed) - 1);
         return;
     }
-    const c10::IValue self = torch::jit::pop(stack);
+    const c10::IValue self = takeSelf(stack, passed);
     HostRecorder* recorder = HostRecorder::onThisThread();
     auto* samples = optimizer::SampleCapture::onThisThread();
     if ((!Hooks::anyBound() && !events::recording() && !recorder && !samples) || !self.isObject())
@@ -104,16 +117,22 @@ void moduleExit(torch::jit::Stack& stack)
         samples->exitModule();
 }
 
+// The operation of one hook op node: it knows how many values the node passes through (none when called by hand).
+template <void (*Hook)(torch::jit::Stack&, size_t)> torch::jit::Operation hookOperation(const torch::jit::Node* node)
+{
+    const size_t passed = node ? node->inputs().size() - 1 : 0;
+    return [passed](torch::jit::Stack& stack) { Hook(stack, passed); };
+}
+
 // Registered as TorchScript operators with a direct Operation, not through the dispatcher: the interpreter
 // calls them without boxing or a RecordFunction check, which keeps an inactive hook near free (bench_forward).
-// CONSERVATIVE alias analysis keeps them through dead-code elimination and inlining.
+// CONSERVATIVE alias analysis keeps them through dead-code elimination and inlining, and makes the values they pass
+// through (`...`) new values that optimisations cannot see through.
 const torch::jit::RegisterOperators kHookOps({
-    torch::jit::Operator(
-        "kforge::module_enter(Any self) -> ()", [](torch::jit::Stack& stack) { moduleEnter(stack); },
-        c10::AliasAnalysisKind::CONSERVATIVE),
-    torch::jit::Operator(
-        "kforge::module_exit(Any self) -> ()", [](torch::jit::Stack& stack) { moduleExit(stack); },
-        c10::AliasAnalysisKind::CONSERVATIVE),
+    torch::jit::Operator("kforge::module_enter(Any self, ...) -> ...", &hookOperation<moduleEnter>,
+                         c10::AliasAnalysisKind::CONSERVATIVE),
+    torch::jit::Operator("kforge::module_exit(Any self, ...) -> ...", &hookOperation<moduleExit>,
+                         c10::AliasAnalysisKind::CONSERVATIVE),
 });
 
 } // namespace
@@ -130,13 +149,13 @@ c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::mod
 void callModuleEnter(const c10::IValue& self)
 {
     torch::jit::Stack stack{self};
-    moduleEnter(stack);
+    moduleEnter(stack, 0);
 }
 
 void callModuleExit(const c10::IValue& self)
 {
     torch::jit::Stack stack{self};
-    moduleExit(stack);
+    moduleExit(stack, 0);
 }
 
 } // namespace kforge::runtime

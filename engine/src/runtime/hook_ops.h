@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// kforge::module_enter(Any self) / kforge::module_exit(Any self): side-effecting ops inserted into each
-// module class's forward graph (R2). CONSERVATIVE alias analysis keeps them through DCE and inlining.
+// kforge::module_enter(Any self, ...) -> ... / kforge::module_exit(Any self, ...) -> ...: side-effecting ops inserted
+// into each module class's forward graph (R2). module_enter passes the forward's other inputs through and
+// module_exit its outputs, so that no optimisation merges a call inside the scope with one outside it (R1).
+// CONSERVATIVE alias analysis keeps them through DCE and inlining.
 #include <ATen/core/interned_strings.h>
 #include <ATen/core/ivalue.h>
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/hook_table.h"
 
+#include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
 
 #include <algorithm>
@@ -56,9 +57,19 @@ void Hooks::bind(const std::shared_ptr<RuntimeCore>& runtime,
 {
     update([&](HookTable& t) {
         for (const auto& [object, entries] : scopes)
-            t.modules[object].bindings.push_back({runtime, entries});
+            t.modules[object].bindings.push_back({runtime, entries, runtime->activation()});
     });
     s_bound.fetch_add(1);
+}
+
+bool Hooks::isBound(const RuntimeCore* runtime)
+{
+    const auto table = snapshot();
+    for (const auto& [object, hooks] : table->modules)
+        for (const RuntimeBinding& b : hooks.bindings)
+            if (b.runtime.get() == runtime)
+                return true;
+    return false;
 }
 
 void Hooks::unbind(const RuntimeCore* runtime)

@@ -24,6 +24,7 @@ struct ResolvedEntry {
 struct RuntimeBinding {
     std::shared_ptr<RuntimeCore> runtime;
     std::vector<ResolvedEntry> entries; // this scope's entries, plan order
+    std::uint64_t activation = 0;       // RuntimeCore::activation() when bound
 };
 
 struct ModuleHooks {
@@ -46,6 +47,7 @@ public:
     static void bind(const std::shared_ptr<RuntimeCore>& runtime,
                      const std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>>& scopes);
     static void unbind(const RuntimeCore* runtime);
+    static bool isBound(const RuntimeCore* runtime); // scans the table: not for the hot path
 
     // True while some runtime is bound: the enter/exit ops do nothing else otherwise (cheap when inactive).
     static bool anyBound() { return s_bound.load(std::memory_order_relaxed) > 0; }

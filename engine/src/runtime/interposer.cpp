@@ -22,6 +22,7 @@
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/library.h>
 
+#include <map>
 #include <utility>
 
 namespace kforge::runtime {
@@ -63,6 +64,21 @@ void captureSample(optimizer::SampleCapture& samples, const OpForm& form, Functi
         samples.observe(f, args, args.size());
 }
 
+// What is wrong with the outputs a provider left for `op` on the stack above `base`, or "": as many values as the op
+// returns, a tensor where it returns one (R16).
+std::string wrongOutputs(const c10::OperatorHandle& op, const torch::jit::Stack& stack, size_t base)
+{
+    const auto& returns = op.schema().returns();
+    if (stack.size() != base + returns.size())
+        return "returned " + std::to_string(std::ptrdiff_t(stack.size()) - std::ptrdiff_t(base)) + " value(s) where " +
+               op.schema().name() + " returns " + std::to_string(returns.size());
+    for (size_t i = 0; i < returns.size(); ++i)
+        if (returns[i].type()->kind() == c10::TypeKind::TensorType && !stack[base + i].isTensor())
+            return "returned a " + std::string(stack[base + i].tagKind()) + " where " + op.schema().name() +
+                   " returns a tensor";
+    return {};
+}
+
 // The provider on the call, in the normal form. On a decline the stack is as it was.
 CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c10::OperatorHandle& op, Function f,
                         torch::jit::Stack& stack, size_t n)
@@ -72,10 +88,18 @@ CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c1
     const c10::OperatorHandle& normal = *normalOp(f); // present: the runtime refuses entries without it
     if (form.kind == FormKind::InPlace) {
         const c10::IValue self = stack[stack.size() - n];
+        const size_t base = stack.size() - n;
         const CallResult result = fn.provider->call(normal, stack);
         if (result.wasServed()) { // the result lands in the input, as the in-place op's would
+            if (const std::string wrong = wrongOutputs(normal, stack, base); !wrong.empty())
+                throw std::runtime_error(wrong);
             at::Tensor target = self.toTensor();
             const at::Tensor out = stack.back().toTensor();
+            // copy_ would broadcast a smaller result and convert another dtype without a word.
+            if (out.sizes() != target.sizes() || out.scalar_type() != target.scalar_type())
+                throw std::runtime_error("returned " + std::string(c10::toString(out.scalar_type())) +
+                                         c10::str(out.sizes()) + " for an in-place call on " +
+                                         c10::toString(target.scalar_type()) + c10::str(target.sizes()));
             if (!out.is_same(target))
                 target.copy_(out);
             stack.back() = self;
@@ -93,12 +117,24 @@ CallResult callProvider(const ProviderFunction& fn, const OpForm& form, const c1
     return result;
 }
 
+// "declined by PROVIDER: reason", interned once per provider name and reason (both live as long as the process:
+// names are interned, reasons have static storage, CallResult), so that a decline allocates nothing while events
+// are recorded (R13).
+const char* declineDetail(const ProviderFunction& fn, const char* reason)
+{
+    thread_local std::map<std::pair<const char*, const char*>, const char*> details;
+    const auto [it, added] = details.try_emplace({fn.providerName, reason}, nullptr);
+    if (added)
+        it->second = intern(std::string("declined by ") + fn.providerName + ": " + reason);
+    return it->second;
+}
+
 void declined(ThreadState& thread, Function f, const ProviderFunction& fn, const char* reason)
 {
     fn.declines.fetch_add(1, std::memory_order_relaxed);
     fn.lastDecline.store(reason, std::memory_order_relaxed);
     if (events::recording())
-        observeOriginal(thread, f, intern(std::string("declined by ") + fn.providerName + ": " + reason));
+        observeOriginal(thread, f, declineDetail(fn, reason));
 }
 
 void selfTest(InterposerReport& report)
@@ -201,12 +237,21 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
     }
     stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(*f), fn->functionName);
     CallResult result;
+    const size_t base = stack->size() - n;
     try {
         result = callProvider(*fn, m_form, op, *f, *stack, n);
+        // The provider contract, checked where a break would surface far from its cause (R16).
+        if (!result.wasServed() && stack->size() != base + n)
+            throw std::runtime_error("declined the call after taking its arguments off the stack");
+        if (result.wasServed() && m_form.kind != FormKind::InPlace)
+            if (const std::string wrong = wrongOutputs(op, *stack, base); !wrong.empty())
+                throw std::runtime_error(wrong);
     } catch (const c10::Error& e) {
         rethrowWithContext(thread, *f, *fn, e.what_without_backtrace());
     } catch (const std::exception& e) {
         rethrowWithContext(thread, *f, *fn, e.what());
+    } catch (...) {
+        rethrowWithContext(thread, *f, *fn, "threw something that is not a std::exception");
     }
     if (result.wasServed()) {
         if (events::recording())

@@ -28,6 +28,11 @@ struct KernelProviderRuntime::Impl {
     std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>> scopes;
     bool active = false;
     std::mutex mutex; // serialises activate/deactivate
+    // R8: applied() blocks open now, on any thread, and whether one of them activated the runtime: the last to
+    // close deactivates it then, so that overlapping blocks on two threads never deactivate under each other.
+    std::mutex appliedMutex;
+    int appliedBlocks = 0;
+    bool activatedByApplied = false;
 };
 
 namespace {
@@ -136,7 +141,9 @@ void KernelProviderRuntime::deactivate()
         if (!m_impl->session->exported)
             Fusers::restoreAfterPlan();
     }
-    // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op).
+    // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op). A module entered with a
+    // hook snapshot taken before the unbind pushes nothing once the activation ended.
+    m_impl->core->endActivation();
     m_impl->core->unwindAllThreads();
     ThreadState::current().refreshModeKey(); // other threads drop the key lazily (interposer.cpp)
     if (events::recording() && (wasActive || m_impl->core->lastUnwound() > 0))
@@ -154,30 +161,36 @@ struct KernelProviderRuntime::Applied::GradGuard {
     at::NoGradGuard noGrad;
 };
 
-KernelProviderRuntime::Applied::Applied(KernelProviderRuntime* runtime, bool activated)
-    : m_runtime(runtime), m_activated(activated), m_noGrad(std::make_unique<GradGuard>())
+KernelProviderRuntime::Applied::Applied(KernelProviderRuntime* runtime)
+    : m_runtime(runtime), m_noGrad(std::make_unique<GradGuard>())
 {
 }
 
 KernelProviderRuntime::Applied::Applied(Applied&& other) noexcept
-    : m_runtime(std::exchange(other.m_runtime, nullptr)), m_activated(other.m_activated),
-      m_noGrad(std::move(other.m_noGrad))
+    : m_runtime(std::exchange(other.m_runtime, nullptr)), m_noGrad(std::move(other.m_noGrad))
 {
 }
 
 KernelProviderRuntime::Applied::~Applied()
 {
     m_noGrad.reset();
-    if (m_runtime && m_activated)
+    if (!m_runtime)
+        return;
+    Impl& impl = *m_runtime->m_impl;
+    std::lock_guard lock(impl.appliedMutex);
+    if (--impl.appliedBlocks == 0 && std::exchange(impl.activatedByApplied, false))
         m_runtime->deactivate();
 }
 
 KernelProviderRuntime::Applied KernelProviderRuntime::applied()
 {
-    const bool wasActive = isActive();
-    if (!wasActive)
-        activate();
-    return Applied(this, !wasActive);
+    std::lock_guard lock(m_impl->appliedMutex);
+    if (m_impl->appliedBlocks == 0 && !isActive()) {
+        activate(); // throws before the block counts
+        m_impl->activatedByApplied = true;
+    }
+    ++m_impl->appliedBlocks;
+    return Applied(this);
 }
 
 std::uint64_t KernelProviderRuntime::id() const { return m_impl->core->id(); }

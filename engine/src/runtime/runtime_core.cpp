@@ -14,6 +14,8 @@ namespace kforge::runtime {
 namespace faults {
 std::atomic<PushHook> gBeforePush{nullptr};
 std::atomic<bool> gSelfTestFailed{false};
+std::atomic<GuardHook> gOpeningTaskScope{nullptr};
+std::atomic<EnterHook> gAfterHookSnapshot{nullptr};
 } // namespace faults
 
 namespace {
@@ -95,9 +97,10 @@ void unwindEntry(ThreadState& thread, const EntryRef& ref)
     const auto [stack, index] = locate(thread, ref);
     if (index == stack->size())
         return;
-    if (events::recording())
-        events::emit(EventKind::Unwind, (*stack)[index].modulePath, fname(ref.function),
-                     nameOf((*stack)[index].installed.get()), int(index + 1));
+    if (events::recording()) // the thread whose stacks these are, also when deactivate() unwinds them from another
+        events::emitFor(thread.id(), EventKind::Unwind, (*stack)[index].modulePath, fname(ref.function),
+                        nameOf((*stack)[index].installed.get()), int(index + 1));
+    notePoppedElsewhere(thread, (*stack)[index]);
     removeEntry(thread, ref.function, *stack, index);
 }
 
@@ -127,9 +130,12 @@ LeftoverPatch describeEntry(const ThreadState& thread, std::uint64_t runtimeId, 
     return p;
 }
 
-void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries)
+void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries,
+                          std::uint64_t activation)
 {
     std::lock_guard lock(thread.mutex());
+    if (activation != this->activation())
+        return; // deactivate() ran since the caller's hook snapshot: it unwound nothing of this scope, so push nothing
     FunctionStacks& stacks = thread.stacksOf(m_id);
     size_t done = 0;
     try {
@@ -141,6 +147,8 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
                              thread.capture, thread.scopeOf(e.function), thread.nextSequence(), thread.id()});
             thread.setInEffect(e.function, e.provider, modulePath);
             ++done;
+            if (thread.following()) // a task or continuation of a forward: it learns what was pushed here (R10, R12)
+                notePushedElsewhere(thread, m_id, e.function, stack.back());
             if (thread.captureLog)
                 thread.captureLog->push_back({modulePath, fname(e.function), e.provider->providerName});
             if (events::recording())
@@ -152,6 +160,7 @@ void RuntimeCore::preHook(ThreadState& thread, const char* modulePath, const std
         while (done-- > 0) {
             const Function f = entries[done].function;
             auto& stack = stacks[static_cast<int>(f)];
+            notePoppedElsewhere(thread, stack.back());
             removeEntry(thread, f, stack, stack.size() - 1);
             if (events::recording())
                 events::emit(EventKind::Pop, modulePath, fname(f), entries[done].provider->providerName,
@@ -232,8 +241,17 @@ void RuntimeCore::addReport(LeftoverPatch patch)
 
 std::vector<LeftoverPatch> RuntimeCore::reports() const
 {
-    std::lock_guard lock(m_reportsMutex);
-    return m_reports;
+    std::vector<LeftoverPatch> out;
+    {
+        std::lock_guard lock(m_reportsMutex);
+        out = m_reports;
+    }
+    std::vector<std::uint64_t> live;
+    for (const auto& thread : ThreadState::all())
+        live.push_back(thread->id());
+    for (LeftoverPatch& p : out) // a kept patch lives in its thread's table, and ends with the thread (R11)
+        p.threadEnded = !p.unwound && std::find(live.begin(), live.end(), p.thread) == live.end();
+    return out;
 }
 
 void RuntimeCore::clearReports()

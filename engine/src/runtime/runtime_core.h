@@ -6,6 +6,7 @@
 
 #include <kforge/runtime_types.h>
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <utility>
@@ -17,14 +18,21 @@ public:
     explicit RuntimeCore(std::uint64_t id);
     std::uint64_t id() const { return m_id; }
 
-    // R3: push and install this scope's entries in plan order; on failure undo this call's steps, rethrow.
-    void preHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
+    // R3: push and install this scope's entries in plan order; on failure undo this call's steps, rethrow. Pushes
+    // nothing when `activation` (the binding's, from the caller's hook snapshot) has ended since (R7).
+    void preHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries,
+                 std::uint64_t activation);
     // R4: in reverse plan order, pop each non-empty stack and put the popped callable back.
     void postHook(ThreadState& thread, const char* modulePath, const std::vector<ResolvedEntry>& entries);
     // R7: restore every function this runtime patched, on every thread, to the bottom of its stack. A thread
     // inside an engine forward other than the calling one unwinds itself at its next safe point (R12).
     void unwindAllThreads(); // lastUnwound() tells how many entries it removed
     size_t lastUnwound() const { return m_lastUnwound; }
+
+    // The current activation: deactivate() ends it before unwinding, so that a module entered with a hook snapshot
+    // taken before starts no scope of this runtime (R7: none starts once deactivate() returned).
+    std::uint64_t activation() const { return m_activation.load(std::memory_order_acquire); }
+    void endActivation() { m_activation.fetch_add(1, std::memory_order_acq_rel); }
 
     std::vector<LeftoverPatch> leftovers() const; // R11
     void addReport(LeftoverPatch patch);          // R10
@@ -36,6 +44,7 @@ public:
 
 private:
     std::uint64_t m_id;
+    std::atomic<std::uint64_t> m_activation{0};
     size_t m_lastUnwound = 0;
     mutable std::mutex m_reportsMutex;
     std::vector<LeftoverPatch> m_reports;

@@ -21,6 +21,7 @@ struct ForwardContext {
     std::atomic<bool> finished{false};
     mutable std::mutex mutex;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> poppedElsewhere; // (pushedOn, sequence)
+    std::vector<ElsewhereEntry> pushedElsewhere;                          // by threads following its snapshots
 };
 
 struct TaskSnapshot final : c10::DebugInfoBase, std::enable_shared_from_this<TaskSnapshot> {
@@ -72,6 +73,7 @@ void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
         thread.ownObserveAside = thread.observe;
     }
     thread.allStacks().clear();
+    thread.noteNewCopy();
     if (snapshot) {
         for (const TaskSnapshot::Entry& e : snapshot->entries) {
             thread.stacksOf(e.runtimeId)[e.function].push_back(e.entry);
@@ -139,9 +141,30 @@ void followTask(ThreadState& thread)
     thread.refreshModeKey();
 }
 
+std::vector<ElsewhereEntry> TaskScope::leftElsewhere() const
+{
+    std::lock_guard lock(m_forward->mutex);
+    std::vector<ElsewhereEntry> left;
+    const auto& popped = m_forward->poppedElsewhere;
+    for (const ElsewhereEntry& pushed : m_forward->pushedElsewhere)
+        if (std::find(popped.begin(), popped.end(), std::pair{pushed.entry.pushedOn, pushed.entry.sequence}) ==
+            popped.end())
+            left.push_back(pushed);
+    return left;
+}
+
+void notePushedElsewhere(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry)
+{
+    if (!thread.following())
+        return;
+    ForwardContext& forward = *thread.following()->forward;
+    std::lock_guard lock(forward.mutex);
+    forward.pushedElsewhere.push_back({runtimeId, f, entry});
+}
+
 void notePoppedElsewhere(const ThreadState& thread, const StackEntry& entry)
 {
-    if (entry.pushedOn == thread.id() || !thread.following())
+    if (!thread.following())
         return;
     ForwardContext& forward = *thread.following()->forward;
     std::lock_guard lock(forward.mutex);

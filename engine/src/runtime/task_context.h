@@ -9,6 +9,7 @@
 #include "runtime/thread_state.h"
 
 #include <memory>
+#include <vector>
 
 namespace c10 {
 class DebugInfoGuard;
@@ -18,6 +19,13 @@ class ThreadLocalDebugInfo;
 namespace kforge::runtime {
 
 struct ForwardContext; // one per engine forward, shared by every snapshot and task of it
+
+// An entry a task or continuation of a forward pushed on another thread (TaskScope::leftElsewhere).
+struct ElsewhereEntry {
+    std::uint64_t runtimeId;
+    Function function;
+    StackEntry entry;
+};
 
 // Opened by each engine forward (CallGuard) that has something to carry: a bound runtime or observation.
 class TaskScope {
@@ -30,6 +38,9 @@ public:
     // Whether a continuation of this forward popped `entry` on another thread: the module's exit ran there,
     // so the entry is no leftover (R12).
     bool poppedElsewhere(const StackEntry& entry) const;
+    // What tasks and continuations of this forward pushed on other threads and neither popped nor unwound there, in
+    // push order: a forward that failed after a wait resumed it elsewhere left these behind (R10, R12).
+    std::vector<ElsewhereEntry> leftElsewhere() const;
 
 private:
     ThreadState& m_thread;
@@ -44,8 +55,12 @@ void publishTask(ThreadState& thread);
 // On a thread outside an engine forward of its own: follow the forward snapshot its thread-local state carries
 // (a task of it), or go back to the thread's own stacks when it carries none. Cheap when nothing changed.
 void followTask(ThreadState& thread);
-// Called by a post-hook before it pops `entry` pushed on another thread (a continuation leaving a module the
-// forward entered before it waited). Caller holds thread.mutex().
+// Called by a pre-hook after it pushed `entry` on a thread that follows a task snapshot (a task or a continuation
+// entering a module). Caller holds thread.mutex().
+void notePushedElsewhere(const ThreadState& thread, std::uint64_t runtimeId, Function f, const StackEntry& entry);
+// Called before an entry leaves the stacks of a thread that follows a task snapshot, popped by a post-hook (a
+// continuation leaving a module the forward entered before it waited, or one a task entered) or unwound. Caller
+// holds thread.mutex().
 void notePoppedElsewhere(const ThreadState& thread, const StackEntry& entry);
 // Whether another thread must leave the thread's stacks alone: it runs an engine forward or a task of one that
 // has not finished (R12). Caller holds thread.mutex().

@@ -90,18 +90,34 @@ public:
     struct PendingUnwind {
         std::uint64_t runtimeId;
         std::uint64_t upToSequence; // entries pushed later belong to a later activation
+        // The stacks it was meant for: the thread's own, or the copy of a task's snapshot it followed then
+        // (followedCopies). A copy replaced since took those entries with it: the request is dropped, never applied
+        // to the next copy, whose entries carry another thread's sequence numbers (R12).
+        bool ownStacks;
+        std::uint64_t copy;
     };
     void deferUnwind(std::uint64_t runtimeId) // mutex() held
     {
-        m_pendingUnwinds.push_back({runtimeId, m_sequence});
+        m_pendingUnwinds.push_back({runtimeId, m_sequence, !m_following, m_followedCopies});
         m_hasPending.store(true, std::memory_order_release);
     }
     bool hasPendingUnwinds() const { return m_hasPending.load(std::memory_order_acquire); }
+    // The requests for the stacks in place now; a request for the own stacks waits while a copy is in place.
     std::vector<PendingUnwind> takePendingUnwinds() // mutex() held
     {
-        m_hasPending.store(false, std::memory_order_relaxed);
-        return std::exchange(m_pendingUnwinds, {});
+        std::vector<PendingUnwind> now, later;
+        for (const PendingUnwind& p : m_pendingUnwinds) {
+            if (p.ownStacks)
+                (m_following ? later : now).push_back(p);
+            else if (m_following && p.copy == m_followedCopies)
+                now.push_back(p);
+        }
+        m_pendingUnwinds = std::move(later);
+        m_hasPending.store(!m_pendingUnwinds.empty(), std::memory_order_relaxed);
+        return now;
     }
+    // Called when the thread replaces its stacks by a copy of another snapshot (task_context.cpp).
+    void noteNewCopy() { ++m_followedCopies; }
 
     // Engine call guards active on this thread (R10/R11); read by other threads for leftovers(). Changed with
     // mutex() held, so a remote deactivate() sees either a thread outside any forward or one it must not edit.
@@ -126,6 +142,7 @@ private:
     std::shared_ptr<const TaskSnapshot> m_following;  // see following()
     std::uint64_t m_sequence = 0;                     // the last push's StackEntry::sequence
     std::vector<PendingUnwind> m_pendingUnwinds;
+    std::uint64_t m_followedCopies = 0; // snapshots followed so far: which copy a pending unwind was meant for
     std::atomic<bool> m_hasPending{false};
     mutable std::mutex m_mutex;
 };
