@@ -569,6 +569,18 @@ def flatten_outputs(out, path=""):
     return flat
 
 
+def output_digests(out) -> dict:
+    """Per flattened output tensor: shape, dtype, sum, sum of |x|, max |x| and size, in float64 (what the corpus test
+    compares kforge's output digest with, without loading torch itself)."""
+    digests = {}
+    for path, t in flatten_outputs(out):
+        d = t.detach().double()
+        digests[path] = {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+                         "sum": d.sum().item(), "abs_sum": d.abs().sum().item(),
+                         "max_abs": d.abs().max().item() if t.numel() else 0.0, "numel": t.numel()}
+    return digests
+
+
 def max_abs_diff(a, b) -> float:
     fa, fb = flatten_outputs(a), flatten_outputs(b)
     if [p for p, _ in fa] != [p for p, _ in fb]:
@@ -671,6 +683,7 @@ def export_model(name: str, out: str, matcher: Matcher, catalog_info: dict, forc
         "output_file": f"{name}.output.pt",
         "outputs": [{"path": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
                     for path, t in flatten_outputs(eager)],
+        "output_digests": output_digests(eager),
         "module_paths": [n for n, _ in model.named_modules()],
         "parameters": sum(p.numel() for p in model.parameters()),  # a tied weight once
         "calls": calls,

@@ -113,4 +113,26 @@ complete -o filenames -F _kforge kforge
     return s.str();
 }
 
+namespace {
+
+void appendHelps(const CLI::App& app, const std::string& path, std::ostringstream& out)
+{
+    out << "@@@ " << path << '\n' << app.help(path.substr(0, path.rfind(' ')));
+    for (const CLI::App* sub : app.get_subcommands({}))
+        if (!sub->get_group().empty())
+            appendHelps(*sub, path + " " + sub->get_name(), out);
+}
+
+} // namespace
+
+std::string helpTree(const CLI::App& app, const std::string& name)
+{
+    std::ostringstream out;
+    out << "@@@ " << name << '\n' << app.help();
+    for (const CLI::App* sub : app.get_subcommands({}))
+        if (!sub->get_group().empty())
+            appendHelps(*sub, name + " " + sub->get_name(), out);
+    return out.str();
+}
+
 } // namespace kforge::cli

@@ -68,6 +68,11 @@ int main(int argc, char** argv)
         std::cout << kforge::cli::bashCompletionScript(app);
         return 0;
     }
+    if (argc == 2 && std::string_view(argv[1]) == "--help-tree") { // for packaging/gen-manpage
+        app.name("kforge");
+        std::cout << kforge::cli::helpTree(app, "kforge");
+        return 0;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -4,12 +4,14 @@
 // runtimes add their bindings. Readers take an immutable snapshot; writers copy and swap.
 #include "runtime/provider_function.h"
 
-#include <ATen/core/ivalue.h>
-
 #include <atomic>
 #include <memory>
 #include <unordered_map>
 #include <vector>
+
+namespace c10::ivalue {
+struct Object; // ATen/core/ivalue.h: the module objects are keys here, never dereferenced
+} // namespace c10::ivalue
 
 namespace kforge::runtime {
 

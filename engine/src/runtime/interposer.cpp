@@ -4,6 +4,8 @@
 // run with the key excluded, so nested ops reach the real kernels.
 #include "runtime/interposer.h"
 
+#include <kforge/provider_sdk.h>
+
 #include "runtime/interposed_form.h"
 
 #include "optimizer/sample_capture.h"

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include <kforge/provider_sdk.h>
+#include <kforge/functions.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+
+namespace kforge {
+class KernelProvider; // kforge/provider_sdk.h: its dispatcher headers stay out of what only stores providers
+} // namespace kforge
 
 namespace kforge::runtime {
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/provider_sdk.h>
 #include <kforge/runtime.h>
 
 #include "model/session_impl.h"
