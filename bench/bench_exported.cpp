@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Forward latency of one real model (the test corpus, scripts/corpus_export.py) in each form kforge runs, and what
-// interception costs on each (issue 18). Rows, all on one thread, all in this process:
+// interception costs on each. Rows, all on one thread, all in this process:
 //
 //   script/plain            the TorchScript file loaded with torch::jit::load, forward with the direct executor: the
 //                           baseline every ratio is against

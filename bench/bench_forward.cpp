@@ -23,7 +23,7 @@
 //   instr_guard_digest  as above plus the output digest: ModelSession::forward less its error handling
 //   uninstr_digest      the baseline plus the output digest that ModelSession::forward computes
 //
-// Models: the built-in tiny-gpt and convnet, and deep-stack, the 10,000-module model of issue 15 (deep_stack_model.h).
+// Models: the built-in tiny-gpt and convnet, and deep-stack, the 10,000-module model (deep_stack_model.h).
 // The summary after the run prints ratios to the uninstrumented baseline, from means of repetitions. Every row runs
 // the session's graph executor (KFORGE_BENCH_EXECUTOR=direct, the default, or optimized), the baseline included, so
 // that the ratios compare instrumentation only.
@@ -304,7 +304,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 "ratio to uninstrumented ===\n");
     std::printf(
         "targets: inactive_no_digest within 0.5%% of uninstrumented, session_inactive within 0.5%% of uninstr_digest "
-        "(issue 15; the design's Cost section says 1%%), "
+        "(the design's Cost section says 1%%), "
         "observed within 1.10x\n");
     for (const bool cpu : {false, true}) {
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");

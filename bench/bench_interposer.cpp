@@ -354,7 +354,7 @@ void sanityCheck()
 void printSummary(kforge_bench::CollectingReporter& rep)
 {
     std::printf("\n=== interposer summary: time per call, mean of repetitions (median in brackets) ===\n");
-    std::printf("targets (issue 15): an interposed call with the original in effect (b2) <= 30 ns over plain (a); with "
+    std::printf("targets: an interposed call with the original in effect (b2) <= 30 ns over plain (a); with "
                 "the reference provider in effect (c) <= 60 ns over the provider called directly (d)\n");
     for (const bool cpu : {false, true}) {
         std::printf("\n--- %s ---\n", cpu ? "CPU time of the benchmark thread" : "real (wall) time");
@@ -480,7 +480,7 @@ int reportInstructions(const char* self)
     std::printf(
         "\n=== interposer cost in instructions per call (callgrind, %d calls each, median of 3 rounds) ===\n"
         "ns estimates: instructions x the plain call's ns per instruction, timed here (fastest of 7 loops)\n"
-        "targets (issue 15): original in effect (b2) <= 30 ns over plain (a); reference provider in effect (c)\n"
+        "targets: original in effect (b2) <= 30 ns over plain (a); reference provider in effect (c)\n"
         "<= 60 ns over the provider's own cost (d: the provider called directly on a stack of the arguments)\n\n",
         kCountedCalls);
     std::printf("%-20s %12s %10s | %14s %8s | %14s | %14s %8s\n", "op", "plain instr", "plain ns", "b2 over a", "~ns",

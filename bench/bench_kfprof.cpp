@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Loading .kfprof files (issue 17): a run of 1,000,000 kernel records is saved once, then read three ways in the
+// Loading .kfprof files: a run of 1,000,000 kernel records is saved once, then read three ways in the
 // same process: loadProfile (rows decoded as they are parsed), a plain DOM parse of the same text (what the reader
 // did before: every cell a JSON value) and saveProfile (the writer, for scale). Prints time per load and peak
 // memory above the process's resident set before each, and the ratios: load / save, load / DOM parse.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The 10,000-module model of issue 15, built in C++: 3,333 blocks of LayerNorm -> Linear -> GELU on float32[2,8]
+// The 10,000-module model, built in C++: 3,333 blocks of LayerNorm -> Linear -> GELU on float32[2,8]
 // in a ModuleList under the root (10,001 modules), as bench/make_deep_stack.py scripts it from Python. One class
 // type per module kind, shared by every instance as scripting shares it; the root's forward calls the blocks in
 // turn, as TorchScript unrolls a loop over a ModuleList.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Writes the 10,000-module model of issue 15 (3,333 blocks of LayerNorm -> Linear -> GELU on [2, 8], plus the
+"""Writes the 10,000-module model (3,333 blocks of LayerNorm -> Linear -> GELU on [2, 8], plus the
 ModuleList and the root), scripted, for timing the first forward of a very large graph:
     ~/.cache/kforge/torch-2.11.0/bin/python bench/make_deep_stack.py OUT.pt [BLOCKS]
 Then e.g. `time kforge run OUT.pt --input 'float32[2,8]' --graph-executor optimizing|direct`."""

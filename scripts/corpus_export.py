@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Exports the real-model corpus the corpus tests (tests/corpus) run through kforge (issue 12, item 5).
+"""Exports the real-model corpus the corpus tests (tests/corpus) run through kforge.
 
   corpus_export.py --kforge build/bin/kforge [--out DIR] [--models NAME...] [--force]
   corpus_export.py --self-test        the call counter on a toy module with known counts (and the trap below)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Surveys non-catalog ATen ops whose implementation calls catalog ops inside (issue 29, item 9).
+"""Surveys non-catalog ATen ops whose implementation calls catalog ops inside.
 
   survey_opaque_ops.py [--ops REGEX] [--samples N] [--op-seconds S] [--grad] [--no-extras] [--no-opaque]
                        [--all] [--unexercised] [--markdown]

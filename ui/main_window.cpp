@@ -270,7 +270,7 @@ void MainWindow::createActions()
     m_actions.newPlan->setShortcut(QKeySequence::New);
     m_actions.openPlan =
         fileMenu->addAction(icon("open"), tr("Open &Plan…"), m_planFiles, &PlanFileController::chooseToOpen);
-    m_actions.openPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_actions.openPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_P)); // Ctrl+Shift+O is Optimize
     m_actions.savePlan = fileMenu->addAction(icon("save"), tr("&Save Plan"), this, &MainWindow::savePlan);
     m_actions.savePlan->setShortcut(QKeySequence::Save);
     m_actions.savePlanAs = fileMenu->addAction(tr("Save Plan &As…"), m_planFiles, &PlanFileController::chooseToSave);

@@ -83,11 +83,6 @@ void ProfileController::setDevice(const QString& device)
     m_device = device == QLatin1String("cuda") && cudaAvailable() ? device : QStringLiteral("cpu");
 }
 
-std::optional<ProfileController::Kind> ProfileController::runningKind() const
-{
-    return m_running ? std::optional<Kind>(m_kind) : std::nullopt;
-}
-
 bool ProfileController::runBaseline(QString* error) { return start(Kind::Baseline, {}, error); }
 
 bool ProfileController::runWithPlan(const kforge::Plan& plan, QString* error) { return start(Kind::Plan, plan, error); }

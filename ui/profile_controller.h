@@ -63,7 +63,6 @@ public:
     // Cancels and waits (blocking; for when the session goes away).
     void stop();
     bool isRunning() const { return m_running; }
-    std::optional<Kind> runningKind() const;
     Kind lastKind() const { return m_kind; } // of the running or last action
 
     // Runs from a .kfprof file, or none; the comparison follows when both are there.

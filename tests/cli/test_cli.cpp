@@ -1059,7 +1059,7 @@ TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)
     EXPECT_NE(bad.err.find("--executor"), std::string::npos) << bad;
 }
 
-// ---- conventions every command keeps (issue 17) ------------------------------------------------------------------
+// ---- conventions every command keeps --------------------------------------------------------------------------------
 
 TEST(CliConventions, JsonCommandsReportErrorsAsAJsonObjectOnStdout)
 {

@@ -21,8 +21,6 @@ using namespace kforge::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 ModelSession& tinyGpt()
 {
     static const std::unique_ptr<ModelSession> session = ModelSession::open("builtin:tiny-gpt");

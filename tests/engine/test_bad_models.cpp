@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Bad inputs to ModelSession: every one is a kforge::Error naming the file or spec and the cause, never a crash,
 // and a session that saw a failing forward stays usable.
+#include "build_path.h"
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
@@ -174,8 +175,19 @@ TEST(BadModels, TorchSaveTensorFileIsNotAModel)
     test::TempDir dir;
     writeTorchSave(dir.path("tensor.pt"), torch::ones({2, 2}));
     const std::string message = openError(dir.path("tensor.pt").string());
-    EXPECT_MENTIONS(message, "tensor.pt", "not a loadable TorchScript archive");
+    EXPECT_MENTIONS(message, "tensor.pt", "weights without the model's code");
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// What users try to open instead of a model (tests/data/models/make_torch_save_files.py): a state_dict and a pickled
+// module, both written by torch.save. The error says what the file is and how to save the model instead.
+TEST(BadModels, TorchSaveFilesSayWhatTheyAreAndHowToSaveAModel)
+{
+    const std::string models = std::string(KFORGE_TEST_DATA) + "/models/";
+    EXPECT_MENTIONS(openError(models + "state_dict.pt"), "a state_dict",
+                    "weights without the model's code; save the model itself with torch.jit.script(model)");
+    EXPECT_MENTIONS(openError(models + "pickled_module.pt"), "a pickled module (torch.save(model))",
+                    "torch.export.save");
 }
 
 TEST(BadModels, ModelWithoutForwardIsRejected)

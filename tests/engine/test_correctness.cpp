@@ -2,7 +2,7 @@
 // The provider correctness check (engine/optimizer): a report with errors per output, tolerances per dtype.
 #include <kforge/provider_sdk.h>
 
-#include "optimizer/correctness.h"
+#include "measure/correctness.h"
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
@@ -38,7 +38,7 @@ std::unique_ptr<KernelProvider> provider(const std::string& type)
 TEST(Correctness, ReferenceProviderPassesWithZeroError)
 {
     auto p = provider("AtenGeluProvider");
-    const auto report = optimizer::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
+    const auto report = measure::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
     EXPECT_TRUE(report.passed) << report.reason;
     EXPECT_EQ(report.samples, 3);
     EXPECT_EQ(report.outputs.size(), 3u);
@@ -49,7 +49,7 @@ TEST(Correctness, ReferenceProviderPassesWithZeroError)
 TEST(Correctness, WrongProviderFailsWithItsError)
 {
     auto p = provider("TestTagGeluProvider"); // gelu + 1000
-    const auto report = optimizer::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
+    const auto report = measure::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
     EXPECT_FALSE(report.passed);
     EXPECT_NEAR(report.maxAbsError, 1000.0, 1e-3);
     EXPECT_NE(report.reason.find("exceeds the tolerance"), std::string::npos) << report.reason;
@@ -58,7 +58,7 @@ TEST(Correctness, WrongProviderFailsWithItsError)
 TEST(Correctness, ThrowingProviderFailsWithTheReason)
 {
     auto p = provider("TestThrowingGeluProvider");
-    const auto report = optimizer::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
+    const auto report = measure::checkProvider(*p, geluOp(), geluSamples(at::kFloat));
     EXPECT_FALSE(report.passed);
     EXPECT_NE(report.reason.find("planted failure"), std::string::npos) << report.reason;
 }
@@ -69,7 +69,7 @@ TEST(Correctness, ToleranceDependsOnDtypeAndCanBeOverridden)
     EXPECT_LT(defaultTolerance("float16").relative, defaultTolerance("bfloat16").relative);
     EXPECT_EQ(defaultTolerance("int64").absolute, 0.0);
     auto p = provider("TestTagGeluProvider");
-    const auto loose = optimizer::checkProvider(*p, geluOp(), geluSamples(at::kFloat), Tolerance{2000.0, 0.0});
+    const auto loose = measure::checkProvider(*p, geluOp(), geluSamples(at::kFloat), Tolerance{2000.0, 0.0});
     EXPECT_TRUE(loose.passed) << loose.reason;
 }
 
@@ -78,11 +78,11 @@ TEST(Correctness, NonFiniteMismatchIsReported)
     auto p = provider("AtenGeluProvider");
     std::vector<torch::jit::Stack> samples{
         {at::full({3}, std::numeric_limits<float>::quiet_NaN()), std::string("none")}};
-    const auto same = optimizer::checkProvider(*p, geluOp(), samples);
+    const auto same = measure::checkProvider(*p, geluOp(), samples);
     EXPECT_TRUE(same.passed) << same.reason; // NaN in both is a match
     auto wrong = provider("TestTagGeluProvider");
     samples = {{at::full({3}, std::numeric_limits<float>::infinity()), std::string("none")}};
-    const auto report = optimizer::checkProvider(*wrong, geluOp(), samples);
+    const auto report = measure::checkProvider(*wrong, geluOp(), samples);
     EXPECT_TRUE(report.passed) << report.reason; // inf + 1000 is inf: the non-finite patterns agree
     ASSERT_EQ(report.outputs.size(), 1u);
     EXPECT_FALSE(report.outputs[0].nonFiniteMismatch);

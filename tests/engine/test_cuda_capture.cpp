@@ -4,6 +4,7 @@
 #include <kforge/error.h>
 #include <kforge/runtime.h>
 
+#include "build_path.h"
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
@@ -54,6 +55,22 @@ TEST(Capture, R15_CaptureWithoutCudaIsAClearError)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
     }
+    EXPECT_NO_THROW(session->forward());
+}
+
+// R15, R12: a model that forks tasks is refused before anything is captured, on any machine: its tasks run on other
+// threads, whose CUDA work the capturing stream never sees, so the graph would lack their kernels and providers.
+TEST(Capture, R15_R12_AModelThatForksTasksIsRefused)
+{
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/forked_gelu.pt");
+    session->setInputSpecs({"float32[8]"});
+    try {
+        session->capture();
+        FAIL() << "captured a forking model";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("forks tasks (torch.jit.fork)"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(session->captures().empty());
     EXPECT_NO_THROW(session->forward());
 }
 

@@ -22,6 +22,7 @@
 #include <new>
 
 using namespace kforge;
+using namespace kforge::test;
 using kforge::test::errorOf;
 
 namespace {
@@ -145,8 +146,6 @@ std::string forwardError(ModelSession& session)
 {
     return errorOf([&] { session.forward(); });
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 } // namespace
 

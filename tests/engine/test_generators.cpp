@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel generators in make_plan (issue 19): results of every kind are reported and never stop the optimisation;
+// Kernel generators in make_plan: results of every kind are reported and never stop the optimisation;
 // the built-in CPU autotuner emits settings a saved plan replays without generating again.
 #include "build_path.h"
 #include <kforge/error.h>

@@ -38,6 +38,8 @@ std::string errorOf(const std::function<void()>& action);
 
 namespace kforge::test {
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // Test providers (registered once per process):
 //   TestTagGeluProvider   gelu(x) + 1000: its output says who served the call; counts its calls
 //   TestTagBGeluProvider  gelu(x) + 2000

@@ -312,3 +312,49 @@ TEST(ModelSession, ModulesReachedOnlyThroughForkedTasksAreCalled)
     for (const PlanWarning& w : planWarnings(plan, *session, "cpu"))
         ADD_FAILURE() << w.text();
 }
+
+// R2: a submodule assigned to two attributes (`self.b = self.a`, called through both: make_shared_module.py) is two
+// modules in every saved form, "a" and "b", as Python's named_modules() lists the loaded model: TorchScript copies it
+// per attribute, torch.export records each call under the path it was made through. A scope on one path covers the
+// calls made through that path, and its events name it.
+TEST(ModelSession, R2_ASubmoduleAssignedTwiceIsAModulePerPathInEverySavedForm)
+{
+    test::registerTestProviders();
+    for (const std::string file : {"shared_module.script.pt", "shared_module.pt2"}) {
+        SCOPED_TRACE(file);
+        auto session = ModelSession::open(kInventoryModels + file);
+        session->setInputSpecs({"float32[4]"});
+        std::vector<std::string> paths;
+        for (const ModuleInfo& m : session->modules())
+            paths.push_back(m.path);
+        EXPECT_EQ(paths, (std::vector<std::string>{"", "a", "b"}));
+        EXPECT_EQ(session->modules().front().subtreeFunctions, (std::map<std::string, int>{{"gelu", 2}}));
+
+        const double originals = session->forward()[0].sum;
+        // The output is a(x) + 2 b(x): a tag served in `a` adds kTagA per element, in `b` twice that.
+        for (const auto& [scope, weight] : {std::pair{"a", 1}, {"b", 2}}) {
+            SCOPED_TRACE(scope);
+            KernelProviderRuntime runtime(*session, test::planOf({test::entry(scope, "gelu", "TestTagGeluProvider")}));
+            auto stream = EventStream::attach();
+            double served = 0;
+            {
+                const auto applied = runtime.applied();
+                served = session->forward()[0].sum;
+            }
+            std::vector<Event> events;
+            stream->drain(events);
+            EXPECT_NEAR(served - originals, 4 * weight * test::kTagA, 1e-2) << "only the call through " << scope;
+            int calls = 0;
+            for (const Event& e : events)
+                if (e.kind == EventKind::ProviderCall) {
+                    ++calls;
+                    EXPECT_EQ(e.modulePath, scope);
+                }
+            EXPECT_EQ(calls, 1);
+        }
+        EXPECT_TRUE(validatePlan(test::planOf({test::entry("a", "gelu", "AtenGeluProvider"),
+                                               test::entry("b", "gelu", "AtenGeluProvider")}),
+                                 *session, "cpu")
+                        .empty());
+    }
+}

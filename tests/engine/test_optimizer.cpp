@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// make_plan (issue 5, item 7): keep a provider only when it is correct and strictly faster.
+// make_plan: keep a provider only when it is correct and strictly faster.
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
 
+#include "build_path.h"
+#include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
 #include "test_helpers.h"
 
 #include <torch/script.h>
 
 #include <algorithm>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -52,8 +55,25 @@ TEST(Optimizer, SelectBestKeepsOnlyTheFastestCorrectStrictlyFasterCandidate)
     EXPECT_NE(tie.rejected.find("not faster"), std::string::npos);
 }
 
+// R12: the samples make_plan benchmarks on include the calls of forked tasks (forked_gelu.pt: the root forks its
+// child `act`, whose gelu runs on an inter-op thread, and calls a gelu of its own on the same input), each counted in
+// the module it ran in. (The task's call was missing: optimize could not sample work a model forks.)
+TEST(Optimizer, R12_SampleCaptureTakesTheCallsOfForkedTasks)
+{
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/forked_gelu.pt");
+    session->setInputSpecs({"float32[8]"});
+    optimizer::SampleCapture capture;
+    session->forwardDiscardingOutputs();
+    capture.stop();
+    session->forwardDiscardingOutputs(); // after stop(): not sampled
+    const optimizer::ObservedSamples& gelu = capture.samples(Function::Gelu);
+    ASSERT_EQ(gelu.unique.size(), 1u);
+    EXPECT_EQ(gelu.counts, std::vector<long>{2});
+    EXPECT_EQ(gelu.scopeCounts[0], (std::map<std::string, long>{{"", 1}, {"act", 1}}));
+}
+
 // ---------------------------------------------------------------------------------------------------------
-// Per-scope plans (issue 19): the choice per module from each candidate's time per signature.
+// Per-scope plans: the choice per module from each candidate's time per signature.
 TEST(Optimizer, PerScopeChoiceIsTheFastestOverEachModulesCalls)
 {
     using optimizer::SignatureTimes;

@@ -49,8 +49,6 @@ template <typename F> std::string errorOf(F&& body)
     return {};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::vector<std::string> filesIn(const fs::path& dir)
 {
     std::vector<std::string> names;

@@ -59,8 +59,6 @@ void writeText(const std::filesystem::path& path, const std::string& text)
     std::ofstream(path, std::ios::binary) << text;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 void expectSameRecords(const std::vector<KernelRecord>& a, const std::vector<KernelRecord>& b)
 {
     ASSERT_EQ(a.size(), b.size());

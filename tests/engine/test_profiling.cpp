@@ -5,6 +5,7 @@
 #include <kforge/model_session.h>
 #include <kforge/profiler.h>
 
+#include "build_path.h"
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace kforge;
 using namespace kforge::test;
@@ -105,6 +107,43 @@ TEST(Profiling, CpuRecordsAreAttributedToModulesAndFunctions)
     EXPECT_EQ(run.outputs.size(), 1u);
     ASSERT_EQ(run.outputValues.size(), 1u);
     EXPECT_EQ(run.outputValues[0].size(), 16u * 256u);
+}
+
+// R12: a profile sees the work of the tasks a forward forks (forked_gelu.pt: the root forks its child `act`, whose
+// gelu runs on an inter-op thread, and calls a gelu of its own). Both gelus are recorded in every measured forward,
+// the task's in module `act` on its own thread, with a plan's provider on both. (The task's calls were missing.)
+TEST(Profiling, R12_ForkedTasksAreProfiledOnTheirThreads)
+{
+    registerTestProviders();
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/forked_gelu.pt");
+    session->setInputSpecs({"float32[8]"});
+    for (const bool usePlan : {false, true}) {
+        SCOPED_TRACE(usePlan ? "plan" : "baseline");
+        const ProfileRun run = cpuProfile(*session, 3, planOf({entry("", "gelu", "TestTagGeluProvider")}), usePlan);
+        std::map<std::string, int> geluOpsByModule;
+        std::set<std::uint64_t> actThreads;
+        for (const KernelRecord& r : run.records)
+            if (r.function == "gelu") {
+                ++geluOpsByModule[r.modulePath];
+                EXPECT_EQ(r.provider, usePlan ? "TestTagGeluProvider" : "original") << r.modulePath;
+                if (r.modulePath == "act")
+                    actThreads.insert(r.thread);
+            }
+        EXPECT_EQ(geluOpsByModule, (std::map<std::string, int>{{"", 3}, {"act", 3}}));
+        int actRanges = 0, geluRanges = 0;
+        std::set<std::uint64_t> forwardThreads; // the root's range is the forward's thread's
+        for (const RangeRecord& r : run.ranges) {
+            actRanges += r.kind == "module" && r.name == "act";
+            geluRanges += r.kind == "function" && r.name == "gelu";
+            if (r.kind == "module" && r.name.empty())
+                forwardThreads.insert(r.thread);
+        }
+        EXPECT_EQ(actRanges, 3);
+        EXPECT_EQ(geluRanges, 6);
+        ASSERT_EQ(forwardThreads.size(), 1u);
+        ASSERT_FALSE(actThreads.empty());
+        EXPECT_EQ(actThreads.count(*forwardThreads.begin()), 0u) << "the task ran on an inter-op thread";
+    }
 }
 
 TEST(Profiling, PlanRunAttributesProviders)

@@ -21,6 +21,7 @@
 #include <iterator>
 
 using namespace kforge;
+using namespace kforge::test;
 namespace fs = std::filesystem;
 
 namespace {
@@ -118,8 +119,6 @@ ProfileRun runOfSize(size_t rows)
     }
     return run;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class WriteFaults : public ::testing::Test {
 protected:

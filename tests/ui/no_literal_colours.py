@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """No literal colour in the Qt layer: every colour comes from the palette through ui/models/semantic_colors.cpp
-(issue 16: light and dark themes both read). Fails listing each QColor(r, g, b), named Qt colour, "#rrggbb",
+(light and dark themes both read). Fails listing each QColor(r, g, b), named Qt colour, "#rrggbb",
 QColor::fromRgb/Hsl/Hsv or style sheet found in ui/ and app/studio/ outside that file.
 
   no_literal_colours.py SOURCE_ROOT"""

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include <QDir>
+#include <QMap>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
@@ -271,6 +272,30 @@ private Q_SLOTS:
         window->openSource(kTwoPrograms);
         QVERIFY(!window->isLoading());
         QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,4]"});
+    }
+
+    // No two actions of the window share a key: Qt calls such a shortcut ambiguous and runs neither (Open Plan and
+    // Optimize both had Ctrl+Shift+O). A view's own actions (WidgetWithChildrenShortcut: Delete in the plan editor)
+    // act only where they are and are left out.
+    void noTwoActionsShareAShortcut()
+    {
+        const auto window = makeWindow();
+        QMap<QString, QString> owner; // key sequence -> the action that has it
+        for (const QAction* action : window->findChildren<QAction*>()) {
+            if (action->shortcutContext() == Qt::WidgetShortcut ||
+                action->shortcutContext() == Qt::WidgetWithChildrenShortcut)
+                continue;
+            for (const QKeySequence& key : action->shortcuts()) {
+                const QString text = key.toString(QKeySequence::PortableText);
+                const QString name = action->text().remove(QLatin1Char('&'));
+                QVERIFY2(!owner.contains(text) || owner.value(text) == name,
+                         qPrintable(text + QStringLiteral(": ") + owner.value(text) + QStringLiteral(" and ") + name));
+                owner.insert(text, name);
+            }
+        }
+        QVERIFY(owner.size() > 20);
+        QCOMPARE(window->actions().optimize->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+        QCOMPARE(window->actions().openPlan->shortcut(), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_P));
     }
 
     void dropWithoutFileIsRefused()

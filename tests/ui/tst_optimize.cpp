@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Profile › Optimize (issue 19): make_plan with providers and generators off the UI thread, candidates filling the
+// Profile › Optimize: make_plan with providers and generators off the UI thread, candidates filling the
 // Optimize dock's table as each function is judged, Cancel, and Apply Optimized Plan as one undoable step.
 #include "build_path.h"
 #include "application_identity.h"

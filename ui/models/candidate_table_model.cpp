@@ -26,11 +26,6 @@ void CandidateTableModel::append(const std::vector<kforge::CandidateReport>& can
     endInsertRows();
 }
 
-int CandidateTableModel::keptCount() const
-{
-    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const auto& c) { return c.kept; }));
-}
-
 int CandidateTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
 int CandidateTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 

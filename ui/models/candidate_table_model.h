@@ -22,7 +22,6 @@ public:
     // One function's candidates; `function` says whether make_plan chose per module (FunctionReport::granularity).
     void append(const std::vector<kforge::CandidateReport>& candidates, const kforge::FunctionReport& function = {});
     const kforge::CandidateReport& candidate(int row) const { return m_rows.at(size_t(row)); }
-    int keptCount() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -24,8 +24,6 @@ void ModuleTreeFilterModel::setFilter(const QString& text, bool regex)
 
 QString ModuleTreeFilterModel::filterText() const { return m_text; }
 
-bool ModuleTreeFilterModel::isRegex() const { return m_regex; }
-
 QString ModuleTreeFilterModel::filterError() const
 {
     if (!m_regex || m_expression.isValid())

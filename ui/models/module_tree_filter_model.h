@@ -15,7 +15,6 @@ public:
 
     void setFilter(const QString& text, bool regex);
     QString filterText() const;
-    bool isRegex() const;
     // Why the regular expression is not valid ("" when it is, or in substring mode); nothing is hidden then.
     QString filterError() const;
 

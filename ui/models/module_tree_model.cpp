@@ -219,8 +219,6 @@ void ModuleTreeModel::setPausedPath(const QString& path, bool paused)
     emitAllChanged(ModuleColumn, ColumnCount - 1);
 }
 
-QString ModuleTreeModel::pausedPath() const { return m_pausedPath; }
-
 void ModuleTreeModel::setBreakpoints(const QSet<QString>& modulePaths)
 {
     if (modulePaths == m_breakpoints)

@@ -77,7 +77,6 @@ public:
     bool hasDelta() const { return !m_baselineTimes.empty(); }
     // The module a paused forward is in; empty `path` with `paused` false clears it.
     void setPausedPath(const QString& path, bool paused = true);
-    QString pausedPath() const;
     void setBreakpoints(const QSet<QString>& modulePaths);
     // Icons for HookStateRole values and breakpoints; without them the model paints plain colours.
     void setIcons(const QIcon& hooked, const QIcon& inScope, const QIcon& inside, const QIcon& breakpoint);

@@ -198,11 +198,6 @@ ProviderCatalogView* PlanEditorView::catalogView() const { return m_catalogView;
 
 const PlanEditorView::Actions& PlanEditorView::actions() const { return m_actions; }
 
-QString PlanEditorView::planProblemsText() const
-{
-    return m_planProblems->isVisible() ? m_planProblems->text() : QString();
-}
-
 void PlanEditorView::setCatalog(std::vector<kforge::ProviderCatalogEntry> catalog)
 {
     m_catalog = std::move(catalog);

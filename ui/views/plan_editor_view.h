@@ -40,7 +40,6 @@ public:
     ProviderSettingsForm* settingsForm() const;
     ProviderCatalogView* catalogView() const; // the drag source of providers for the module tree
     const Actions& actions() const;
-    QString planProblemsText() const;
 
     void setCatalog(std::vector<kforge::ProviderCatalogEntry> catalog);
     const std::vector<kforge::ProviderCatalogEntry>& catalog() const { return m_catalog; }

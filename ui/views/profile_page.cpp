@@ -496,12 +496,6 @@ bool ProfilePage::selectRecordRow(int recordIndex)
     return true;
 }
 
-QStringList ProfilePage::subViewNames()
-{
-    return {QStringLiteral("kernels"),    QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame")};
-}
-
 QWidget* ProfilePage::subView(const QString& name) const
 {
     if (name == QLatin1String("kernels"))

@@ -56,7 +56,6 @@ public:
 
     // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
     QWidget* subView(const QString& name) const;
-    static QStringList subViewNames();
     void showSubView(const QString& name);
     void focusFilter();
 
@@ -88,7 +87,6 @@ public:
     QSpinBox* iterationsBox() const { return m_iterationsBox; }
     QComboBox* deviceCombo() const { return m_deviceCombo; }
     QComboBox* showCombo() const { return m_showCombo; }
-    QProgressBar* progressBar() const { return m_progress; }
     QString headerText() const;
 
 Q_SIGNALS:

@@ -13,6 +13,9 @@
 #include <vector>
 
 namespace kforge {
+namespace runtime {
+class ModuleDirectory; // engine-internal: what the runtime sees of a session
+}
 
 // How LibTorch runs the TorchScript graph of each forward (docs/loading-models.md, "Graph executor").
 enum class GraphExecutor {
@@ -99,6 +102,7 @@ public:
     struct Impl;
     Impl& impl() { return *m_impl; }
     const Impl& impl() const { return *m_impl; }
+    const runtime::ModuleDirectory& moduleDirectory() const;
 
 private:
     explicit ModelSession(std::unique_ptr<Impl> impl);

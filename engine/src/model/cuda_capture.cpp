@@ -97,6 +97,12 @@ std::vector<CaptureRecord> ModelSession::captures() const { return m_impl->captu
 
 CaptureRecord ModelSession::capture(int warmupIterations)
 {
+    // Tasks run on inter-op threads, whose CUDA work goes to their own streams while this thread's stream captures:
+    // the graph would lack their kernels and replay their results of the capture run (R15).
+    if (m_impl->forksTasks)
+        throw Error("graph capture", "the model forks tasks (torch.jit.fork), which run on other threads outside the "
+                                     "capture: their kernels and providers would be missing from the graph; run it "
+                                     "eagerly, or capture a model that does not fork");
 #ifdef KFORGE_WITH_CUDA
     if (!torch::cuda::is_available())
         throw Error("graph capture", "needs a CUDA device, and none is visible on this machine");

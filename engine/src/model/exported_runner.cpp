@@ -9,10 +9,10 @@
 #include "model/exported_metadata.h"
 #include "model/exported_values.h"
 #include "model/model_loader.h"
-#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/hook_ops.h"
 #include "runtime/mode_key.h"
+#include "runtime/observer.h"
 #include "runtime/thread_state.h"
 
 #include <ATen/ATen.h>
@@ -107,14 +107,14 @@ bool isFormOf(const std::string& op, const std::string& overload, std::optional<
 class DecomposedCall {
 public:
     DecomposedCall(Function function, const char* op)
-        : m_call(profiling::HostRecorder::onThisThread(), function, "original", op)
+        : m_call(&runtime::observersOnThisThread(), function, "original", op)
     {
         if (runtime::events::recording() && runtime::ThreadState::current().observe)
             runtime::events::emit(EventKind::OriginalCall, nullptr, functionName(function).data(), "original", 0);
     }
 
 private:
-    profiling::FunctionCallScope m_call;
+    runtime::ObservedCall m_call;
     c10::impl::ExcludeDispatchKeyGuard m_noInterposer{runtime::kModeKey};
 };
 

@@ -103,8 +103,11 @@ TensorSpec parseTensorSpec(std::string_view text)
 std::string formatTensorSpec(const TensorSpec& spec)
 {
     std::string out = spec.dtype + "[";
-    for (size_t i = 0; i < spec.shape.size(); ++i)
-        out += (i ? "," : "") + std::to_string(spec.shape[i]);
+    for (size_t i = 0; i < spec.shape.size(); ++i) {
+        if (i)
+            out += ',';
+        out += std::to_string(spec.shape[i]); // (not `"," + to_string`: GCC 12 warns -Wrestrict on that form)
+    }
     return out + "]";
 }
 

@@ -86,8 +86,11 @@ std::string describeIValue(const c10::IValue& value)
     if (value.isTensor()) {
         const at::Tensor& t = value.toTensor();
         std::string shape;
-        for (int64_t d : t.sizes())
-            shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        for (int64_t d : t.sizes()) {
+            if (!shape.empty())
+                shape += ',';
+            shape += std::to_string(d); // (not `"," + to_string`: GCC 12 warns -Wrestrict on that form)
+        }
         return dtypeName(t.scalar_type()) + "[" + shape + "]";
     }
     return value.tagKind();

@@ -4,6 +4,8 @@
 #include <kforge/error.h>
 #include <kforge/exported_program.h>
 
+#include <caffe2/serialize/inline_container.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -66,6 +68,31 @@ std::string describeErrorMessage(std::string msg)
 
 std::string describeTorchError(const c10::Error& error) { return describeErrorMessage(error.what_without_backtrace()); }
 
+namespace {
+
+// What a zip that torch.jit.load refuses holds when it is a torch.save() file (data.pkl, no constants.pkl): the
+// weights of a model (a state_dict) or a pickled module, both Python objects with no TorchScript code to run.
+// "" when it is not one.
+std::string torchSaveContent(const std::string& path)
+{
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(path);
+        if (!reader.hasRecord("data.pkl") || reader.hasRecord("constants.pkl"))
+            return {};
+        const auto [data, size] = reader.getRecord("data.pkl");
+        const std::string_view pickle(static_cast<const char*>(data.get()), size);
+        if (pickle.find("torch.nn.modules") != std::string_view::npos)
+            return "a pickled module (torch.save(model)): Python objects, not TorchScript";
+        if (pickle.find("_rebuild_tensor") != std::string_view::npos)
+            return "a state_dict or other tensors (torch.save(model.state_dict())): weights without the model's code";
+        return "Python objects saved with torch.save(), not a TorchScript model";
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+} // namespace
+
 torch::jit::Module loadTorchScriptFile(const std::string& path)
 {
     namespace fs = std::filesystem;
@@ -107,6 +134,11 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
             throw Error(where, "damaged TorchScript archive: an entry does not decode (" + cause +
                                    "); the file was probably modified or corrupted after saving");
         }
+        if (const std::string saved = torchSaveContent(path); !saved.empty())
+            throw Error(where, "this file is " + saved +
+                                   "; save the model itself with torch.jit.script(model)."
+                                   "save(path), torch.jit.trace(model, example).save(path) or torch.export.save("
+                                   "torch.export.export(model, (example,)), path)");
         throw Error(where, "not a loadable TorchScript archive (" + cause + ")");
     } catch (const Error&) {
         throw;

@@ -54,6 +54,8 @@ const c10::ivalue::Object* ModelSession::Impl::objectOf(const std::string& path)
     return nullptr;
 }
 
+const runtime::ModuleDirectory& ModelSession::moduleDirectory() const { return *m_impl; }
+
 std::vector<std::string> ModelSession::builtinModels()
 {
     std::vector<std::string> out;

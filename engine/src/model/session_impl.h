@@ -3,6 +3,8 @@
 // ModelSession's private state, shared by the model and runtime layers of the engine.
 #include <kforge/model_session.h>
 
+#include "runtime/module_directory.h"
+
 #include <torch/script.h>
 
 #include <unordered_map>
@@ -13,7 +15,7 @@ class CudaProfiling;
 }
 class ExportedRunner;
 
-struct ModelSession::Impl {
+struct ModelSession::Impl final : runtime::ModuleDirectory {
     std::string source;
     std::string displayName;
     bool builtin = false;
@@ -38,7 +40,9 @@ struct ModelSession::Impl {
     std::vector<CaptureRecord> captures;
     std::vector<std::shared_ptr<Graph>> graphs; // parallel to captures; null for failed ones
 
-    const c10::ivalue::Object* objectOf(const std::string& path) const;
+    // runtime::ModuleDirectory
+    const c10::ivalue::Object* objectOf(const std::string& path) const override;
+    const torch::jit::Module* scriptModule() const override { return exported ? nullptr : &module; }
 };
 
 // The model's forward on the session's inputs, without the guard: the TorchScript method or the exported program.

@@ -6,8 +6,8 @@
 #include <kforge/profiler.h>
 #include <kforge/provider_catalog.h>
 
-#include "optimizer/benchmark_lock.h"
-#include "optimizer/correctness.h"
+#include "measure/benchmark_lock.h"
+#include "measure/correctness.h"
 #include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
 #include "optimizer/settings_tuner.h"
@@ -212,7 +212,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
     std::vector<optimizer::SignatureTimes> times(samples.unique.size());
     {
         c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
-        std::lock_guard timing(optimizer::benchmarkMutex());
+        std::lock_guard timing(measure::benchmarkMutex());
         for (size_t i = 0; i < samples.unique.size(); ++i) {
             optimizer::SignatureTimes& t = times[i];
             t.scopeCounts = samples.scopeCounts[i];
@@ -361,6 +361,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     // 2. Observe the samples of one forward.
     optimizer::SampleCapture capture;
     session.forwardDiscardingOutputs();
+    capture.stop(); // the benchmarks below are not samples
 
     // 3a. Generation runs meanwhile: every function's tasks are submitted now, collected at its turn.
     std::map<std::string, std::vector<PendingGeneration>> generation;
@@ -420,10 +421,10 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 if (!c.eligible) {
                     c.correctness.reason = "prepare() rejected an observed sample";
                 } else {
-                    c.correctness = optimizer::checkProvider(*provider, *op, samples.unique);
+                    c.correctness = measure::checkProvider(*provider, *op, samples.unique);
                     if (c.correctness.passed) {
                         c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
-                        std::lock_guard timing(optimizer::benchmarkMutex());
+                        std::lock_guard timing(measure::benchmarkMutex());
                         const auto [candidate, baseline] = benchmarkAgainstOriginal(
                             bench, options.benchmarkRounds, options.device,
                             [&](torch::jit::Stack& s) { provider->call(*op, s); },
@@ -480,7 +481,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         // 4. The selection rule against the original's fastest round on the same samples.
         if (!std::isfinite(original)) {
             c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
-            std::lock_guard timing(optimizer::benchmarkMutex());
+            std::lock_guard timing(measure::benchmarkMutex());
             original = timeRound(bench, options.device, [&](torch::jit::Stack& s) { op->callBoxed(s); });
         }
         std::vector<CandidateReport*> mine;

@@ -8,8 +8,6 @@
 namespace kforge::optimizer {
 namespace {
 
-thread_local SampleCapture* tlsCapture = nullptr;
-
 std::string signature(const torch::jit::Stack& args)
 {
     std::string s;
@@ -31,39 +29,49 @@ std::string signature(const torch::jit::Stack& args)
 
 } // namespace
 
-std::atomic<int> SampleCapture::s_live{0};
+SampleCapture::SampleCapture() : m_store(std::make_shared<Store>()) { m_installed.emplace(*this); }
 
-SampleCapture::SampleCapture()
+SampleCapture::SampleCapture(std::shared_ptr<Store> store) : m_store(std::move(store)) {}
+
+SampleCapture::~SampleCapture() = default;
+
+void SampleCapture::stop() { m_installed.reset(); }
+
+std::shared_ptr<runtime::ForwardObserver> SampleCapture::companionFor(std::uint64_t thread)
 {
-    tlsCapture = this;
-    s_live.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(m_companionsMutex);
+    auto& companion = m_companions[thread];
+    if (!companion)
+        companion = std::shared_ptr<SampleCapture>(new SampleCapture(m_store));
+    return companion;
 }
 
-SampleCapture::~SampleCapture()
+void SampleCapture::moduleExit(const char* /*path*/)
 {
-    tlsCapture = nullptr;
-    s_live.fetch_sub(1, std::memory_order_relaxed);
+    if (!m_modules.empty()) // (a continuation leaves modules its forward entered on another thread)
+        m_modules.pop_back();
 }
-SampleCapture* SampleCapture::onThisThread() { return tlsCapture; }
 
-void SampleCapture::observe(Function function, const torch::jit::Stack& stack, size_t argumentCount)
+void SampleCapture::sample(Function function, const torch::jit::Stack& stack, size_t argumentCount)
 {
     const int f = static_cast<int>(function);
     const torch::jit::Stack args(stack.end() - argumentCount, stack.end());
     const std::string key = signature(args);
     const std::string scope = m_modules.empty() ? std::string() : std::string(m_modules.back());
-    const auto [it, added] = m_index[f].emplace(key, m_samples[f].unique.size());
+    std::lock_guard lock(m_store->mutex);
+    ObservedSamples& samples = m_store->samples[f];
+    const auto [it, added] = m_store->index[f].emplace(key, samples.unique.size());
     if (!added) {
-        ++m_samples[f].counts[it->second];
-        ++m_samples[f].scopeCounts[it->second][scope];
+        ++samples.counts[it->second];
+        ++samples.scopeCounts[it->second][scope];
         return;
     }
     torch::jit::Stack copy;
     for (const auto& v : args)
         copy.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach().clone()) : v);
-    m_samples[f].unique.push_back(std::move(copy));
-    m_samples[f].counts.push_back(1);
-    m_samples[f].scopeCounts.push_back({{scope, 1}});
+    samples.unique.push_back(std::move(copy));
+    samples.counts.push_back(1);
+    samples.scopeCounts.push_back({{scope, 1}});
 }
 
 std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& samples)

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Records the arguments of intercepted calls during a forward (the optimizer's "observed samples"): one
-// sample per distinct input signature, with how often each signature occurred.
+// sample per distinct input signature, with how often each signature occurred. A forward observer
+// (runtime/observer.h): the tasks its forwards fork are sampled too, by a companion per thread.
+#include "runtime/observer.h"
+
 #include <kforge/functions.h>
 
 #include <ATen/core/stack.h>
 
 #include <array>
-#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,29 +27,36 @@ struct ObservedSamples {
     std::vector<std::map<std::string, long>> scopeCounts;
 };
 
-class SampleCapture {
+class SampleCapture final : public runtime::ForwardObserver {
 public:
-    SampleCapture();  // starts capturing on this thread
-    ~SampleCapture(); // stops
-    static SampleCapture* onThisThread();
+    SampleCapture(); // starts capturing on this thread
+    ~SampleCapture() override;
+    SampleCapture(const SampleCapture&) = delete;
+    SampleCapture& operator=(const SampleCapture&) = delete;
+    void stop(); // no more samples; those taken stay
+    // Read after the forwards (tasks still running may add to it otherwise).
+    const ObservedSamples& samples(Function function) const { return m_store->samples[static_cast<int>(function)]; }
 
-    void observe(Function function, const torch::jit::Stack& stack, size_t argumentCount);
-    // Module hooks while capturing: the module calls are attributed to (runtime/hook_ops.cpp).
-    void enterModule(const char* path) { m_modules.push_back(path); }
-    void exitModule()
-    {
-        if (!m_modules.empty())
-            m_modules.pop_back();
-    }
-    // Whether any thread captures: one relaxed load on paths every instrumented module runs.
-    static bool anyLive() { return s_live.load(std::memory_order_relaxed) > 0; }
-    const ObservedSamples& samples(Function function) const { return m_samples[static_cast<int>(function)]; }
+    // runtime::ForwardObserver
+    std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
+    void moduleEnter(const char* path) override { m_modules.push_back(path); }
+    void moduleExit(const char* path) override;
+    bool wantsSamples() const override { return true; }
+    void sample(Function function, const torch::jit::Stack& stack, size_t argumentCount) override;
 
 private:
-    std::array<ObservedSamples, kFunctionCount> m_samples;
-    std::array<std::map<std::string, size_t>, kFunctionCount> m_index;
-    std::vector<const char*> m_modules; // entered and not yet exited, outermost first
-    static std::atomic<int> s_live;
+    struct Store { // shared by the capture and its companions
+        std::mutex mutex;
+        std::array<ObservedSamples, kFunctionCount> samples;
+        std::array<std::map<std::string, size_t>, kFunctionCount> index;
+    };
+    explicit SampleCapture(std::shared_ptr<Store> store); // a companion
+
+    std::shared_ptr<Store> m_store;
+    std::vector<const char*> m_modules; // entered on this thread and not yet exited, outermost first
+    std::optional<runtime::ObserverScope> m_installed;
+    std::mutex m_companionsMutex;
+    std::map<std::uint64_t, std::shared_ptr<SampleCapture>> m_companions; // by thread
 };
 
 // Each unique sample repeated count / gcd(all counts) times: the observed mix with few repetitions.

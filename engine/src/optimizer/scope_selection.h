@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Per-scope plans (issue 19): where one function's calls have different shapes in different modules (attention over
+// Per-scope plans: where one function's calls have different shapes in different modules (attention over
 // different lengths, norms of different widths), the fastest provider may differ per module. From each candidate's
 // time on each observed signature and where each signature was called, this picks the fastest per module.
 #include <map>

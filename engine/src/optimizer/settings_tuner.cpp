@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "optimizer/settings_tuner.h"
 
-#include "optimizer/benchmark_lock.h"
-#include "optimizer/correctness.h"
+#include "measure/benchmark_lock.h"
+#include "measure/correctness.h"
 #include "providers/settings_text.h"
 #include "runtime/clock.h"
 #include "runtime/mode_key.h"
@@ -81,12 +81,12 @@ GenerationResult searchSettings(const SettingsSearch& search, const std::vector<
             if (!provider->prepare(samples))
                 continue;
             ++tried;
-            if (!checkProvider(*provider, *op, samples).passed)
+            if (!measure::checkProvider(*provider, *op, samples).passed)
                 continue;
             ++correct;
             double us;
             {
-                std::lock_guard timing(benchmarkMutex()); // never while make_plan times a candidate
+                std::lock_guard timing(measure::benchmarkMutex()); // never while make_plan times a candidate
                 us = bestRoundUs(*provider, *op, samples, search.device, 5);
             }
             if (settings == search.configurations.front())

@@ -4,107 +4,140 @@
 #include "runtime/clock.h"
 #include "runtime/thread_state.h"
 
-#include <atomic>
+#include <iterator>
 
 namespace kforge::profiling {
 namespace {
 
-thread_local HostRecorder* tlsRecorder = nullptr;
-
-// Scope and call ids are unique in the process: a graph captured under one recorder is replayed and
-// attributed under another, and CUPTI's records carry the ids of both.
-std::atomic<std::uint64_t> nextScopeId{1};
-
 std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&)
 {
-    if (HostRecorder* r = tlsRecorder)
-        r->opBegin();
+    runtime::notifyOpBegin();
     return nullptr;
 }
 
-void onOpEnd(const at::RecordFunction& fn, at::ObserverContext*)
+void onOpEnd(const at::RecordFunction& fn, at::ObserverContext*) { runtime::notifyOpEnd(fn.name()); }
+
+template <typename T> void append(std::vector<T>& to, std::vector<T>& from)
 {
-    if (HostRecorder* r = tlsRecorder)
-        r->opEnd(fn.name());
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    from.clear();
 }
 
 } // namespace
 
-std::atomic<int> HostRecorder::s_live{0};
-
 HostRecorder::HostRecorder(bool timeCpuOps)
-    : m_timeCpuOps(timeCpuOps), m_originNs(runtime::nowNs()), m_thread(runtime::ThreadState::current().id())
+    : m_timeCpuOps(timeCpuOps), m_originNs(runtime::nowNs()), m_iteration(std::make_shared<std::atomic<int>>(0)),
+      m_thread(runtime::ThreadState::current().id())
 {
-    tlsRecorder = this;
-    s_live.fetch_add(1, std::memory_order_relaxed);
+    m_installed.emplace(*this);
+    // A thread-local callback: LibTorch carries it into the tasks the forwards fork, where it reaches the companions.
     if (m_timeCpuOps)
         m_callback = at::addThreadLocalCallback(
             at::RecordFunctionCallback(&onOpStart, &onOpEnd).scopes({at::RecordScope::FUNCTION}));
+}
+
+HostRecorder::HostRecorder(const HostRecorder& primary, std::uint64_t thread)
+    : hooks(primary.hooks), m_companion(true), m_timeCpuOps(primary.m_timeCpuOps), m_originNs(primary.m_originNs),
+      m_iteration(primary.m_iteration), m_thread(thread)
+{
 }
 
 HostRecorder::~HostRecorder()
 {
     if (m_callback)
         at::removeCallback(*m_callback);
-    tlsRecorder = nullptr;
-    s_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
-HostRecorder* HostRecorder::onThisThread() { return tlsRecorder; }
+std::shared_ptr<runtime::ForwardObserver> HostRecorder::companionFor(std::uint64_t thread)
+{
+    std::lock_guard lock(m_companionsMutex);
+    auto& companion = m_companions[thread];
+    if (!companion)
+        companion = std::shared_ptr<HostRecorder>(new HostRecorder(*this, thread));
+    return companion;
+}
+
+std::unique_lock<std::mutex> HostRecorder::lockIfCompanion()
+{
+    return m_companion ? std::unique_lock(m_mutex) : std::unique_lock<std::mutex>();
+}
 
 void HostRecorder::beginIteration(int iteration)
 {
-    m_iteration = iteration;
+    m_iteration->store(iteration, std::memory_order_relaxed);
     m_opDepth = 0;
     iterationStarts.emplace_back(runtime::nowNs(), iteration);
 }
 
-void HostRecorder::endIteration()
+void HostRecorder::closeOpenFrames()
 {
     while (!m_modules.empty())
-        moduleExit(m_modules.back().name);
+        exitModule();
     while (!m_functions.empty())
-        functionCallEnd(m_functions.back().id);
+        endCall(m_functions.back().id);
+    m_opDepth = 0;
+}
+
+void HostRecorder::endIteration()
+{
+    closeOpenFrames();
+    std::lock_guard lock(m_companionsMutex);
+    for (auto& [thread, companion] : m_companions) {
+        std::lock_guard records(companion->m_mutex);
+        companion->closeOpenFrames();
+        append(this->records, companion->records);
+        append(ranges, companion->ranges);
+        functionCalls.merge(companion->functionCalls);
+        moduleScopes.merge(companion->moduleScopes);
+    }
 }
 
 const char* HostRecorder::currentModule() const { return m_modules.empty() ? "" : m_modules.back().name; }
 
 void HostRecorder::moduleEnter(const char* path)
 {
-    const std::uint64_t id = nextScopeId.fetch_add(1, std::memory_order_relaxed);
-    m_modules.push_back({path, runtime::nowNs(), id, Function::Gelu, nullptr, nullptr});
+    const auto lock = lockIfCompanion();
+    const std::uint64_t id = runtime::nextObservationId();
+    m_modules.push_back({path, runtime::nowNs(), id, nullptr});
     moduleScopes.emplace(id, path);
     if (hooks.pushModule)
         hooks.pushModule(id, path);
 }
 
-void HostRecorder::moduleExit(const char* path)
+void HostRecorder::moduleExit(const char* /*path*/)
+{
+    const auto lock = lockIfCompanion();
+    exitModule();
+}
+
+void HostRecorder::exitModule()
 {
     if (m_modules.empty())
-        return;
+        return; // a continuation leaving a module its forward entered on another thread
     const Frame f = m_modules.back();
     m_modules.pop_back();
     if (hooks.popModule)
         hooks.popModule();
-    ranges.push_back(
-        {"module", f.name, "", f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread, m_iteration});
+    ranges.push_back({"module", f.name, "", f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread,
+                      m_iteration->load(std::memory_order_relaxed)});
 }
 
-std::uint64_t HostRecorder::functionCallBegin(Function function, const char* provider, const char* op)
+void HostRecorder::callBegin(std::uint64_t id, Function function, const char* provider, const char* op)
 {
-    const std::uint64_t id = nextScopeId.fetch_add(1, std::memory_order_relaxed);
-    m_functions.push_back({functionName(function).data(), runtime::nowNs(), id, function, provider, op});
+    const auto lock = lockIfCompanion();
+    m_functions.push_back({functionName(function).data(), runtime::nowNs(), id, provider});
     if (m_opDepth > 0 && !m_opFunction)
         m_opFunction = m_functions.back();
     if (hooks.pushCall)
         hooks.pushCall(id);
-    functionCalls.emplace(id, FunctionCallInfo{currentModule(), std::string(functionName(function)), op, provider});
-    return id;
+    functionCalls.emplace(
+        id, FunctionCallInfo{currentModule(), std::string(functionName(function)), op ? op : "", provider});
 }
 
-void HostRecorder::functionCallDeclined(std::uint64_t id)
+void HostRecorder::callDeclined(std::uint64_t id)
 {
     static const char* const original = "original";
+    const auto lock = lockIfCompanion();
     if (!m_functions.empty() && m_functions.back().id == id)
         m_functions.back().provider = original;
     if (m_opFunction && m_opFunction->id == id)
@@ -113,15 +146,22 @@ void HostRecorder::functionCallDeclined(std::uint64_t id)
         it->second.provider = original;
 }
 
-void HostRecorder::functionCallEnd(std::uint64_t id)
+void HostRecorder::callEnd(std::uint64_t id)
 {
+    const auto lock = lockIfCompanion();
+    endCall(id);
+}
+
+void HostRecorder::endCall(std::uint64_t id)
+{
+    const int iteration = m_iteration->load(std::memory_order_relaxed);
     while (!m_functions.empty()) {
         const Frame f = m_functions.back();
         m_functions.pop_back();
         if (hooks.popCall)
             hooks.popCall();
         ranges.push_back({"function", f.name, f.provider, f.startNs - m_originNs, runtime::nowNs() - f.startNs,
-                          m_thread, m_iteration});
+                          m_thread, iteration});
         if (f.id == id)
             return;
     }
@@ -129,6 +169,9 @@ void HostRecorder::functionCallEnd(std::uint64_t id)
 
 void HostRecorder::opBegin()
 {
+    if (!m_timeCpuOps)
+        return;
+    const auto lock = lockIfCompanion();
     if (m_opDepth++ > 0)
         return;
     m_opStartNs = runtime::nowNs();
@@ -139,6 +182,9 @@ void HostRecorder::opBegin()
 
 void HostRecorder::opEnd(const char* name)
 {
+    if (!m_timeCpuOps)
+        return;
+    const auto lock = lockIfCompanion();
     if (m_opDepth == 0 || --m_opDepth > 0)
         return; // only top-level op executions: nested ops' time is inside their parent's
     if (std::string_view(name).rfind("kforge::", 0) == 0)
@@ -156,7 +202,7 @@ void HostRecorder::opEnd(const char* name)
     r.startNs = m_opStartNs - m_originNs;
     r.durationNs = runtime::nowNs() - m_opStartNs;
     r.thread = m_thread;
-    r.iteration = m_iteration;
+    r.iteration = m_iteration->load(std::memory_order_relaxed);
     records.push_back(std::move(r));
 }
 

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Host-side recording for a profile run, on the thread that runs the forwards: module scopes (from the
-// module enter/exit ops), intercepted function calls (from the interposer) and, on the CPU, every top-level
-// ATen op execution (a RecordFunction observer). Each op is attributed to the innermost module and the
-// function call it ran in. Hooks reach it through one thread-local pointer: threads that do not profile
-// pay one TLS load.
+// Host-side recording for a profile run, a forward observer (runtime/observer.h) on the thread that runs the
+// forwards: module scopes (module enter/exit), intercepted function calls and, on the CPU, every top-level ATen op
+// execution (a RecordFunction callback). Each op is attributed to the innermost module and the function call it ran
+// in. Tasks the forwards fork, and continuations that resume on other threads, are recorded by a companion per
+// thread, gathered into this recorder at the end of each iteration.
+#include "runtime/observer.h"
+
 #include <kforge/functions.h>
 #include <kforge/profiling.h>
 
 #include <ATen/record_function.h>
 
-#include <optional>
-
-#include <atomic>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,30 +27,18 @@ struct FunctionCallInfo {
     std::string modulePath, function, op, provider;
 };
 
-class HostRecorder {
+class HostRecorder final : public runtime::ForwardObserver {
 public:
-    // timeCpuOps: record every top-level ATen op execution as a "cpu_op" KernelRecord.
+    // Installs itself on this thread. timeCpuOps: record every top-level ATen op execution as a "cpu_op" KernelRecord.
     explicit HostRecorder(bool timeCpuOps);
-    ~HostRecorder();
+    ~HostRecorder() override;
     HostRecorder(const HostRecorder&) = delete;
     HostRecorder& operator=(const HostRecorder&) = delete;
 
-    static HostRecorder* onThisThread();
-    // Whether a recorder exists on any thread: one relaxed load, checked before the thread-local lookup on paths
-    // every instrumented module runs (runtime/hook_ops.cpp).
-    static bool anyLive() { return s_live.load(std::memory_order_relaxed) > 0; }
-
     void beginIteration(int iteration);
-    void endIteration(); // closes scopes a failed forward left open
-
-    void moduleEnter(const char* path);
-    void moduleExit(const char* path);
-    std::uint64_t functionCallBegin(Function function, const char* provider, const char* op);
-    void functionCallEnd(std::uint64_t id);
-    // The provider declined the call: the original served it, and the records say so.
-    void functionCallDeclined(std::uint64_t id);
-    void opBegin();
-    void opEnd(const char* name);
+    // Closes scopes a failed forward left open, here and on the threads its tasks ran on, and gathers what those
+    // threads recorded into the members below.
+    void endIteration();
 
     std::int64_t originNs() const { return m_originNs; }
     std::vector<KernelRecord> records;
@@ -57,7 +48,8 @@ public:
     std::unordered_map<std::uint64_t, std::string> moduleScopes;
     std::vector<std::pair<std::int64_t, int>> iterationStarts; // (host steady ns, iteration)
 
-    // Set by the CUDA tracer: push/pop the external correlation ids CUPTI attaches to launches, and NVTX.
+    // Set by the CUDA tracer before the forwards: push/pop the external correlation ids CUPTI attaches to launches,
+    // and NVTX. Companions take them as they are when they start.
     struct ScopeHooks {
         void (*pushModule)(std::uint64_t id, const char* path) = nullptr;
         void (*popModule)() = nullptr;
@@ -65,21 +57,35 @@ public:
         void (*popCall)() = nullptr;
     } hooks;
 
+    // runtime::ForwardObserver
+    std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
+    void moduleEnter(const char* path) override;
+    void moduleExit(const char* path) override;
+    void callBegin(std::uint64_t id, Function function, const char* provider, const char* op) override;
+    void callDeclined(std::uint64_t id) override;
+    void callEnd(std::uint64_t id) override;
+    void opBegin() override;
+    void opEnd(const char* name) override;
+
 private:
-    static std::atomic<int> s_live;
     struct Frame {
         const char* name;
         std::int64_t startNs;
         std::uint64_t id;
-        Function function;
         const char* provider;
-        const char* op;
     };
+    HostRecorder(const HostRecorder& primary, std::uint64_t thread); // a companion
+    std::unique_lock<std::mutex> lockIfCompanion();
+    // The work of the observer calls, with the companion's lock held.
     const char* currentModule() const;
+    void exitModule();
+    void endCall(std::uint64_t id);
+    void closeOpenFrames();
 
+    bool m_companion = false;
     bool m_timeCpuOps;
     std::int64_t m_originNs;
-    int m_iteration = 0;
+    std::shared_ptr<std::atomic<int>> m_iteration; // the primary's, shared: a companion may outlive it
     std::uint64_t m_thread;
     std::vector<Frame> m_modules;
     std::vector<Frame> m_functions;
@@ -89,31 +95,10 @@ private:
     // call begins and ends within the op; remember it for the op's record.
     std::optional<Frame> m_opFunction;
     std::optional<at::CallbackHandle> m_callback;
-};
-
-// RAII: one intercepted function call (the interposer uses it while a recorder is on this thread).
-class FunctionCallScope {
-public:
-    FunctionCallScope(HostRecorder* recorder, Function function, const char* provider, const char* op)
-        : m_recorder(recorder), m_id(recorder ? recorder->functionCallBegin(function, provider, op) : 0)
-    {
-    }
-    ~FunctionCallScope()
-    {
-        if (m_recorder)
-            m_recorder->functionCallEnd(m_id);
-    }
-    void declined()
-    {
-        if (m_recorder)
-            m_recorder->functionCallDeclined(m_id);
-    }
-    FunctionCallScope(const FunctionCallScope&) = delete;
-    FunctionCallScope& operator=(const FunctionCallScope&) = delete;
-
-private:
-    HostRecorder* m_recorder;
-    std::uint64_t m_id;
+    std::optional<runtime::ObserverScope> m_installed; // the primary, on its thread
+    std::mutex m_mutex;                                // a companion's records: its thread writes, the primary gathers
+    std::mutex m_companionsMutex;
+    std::map<std::uint64_t, std::shared_ptr<HostRecorder>> m_companions; // by thread
 };
 
 } // namespace kforge::profiling

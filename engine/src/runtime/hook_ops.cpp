@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/hook_ops.h"
 
-#include "optimizer/sample_capture.h"
-#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/fault_injection.h"
 #include "runtime/hook_table.h"
+#include "runtime/observer.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 #include "runtime/task_context.h"
@@ -16,15 +15,22 @@
 namespace kforge::runtime {
 namespace {
 
-using profiling::HostRecorder;
-
-// The inactive case in one branch of inline loads: nothing bound, nobody recording or stepping, no recorder on any
+// The inactive case in one branch of inline loads: nothing bound, nobody recording, stepping or observing on any
 // thread. Every instrumented module pays it twice per forward (bench_forward --instructions).
 bool anythingToDo()
 {
     return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed) ||
-           (HostRecorder::anyLive() && HostRecorder::onThisThread()) ||
-           (optimizer::SampleCapture::anyLive() && optimizer::SampleCapture::onThisThread());
+           anyObserving();
+}
+
+// On a thread outside an engine forward of its own: it may run a task forked from one, or a forward's continuation
+// after a wait, which carries the forward's stacks and observers (R12).
+ThreadState& threadFollowingItsTask(bool bound)
+{
+    ThreadState& thread = ThreadState::current();
+    if ((bound || anyObserving()) && thread.guardDepth.load(std::memory_order_relaxed) == 0)
+        followTask(thread);
+    return thread;
 }
 
 // The module object an op was called on, taken off the stack: it sits below the `passed` values the op returns as
@@ -53,14 +59,11 @@ void moduleEnter(torch::jit::Stack& stack, size_t passed)
     const ModuleHooks& hooks = it->second;
     if (const auto hook = faults::gAfterHookSnapshot.load(std::memory_order_relaxed))
         hook(hooks.path);
-    if (HostRecorder* recorder = HostRecorder::onThisThread())
-        recorder->moduleEnter(hooks.path);
-    if (auto* samples = optimizer::SampleCapture::onThisThread())
-        samples->enterModule(hooks.path);
+    ThreadState& thread = threadFollowingItsTask(!hooks.bindings.empty());
+    if (anyObserving())
+        for (const auto& observer : observersOnThisThread().observers)
+            observer->moduleEnter(hooks.path);
     if (!hooks.bindings.empty()) {
-        ThreadState& thread = ThreadState::current();
-        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
-            followTask(thread); // a forked task of a forward, or its continuation (R12)
         applyPendingUnwinds(thread);
         if (events::recording())
             events::emit(EventKind::ModuleEnter, hooks.path, nullptr, nullptr, 0);
@@ -90,19 +93,15 @@ void moduleExit(torch::jit::Stack& stack, size_t passed)
         return;
     }
     const c10::IValue self = takeSelf(stack, passed);
-    HostRecorder* recorder = HostRecorder::onThisThread();
-    auto* samples = optimizer::SampleCapture::onThisThread();
-    if ((!Hooks::anyBound() && !events::recording() && !recorder && !samples) || !self.isObject())
+    if ((!Hooks::anyBound() && !events::recording() && !anyObserving()) || !self.isObject())
         return;
     const auto table = Hooks::snapshot();
     const auto it = table->modules.find(&self.toObjectRef());
     if (it == table->modules.end())
         return;
     const ModuleHooks& hooks = it->second;
+    ThreadState& thread = threadFollowingItsTask(!hooks.bindings.empty());
     if (!hooks.bindings.empty()) {
-        ThreadState& thread = ThreadState::current();
-        if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
-            followTask(thread);
         applyPendingUnwinds(thread);
         for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
             b->runtime->postHook(thread, hooks.path, b->entries);
@@ -111,10 +110,9 @@ void moduleExit(torch::jit::Stack& stack, size_t passed)
         if (events::recording())
             events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     }
-    if (recorder)
-        recorder->moduleExit(hooks.path);
-    if (samples)
-        samples->exitModule();
+    if (anyObserving())
+        for (const auto& observer : observersOnThisThread().observers)
+            observer->moduleExit(hooks.path);
 }
 
 // The operation of one hook op node: it knows how many values the node passes through (none when called by hand).
@@ -137,11 +135,7 @@ const torch::jit::RegisterOperators kHookOps({
 
 } // namespace
 
-bool hooksIdle()
-{
-    return !Hooks::anyBound() && !events::recording() && !stepping::gLive.load(std::memory_order_relaxed) &&
-           !HostRecorder::anyLive() && !optimizer::SampleCapture::anyLive();
-}
+bool hooksIdle() { return !anythingToDo(); }
 
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }

@@ -14,7 +14,7 @@ c10::Symbol moduleExitSymbol();
 
 // True when no module hook has anything to do on any thread: no runtime bound, no event stream, no breakpoint, no
 // host recorder or sample capture. A session then runs the uninstrumented copy of the forward
-// (graph_instrumentation.h), so an instrumented but inactive model costs nothing per module (issue 15).
+// (graph_instrumentation.h), so an instrumented but inactive model costs nothing per module.
 bool hooksIdle();
 
 // What the ops do, callable by hand (AITune's test calls the pre-hook by hand; so do ours and the benches).

@@ -8,11 +8,10 @@
 
 #include "runtime/interposed_form.h"
 
-#include "optimizer/sample_capture.h"
-#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/mode_key.h"
 #include "runtime/normal_form.h"
+#include "runtime/observer.h"
 #include "runtime/runtime_core.h"
 #include "runtime/step_points.h"
 #include "runtime/string_pool.h"
@@ -51,19 +50,24 @@ void observeOriginal(ThreadState& thread, Function f, const char* declined = nul
         stepping::maybePause(PausePoint::Kind::FunctionCall, thread.scopeOf(f), functionName(f).data());
 }
 
-// The arguments of a call in the function's normal form: the samples the optimizer benchmarks providers on.
-void captureSample(optimizer::SampleCapture& samples, const OpForm& form, Function f, const torch::jit::Stack& stack,
-                   size_t n)
+// The arguments of a call in the function's normal form, for the observers that want them (the optimizer
+// benchmarks providers on these samples).
+void tellSample(const ObserverList& observers, const OpForm& form, Function f, const torch::jit::Stack& stack, size_t n)
 {
+    const auto tell = [&](const torch::jit::Stack& args, size_t count) {
+        for (const auto& observer : observers.observers)
+            if (observer->wantsSamples())
+                observer->sample(f, args, count);
+    };
     if (form.kind == FormKind::Normal || form.kind == FormKind::InPlace) {
-        samples.observe(f, stack, n);
+        tell(stack, n);
         return;
     }
     if (form.kind == FormKind::Variant) // another op's schema: the optimizer benchmarks the normal form's op only
         return;
     torch::jit::Stack args(stack.end() - long(n), stack.end());
     if (!toNormalForm(form, args))
-        samples.observe(f, args, args.size());
+        tell(args, args.size());
 }
 
 // What is wrong with the outputs a provider left for `op` on the stack above `base`, or "": as many values as the op
@@ -169,7 +173,7 @@ InterposerReport registerOnce()
         report.selfTestMessage = "another library already registered a fallback on " + report.dispatchKey;
         return report;
     }
-    // Registrations live for the whole process: toggling state, never registrations (§1b).
+    // Registrations live for the whole process: toggling state, never registrations.
     static auto* fallback = new torch::Library(torch::Library::IMPL, "_", kModeKey, __FILE__, __LINE__);
     fallback->fallback(torch::CppFunction::makeFallthrough());
     static auto* ops = new torch::Library(torch::Library::IMPL, "aten", kModeKey, __FILE__, __LINE__);
@@ -224,11 +228,12 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
         applyPendingUnwinds(thread);
     // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
     const ProviderFunction* fn = thread.inEffect(*f);
-    if (thread.observe)
-        if (auto* samples = optimizer::SampleCapture::onThisThread())
-            captureSample(*samples, m_form, *f, *stack, n);
-    profiling::HostRecorder* recorder = thread.observe ? profiling::HostRecorder::onThisThread() : nullptr;
-    profiling::FunctionCallScope call(recorder, *f, nameOf(fn), recorder ? op.schema().name().c_str() : nullptr);
+    const ObserverList* observers = thread.observe ? &observersOnThisThread() : nullptr;
+    if (observers && observers->empty())
+        observers = nullptr;
+    if (observers && observers->wantsSamples)
+        tellSample(*observers, m_form, *f, *stack, n);
+    ObservedCall call(observers, *f, nameOf(fn), observers ? op.schema().name().c_str() : nullptr);
     if (!fn) {
         if (thread.observe)
             observeOriginal(thread, *f);

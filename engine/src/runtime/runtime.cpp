@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/provider_sdk.h>
+#include <kforge/model_session.h>
 #include <kforge/runtime.h>
 
-#include "model/session_impl.h"
 #include "runtime/event_sink.h"
 #include "runtime/fault_injection.h"
 #include "runtime/fusers.h"
 #include "runtime/interposer.h"
+#include "runtime/module_directory.h"
 #include "runtime/normal_form.h"
 #include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
@@ -23,7 +24,7 @@ namespace kforge {
 using namespace runtime;
 
 struct KernelProviderRuntime::Impl {
-    ModelSession::Impl* session;
+    const ModuleDirectory* modules;
     Plan plan;
     std::shared_ptr<RuntimeCore> core = RuntimeCore::create();
     std::vector<std::pair<ObjectKey, std::vector<ResolvedEntry>>> scopes;
@@ -48,7 +49,7 @@ std::string entryWhere(size_t index, const PlanEntry& e)
 KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) : m_impl(std::make_shared<Impl>())
 {
     const InterposerReport& interposer = ensureInterposer();
-    m_impl->session = &session.impl();
+    m_impl->modules = &session.moduleDirectory();
     m_impl->plan = std::move(plan);
     std::vector<std::string> problems;
     // No silent degradation: without a working interposer no provider would ever be called.
@@ -63,7 +64,7 @@ KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) :
         if (!e.enabled)
             continue;
         const std::string where = entryWhere(i, e);
-        const ObjectKey object = m_impl->session->objectOf(e.scope);
+        const ObjectKey object = m_impl->modules->objectOf(e.scope);
         const auto function = functionFromName(e.function);
         if (!object)
             problems.push_back(where + ": no module '" + e.scope + "' in the model");
@@ -123,9 +124,9 @@ void KernelProviderRuntime::activate()
     Hooks::bind(m_impl->core, m_impl->scopes); // all or nothing (R6)
     m_impl->active = true;
     // R1: TorchScript fusers would hide ops from the interposer. A .pt2 program runs node by node: nothing fuses.
-    if (!m_impl->session->exported) {
+    if (const torch::jit::Module* module = m_impl->modules->scriptModule()) {
         Fusers::disableWhilePlanActive();
-        Fusers::dropFusedPlans(m_impl->session->module); // fused before activation: re-optimised without fusers
+        Fusers::dropFusedPlans(*module); // fused before activation: re-optimised without fusers
     }
     if (events::recording())
         events::emit(EventKind::Activate, nullptr, nullptr, nullptr, 0,
@@ -139,7 +140,7 @@ void KernelProviderRuntime::deactivate()
     if (wasActive) {
         Hooks::unbind(m_impl->core.get());
         m_impl->active = false;
-        if (!m_impl->session->exported)
+        if (m_impl->modules->scriptModule())
             Fusers::restoreAfterPlan();
     }
     // R7: unwind whatever pre-hooks left behind, also when inactive (a hand-called enter op). A module entered with a

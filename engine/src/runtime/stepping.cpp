@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "optimizer/sample_capture.h"
-#include "profiling/host_recorder.h"
 #include "runtime/event_sink.h"
 #include "runtime/interposer.h"
+#include "runtime/observer.h"
 #include "runtime/step_points.h"
 #include "runtime/thread_state.h"
 
@@ -77,7 +76,7 @@ void forwardEnded()
 bool runtime::events::observationWanted()
 {
     return gRecording.load(std::memory_order_relaxed) || stepping::gLive.load(std::memory_order_relaxed) ||
-           profiling::HostRecorder::onThisThread() != nullptr || optimizer::SampleCapture::onThisThread() != nullptr;
+           (anyObserving() && !observersOnThisThread().empty());
 }
 
 Stepper::Stepper() : m_impl(new Impl()) {}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/task_context.h"
 
+#include "runtime/observer.h"
+
 #include <c10/util/ThreadLocalDebugInfo.h>
 
 #include <algorithm>
@@ -22,6 +24,9 @@ struct ForwardContext {
     mutable std::mutex mutex;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> poppedElsewhere; // (pushedOn, sequence)
     std::vector<ElsewhereEntry> pushedElsewhere;                          // by threads following its snapshots
+    // The forward's observers while it runs (cleared when it ends): threads running its tasks ask them for
+    // companions (observer.h).
+    std::vector<std::shared_ptr<ForwardObserver>> observers;
 };
 
 struct TaskSnapshot final : c10::DebugInfoBase, std::enable_shared_from_this<TaskSnapshot> {
@@ -38,6 +43,20 @@ namespace {
 
 // The debug-info node this thread pushed last: replaced in place by the next publication while still on top.
 thread_local std::shared_ptr<c10::ThreadLocalDebugInfo> tlsPublishedHead;
+// The thread's own observers while it follows a task snapshot (ThreadState::ownStacksAside's counterpart).
+thread_local ObserverList tlsOwnObserversAside;
+
+// The companions of the forward's observers for this thread; none once the forward has ended.
+ObserverList companionsOf(ForwardContext& forward, std::uint64_t thread)
+{
+    ObserverList list;
+    std::lock_guard lock(forward.mutex);
+    for (const auto& observer : forward.observers)
+        if (auto companion = observer->companionFor(thread))
+            list.observers.push_back(std::move(companion));
+    list.refresh();
+    return list;
+}
 
 std::shared_ptr<TaskSnapshot> snapshotOf(ThreadState& thread, std::shared_ptr<ForwardContext> forward)
 {
@@ -71,6 +90,7 @@ void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
     if (!thread.following()) {
         thread.ownStacksAside = std::move(thread.allStacks());
         thread.ownObserveAside = thread.observe;
+        tlsOwnObserversAside = std::move(threadObservers());
     }
     thread.allStacks().clear();
     thread.noteNewCopy();
@@ -80,10 +100,13 @@ void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
             thread.raiseSequence(e.entry.sequence); // this thread's own pushes come later (R5)
         }
         thread.observe = snapshot->forward->observe;
+        threadObservers() = companionsOf(*snapshot->forward, thread.id());
     } else {
         thread.allStacks() = std::move(thread.ownStacksAside);
         thread.ownStacksAside.clear();
         thread.observe = thread.ownObserveAside;
+        threadObservers() = std::move(tlsOwnObserversAside);
+        tlsOwnObserversAside = {};
     }
     thread.rebuildTable();
     thread.setFollowing(std::move(snapshot));
@@ -97,6 +120,7 @@ TaskScope::TaskScope(ThreadState& thread)
 {
     m_forward->originThread = thread.id();
     m_forward->observe = thread.observe;
+    m_forward->observers = observersOnThisThread().observers;
     m_guard = std::make_unique<c10::DebugInfoGuard>(kTaskInfoKind, snapshotOf(thread, m_forward));
     tlsPublishedHead = c10::ThreadLocalDebugInfo::current();
     ++m_thread.taskScopes;
@@ -105,6 +129,10 @@ TaskScope::TaskScope(ThreadState& thread)
 TaskScope::~TaskScope()
 {
     m_forward->finished.store(true, std::memory_order_release);
+    {
+        std::lock_guard lock(m_forward->mutex); // the observers may end with the forward
+        m_forward->observers.clear();
+    }
     --m_thread.taskScopes;
     m_guard.reset(); // the enclosing forward's node is on top again
     tlsPublishedHead = std::move(m_enclosingHead);

@@ -98,8 +98,10 @@ const std::map<std::string, Factory>& factories()
 std::optional<c10::KernelFunction> unboxedKernel(const OpForm& form, const c10::OperatorHandle& op)
 {
     std::string key(form.op.name);
-    if (!form.op.overload.empty())
-        key += "." + std::string(form.op.overload);
+    if (!form.op.overload.empty()) {
+        key += '.'; // (not `"." + string`: GCC 12 warns -Wstringop-overflow on that form)
+        key += form.op.overload;
+    }
     const auto it = factories().find(key);
     if (it == factories().end())
         return std::nullopt;

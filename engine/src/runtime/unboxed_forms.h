@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Kernels with two entry points for the catalog overloads (issue 15): boxed callers (TorchScript, the .pt2
+// Kernels with two entry points for the catalog overloads: boxed callers (TorchScript, the .pt2
 // interpreter) reach InterposedForm as before; C++ callers (at::relu, ATen's composite ops) reach a typed entry that,
 // when the call passes through (InterposedForm::passesThrough), redispatches below kModeKey unboxed instead of
 // boxing the call, and otherwise boxes it for InterposedForm. One typed entry per overload the catalog names

@@ -135,7 +135,7 @@ def make_models():
 
     buf = io.BytesIO()
     torch.save(torch.ones(2, 2), buf)
-    model("torch_save_tensor.pt", buf.getvalue(), "not a loadable TorchScript archive",
+    model("torch_save_tensor.pt", buf.getvalue(), "tensors (torch.save(model.state_dict())): weights without",
           "torch.save of a tensor: PyTorch's zip layout, but no TorchScript code")
     write_expected("models", expected)
 

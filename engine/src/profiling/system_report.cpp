@@ -27,10 +27,10 @@ std::vector<std::string> listCudaDevices()
         cudaDeviceProp prop{};
         if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
             continue;
-        char line[256];
-        std::snprintf(line, sizeof line, "%d: %s (sm_%d%d, %.1f GiB)", i, prop.name, prop.major, prop.minor,
+        char geometry[64];
+        std::snprintf(geometry, sizeof geometry, " (sm_%d%d, %.1f GiB)", prop.major, prop.minor,
                       double(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
-        out.emplace_back(line);
+        out.push_back(std::to_string(i) + ": " + prop.name + geometry);
     }
 #endif
     return out;

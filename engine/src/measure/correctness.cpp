@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "optimizer/correctness.h"
+#include "measure/correctness.h"
 
 #include "model/model_inputs.h"
 #include "runtime/mode_key.h"
@@ -23,7 +23,7 @@ Tolerance defaultTolerance(const std::string& dtype)
     return {0.0, 0.0};
 }
 
-namespace optimizer {
+namespace measure {
 namespace {
 
 c10::IValue deepCopy(const c10::IValue& v)
@@ -152,5 +152,5 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
     return report;
 }
 
-} // namespace optimizer
+} // namespace measure
 } // namespace kforge

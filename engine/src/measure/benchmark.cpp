@@ -7,7 +7,7 @@
 
 #include "model/output_digest.h"
 #include "model/session_impl.h"
-#include "optimizer/correctness.h"
+#include "measure/correctness.h"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
@@ -59,7 +59,7 @@ std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan
     if (expected.size() != actual.size())
         return std::to_string(actual.size()) + " output tensor(s) instead of " + std::to_string(expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
-        const OutputComparison c = optimizer::compareOutput(expected[i].second, actual[i].second);
+        const OutputComparison c = measure::compareOutput(expected[i].second, actual[i].second);
         if (c.withinTolerance)
             continue;
         const std::string where = "output " + (expected[i].first.empty() ? std::string("0") : expected[i].first);

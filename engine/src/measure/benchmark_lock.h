@@ -5,7 +5,7 @@
 // best. make_plan's benchmarks and the CPU autotuner's measurements hold this lock while they time.
 #include <mutex>
 
-namespace kforge::optimizer {
+namespace kforge::measure {
 
 inline std::mutex& benchmarkMutex()
 {
@@ -13,4 +13,4 @@ inline std::mutex& benchmarkMutex()
     return mutex;
 }
 
-} // namespace kforge::optimizer
+} // namespace kforge::measure

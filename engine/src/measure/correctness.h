@@ -5,7 +5,7 @@
 
 #include <optional>
 
-namespace kforge::optimizer {
+namespace kforge::measure {
 
 // Runs the original op and the provider on copies of each sample (gradients off, interposition excluded)
 // and compares structure, shape, dtype, then values. An ineligible provider (prepare() false) fails with
@@ -19,4 +19,4 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
                                 const std::vector<torch::jit::Stack>& samples,
                                 std::optional<Tolerance> tolerance = std::nullopt);
 
-} // namespace kforge::optimizer
+} // namespace kforge::measure

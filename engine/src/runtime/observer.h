@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Who watches a forward, as the runtime sees them. Observers installed on a thread (ObserverScope) receive its
+// module enters and exits, its intercepted function calls and their arguments; the runtime names none of them (the
+// profiler's HostRecorder and the optimizer's SampleCapture are two), as ATen's RecordFunction lets the profiler
+// observe ops without the dispatcher naming it. A forward's forked tasks, and its continuation after a wait that
+// resumed on another thread, are observed there by each observer's companion for that thread (task_context.h).
+//
+// Cost when nobody observes: one relaxed load (anyObserving). The event stream and the stepper are the runtime's
+// own (R13, R14) and stay outside this interface.
+#include <kforge/functions.h>
+
+#include <ATen/core/stack.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kforge::runtime {
+
+class ForwardObserver {
+public:
+    virtual ~ForwardObserver() = default;
+
+    // The observer for a task or continuation of an observed forward that runs on another thread (`thread`:
+    // ThreadState::id). Called on that thread, possibly on several threads at once, while the observer is
+    // installed; the same companion for the same thread. Null: that thread is not observed.
+    virtual std::shared_ptr<ForwardObserver> companionFor(std::uint64_t /*thread*/) { return nullptr; }
+
+    virtual void moduleEnter(const char* /*path*/) {}
+    virtual void moduleExit(const char* /*path*/) {}
+    // An intercepted call of `function`, served by `provider` ("original" when none is in effect), for ATen op
+    // `op`. `id` is unique in the process (nextObservationId). A declined call ran the original after all.
+    virtual void callBegin(std::uint64_t /*id*/, Function /*function*/, const char* /*provider*/, const char* /*op*/) {}
+    virtual void callDeclined(std::uint64_t /*id*/) {}
+    virtual void callEnd(std::uint64_t /*id*/) {}
+    // The arguments of an intercepted call in its function's normal form: the last `argumentCount` values of the
+    // stack. Only observers that want them get them (converting costs).
+    virtual bool wantsSamples() const { return false; }
+    virtual void sample(Function /*function*/, const torch::jit::Stack& /*stack*/, size_t /*argumentCount*/) {}
+    // Top-level ATen op executions, for observers that time them: delivered by a RecordFunction callback of the
+    // observer's own (notifyOpBegin/notifyOpEnd), which LibTorch carries into the forward's tasks.
+    virtual void opBegin() {}
+    virtual void opEnd(const char* /*name*/) {}
+};
+
+// The observers of one thread's forwards, innermost scope last.
+struct ObserverList {
+    std::vector<std::shared_ptr<ForwardObserver>> observers;
+    bool wantsSamples = false;
+    bool empty() const { return observers.empty(); }
+    void refresh(); // wantsSamples from the observers
+};
+
+// Installs `observer` on this thread for the scope's lifetime (it must outlive the scope). Scopes nest.
+class ObserverScope {
+public:
+    explicit ObserverScope(ForwardObserver& observer);
+    ~ObserverScope();
+    ObserverScope(const ObserverScope&) = delete;
+    ObserverScope& operator=(const ObserverScope&) = delete;
+
+private:
+    ForwardObserver& m_observer;
+};
+
+namespace observing {
+extern std::atomic<int> gScopes;
+}
+
+// Whether an observer is installed on any thread: one relaxed load on paths every instrumented module runs.
+inline bool anyObserving() { return observing::gScopes.load(std::memory_order_relaxed) > 0; }
+// The observers of this thread: its own, or its companions while it runs a task of an observed forward.
+const ObserverList& observersOnThisThread();
+// The same, to replace while the thread follows a task snapshot (task_context.cpp). Owner thread only.
+ObserverList& threadObservers();
+// Ids of observed calls and module scopes, unique in the process: a graph captured under one profile is replayed
+// and attributed under another, and CUPTI's records carry the ids of both.
+std::uint64_t nextObservationId();
+
+// For an observer's RecordFunction callback: the op starts or ends on this thread.
+void notifyOpBegin();
+void notifyOpEnd(const char* name);
+
+// RAII: one intercepted (or decomposed) function call, told to this thread's observers.
+class ObservedCall {
+public:
+    // `observers`: this thread's (observersOnThisThread), or null when nobody observes the call.
+    ObservedCall(const ObserverList* observers, Function function, const char* provider, const char* op);
+    ~ObservedCall();
+    void declined();
+    ObservedCall(const ObservedCall&) = delete;
+    ObservedCall& operator=(const ObservedCall&) = delete;
+
+private:
+    const ObserverList* m_list;
+    std::uint64_t m_id = 0;
+};
+
+} // namespace kforge::runtime

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The include rules of docs/design/architecture.md ("Who may include what"), checked on the sources. Fails listing
+each include that breaks one:
+
+- an engine folder includes only itself and the folders below it, in the order of ENGINE_LAYERS; the exceptions in
+  UPWARD_EXCEPTIONS are the ones architecture.md lists, with the reason;
+- the engine includes no Qt header;
+- the public headers (engine/include/kforge) include no LibTorch header, except the plugin SDKs;
+- the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
+- ui/models includes no widget header and nothing of ui/views.
+
+  include_rules.py SOURCE_ROOT"""
+import os
+import re
+import sys
+
+ENGINE_LAYERS = ["common", "runtime", "providers", "model", "plan", "profiling", "measure", "optimizer"]
+# (file, included folder): a capture records its module scopes and calls with CUPTI's external ids, so that replayed
+# kernels are attributed (R15); ModelSession::capture belongs to the model's API.
+UPWARD_EXCEPTIONS = {
+    ("engine/src/model/cuda_capture.cpp", "profiling"),
+}
+SDK_HEADERS = {"provider_sdk.h", "generator_sdk.h"}
+LIBTORCH = re.compile(r'#include\s*<(torch|ATen|c10|caffe2)/')
+QT = re.compile(r'#include\s*<Q[A-Za-z]')
+QUOTED = re.compile(r'#include\s*"([^"]+)"')
+ANGLED = re.compile(r'#include\s*<([^>]+)>')
+WIDGETS = re.compile(r'#include\s*<(QtWidgets/|QWidget|QAbstractItemView|QDialog|QMainWindow|QLabel|QTreeView)')
+
+
+def sources(root, top):
+    for folder, _, files in os.walk(os.path.join(root, top)):
+        for name in sorted(files):
+            if name.endswith((".cpp", ".h", ".cu", ".cuh")):
+                path = os.path.join(folder, name)
+                yield os.path.relpath(path, root), open(path, encoding="utf-8", errors="replace").read().splitlines()
+
+
+def main() -> int:
+    root = sys.argv[1]
+    broken = []
+
+    def report(path, number, line, rule):
+        broken.append(f"{path}:{number}: {line.strip()}  ({rule})")
+
+    for path, lines in sources(root, "engine"):
+        parts = path.split(os.sep)
+        layer = parts[2] if len(parts) > 3 and parts[1] == "src" else None
+        public = parts[1] == "include"
+        for number, line in enumerate(lines, 1):
+            if QT.search(line):
+                report(path, number, line, "the engine has no Qt")
+            if public and LIBTORCH.search(line) and parts[-1] not in SDK_HEADERS:
+                report(path, number, line, "public headers include no LibTorch header")
+            quoted = QUOTED.search(line)
+            if layer in ENGINE_LAYERS and quoted:
+                included = quoted.group(1).split("/")[0]
+                if (included in ENGINE_LAYERS and ENGINE_LAYERS.index(included) > ENGINE_LAYERS.index(layer)
+                        and (path.replace(os.sep, "/"), included) not in UPWARD_EXCEPTIONS):
+                    report(path, number, line, f"engine/src/{layer} includes only folders below it, not {included}")
+
+    for top in ("ui", "app"):
+        for path, lines in sources(root, top):
+            in_models = path.startswith(os.path.join("ui", "models"))
+            for number, line in enumerate(lines, 1):
+                quoted = QUOTED.search(line)
+                angled = ANGLED.search(line)
+                if quoted and quoted.group(1).split("/")[0] in ENGINE_LAYERS + ["engine"]:
+                    report(path, number, line, "the faces see the engine through engine/include/kforge only")
+                if angled and angled.group(1) in {"kforge/" + h for h in SDK_HEADERS}:
+                    report(path, number, line, "the faces never include the plugin SDKs (LibTorch)")
+                if in_models and (WIDGETS.search(line) or (quoted and quoted.group(1).startswith("views/"))):
+                    report(path, number, line, "ui/models is Qt Core/Gui only, no widget or view")
+
+    for b in broken:
+        print(b)
+    print(f"include_rules: {len(broken)} include(s) break a rule" if broken else "include_rules: every include keeps the rules")
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
