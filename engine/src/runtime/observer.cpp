@@ -71,28 +71,23 @@ void notifyOpEnd(const char* name)
         o->opEnd(name);
 }
 
-ObservedCall::ObservedCall(const ObserverList* observers, Function function, const char* provider, const char* op)
-    : m_list(observers && !observers->empty() ? observers : nullptr)
+void ObservedCall::begin(Function function, const char* provider, const char* op)
 {
-    if (!m_list)
-        return;
     m_id = nextObservationId();
     for (const auto& o : m_list->observers)
         o->callBegin(m_id, function, provider, op);
 }
 
-ObservedCall::~ObservedCall()
+void ObservedCall::end()
 {
-    if (m_list)
-        for (const auto& o : m_list->observers)
-            o->callEnd(m_id);
+    for (const auto& o : m_list->observers)
+        o->callEnd(m_id);
 }
 
-void ObservedCall::declined()
+void ObservedCall::tellDeclined()
 {
-    if (m_list)
-        for (const auto& o : m_list->observers)
-            o->callDeclined(m_id);
+    for (const auto& o : m_list->observers)
+        o->callDeclined(m_id);
 }
 
 } // namespace kforge::runtime

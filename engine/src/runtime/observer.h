@@ -83,17 +83,35 @@ std::uint64_t nextObservationId();
 void notifyOpBegin();
 void notifyOpEnd(const char* name);
 
-// RAII: one intercepted (or decomposed) function call, told to this thread's observers.
+// RAII: one intercepted (or decomposed) function call, told to this thread's observers. Inline where nobody
+// observes: every interposed call makes one (bench_interposer --instructions).
 class ObservedCall {
 public:
     // `observers`: this thread's (observersOnThisThread), or null when nobody observes the call.
-    ObservedCall(const ObserverList* observers, Function function, const char* provider, const char* op);
-    ~ObservedCall();
-    void declined();
+    ObservedCall(const ObserverList* observers, Function function, const char* provider, const char* op)
+        : m_list(observers && !observers->empty() ? observers : nullptr)
+    {
+        if (m_list)
+            begin(function, provider, op);
+    }
+    ~ObservedCall()
+    {
+        if (m_list)
+            end();
+    }
+    void declined()
+    {
+        if (m_list)
+            tellDeclined();
+    }
     ObservedCall(const ObservedCall&) = delete;
     ObservedCall& operator=(const ObservedCall&) = delete;
 
 private:
+    void begin(Function function, const char* provider, const char* op);
+    void end();
+    void tellDeclined();
+
     const ObserverList* m_list;
     std::uint64_t m_id = 0;
 };
