@@ -129,8 +129,11 @@ inline const std::vector<ActivationCase>& activationCases()
 inline std::string shapeText(const std::vector<std::int64_t>& shape)
 {
     std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? "," : "") + std::to_string(shape[i]);
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i)
+            s += ','; // (not `"," + to_string(...)`: GCC 12 warns -Wstringop-overflow on that form)
+        s += std::to_string(shape[i]);
+    }
     return s + "]";
 }
 

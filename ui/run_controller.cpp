@@ -315,9 +315,7 @@ QString RunController::pausedModulePath() const
 QString RunController::statusText() const
 {
     if (m_paused) {
-        QString where = pausedModulePath();
-        if (where.isEmpty())
-            where = tr("(root)");
+        const QString where = formatModulePath(pausedModulePath().toStdString());
         if (m_paused->kind == PausePoint::Kind::ModuleEnter)
             return tr("paused at %1 (module enter)").arg(where);
         return tr("paused at %1 (%2 call)").arg(where, QString::fromStdString(m_paused->function));

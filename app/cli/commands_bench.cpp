@@ -17,14 +17,10 @@ namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
-    std::string model;
-    std::vector<std::string> inputs;
-    std::string inputsFile;
+    ModelOptions model;
     std::vector<std::string> provides;
     std::string planFile;
     std::string device = "cpu";
-    GraphExecutor executor = GraphExecutor::Direct;
-    std::string program;
     BenchmarkOptions run;
     bool json = false;
     bool quiet = false;
@@ -131,13 +127,11 @@ Command addBenchCommand(CLI::App& app)
     auto* cmd = app.add_subcommand(
         "bench", "Forward latency without and with a plan, in alternating rounds, with the speedup and whether the "
                  "outputs agree (no profiler)");
-    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
+    addModelOptions(cmd, o->model);
     cmd->add_option("--plan", o->planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
         ->type_name("FILE");
     cmd->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")
         ->type_name("SPEC");
-    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
-    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
     cmd->add_option("--device", o->device, "where the model runs")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
@@ -150,12 +144,10 @@ Command addBenchCommand(CLI::App& app)
     cmd->add_option("--threads", o->run.threads, "LibTorch intra-op threads (0: LibTorch's default)")
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
-    addGraphExecutorOption(cmd, o->executor);
-    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON output");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
+                auto session = openModel(o->model);
                 if (o->device != "cpu")
                     session->setDevice(o->device);
                 requireInputs(*session);

@@ -5,6 +5,7 @@
 #include "output.h"
 
 #include <kforge/capture.h>
+#include <kforge/module_path.h>
 #include <kforge/runtime.h>
 
 #include <iostream>
@@ -13,11 +14,7 @@ namespace kforge::cli {
 namespace {
 
 struct CaptureOptions {
-    std::string model;
-    GraphExecutor executor = GraphExecutor::Direct;
-    std::string program;
-    std::vector<std::string> inputs;
-    std::string inputsFile;
+    ModelOptions model;
     std::string planFile;
     std::vector<std::string> provides;
     std::string thenPlanFile;
@@ -45,7 +42,7 @@ void printRecord(const CaptureRecord& r)
     std::cout << r.id << ": " << (r.ok ? "captured" : "FAILED: " + r.error) << '\n';
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : r.providers)
-        rows.push_back({p.scope.empty() ? "(root)" : p.scope, p.function, p.provider});
+        rows.push_back({module_path::displayName(p.scope), p.function, p.provider});
     if (rows.empty())
         std::cout << "providers baked in: none (the originals)\n";
     else
@@ -63,9 +60,7 @@ Command addCaptureCommand(CLI::App& app)
     auto* cmd = app.add_subcommand(
         "capture",
         "Capture one forward into a CUDA graph with a plan in effect: baked-in providers, replays, leftovers");
-    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
-    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
-    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
+    addModelOptions(cmd, o->model);
     cmd->add_option("--plan", o->planFile, "plan in effect while capturing (kforge or AITune dialect)")
         ->type_name("FILE");
     cmd->add_option("--provide", o->provides,
@@ -81,14 +76,12 @@ Command addCaptureCommand(CLI::App& app)
     cmd->add_option("--replays", o->replays, "graph replays after the capture")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
-    addGraphExecutorOption(cmd, o->executor);
-    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON output");
     return {cmd, [o] {
                 const Plan plan = planFromOptions(o->planFile, o->provides);
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
                 const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
+                auto session = openModel(o->model);
                 requireInputs(*session);
                 session->setDevice("cuda");
                 const auto eager = session->forward();

@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include <kforge/doctor.h>
+#include <kforge/module_path.h>
 
 #include <iostream>
 
@@ -12,26 +13,25 @@ namespace kforge::cli {
 Command addModulesCommand(CLI::App& app)
 {
     struct Options {
-        std::string model, program;
+        ModelOptions model; // MODEL and --program: no forward runs
         bool json = false;
     };
     auto options = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("modules", "Print the module tree with parameters and replaceable functions");
-    cmd->add_option("MODEL", options->model,
+    cmd->add_option("MODEL", options->model.source,
                     "TorchScript file, torch.export package (.pt2) or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
         ->required();
-    addProgramOption(cmd, options->program);
+    addProgramOption(cmd, options->model.open.program);
     cmd->add_flag("--json", options->json, "JSON array of modules");
     return {cmd, [options] {
-                const std::vector<ModuleInfo> modules =
-                    openModel(options->model, {}, {}, {false, GraphExecutor::Direct, options->program})->modules();
+                const std::vector<ModuleInfo> modules = openModel(options->model)->modules();
                 if (options->json) {
                     std::cout << nlohmann::ordered_json(modules).dump(2) << '\n';
                     return 0;
                 }
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& m : modules)
-                    rows.push_back({std::string(size_t(m.depth) * 2, ' ') + (m.path.empty() ? "(root)" : m.path),
+                    rows.push_back({std::string(size_t(m.depth) * 2, ' ') + module_path::displayName(m.path),
                                     m.typeName, withThousands(m.parameterCount), functionsSummary(m.functions)});
                 std::cout << formatTable({"MODULE", "TYPE", "PARAMS", "FUNCTIONS"}, rows);
                 const auto& root = modules.front();

@@ -17,10 +17,8 @@ namespace kforge::cli {
 Command addOptimizeCommand(CLI::App& app)
 {
     struct Options {
-        GraphExecutor executor = GraphExecutor::Direct;
-        std::string program;
-        std::string model, out, inputsFile, device = "cpu";
-        std::vector<std::string> inputs;
+        ModelOptions model;
+        std::string out, device = "cpu";
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
@@ -29,10 +27,8 @@ Command addOptimizeCommand(CLI::App& app)
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("optimize", "Find the fastest correct provider per function and write a plan");
-    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
+    addModelOptions(cmd, o->model);
     cmd->add_option("-o,--out", o->out, "plan file to write (kforge dialect)")->required();
-    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument");
-    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save");
     cmd->add_option("--device", o->device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
     cmd->add_option("--min-share", o->minShare, "skip functions below this share of the time (percent)")
         ->check(CLI::Range(0.0, 100.0));
@@ -59,12 +55,10 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--generation-timeout", o->generationTimeout,
                     "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
         ->check(CLI::PositiveNumber);
-    addGraphExecutorOption(cmd, o->executor);
-    addProgramOption(cmd, o->program);
     cmd->add_flag("--json", o->json, "JSON report");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {cmd, [o] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
+                auto session = openModel(o->model);
                 requireInputs(*session);
                 OptimizeOptions options;
                 options.device = o->device;

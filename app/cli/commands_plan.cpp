@@ -5,6 +5,7 @@
 
 #include <kforge/error.h>
 #include <kforge/file_hash.h>
+#include <kforge/module_path.h>
 #include <kforge/plan.h>
 
 #include <iostream>
@@ -14,7 +15,7 @@ namespace {
 
 struct PlanOptions {
     std::string out;
-    std::string model, program;
+    ModelOptions model; // --model and --program: no forward runs
     std::vector<std::string> provides;
     std::string plan;
     std::vector<std::string> plans; // validate
@@ -54,14 +55,14 @@ int runNew(const PlanOptions& o)
     Plan plan;
     for (const auto& spec : o.provides)
         plan.entries.push_back(parseProvideSpec(spec));
-    if (!o.model.empty()) {
-        auto session = openModel(o.model, {}, {}, {false, GraphExecutor::Direct, o.program});
+    if (!o.model.source.empty()) {
+        auto session = openModel(o.model);
         plan.modelName = session->displayName();
         if (!session->isBuiltin())
-            plan.modelSha256 = fileSha256(o.model);
+            plan.modelSha256 = fileSha256(o.model.source);
         // The plan is written anyway (it may be meant for another device or a later model); problems are warned.
         for (const auto& p : validatePlan(plan, *session))
-            std::cerr << "kforge: warning: " << problemLine(o.out, p) << '\n';
+            warn(problemLine(o.out, p));
     }
     savePlan(plan, o.out);
     std::cout << "wrote " << o.out << ": " << plan.entries.size() << " entr" << (plan.entries.size() == 1 ? "y" : "ies")
@@ -83,7 +84,7 @@ int runShow(const PlanOptions& o)
         disabled += !e.enabled;
         const bool available = providerAvailable(e);
         unavailable += !available;
-        rows.push_back({std::to_string(i), e.enabled ? "yes" : "no", e.scope.empty() ? "(root)" : e.scope, e.function,
+        rows.push_back({std::to_string(i), e.enabled ? "yes" : "no", module_path::displayName(e.scope), e.function,
                         providerText(e.provider) + (available ? "" : " [unavailable]"), e.note});
     }
     std::cout << "plan " << o.plan << ": "
@@ -118,7 +119,7 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
         return false;
     }
     if (!session)
-        session = openModel(o.model, {}, {}, {false, GraphExecutor::Direct, o.program});
+        session = openModel(o.model);
     const auto problems = validatePlan(plan, *session, o.device);
     json = {{"plan", path},
             {"model", session->displayName()},
@@ -197,8 +198,9 @@ Command addPlanCommand(CLI::App& app)
 
     auto* create = cmd->add_subcommand("new", "Write a new plan (kforge dialect)");
     create->add_option("OUT,-o,--out", o->out, "plan file to write, e.g. my.kfplan.json")->required();
-    create->add_option("--model", o->model, "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
-    addProgramOption(create, o->program);
+    create->add_option("--model", o->model.source,
+                       "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
+    addProgramOption(create, o->model.open.program);
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
 
     auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
@@ -207,9 +209,9 @@ Command addPlanCommand(CLI::App& app)
 
     auto* validate = cmd->add_subcommand("validate", "Check a plan against a model: every problem, with a fix");
     validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
-    validate->add_option("--model", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
+    validate->add_option("--model", o->model.source, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
         ->required();
-    addProgramOption(validate, o->program);
+    addProgramOption(validate, o->model.open.program);
     validate->add_option("--device", o->device, "device the plan will run on")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();

@@ -6,6 +6,7 @@
 #include "progress.h"
 
 #include <kforge/error.h>
+#include <kforge/module_path.h>
 #include <kforge/profile_export.h>
 #include <kforge/profiler.h>
 #include <kforge/runtime.h>
@@ -26,8 +27,6 @@ std::string general(double v)
     return text;
 }
 
-std::string moduleName(const std::string& path) { return path.empty() ? "(root)" : path; }
-
 std::string deviceLine(const ProfileRun& run)
 {
     if (run.device == "cpu")
@@ -43,7 +42,7 @@ std::string planSummary(const ProfileRun& run)
     std::string out = std::to_string(run.plan.entries.size()) + (run.plan.entries.size() == 1 ? " entry" : " entries");
     for (size_t i = 0; i < run.plan.entries.size(); ++i) {
         const PlanEntry& e = run.plan.entries[i];
-        out += (i ? "; " : ": ") + moduleName(e.scope) + " " + e.function + " -> " + e.providerType() +
+        out += (i ? "; " : ": ") + module_path::displayName(e.scope) + " " + e.function + " -> " + e.providerType() +
                (e.enabled ? "" : " (disabled)");
     }
     return out;
@@ -110,7 +109,7 @@ std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size
     std::vector<std::vector<std::string>> cells;
     for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i) {
         const StatRow& r = rows[i];
-        std::vector<std::string> row{g.by == GroupBy::Module ? moduleName(r.key) : r.key,
+        std::vector<std::string> row{g.by == GroupBy::Module ? module_path::displayName(r.key) : r.key,
                                      withThousands(r.calls),
                                      fixed(r.totalUs / 1000.0, 3),
                                      fixed(r.meanUs, 1),
@@ -120,7 +119,7 @@ std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size
                                      fixed(100.0 * r.share, 1)};
         if (byKernel) {
             row.push_back(r.function.empty() ? "-" : r.function);
-            row.push_back(r.modulePath == "(several)" ? r.modulePath : moduleName(r.modulePath));
+            row.push_back(r.modulePath == "(several)" ? r.modulePath : module_path::displayName(r.modulePath));
         }
         cells.push_back(std::move(row));
     }
@@ -205,8 +204,8 @@ std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* 
 {
     std::vector<std::vector<std::string>> cells;
     for (const ComparisonRow& r : rows)
-        cells.push_back(
-            {modules ? moduleName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1), speedupText(r)});
+        cells.push_back({modules ? module_path::displayName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1),
+                         speedupText(r)});
     const std::vector<Column> columns{{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}};
     return formatTable(columns, cells);
 }
@@ -260,14 +259,10 @@ void printComparison(const ProfileRun& baseline, const ProfileRun& plan)
 // ---- shared options --------------------------------------------------------------------------------------------
 
 struct RunSetup {
-    std::string model;
-    std::vector<std::string> inputs;
-    std::string inputsFile;
+    ModelOptions model;
     std::string planFile;
     std::vector<std::string> provides;
     std::string device = "cpu";
-    GraphExecutor executor = GraphExecutor::Direct;
-    std::string program;
     int warmup = 3;
     int iterations = 10;
     std::string trace;
@@ -280,17 +275,13 @@ struct RunSetup {
 
 void addSetupOptions(CLI::App* cmd, RunSetup& o)
 {
-    cmd->add_option("MODEL", o.model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
+    addModelOptions(cmd, o.model);
     cmd->add_option("--plan", o.planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
         ->type_name("FILE");
     cmd->add_option("--provide", o.provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")->type_name("SPEC");
-    cmd->add_option("--input", o.inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
-    cmd->add_option("--inputs-file", o.inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
     cmd->add_option("--device", o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
-    addGraphExecutorOption(cmd, o.executor);
-    addProgramOption(cmd, o.program);
     cmd->add_option("--warmup", o.warmup, "forwards before measuring")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
@@ -404,7 +395,7 @@ Command addProfileCommand(CLI::App& app)
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption] {
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
+                auto session = openModel(o->model);
                 requireInputs(*session);
                 const bool usePlan = !o->planFile.empty() || !o->provides.empty();
                 const Plan plan = planOf(*o);
@@ -441,7 +432,7 @@ Command addCompareCommand(CLI::App& app)
                 if (o->planFile.empty() && o->provides.empty())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
                 const Plan plan = planOf(*o);
-                auto session = openModel(o->model, o->inputs, o->inputsFile, {false, o->executor, o->program});
+                auto session = openModel(o->model);
                 requireInputs(*session);
                 const auto warnings = warnPlan(plan, *session, o->device);
                 InterruptGuard guard;

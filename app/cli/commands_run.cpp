@@ -6,6 +6,7 @@
 
 #include <kforge/error.h>
 #include <kforge/events.h>
+#include <kforge/module_path.h>
 #include <kforge/runtime.h>
 
 #include <atomic>
@@ -17,16 +18,11 @@ namespace kforge::cli {
 namespace {
 
 struct RunOptions {
-    std::string model;
-    std::vector<std::string> inputs;
-    std::string inputsFile;
+    ModelOptions model;
     std::vector<std::string> provides;
     std::string planFile;
     int iterations = 1;
     int threads = 1;
-    bool keepLeftovers = false;
-    GraphExecutor executor = GraphExecutor::Direct;
-    std::string program;
     bool events = false;
     bool json = false;
     bool quiet = false;
@@ -74,9 +70,7 @@ Command addRunCommand(CLI::App& app)
 {
     auto o = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run forwards with providers in effect and report who served each call");
-    cmd->add_option("MODEL", o->model, "TorchScript file, torch.export package (.pt2) or builtin:NAME")->required();
-    cmd->add_option("--input", o->inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
-    cmd->add_option("--inputs-file", o->inputsFile, "tensors saved with torch.save (tensor, tuple, list or dict)");
+    addModelOptions(cmd, o->model);
     cmd->add_option("--provide", o->provides,
                     "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry, e.g. "
                     "\"blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider\"");
@@ -85,15 +79,14 @@ Command addRunCommand(CLI::App& app)
         ->type_name("FILE");
     cmd->add_option("--iterations", o->iterations, "forwards per thread")->check(CLI::Range(1, 1000000));
     cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
-    cmd->add_flag("--keep-leftovers", o->keepLeftovers, "leave patches of a failed forward in effect (debugging)");
-    addGraphExecutorOption(cmd, o->executor);
-    addProgramOption(cmd, o->program);
+    cmd->add_flag("--keep-leftovers", o->model.open.keepLeftovers,
+                  "leave patches of a failed forward in effect (debugging)");
     cmd->add_flag("--events", o->events, "print the runtime's event log");
     cmd->add_flag("--json", o->json, "JSON output");
     cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
     return {
         cmd, [o] {
-            auto session = openModel(o->model, o->inputs, o->inputsFile, {o->keepLeftovers, o->executor, o->program});
+            auto session = openModel(o->model);
             requireInputs(*session);
             const Plan plan = planFromOptions(o->planFile, o->provides);
             EventCollector collector;
@@ -176,10 +169,10 @@ Command addRunCommand(CLI::App& app)
                     std::cout << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& [key, n] : calls)
-                    rows.push_back({key.function,
-                                    key.provider + (key.declined.empty() ? "" : " (" + key.declined + ")"),
-                                    key.scope.empty() ? (key.provider == "original" ? "-" : "(root)") : key.scope,
-                                    withThousands(n)});
+                    rows.push_back(
+                        {key.function, key.provider + (key.declined.empty() ? "" : " (" + key.declined + ")"),
+                         key.scope.empty() && key.provider == "original" ? "-" : module_path::displayName(key.scope),
+                         withThousands(n)});
                 std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
                 for (const auto& d : declines)
                     std::cout << describe(d) << '\n';

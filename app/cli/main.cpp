@@ -2,6 +2,7 @@
 // kforge: the command-line face of the engine. Parsing and wiring only; the work is in the engine.
 #include "commands.h"
 #include "completion.h"
+#include "output.h"
 
 #include <kforge/error.h>
 #include <kforge/plugins.h>
@@ -88,7 +89,7 @@ int main(int argc, char** argv)
         std::vector<std::string> pluginErrors;
         kforge::loadProviderPluginsFromEnvironment(pluginErrors);
         for (const auto& message : pluginErrors)
-            std::cerr << "kforge: warning: " << message << '\n';
+            kforge::cli::warn(message);
         for (const auto& plugin : plugins)
             kforge::loadProviderPlugin(plugin);
         for (const auto& command : commands)

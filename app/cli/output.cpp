@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <kforge/error.h>
+#include <kforge/module_path.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -86,7 +87,7 @@ std::string formatTable(const std::vector<std::string>& header, const std::vecto
 std::string describe(const EntryDeclines& d)
 {
     return "declined: plan entry " + std::to_string(d.entry) + " (" + d.function + " -> " + d.provider + ", scope " +
-           (d.scope.empty() ? "(root)" : "'" + d.scope + "'") + ") declined " +
+           (d.scope.empty() ? std::string(module_path::kRootName) : "'" + d.scope + "'") + ") declined " +
            withThousands(static_cast<long long>(d.calls)) +
            " call(s); the original served them and is credited with them. Last reason: " + d.lastReason;
 }
@@ -127,26 +128,29 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
     return plan;
 }
 
+void warn(const std::string& message) { std::cerr << "kforge: warning: " << message << '\n'; }
+
 std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device)
 {
     std::vector<PlanWarning> warnings = planWarnings(plan, session, device);
     for (const PlanWarning& w : warnings)
-        std::cerr << "kforge: warning: " << w.text() << '\n';
+        warn(w.text());
     return warnings;
 }
 
-std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
-                                        const std::string& inputsFile, OpenOptions options)
+std::unique_ptr<ModelSession> openModel(const ModelOptions& options)
 {
-    auto session = ModelSession::open(source, options);
+    auto session = ModelSession::open(options.source, options.open);
     for (const auto& warning : session->warnings())
-        std::cerr << "kforge: warning: " << warning << '\n';
-    if (!inputsFile.empty())
-        session->loadInputsFile(inputsFile);
-    else if (!inputSpecs.empty())
-        session->setInputSpecs(inputSpecs);
+        warn(warning);
+    if (!options.inputsFile.empty())
+        session->loadInputsFile(options.inputsFile);
+    else if (!options.inputs.empty())
+        session->setInputSpecs(options.inputs);
     return session;
 }
+
+namespace {
 
 void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor)
 {
@@ -158,6 +162,19 @@ void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor)
                      "optimized (LibTorch's profiling executor, as a deployment runs it)")
         ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
         ->default_str("direct");
+}
+
+} // namespace
+
+void addModelOptions(CLI::App* command, ModelOptions& options)
+{
+    command->add_option("MODEL", options.source, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
+        ->required();
+    command->add_option("--input", options.inputs, "DTYPE[SHAPE] per forward argument, e.g. float32[1,3,224,224]");
+    command->add_option("--inputs-file", options.inputsFile,
+                        "tensors saved with torch.save (tensor, tuple, list or dict)");
+    addGraphExecutorOption(command, options.open.executor);
+    addProgramOption(command, options.open.program);
 }
 
 void addProgramOption(CLI::App* command, std::string& program)

@@ -35,6 +35,9 @@ std::string describe(const EntryDeclines& declines);
 // The plan a command runs: the entries of `planFile` (either dialect; none when empty), then one per --provide.
 Plan planFromOptions(const std::string& planFile, const std::vector<std::string>& provideSpecs);
 
+// "kforge: warning: MESSAGE" on stderr: where every command's warnings go.
+void warn(const std::string& message);
+
 // The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), printed to stderr one a
 // line: "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON". Every command that runs a
 // plan calls this once the plan is known; the result goes into its --json output as "warnings".
@@ -43,15 +46,21 @@ std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session,
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);
 
-// --executor direct|optimized (GraphExecutor), for every command that runs forwards.
-void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor);
+// Which model a command opens and what it feeds it, declared once for every command that runs forwards.
+struct ModelOptions {
+    std::string source;              // MODEL: a TorchScript file, a torch.export package (.pt2) or builtin:NAME
+    std::vector<std::string> inputs; // --input DTYPE[SHAPE], one per forward argument
+    std::string inputsFile;          // --inputs-file: tensors saved with torch.save
+    OpenOptions open;                // --executor, --program (and run's --keep-leftovers)
+};
+// MODEL, --input, --inputs-file, --executor direct|optimized and --program.
+void addModelOptions(CLI::App* command, ModelOptions& options);
 // --program NAME: which program of a torch.export package to open (OpenOptions::program).
 void addProgramOption(CLI::App* command, std::string& program);
 // "direct (the graph as scripted, nothing fused)" or "optimized (LibTorch's profiling executor)".
 std::string describeGraphExecutor(const std::string& name);
 
-// Opens a model and applies --input / --inputs-file; prints the session's warnings to stderr.
-std::unique_ptr<ModelSession> openModel(const std::string& source, const std::vector<std::string>& inputSpecs,
-                                        const std::string& inputsFile, OpenOptions options = {});
+// Opens the model and applies --input / --inputs-file; prints the session's warnings to stderr.
+std::unique_ptr<ModelSession> openModel(const ModelOptions& options);
 
 } // namespace kforge::cli

@@ -167,7 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--model", required=True)
     ap.add_argument("--forms", nargs="+", default=list(corpus_export.FORMS), choices=corpus_export.FORMS)
     ap.add_argument("--catalog", default=os.environ.get("KFORGE_CORPUS_CATALOG") or None,
-                    help="as corpus_export.py --catalog (default: `kforge functions --json`)")
+                    help="as corpus_export.py --catalog (default: `kforge functions --json`; CTest passes the "
+                         "corpus's catalog.json, which the corpus_export fixture has just written from the same kforge)")
     args = ap.parse_args(argv)
     try:
         corpus = args.corpus or corpus_export.default_out_dir()
@@ -204,15 +205,9 @@ def main(argv=None) -> int:
           + ", ".join(f"{fn} {python_calls[fn]}" for fn in called))
     print(f"catalog: {source}, {len(names)} functions")
 
-    providers, err = kforge_json(args.kforge, ["providers", "--json"])
-    known_providers = {p.get("type") for p in providers or []}
-    if providers is None:
-        failures.add(f"{model}: providers", err)
-    missing_refs = [fn for fn in called if reference[fn] not in known_providers]
-    if providers is not None and missing_refs:
-        failures.add(f"{model}: (d) reference providers",
-                     "not in `kforge providers`: " + ", ".join(f"{reference[fn]} ({fn})" for fn in missing_refs))
-    provided = [fn for fn in called if fn not in missing_refs]
+    # (A reference provider this build lacks fails the (d) run with "unknown provider type", by name: no `kforge
+    # providers` process per model to find out first.)
+    provided = called
 
     expected_outputs = python_digests(meta, corpus)
     input_file = os.path.join(corpus, meta["input_file"])

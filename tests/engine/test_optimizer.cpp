@@ -92,11 +92,6 @@ TEST(Optimizer, PerScopeChoiceIsTheFastestOverEachModulesCalls)
     const auto [wide, wideUs] = optimizer::chooseModelWide(times, 1);
     EXPECT_EQ(wide, -1);
     EXPECT_DOUBLE_EQ(wideUs, 230.0);
-    EXPECT_TRUE(optimizer::scopeContains("", "a.b"));
-    EXPECT_TRUE(optimizer::scopeContains("a", "a.b"));
-    EXPECT_TRUE(optimizer::scopeContains("a", "a"));
-    EXPECT_FALSE(optimizer::scopeContains("a", "ab"));
-    EXPECT_FALSE(optimizer::scopeContains("a.b", "a"));
 }
 
 namespace {

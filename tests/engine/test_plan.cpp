@@ -597,6 +597,34 @@ TEST_F(PlanValidation, EveryProblemOfEveryEntryIsReportedInOrder)
                                              "3:duplicate"}));
 }
 
+// One resolver: each entry the runtime refuses, it refuses with the message validation gives for it.
+TEST_F(PlanValidation, TheRuntimeRefusesAnEntryInTheWordsOfValidation)
+{
+    PlanEntry badSettings = entry("", "gelu", "AtenGeluProvider");
+    badSettings.provider["x"] = 1;
+    const std::vector<PlanEntry> refused{
+        entry("nowhere", "gelu", "AtenGeluProvider"), entry("", "gelux", "AtenGeluProvider"),
+        entry("", "gelu", "NoSuchGeluProvider"),      entry("", "gelu", "FlashAttention4KernelProvider"),
+        entry("", "layer_norm", "AtenGeluProvider"),  badSettings};
+    const std::set<std::string> runtimeKinds{"unknown-scope",        "unknown-function", "unknown-provider",
+                                             "unavailable-provider", "wrong-function",   "bad-settings"};
+    for (const PlanEntry& e : refused) {
+        const Plan plan{{e}};
+        std::vector<std::string> messages;
+        for (const PlanProblem& p : validate(plan))
+            if (runtimeKinds.count(p.kind))
+                messages.push_back(p.message);
+        ASSERT_FALSE(messages.empty()) << e.scope << " " << e.function << " " << e.provider.dump();
+        try {
+            KernelProviderRuntime runtime(*s_session, plan);
+            ADD_FAILURE() << "the runtime accepted " << e.provider.dump();
+        } catch (const Error& error) {
+            for (const std::string& message : messages)
+                EXPECT_TRUE(contains(error.what(), message)) << error.what() << "\nlacks: " << message;
+        }
+    }
+}
+
 // 100,000 entries: validation is linear (no timing is asserted; a quadratic scan would not finish in time).
 TEST_F(PlanValidation, HundredThousandEntries)
 {

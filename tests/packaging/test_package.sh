@@ -285,6 +285,8 @@ sdk_package() {
         { skip "this build makes no find_package(KForge) files (nlohmann_json is no installed CMake package)"; exit 77; }
     [ -f "$root/opt/kforge/lib/cmake/KForge/KForgeConfig.cmake" ] ||
         { echo "FAIL: $root is not unpacked or lacks the CMake package" >&2; exit 1; }
+    local ccache_dir="" # the developer's, before HOME becomes the clean user's
+    command -v ccache >/dev/null && ccache_dir=$(ccache --get-config cache_dir 2>/dev/null || true)
     clean_user_env
     : "${KF_TORCH_CMAKE_PREFIX:?}"
     local src=$root/opt/kforge/share/kforge/examples/provider-plugin
@@ -292,7 +294,15 @@ sdk_package() {
     rm -rf "$build"
     step "configure the example plugin with find_package(KForge) from the package"
     export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0+PTX} # no GPU autodetection on GPU-less hosts
-    if ! cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    # Through ccache when there is one, with paths below the work folder hashed relative to it: a later run (another
+    # clone) reuses the object instead of compiling LibTorch's headers again.
+    local launcher=()
+    if command -v ccache >/dev/null; then
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+        export CCACHE_BASEDIR=$KF_WORK CCACHE_NOHASHDIR=true
+        [ -z "$ccache_dir" ] || export CCACHE_DIR=$ccache_dir
+    fi
+    if ! cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
         -DCMAKE_PREFIX_PATH="$root/opt/kforge;$KF_TORCH_CMAKE_PREFIX" >"$KF_WORK/plugin-configure.log" 2>&1; then
         tail -30 "$KF_WORK/plugin-configure.log" >&2
         echo "FAIL: configuring the example plugin against the package" >&2

@@ -3,6 +3,7 @@
 // device is visible, a capture refused while a forward runs, and (on a GPU machine) a real capture of
 // tiny-gpt with its recorded providers going stale after a plan edit.
 #include "application_identity.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/capture_list_model.h"
@@ -27,37 +28,21 @@
 using kforge::ui::CaptureListModel;
 using kforge::ui::MainWindow;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
 constexpr int kTimeoutMs = 120'000;
 const QString kTinyGpt = QStringLiteral("builtin:tiny-gpt");
 
-std::unique_ptr<MainWindow> openWindow(const QString& source)
-{
-    auto window = std::make_unique<MainWindow>();
-    window->setModalErrors(false);
-    window->setPersistent(false);
-    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
-    window->show();
-    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
-    window->openSource(source);
-    if (!loaded.wait(kTimeoutMs))
-        qWarning() << "load of" << source << "did not finish";
-    return window;
-}
+std::unique_ptr<MainWindow> openWindow(const QString& source) { return openInTestWindow(source, kTimeoutMs); }
 
 } // namespace
 
 class TestCapturesView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
-    }
+    void initTestCase() { useTestSettings(); }
 
     void listedAmongTheViews()
     {

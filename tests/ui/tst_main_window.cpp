@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "build_path.h"
 #include "application_identity.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"
@@ -95,10 +96,8 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        // Before the first QSettings: the user's real settings must stay untouched.
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QVERIFY2(QSettings().fileName().contains(QStringLiteral("qttest")), qPrintable(QSettings().fileName()));
+        kforge::ui::test::useTestSettings();
+        QVERIFY2(kforge::ui::test::settingsAreTestSettings(), qPrintable(QSettings().fileName()));
         QVERIFY2(QFileInfo::exists(kTinyMlp), qPrintable(kTinyMlp));
     }
 

@@ -7,6 +7,7 @@
 #include "models/candidate_table_model.h"
 #include "models/plan_document.h"
 #include "optimize_controller.h"
+#include "test_window.h"
 #include "window_parts.h"
 
 #include <kforge/model_session.h>
@@ -26,6 +27,7 @@
 using kforge::ui::MainWindow;
 using kforge::ui::OptimizeController;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
@@ -33,12 +35,8 @@ constexpr int kTimeoutMs = 120'000;
 
 std::unique_ptr<MainWindow> windowWithTinyGpt()
 {
-    auto window = std::make_unique<MainWindow>();
-    window->setModalErrors(false);
-    window->show();
-    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
-    window->openSource(QStringLiteral("builtin:tiny-gpt"));
-    if (!loaded.wait(kTimeoutMs))
+    auto window = openInTestWindow(QStringLiteral("builtin:tiny-gpt"), kTimeoutMs);
+    if (!window->session())
         qFatal("builtin:tiny-gpt did not load");
     // A quick make_plan: one profile forward, two benchmark rounds.
     kforge::OptimizeOptions options;
@@ -56,9 +54,7 @@ class TestOptimize : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
+        useTestSettings();
         // TestMemoizedGeluProvider: faster than ATen's gelu on the observed samples by construction, so that a plan
         // is made on any machine (tests/plugins/memoized_gelu_provider.h).
         kforge::loadProviderPlugin(KFORGE_TEST_PROVIDERS_PLUGIN);

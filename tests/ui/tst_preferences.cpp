@@ -4,6 +4,7 @@
 // page's defaults, and the About report with every version it promises.
 #include "build_path.h"
 #include "app_settings.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "application_identity.h"
 #include "main_window.h"
@@ -40,6 +41,7 @@ using kforge::ui::PluginSettingsPage;
 using kforge::ui::ProviderCatalogModel;
 using kforge::ui::SettingsDialog;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
@@ -76,11 +78,8 @@ class TestPreferences : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        // Before the first QSettings: the user's real settings must stay untouched.
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QVERIFY2(QSettings().fileName().contains(QStringLiteral("qttest")), qPrintable(QSettings().fileName()));
-        QSettings().clear();
+        useTestSettings();
+        QVERIFY2(settingsAreTestSettings(), qPrintable(QSettings().fileName()));
         QVERIFY2(QFileInfo::exists(kExamplePlugin), qPrintable(kExamplePlugin));
     }
 

@@ -3,6 +3,7 @@
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
 #include "build_path.h"
 #include "application_identity.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "views/flame_graph_view.h"
@@ -53,6 +54,7 @@ using kforge::ui::MainWindow;
 using kforge::ui::ProfileController;
 using kforge::ui::ProfilePage;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
@@ -63,12 +65,8 @@ const QString kFloat64Gelu =
 
 std::unique_ptr<MainWindow> makeWindow()
 {
-    auto window = std::make_unique<MainWindow>();
-    window->setModalErrors(false);
-    window->setPersistent(false);
-    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    auto window = makeTestWindow();
     window->resize(1200, 800);
-    window->show();
     return window;
 }
 
@@ -127,12 +125,7 @@ QByteArray head(const QString& path, int bytes)
 class TestProfilePage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true); // before the first QSettings: the user's stay untouched
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
-    }
+    void initTestCase() { useTestSettings(); }
 
     void profileBaselineThroughAction()
     {

@@ -3,6 +3,7 @@
 // tree's refusal where the module never calls the provider's function, and the drop adding an undoable plan
 // entry, through the model and through drag events on the tree view.
 #include "application_identity.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"
@@ -35,24 +36,13 @@ using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
 using kforge::ui::ProviderCatalogModel;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
 constexpr int kTimeoutMs = 60'000;
 
-std::unique_ptr<MainWindow> openTinyGpt()
-{
-    auto window = std::make_unique<MainWindow>();
-    window->setModalErrors(false);
-    window->setPersistent(false);
-    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
-    window->show();
-    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
-    window->openSource(QStringLiteral("builtin:tiny-gpt"));
-    if (!loaded.wait(kTimeoutMs))
-        qWarning() << "tiny-gpt did not load";
-    return window;
-}
+std::unique_ptr<MainWindow> openTinyGpt() { return openInTestWindow(QStringLiteral("builtin:tiny-gpt"), kTimeoutMs); }
 
 // The catalog's own drag data for provider type `type`.
 std::unique_ptr<QMimeData> dragOf(const ProviderCatalogModel& catalog, const QString& type)
@@ -98,12 +88,7 @@ bool dragOnto(QAbstractItemView* view, const QModelIndex& index, const QMimeData
 class TestProviderDrop : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
-    }
+    void initTestCase() { useTestSettings(); }
 
     void catalogIsADragSource()
     {

@@ -4,6 +4,7 @@
 #include "build_path.h"
 #include "application_identity.h"
 #include "main_window.h"
+#include "test_window.h"
 #include "run_controller.h"
 #include "system_info.h"
 
@@ -34,12 +35,7 @@ QString field(const MainWindow& window, const char* name)
 class TestStatusBar : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
-    }
+    void initTestCase() { kforge::ui::test::useTestSettings(); }
 
     void deviceNames()
     {

@@ -3,6 +3,7 @@
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
 #include "build_path.h"
 #include "application_identity.h"
+#include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/event_log_model.h"
@@ -51,6 +52,7 @@ using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
 using kforge::ui::test::part;
+using namespace kforge::ui::test;
 
 namespace {
 
@@ -60,21 +62,7 @@ const QString kThrowingMlp = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLit
 const QString kFloat64Gelu =
     QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/float64_gelu.pt"); // gelu in `act`, no parameters
 
-std::unique_ptr<MainWindow> openWindow(const QString& source)
-{
-    auto window = std::make_unique<MainWindow>();
-    window->setModalErrors(false);
-    window->setPersistent(false);
-    window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
-    window->show();
-    QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
-    QSignalSpy failed(window.get(), &MainWindow::loadFailed);
-    window->openSource(source);
-    if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, kTimeoutMs) || failed.count() > 0)
-        qWarning() << "load failed:"
-                   << (failed.isEmpty() ? QStringLiteral("timeout") : failed.first().first().toString());
-    return window;
-}
+std::unique_ptr<MainWindow> openWindow(const QString& source) { return openInTestWindow(source, kTimeoutMs); }
 
 // The action of the tree's "Add provider for FUNCTION here" submenu that picks PROVIDER.
 QAction* addProviderAction(QMenu* menu, const QString& function, const QString& provider)
@@ -137,9 +125,7 @@ class TestStudio : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        kforge::ui::applyApplicationIdentity();
-        QSettings().clear();
+        useTestSettings();
         QVERIFY2(QFileInfo::exists(kThrowingMlp), qPrintable(kThrowingMlp));
         QVERIFY2(QFileInfo::exists(kFloat64Gelu), qPrintable(kFloat64Gelu));
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "capture_list_model.h"
 
+#include "format.h"
 #include "semantic_colors.h"
 
 #include <QBrush>
@@ -17,8 +18,6 @@ QColor staleColor() { return semanticTextColor(Semantic::Stale); }
 QColor failedColor() { return semanticTextColor(Semantic::Error); }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-QString moduleLabel(const std::string& path) { return path.empty() ? CaptureListModel::tr("(root)") : qs(path); }
 
 // Child rows point at their capture: internal id = capture row + 1; capture rows have id 0.
 constexpr quintptr kTopLevel = 0;
@@ -203,7 +202,7 @@ QVariant CaptureListModel::childData(int captureRow, int row, int column, int ro
         case CaptureColumn:
             return tr("provider");
         case ScopeColumn:
-            return moduleLabel(provider.scope);
+            return formatModulePath(provider.scope);
         case FunctionColumn:
             return qs(provider.function);
         case ProviderColumn:
@@ -223,13 +222,13 @@ QVariant CaptureListModel::childData(int captureRow, int row, int column, int ro
         case StateColumn:
             return live ? tr("in effect") : tr("unwound");
         case ScopeColumn:
-            return moduleLabel(patch.modulePath);
+            return formatModulePath(patch.modulePath);
         case FunctionColumn:
             return qs(patch.function);
         case ProviderColumn:
             return qs(patch.provider);
         case DetailColumn: {
-            QString reason = tr("exit of %1 never ran").arg(moduleLabel(patch.modulePath));
+            QString reason = tr("exit of %1 never ran").arg(formatModulePath(patch.modulePath));
             const std::string& error = patch.error.empty() ? record.error : patch.error;
             if (!error.empty())
                 reason += QStringLiteral(": ") + qs(error);

@@ -2,6 +2,7 @@
 #include "comparison_model.h"
 
 #include "duration_format.h"
+#include "format.h"
 #include "semantic_colors.h"
 
 #include <QBrush>
@@ -102,8 +103,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case KeyColumn:
-            if (!total && m_grouping == Grouping::Module && r.key.empty())
-                return tr("(root)");
+            if (!total && m_grouping == Grouping::Module)
+                return formatModulePath(r.key);
             return QString::fromStdString(r.key);
         case BaselineColumn:
             return formatMicroseconds(r.baselineUs);

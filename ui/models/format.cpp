@@ -25,6 +25,11 @@ QString formatCompactCount(std::int64_t count)
 
 QString formatBytes(std::int64_t bytes) { return QLocale().formattedDataSize(bytes); }
 
+QString formatModulePath(const std::string& path)
+{
+    return path.empty() ? QCoreApplication::translate("kforge::ui", "(root)") : QString::fromStdString(path);
+}
+
 QString formatFunctions(const std::map<std::string, int>& functions)
 {
     QStringList parts;

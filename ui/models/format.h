@@ -18,6 +18,7 @@ QString formatCount(std::int64_t count);                              // "1,234,
 QString formatCompactCount(std::int64_t count);                       // "1.23 M", "842 k", "950"
 QString formatBytes(std::int64_t bytes);                              // "4.88 MiB"
 QString formatFunctions(const std::map<std::string, int>& functions); // "gelu×2, linear×4"
+QString formatModulePath(const std::string& path);                    // "encoder.layers.0", "(root)"
 
 // Calls providers declined (the original served them), for the status bar after a run or profile: "3 calls declined
 // by CpuGeluProvider(approximate=none): a dtype other than float32 and bfloat16; the original served them", or

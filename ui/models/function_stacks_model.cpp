@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "function_stacks_model.h"
 
+#include "format.h"
 #include "semantic_colors.h"
 
 #include <QBrush>
@@ -40,8 +41,6 @@ namespace {
 QColor warningColor() { return semanticTextColor(Semantic::Leftover); }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-QString moduleLabel(const std::string& path) { return path.empty() ? FunctionStacksModel::tr("(root)") : qs(path); }
 
 } // namespace
 
@@ -258,7 +257,7 @@ QVariant FunctionStacksModel::display(const Node& node, int column) const
         case CallableColumn:
             return qs(function.inEffect);
         case ModuleColumn:
-            return function.entries.empty() ? QString() : moduleLabel(function.entries.back().modulePath);
+            return function.entries.empty() ? QString() : formatModulePath(function.entries.back().modulePath);
         case DetailColumn:
             return tr("stack depth %1").arg(function.entries.size());
         default:
@@ -275,7 +274,7 @@ QVariant FunctionStacksModel::display(const Node& node, int column) const
         case SavedColumn:
             return qs(entry.saved);
         case ModuleColumn:
-            return moduleLabel(entry.modulePath);
+            return formatModulePath(entry.modulePath);
         case TimeColumn:
             return formatTime(entry.timeNs);
         case DetailColumn: {
@@ -308,11 +307,11 @@ QVariant FunctionStacksModel::display(const Node& node, int column) const
         case CallableColumn:
             return qs(patch.provider);
         case ModuleColumn:
-            return moduleLabel(patch.modulePath);
+            return formatModulePath(patch.modulePath);
         case TimeColumn:
             return formatTime(patch.timeNs);
         case DetailColumn: {
-            QString reason = tr("exit of %1 never ran").arg(moduleLabel(patch.modulePath));
+            QString reason = tr("exit of %1 never ran").arg(formatModulePath(patch.modulePath));
             if (!patch.error.empty())
                 reason += QStringLiteral(": ") + qs(patch.error);
             return reason;
@@ -335,13 +334,13 @@ QString FunctionStacksModel::toolTip(const Node& node) const
     case RowKind::Entry: {
         const kforge::StackEntrySnapshot& entry = m_threads[node.thread].functions[node.function].entries[node.entry];
         return tr("Pushed by the pre-hook of %1: saved %2, installed %3")
-            .arg(moduleLabel(entry.modulePath), qs(entry.saved), qs(entry.installed));
+            .arg(formatModulePath(entry.modulePath), qs(entry.saved), qs(entry.installed));
     }
     case RowKind::Leftover: {
         const kforge::LeftoverPatch& patch = m_leftovers[node.entry];
         QStringList lines;
         lines << tr("%1 still runs %2 on thread %3").arg(qs(patch.function), qs(patch.provider)).arg(patch.thread);
-        lines << tr("Installed on entering %1, whose exit never ran").arg(moduleLabel(patch.modulePath));
+        lines << tr("Installed on entering %1, whose exit never ran").arg(formatModulePath(patch.modulePath));
         if (!patch.error.empty())
             lines << tr("Error: %1").arg(qs(patch.error));
         if (!patch.capture.empty())

@@ -7,15 +7,6 @@
 #include <algorithm>
 
 namespace kforge::ui {
-namespace {
-
-// Module paths: "" is the root, and the statistics say "(several)" for a key seen in more than one.
-QString modulePathLabel(const std::string& path)
-{
-    return path.empty() ? KernelStatsModel::tr("(root)") : QString::fromStdString(path);
-}
-
-} // namespace
 
 KernelStatsModel::KernelStatsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -118,11 +109,11 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
     const auto text = [&](int column) -> QString {
         switch (column) {
         case KeyColumn:
-            return m_groupBy == kforge::GroupBy::Module ? modulePathLabel(r.key) : QString::fromStdString(r.key);
+            return m_groupBy == kforge::GroupBy::Module ? formatModulePath(r.key) : QString::fromStdString(r.key);
         case FunctionColumn:
             return QString::fromStdString(r.function);
         case ModuleColumn:
-            return modulePathLabel(r.modulePath);
+            return formatModulePath(r.modulePath);
         case CallsColumn:
             return formatCount(r.calls);
         case ShareColumn:

@@ -6,6 +6,7 @@
 #include "semantic_colors.h"
 #include "provider_mime.h"
 
+#include <kforge/module_path.h>
 #include <kforge/plan.h>
 
 #include <QBrush>
@@ -47,13 +48,6 @@ QString stateText(ModuleTreeModel::HookState state)
         break;
     }
     return {};
-}
-
-bool isBelow(const std::string& path, const std::string& scope)
-{
-    if (scope.empty())
-        return !path.empty();
-    return path.size() > scope.size() && path.compare(0, scope.size(), scope) == 0 && path[scope.size()] == '.';
 }
 
 } // namespace
@@ -260,14 +254,14 @@ void ModuleTreeModel::recomputeHooks()
                 state.enabledEntries += enabled ? 1 : 0;
             }
         }
-        state.onPausedPath = m_paused && (path == paused || path.empty() || isBelow(paused, path));
+        state.onPausedPath = m_paused && (path == paused || path.empty() || module_path::isBelow(paused, path));
         state.breakpoint = m_breakpoints.contains(QString::fromStdString(path));
         if (state.onPausedPath)
             state.hook = Inside;
         else if (state.enabledEntries > 0)
             state.hook = Hooked;
         else if (std::any_of(hookedScopes.begin(), hookedScopes.end(),
-                             [&](const std::string& scope) { return isBelow(path, scope); }))
+                             [&](const std::string& scope) { return module_path::isBelow(path, scope); }))
             state.hook = InScope;
         else
             state.hook = NotHooked;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plan_document.h"
 
+#include "format.h"
 #include "plan_model.h"
 
 #include <kforge/error.h>
@@ -16,8 +17,7 @@ namespace {
 
 QString entryLabel(const kforge::PlanEntry& entry)
 {
-    const QString scope = entry.scope.empty() ? QStringLiteral("(root)") : QString::fromStdString(entry.scope);
-    return QStringLiteral("%1 in %2").arg(QString::fromStdString(entry.function), scope);
+    return QStringLiteral("%1 in %2").arg(QString::fromStdString(entry.function), formatModulePath(entry.scope));
 }
 
 class InsertEntry : public QUndoCommand {

@@ -153,9 +153,7 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         case EnabledColumn:
             return {}; // a check box; the entry's number is the vertical header's
         case ScopeColumn:
-            if (role == Qt::DisplayRole && e.scope.empty())
-                return tr("(root)");
-            return QString::fromStdString(e.scope);
+            return role == Qt::DisplayRole ? formatModulePath(e.scope) : QString::fromStdString(e.scope);
         case FunctionColumn:
             return QString::fromStdString(e.function);
         case ProviderColumn:

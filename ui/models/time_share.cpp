@@ -2,6 +2,7 @@
 #include "models/time_share.h"
 
 #include "models/duration_format.h"
+#include "models/format.h"
 
 #include <algorithm>
 
@@ -30,9 +31,7 @@ std::vector<TimeShareSlice> timeShareSlices(const std::vector<kforge::KernelReco
     for (size_t i = 0; i < named; ++i) {
         const kforge::StatRow& row = rows[i];
         TimeShareSlice slice;
-        slice.key = QString::fromStdString(row.key);
-        if (groupBy == kforge::GroupBy::Module && row.key.empty())
-            slice.key = QStringLiteral("(root)");
+        slice.key = groupBy == kforge::GroupBy::Module ? formatModulePath(row.key) : QString::fromStdString(row.key);
         slice.totalUs = row.totalUs;
         slice.calls = row.calls;
         slices.push_back(slice);

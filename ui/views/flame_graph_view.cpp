@@ -2,6 +2,7 @@
 #include "flame_graph_view.h"
 
 #include "models/duration_format.h"
+#include "models/format.h"
 #include "models/semantic_colors.h"
 
 #include <QHelpEvent>
@@ -152,7 +153,7 @@ QString FlameGraphView::frameToolTip(int frame) const
     const kforge::FlameFrame& f = m_frames[size_t(frame)];
     const double forward = m_frames.front().us;
     QStringList lines;
-    lines << tr("%1 (%2)").arg(f.path.empty() ? tr("(root)") : QString::fromStdString(f.path), kindName(f.kind));
+    lines << tr("%1 (%2)").arg(formatModulePath(f.path), kindName(f.kind));
     lines << tr("%1 per forward, %2 of it")
                  .arg(formatDuration(f.us),
                       QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));

@@ -4,6 +4,7 @@
 #include "views/timeline_view.h"
 
 #include "models/duration_format.h"
+#include "models/format.h"
 #include "models/semantic_colors.h"
 #include "models/time_axis.h"
 #include "models/timeline_layout.h"
@@ -48,11 +49,6 @@ QString fitModuleLabel(const QString& path, const QFontMetrics& metrics, int wid
             return tail;
     }
     return metrics.elidedText(names.last(), Qt::ElideRight, width);
-}
-
-QString displayModule(const std::string& path)
-{
-    return path.empty() ? QStringLiteral("(root)") : QString::fromStdString(path);
 }
 
 } // namespace
@@ -165,7 +161,7 @@ QString TimelineView::itemText(const TimelineItem& item) const
     if (item.record >= 0)
         return QString::fromStdString(m_run->records[static_cast<size_t>(item.record)].name);
     const kforge::RangeRecord& range = m_run->ranges[static_cast<size_t>(item.range)];
-    return range.kind == "module" ? displayModule(range.name) : QString::fromStdString(range.name);
+    return range.kind == "module" ? formatModulePath(range.name) : QString::fromStdString(range.name);
 }
 
 void TimelineView::paintRow(QPainter& painter, int row) const
@@ -314,7 +310,7 @@ QString TimelineView::tooltipFor(const Hit& hit) const
         const kforge::KernelRecord& r = m_run->records[static_cast<size_t>(hit.record)];
         text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.name).toHtmlEscaped());
         text += line(tr("kind"), QString::fromStdString(r.kind));
-        text += line(tr("module"), displayModule(r.modulePath));
+        text += line(tr("module"), formatModulePath(r.modulePath));
         text += line(tr("function"), r.function.empty() ? tr("(none)") : QString::fromStdString(r.function));
         if (!r.provider.empty())
             text += line(tr("provider"), QString::fromStdString(r.provider));
@@ -329,7 +325,7 @@ QString TimelineView::tooltipFor(const Hit& hit) const
         const kforge::RangeRecord& r = m_run->ranges[static_cast<size_t>(hit.range)];
         const bool module = r.kind == "module";
         text = QStringLiteral("<b>%1</b>")
-                   .arg((module ? displayModule(r.name) : QString::fromStdString(r.name)).toHtmlEscaped());
+                   .arg((module ? formatModulePath(r.name) : QString::fromStdString(r.name)).toHtmlEscaped());
         text += line(tr("kind"), module ? tr("module scope") : tr("function call"));
         if (!r.provider.empty())
             text += line(tr("provider"), QString::fromStdString(r.provider));

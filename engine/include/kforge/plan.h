@@ -78,7 +78,8 @@ struct PlanProblem {
     std::string jsonPath; // "/entries/2/scope"
     // "unknown-scope", "scope-not-called" (a module whose forward never runs: ModuleList, ModuleDict, ...),
     // "function-not-called", "unknown-function", "unknown-provider", "unavailable-provider", "wrong-function",
-    // "device-unavailable", "duplicate", "bad-settings"
+    // "device-unavailable", "duplicate", "bad-settings", "unavailable-op" (this LibTorch lacks the op providers of
+    // the function are called with). The kinds the runtime refuses come from one resolver, in the same words.
     std::string kind;
     std::string message;
     std::string fix;

@@ -16,6 +16,9 @@ inline constexpr int kMaxJsonDepth = 512; // deeper nesting is refused (see pars
 // number beyond a double, or nesting deeper than kMaxJsonDepth.
 nlohmann::json parseJsonText(const std::string& text, const std::string& where);
 
+// A value's JSON type for messages: "an object", "an array", "a string", "a boolean", "an integer", "a number", "null".
+std::string jsonTypeName(const nlohmann::json& value);
+
 // One step from a container to a value in it: the key in an object, or the position in an array.
 struct JsonStep {
     std::string_view key; // empty in an array

@@ -3,6 +3,7 @@
 #include <kforge/error.h>
 #include <kforge/exported_program.h>
 #include <kforge/functions.h>
+#include <kforge/module_path.h>
 
 #include "model/exported_metadata.h"
 #include "model/exported_package.h"
@@ -65,13 +66,12 @@ public:
         if (const auto it = m_index.find(path); it != m_index.end())
             return m_modules[it->second];
         if (!path.empty()) {
-            const auto dot = path.rfind('.');
-            const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
-            module(parent).children.push_back(path); // containers first: a ModuleList has no node of its own
+            module(std::string(module_path::parentOf(path)))
+                .children.push_back(path); // containers first: a ModuleList has no node of its own
         }
         ModuleInfo info;
         info.path = path;
-        info.name = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+        info.name = module_path::leafOf(path);
         info.hasForward = false; // until a node ran in it
         info.forwardCalled = false;
         m_index.emplace(path, m_modules.size());
@@ -299,12 +299,11 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package)
             for (const auto& [name, entry] : weights.at("config").items()) {
                 if (!entry.value("is_param", false))
                     continue;
-                const auto dot = name.rfind('.');
                 std::int64_t count = 1;
                 const json meta = entry.value("tensor_meta", json::object());
                 for (const json& size : meta.value("sizes", json::array()))
                     count *= size.value("as_int", std::int64_t(1));
-                tree.hold(dot == std::string::npos ? "" : name.substr(0, dot),
+                tree.hold(std::string(module_path::parentOf(name)),
                           {entry.value("path_name", name), count, count * elementSize(meta.value("dtype", 7))});
             }
         ModuleInfo& top = tree.module("");

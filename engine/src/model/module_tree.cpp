@@ -5,6 +5,7 @@
 #include "runtime/hook_ops.h"
 
 #include <kforge/functions.h>
+#include <kforge/module_path.h>
 
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -265,9 +266,8 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
     for (const auto& item : root.named_modules()) {
         ModuleInfo info;
         info.path = item.name;
-        const auto dot = info.path.rfind('.');
-        info.name = dot == std::string::npos ? info.path : info.path.substr(dot + 1);
-        info.depth = info.path.empty() ? 0 : 1 + int(std::count(info.path.begin(), info.path.end(), '.'));
+        info.name = module_path::leafOf(info.path);
+        info.depth = module_path::depthOf(info.path);
         info.qualifiedTypeName = item.value.type()->name() ? item.value.type()->name()->qualifiedName() : "";
         info.typeName = readableTypeName(info.qualifiedTypeName);
         for (const auto& p : item.value.named_parameters(/*recurse=*/false)) {

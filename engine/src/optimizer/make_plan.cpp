@@ -2,6 +2,7 @@
 #include <kforge/error.h>
 #include <kforge/generator_sdk.h>
 #include <kforge/model_session.h>
+#include <kforge/module_path.h>
 #include <kforge/optimizer.h>
 #include <kforge/profiler.h>
 #include <kforge/provider_catalog.h>
@@ -271,7 +272,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
             if (times[i].scopeCounts.count(c.scope))
                 shapes += (shapes.empty() ? "" : ", ") + sampleShape(samples.unique[i]);
         const double speedup = c.chosenUs > 0 ? c.originalUs / c.chosenUs : 1.0;
-        const std::string where = c.scope.empty() ? "(root)" : c.scope;
+        const std::string where = module_path::displayName(c.scope);
         char line[256];
         std::snprintf(line, sizeof line, "%ld call(s) of %s: %.2fx the original's speed", c.calls, shapes.c_str(),
                       speedup);
@@ -287,7 +288,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
         } else {
             // The original here, inside a module whose entry would otherwise serve these calls.
             const bool covered = std::any_of(choices.begin(), choices.end(), [&](const auto& other) {
-                return other.candidate >= 0 && other.scope != c.scope && optimizer::scopeContains(other.scope, c.scope);
+                return other.candidate >= 0 && other.scope != c.scope && module_path::isWithin(c.scope, other.scope);
             });
             if (!covered)
                 continue;

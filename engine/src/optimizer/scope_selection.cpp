@@ -65,11 +65,4 @@ std::pair<int, double> chooseModelWide(const std::vector<SignatureTimes>& times,
     return best;
 }
 
-bool scopeContains(const std::string& ancestor, const std::string& scope)
-{
-    return ancestor.empty() || scope == ancestor ||
-           (scope.size() > ancestor.size() && scope.compare(0, ancestor.size(), ancestor) == 0 &&
-            scope[ancestor.size()] == '.');
-}
-
 } // namespace kforge::optimizer

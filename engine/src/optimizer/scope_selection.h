@@ -29,7 +29,4 @@ std::vector<ScopeChoice> choosePerScope(const std::vector<SignatureTimes>& times
 // The fastest single choice for every call (-1: the original) and its total time.
 std::pair<int, double> chooseModelWide(const std::vector<SignatureTimes>& times, size_t candidateCount);
 
-// Whether `ancestor` contains `scope` (the root "" contains everything; a module contains itself).
-bool scopeContains(const std::string& ancestor, const std::string& scope);
-
 } // namespace kforge::optimizer

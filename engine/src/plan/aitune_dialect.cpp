@@ -44,7 +44,7 @@ std::string functionOfProviderType(const std::string& type)
 Plan plan_detail::importAituneJson(const nlohmann::json& root, const std::string& scope, const std::string& where)
 {
     if (!root.is_object())
-        throw Error(where, "not an AITune plan: expected a JSON object, found " + typeNameOf(root));
+        throw Error(where, "not an AITune plan: expected a JSON object, found " + jsonTypeName(root));
     if (root.contains("format"))
         throw Error(where, "this is a kforge plan (\"format\": " + root["format"].dump() +
                                "), not an AITune plan ({\"providers\": [...]})");
@@ -52,7 +52,7 @@ Plan plan_detail::importAituneJson(const nlohmann::json& root, const std::string
         throw Error(where, "not an AITune plan: missing \"providers\"");
     const auto& providers = root["providers"];
     if (!providers.is_array())
-        throw Error(where, "/providers: expected an array, found " + typeNameOf(providers));
+        throw Error(where, "/providers: expected an array, found " + jsonTypeName(providers));
     Plan plan;
     plan.dialect = PlanDialect::Aitune;
     std::vector<std::string> problems;
@@ -61,7 +61,7 @@ Plan plan_detail::importAituneJson(const nlohmann::json& root, const std::string
         const std::string at = "/providers/" + std::to_string(i);
         const auto& p = providers[i];
         if (!p.is_object()) {
-            problems.push_back(at + ": expected an object, found " + typeNameOf(p));
+            problems.push_back(at + ": expected an object, found " + jsonTypeName(p));
             continue;
         }
         if (!p.contains("type")) {
@@ -69,7 +69,7 @@ Plan plan_detail::importAituneJson(const nlohmann::json& root, const std::string
             continue;
         }
         if (!p["type"].is_string()) {
-            problems.push_back(at + "/type: expected a string, found " + typeNameOf(p["type"]));
+            problems.push_back(at + "/type: expected a string, found " + jsonTypeName(p["type"]));
             continue;
         }
         PlanEntry entry;

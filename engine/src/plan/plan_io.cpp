@@ -11,29 +11,6 @@
 namespace kforge {
 namespace plan_detail {
 
-std::string typeNameOf(const nlohmann::json& value)
-{
-    switch (value.type()) {
-    case nlohmann::json::value_t::null:
-        return "null";
-    case nlohmann::json::value_t::object:
-        return "an object";
-    case nlohmann::json::value_t::array:
-        return "an array";
-    case nlohmann::json::value_t::string:
-        return "a string";
-    case nlohmann::json::value_t::boolean:
-        return "a boolean";
-    case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned:
-        return "an integer";
-    case nlohmann::json::value_t::number_float:
-        return "a number";
-    default:
-        return "binary data";
-    }
-}
-
 std::string escapePointerToken(const std::string& key)
 {
     std::string out;
@@ -111,7 +88,7 @@ void readEntry(const nlohmann::json& value, const std::string& path, std::vector
                PlanEntry& entry)
 {
     if (!value.is_object()) {
-        problems.push_back(path + ": expected an object, found " + typeNameOf(value));
+        problems.push_back(path + ": expected an object, found " + jsonTypeName(value));
         return;
     }
     bool hasFunction = false;
@@ -119,21 +96,21 @@ void readEntry(const nlohmann::json& value, const std::string& path, std::vector
         const std::string at = path + "/" + escapePointerToken(key);
         if (key == "scope" || key == "function" || key == "note") {
             if (!item.is_string()) {
-                problems.push_back(at + ": expected a string, found " + typeNameOf(item));
+                problems.push_back(at + ": expected a string, found " + jsonTypeName(item));
                 continue;
             }
             (key == "scope" ? entry.scope : key == "function" ? entry.function : entry.note) = item.get<std::string>();
             hasFunction |= key == "function";
         } else if (key == "enabled") {
             if (!item.is_boolean()) {
-                problems.push_back(at + ": expected true or false, found " + typeNameOf(item));
+                problems.push_back(at + ": expected true or false, found " + jsonTypeName(item));
                 continue;
             }
             entry.enabled = item.get<bool>();
         } else if (key == "provider") {
             if (!item.is_object()) {
                 problems.push_back(at + ": expected an object with the provider's \"type\" and settings, found " +
-                                   typeNameOf(item));
+                                   jsonTypeName(item));
                 continue;
             }
             if (!item.contains("type")) {
@@ -142,7 +119,7 @@ void readEntry(const nlohmann::json& value, const std::string& path, std::vector
                 continue;
             }
             if (!item["type"].is_string()) {
-                problems.push_back(at + "/type: expected a string, found " + typeNameOf(item["type"]));
+                problems.push_back(at + "/type: expected a string, found " + jsonTypeName(item["type"]));
                 continue;
             }
             entry.provider = item;
@@ -164,7 +141,7 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
     if (root.contains("version")) {
         const auto& v = root["version"];
         if (!v.is_number_integer() && !v.is_number_unsigned()) {
-            problems.push_back("/version: expected an integer, found " + typeNameOf(v));
+            problems.push_back("/version: expected an integer, found " + jsonTypeName(v));
         } else if (v.is_number_unsigned() ? v.get<std::uint64_t>() > std::uint64_t(kPlanFormatVersion)
                                           : v.get<std::int64_t>() > kPlanFormatVersion) {
             // Nothing else is read: a newer format may mean anything.
@@ -181,7 +158,7 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
             continue;
         if (key == "model") {
             if (!item.is_object()) {
-                problems.push_back("/model: expected an object, found " + typeNameOf(item));
+                problems.push_back("/model: expected an object, found " + jsonTypeName(item));
                 continue;
             }
             for (const auto& [mkey, mitem] : item.items()) {
@@ -189,14 +166,14 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
                 if (mkey != "name" && mkey != "sha256") {
                     problems.push_back(at + ": unknown key '" + mkey + "' (known: name, sha256)");
                 } else if (!mitem.is_string()) {
-                    problems.push_back(at + ": expected a string, found " + typeNameOf(mitem));
+                    problems.push_back(at + ": expected a string, found " + jsonTypeName(mitem));
                 } else {
                     (mkey == "name" ? plan.modelName : plan.modelSha256) = mitem.get<std::string>();
                 }
             }
         } else if (key == "entries") {
             if (!item.is_array()) {
-                problems.push_back("/entries: expected an array, found " + typeNameOf(item));
+                problems.push_back("/entries: expected an array, found " + jsonTypeName(item));
                 continue;
             }
             plan.entries.resize(item.size());
@@ -216,7 +193,7 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
 PlanDialect plan_detail::planDialectOf(const nlohmann::json& root, const std::string& where)
 {
     if (!root.is_object())
-        throw Error(where, "not a plan: expected a JSON object, found " + typeNameOf(root));
+        throw Error(where, "not a plan: expected a JSON object, found " + jsonTypeName(root));
     // A file with both dialects' lists would silently lose one of them on the next save.
     if (root.contains("format") && root.contains("providers"))
         throw Error(where, "/providers: a kforge plan (with \"format\") cannot also hold AITune's \"providers\" list; "
@@ -227,7 +204,7 @@ PlanDialect plan_detail::planDialectOf(const nlohmann::json& root, const std::st
     if (root.contains("format")) {
         const auto& f = root["format"];
         if (!f.is_string())
-            throw Error(where, "/format: expected the string \"kforge-plan\", found " + typeNameOf(f));
+            throw Error(where, "/format: expected the string \"kforge-plan\", found " + jsonTypeName(f));
         if (f.get<std::string>() != kFormatName)
             throw Error(where,
                         "/format: unknown plan format '" + f.get<std::string>() + "' (expected \"kforge-plan\")");

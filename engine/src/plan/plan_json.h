@@ -11,7 +11,6 @@
 namespace kforge {
 
 namespace plan_detail {
-std::string typeNameOf(const nlohmann::json& value);    // "a string", "an array", ...
 std::string escapePointerToken(const std::string& key); // JSON pointer escaping: ~ -> ~0, / -> ~1
 nlohmann::ordered_json toOrdered(const nlohmann::json& value);
 nlohmann::ordered_json providerToOrdered(const nlohmann::json& provider); // "type" first

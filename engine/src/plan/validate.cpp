@@ -5,8 +5,11 @@
 #include <kforge/error.h>
 #include <kforge/functions.h>
 #include <kforge/model_session.h>
+#include <kforge/module_path.h>
 #include <kforge/plan.h>
 #include <kforge/provider_sdk.h>
+
+#include "runtime/entry_resolver.h"
 
 #include <algorithm>
 #include <optional>
@@ -74,10 +77,9 @@ struct Index {
     std::vector<std::string> modulePaths;
     std::vector<std::string> functionNames;
     std::vector<std::string> providerTypes;
-    std::map<std::string, std::vector<std::string>> typesByFunction;    // registered types per function
-    std::map<std::string, std::vector<std::string>> modulesCalling;     // modules whose own forward calls it
-    std::unordered_map<std::string, const ProviderTypeInfo*> infoCache; // registry lookups, nullptr = unknown
-    std::unordered_map<std::string, std::string> settingsErrors;        // provider JSON -> error ("" = fine)
+    std::map<std::string, std::vector<std::string>> typesByFunction; // registered types per function
+    std::map<std::string, std::vector<std::string>> modulesCalling;  // modules whose own forward calls it
+    runtime::EntryResolver resolver{/*makeProviders=*/false};
     std::unordered_map<std::string, std::vector<std::string>> scopeSuggestions;
 
     explicit Index(const ModelSession& s) : session(s)
@@ -95,29 +97,38 @@ struct Index {
         }
     }
 
-    const ProviderTypeInfo* info(const std::string& type)
+    // The fix for a problem the resolver found.
+    std::string fixFor(const runtime::EntryProblem& p, const PlanEntry& e, const runtime::EntryResolution& r)
     {
-        const auto it = infoCache.find(type);
-        if (it != infoCache.end())
-            return it->second;
-        return infoCache[type] = ProviderRegistry::instance().find(type);
-    }
-
-    const std::string& settingsError(const nlohmann::json& provider)
-    {
-        std::string key = provider.dump();
-        const auto it = settingsErrors.find(key);
-        if (it != settingsErrors.end())
-            return it->second;
-        std::string error;
-        try {
-            ProviderRegistry::instance().create(provider);
-        } catch (const Error& e) {
-            error = e.what();
-        } catch (const std::exception& e) {
-            error = e.what();
+        if (p.kind == "unknown-function") {
+            const std::string& hint = r.providerFunction;
+            return hint.empty()
+                       ? "use one of: " + quotedList(functionNames)
+                       : "use '" + hint + "' (what the provider replaces), or one of: " + quotedList(functionNames);
         }
-        return settingsErrors[std::move(key)] = std::move(error);
+        if (p.kind == "unknown-provider" && r.providerType.empty())
+            return "set provider.type to a provider class (see `kforge providers`)";
+        if (p.kind == "unknown-provider")
+            return "use a registered provider type (see `kforge providers`); nearest: " +
+                   quotedList(nearest(r.providerType, providerTypes, 3));
+        if (p.kind == "unavailable-provider") {
+            const auto& alternatives = typesByFunction[r.providerFunction];
+            return std::string("kept in the plan; disable the entry or replace it with") +
+                   (alternatives.empty() ? " an available provider" : " one of: " + quotedList(alternatives));
+        }
+        if (p.kind == "wrong-function") {
+            const auto& alternatives = typesByFunction[e.function];
+            return "set the function to '" + r.providerFunction + "'" +
+                   (alternatives.empty() ? std::string()
+                                         : ", or use a provider of '" + e.function + "': " + quotedList(alternatives));
+        }
+        if (p.kind == "bad-settings")
+            return r.info && !r.info->settingsSchema.empty()
+                       ? "known settings: " + r.info->settingsSchema.dump()
+                       : "remove the settings other than \"type\" (this provider has none)";
+        if (p.kind == "unavailable-op")
+            return "disable the entry: this LibTorch cannot call a provider of '" + e.function + "'";
+        return {};
     }
 
     const std::vector<std::string>& suggestScopes(const std::string& scope)
@@ -153,12 +164,11 @@ struct Index {
             }
         }
         const ModuleInfo* above = nullptr;
-        for (std::string path = module.path; !above && !path.empty();) {
-            const auto dot = path.rfind('.');
-            path = dot == std::string::npos ? std::string() : path.substr(0, dot);
-            above = session.findModule(path);
-            if (above && !above->forwardCalled)
-                above = nullptr;
+        for (const std::string_view path : module_path::ancestorsOf(module.path)) {
+            above = session.findModule(std::string(path));
+            if (above && above->forwardCalled)
+                break;
+            above = nullptr;
         }
         std::string fix = "use a scope whose forward runs:";
         if (!below.empty())
@@ -183,14 +193,6 @@ std::string scopeNotCalledMessage(const ModuleInfo& module)
     return "the forward of " + what +
            " is never called: its parent uses its children, methods or parameters directly, so the scope is never "
            "entered";
-}
-
-// The function the entry's provider type replaces, when that is known.
-std::string providerFunctionHint(const PlanEntry& e)
-{
-    if (!e.provider.is_object() || !e.provider.contains("type") || !e.provider["type"].is_string())
-        return {};
-    return functionOfProviderType(e.provider["type"].get<std::string>());
 }
 
 std::string entryPath(size_t i) { return "/entries/" + std::to_string(i); }
@@ -224,20 +226,14 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
                 fix += "; nearest: " + quotedList(near);
             if (session.isFrozen())
                 fix += " (the model is frozen: its submodules are inlined, so only the root \"\" exists)";
-            add(at + "/scope", "unknown-scope", "no module '" + e.scope + "' in " + model, fix);
+            add(at + "/scope", "unknown-scope", runtime::unknownScopeMessage(e.scope, model), fix);
         } else if (!module->forwardCalled) {
             add(at + "/scope", "scope-not-called", scopeNotCalledMessage(*module), index.runningScopesFix(*module));
         }
 
-        // Function.
-        const std::optional<Function> function = functionFromName(e.function);
-        if (!function) {
-            std::string fix = "use one of: " + quotedList(index.functionNames);
-            if (!providerFunctionHint(e).empty())
-                fix = "use '" + providerFunctionHint(e) +
-                      "' (what the provider replaces), or one of: " + quotedList(index.functionNames);
-            add(at + "/function", "unknown-function", "'" + e.function + "' is not a replaceable function", fix);
-        } else if (module && module->forwardCalled && !module->subtreeFunctions.count(e.function)) {
+        // Function and provider: what the runtime refuses, in its words (runtime/entry_resolver.h).
+        const runtime::EntryResolution resolved = index.resolver.resolve(e);
+        if (resolved.function && module && module->forwardCalled && !module->subtreeFunctions.count(e.function)) {
             // (A scope that never runs calls nothing: scope-not-called above says why, once.)
             std::string fix;
             if (module->subtreeFunctions.empty())
@@ -259,52 +255,18 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
                     " or below",
                 fix);
         }
-
-        // Provider.
-        const std::string type = e.provider.is_object() && e.provider.contains("type") && e.provider["type"].is_string()
-                                     ? e.provider["type"].get<std::string>()
-                                     : std::string();
-        const ProviderTypeInfo* info = type.empty() ? nullptr : index.info(type);
-        if (type.empty()) {
-            add(at + "/provider", "unknown-provider", "the entry has no provider type",
-                "set provider.type to a provider class (see `kforge providers`)");
-        } else if (!info && isKnownAituneOnlyType(type)) {
-            std::string fix = "kept in the plan; disable the entry or replace it with";
-            const auto& alternatives = index.typesByFunction[functionOfProviderType(type)];
-            fix += alternatives.empty() ? " an available provider" : " one of: " + quotedList(alternatives);
-            add(at + "/provider/type", "unavailable-provider",
-                "'" + type + "' is an AITune provider this build has no implementation of; it cannot run", fix);
-        } else if (!info) {
-            add(at + "/provider/type", "unknown-provider", "unknown provider type '" + type + "' (kept, unavailable)",
-                "use a registered provider type (see `kforge providers`); nearest: " +
-                    quotedList(nearest(type, index.providerTypes, 3)));
-        }
-        const std::string providerFunction = info ? std::string(functionName(info->function))
-                                                  : (type.empty() ? std::string() : functionOfProviderType(type));
-        if (function && !providerFunction.empty() && providerFunction != e.function) {
-            const auto& alternatives = index.typesByFunction[e.function];
-            add(at + "/function", "wrong-function",
-                "provider '" + type + "' replaces '" + providerFunction + "', not '" + e.function + "'",
-                "set the function to '" + providerFunction + "'" +
-                    (alternatives.empty()
-                         ? std::string()
-                         : ", or use a provider of '" + e.function + "': " + quotedList(alternatives)));
-        }
-        if (info) {
-            if (std::find(info->devices.begin(), info->devices.end(), deviceKind) == info->devices.end()) {
-                std::string devices;
-                for (const auto& d : info->devices)
-                    devices += (devices.empty() ? "" : ", ") + d;
-                add(at + "/provider/type", "device-unavailable",
-                    "provider '" + type + "' does not run on " + deviceKind + " (it runs on: " + devices + ")",
-                    "run on " + (info->devices.empty() ? std::string("another device") : info->devices.front()) +
-                        ", or use another provider of '" + providerFunction + "'");
-            }
-            const std::string& error = index.settingsError(e.provider);
-            if (!error.empty())
-                add(at + "/provider", "bad-settings", error,
-                    info->settingsSchema.empty() ? "remove the settings other than \"type\" (this provider has none)"
-                                                 : "known settings: " + info->settingsSchema.dump());
+        for (const runtime::EntryProblem& p : resolved.problems)
+            add(at + "/" + p.field, p.kind, p.message, index.fixFor(p, e, resolved));
+        if (const ProviderTypeInfo* info = resolved.info;
+            info && std::find(info->devices.begin(), info->devices.end(), deviceKind) == info->devices.end()) {
+            std::string devices;
+            for (const auto& d : info->devices)
+                devices += (devices.empty() ? "" : ", ") + d;
+            add(at + "/provider/type", "device-unavailable",
+                "provider '" + resolved.providerType + "' does not run on " + deviceKind + " (it runs on: " + devices +
+                    ")",
+                "run on " + (info->devices.empty() ? std::string("another device") : info->devices.front()) +
+                    ", or use another provider of '" + resolved.providerFunction + "'");
         }
 
         // Duplicates (enabled entries only: a disabled alternative is the GUI's toggle).

@@ -7,6 +7,7 @@
 
 #include <kforge/error.h>
 #include <kforge/json_shapes.h>
+#include <kforge/module_path.h>
 
 #include "common/json_stream_writer.h"
 
@@ -25,7 +26,7 @@ namespace {
 
 bool onHost(const KernelRecord& r) { return r.kind == "cpu_op" || r.device < 0; }
 
-std::string moduleDisplayName(const std::string& path) { return path.empty() ? "(root)" : path; }
+std::string moduleDisplayName(const std::string& path) { return module_path::displayName(path); }
 
 nlohmann::ordered_json runMetadata(const LabeledRun& labeled, int pidBase)
 {

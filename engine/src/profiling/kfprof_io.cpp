@@ -254,29 +254,6 @@ std::string utcNow()
 
 // ---- reading ---------------------------------------------------------------------------------------------------
 
-std::string typeName(const json& v)
-{
-    switch (v.type()) {
-    case json::value_t::null:
-        return "null";
-    case json::value_t::object:
-        return "an object";
-    case json::value_t::array:
-        return "an array";
-    case json::value_t::string:
-        return "a string";
-    case json::value_t::boolean:
-        return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-        return "an integer";
-    case json::value_t::number_float:
-        return "a number";
-    default:
-        return "a value";
-    }
-}
-
 // Typed access with the JSON path in every error.
 class Reader {
 public:
@@ -289,7 +266,7 @@ public:
     const json* find(const json& object, const std::string& path, const char* key, bool required) const
     {
         if (!object.is_object())
-            fail(path, "expected an object, found " + typeName(object));
+            fail(path, "expected an object, found " + jsonTypeName(object));
         const auto it = object.find(key);
         if (it == object.end()) {
             if (required)
@@ -304,13 +281,13 @@ public:
         if (!v)
             return {};
         if (!v->is_string())
-            fail(path + "/" + key, "expected a string, found " + typeName(*v));
+            fail(path + "/" + key, "expected a string, found " + jsonTypeName(*v));
         return v->get<std::string>();
     }
     template <typename T> T integer(const json& v, const std::string& path) const
     {
         if (!v.is_number_integer())
-            fail(path, "expected an integer, found " + typeName(v));
+            fail(path, "expected an integer, found " + jsonTypeName(v));
         if (v.is_number_unsigned()) {
             const auto u = v.get<std::uint64_t>();
             if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
@@ -341,7 +318,7 @@ public:
             return v->get<bool>();
         if (v->is_number_integer())
             return v->get<std::int64_t>() != 0;
-        fail(path + "/" + key, "expected a boolean, found " + typeName(*v));
+        fail(path + "/" + key, "expected a boolean, found " + jsonTypeName(*v));
     }
     double real(const json& v, const std::string& path) const
     {
@@ -358,7 +335,7 @@ public:
         }
         if (v.is_null())
             return std::numeric_limits<double>::quiet_NaN();
-        fail(path, "expected a number, found " + typeName(v));
+        fail(path, "expected a number, found " + jsonTypeName(v));
     }
     const json& array(const json& object, const std::string& path, const char* key, bool required = false) const
     {
@@ -367,7 +344,7 @@ public:
         if (!v)
             return empty;
         if (!v->is_array())
-            fail(path + "/" + key, "expected an array, found " + typeName(*v));
+            fail(path + "/" + key, "expected an array, found " + jsonTypeName(*v));
         return *v;
     }
     std::vector<std::string> strings(const json& object, const std::string& path, const char* key) const
@@ -376,7 +353,7 @@ public:
         const json& a = array(object, path, key);
         for (size_t i = 0; i < a.size(); ++i) {
             if (!a[i].is_string())
-                fail(path + "/" + key + "/" + std::to_string(i), "expected a string, found " + typeName(a[i]));
+                fail(path + "/" + key + "/" + std::to_string(i), "expected a string, found " + jsonTypeName(a[i]));
             out.push_back(a[i].get<std::string>());
         }
         return out;
@@ -388,7 +365,7 @@ public:
         if (!v)
             return out;
         if (!v->is_object())
-            fail(path + "/" + key, "expected an object, found " + typeName(*v));
+            fail(path + "/" + key, "expected an object, found " + jsonTypeName(*v));
         for (const auto& [name, n] : v->items())
             out[name] = integer<int>(n, path + "/" + key + "/" + name);
         return out;
@@ -420,7 +397,7 @@ template <class RowPath, class Decode>
 void readRow(const Reader& rd, const json& row, const RowPath& rowPath, const std::vector<int>& slot, Decode decode)
 {
     if (!row.is_array())
-        rd.fail(rowPath(), "expected an array, found " + typeName(row));
+        rd.fail(rowPath(), "expected an array, found " + jsonTypeName(row));
     const auto cell = [&](size_t k) -> const json* {
         if (slot[k] < 0)
             return nullptr;
@@ -597,13 +574,13 @@ ProfileRun readRun(const Reader& rd, const json& j, const std::string& path, std
     run.usedPlan = rd.boolean(j, path, "used_plan");
     if (const json* plan = rd.find(j, path, "plan", false); plan && !plan->is_null()) {
         if (!plan->is_object())
-            rd.fail(path + "/plan", "expected an object, found " + typeName(*plan));
+            rd.fail(path + "/plan", "expected an object, found " + jsonTypeName(*plan));
         run.plan = parsePlanJson(*plan, rd.where() + " " + path + "/plan");
     }
 
     if (const json* declines = rd.find(j, path, "declines", false)) { // optional: older files lack it
         if (!declines->is_array())
-            rd.fail(path + "/declines", "expected an array, found " + typeName(*declines));
+            rd.fail(path + "/declines", "expected an array, found " + jsonTypeName(*declines));
         for (size_t i = 0; i < declines->size(); ++i) {
             const std::string p = path + "/declines/" + std::to_string(i);
             const json& d = (*declines)[i];
@@ -737,7 +714,7 @@ std::vector<SavedRun> parseProfile(const std::string& text, const std::string& w
     StreamingRowReader rows(rd);
     const json root = parseJsonText(text, where, [&](const ClosedJsonContainer& closed) { return rows.take(closed); });
     if (!root.is_object())
-        throw Error(where, "not a kforge profile: the file holds " + typeName(root) + ", not an object");
+        throw Error(where, "not a kforge profile: the file holds " + jsonTypeName(root) + ", not an object");
     const auto format = root.find("format");
     if (format == root.end() || !format->is_string()) {
         if (root.contains("traceEvents"))

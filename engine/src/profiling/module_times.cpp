@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/module_path.h>
 #include <kforge/profiling.h>
 
 #include <algorithm>
@@ -27,13 +28,9 @@ std::vector<ModuleTime> moduleTimes(const ProfileRun& run)
         visit(row);
         if (row == 0)
             return;
-        std::string prefix = run.modules[row].path;
-        while (!prefix.empty()) {
-            const size_t dot = prefix.rfind('.');
-            prefix = dot == std::string::npos ? std::string() : prefix.substr(0, dot);
-            if (const auto it = index.find(prefix); it != index.end())
+        for (const std::string_view above : module_path::ancestorsOf(run.modules[row].path))
+            if (const auto it = index.find(std::string(above)); it != index.end())
                 visit(it->second);
-        }
     };
 
     const double forwards = std::max(1, run.iterations);

@@ -3,6 +3,7 @@
 #include <kforge/model_session.h>
 #include <kforge/runtime.h>
 
+#include "runtime/entry_resolver.h"
 #include "runtime/event_sink.h"
 #include "runtime/fault_injection.h"
 #include "runtime/fusers.h"
@@ -59,44 +60,26 @@ KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) :
         problems.push_back("the interposer's start-up self-test failed (" +
                            (interposer.selfTestPassed ? std::string("forced by a test") : interposer.selfTestMessage) +
                            "), so no provider could be called; see `kforge doctor`");
+    EntryResolver resolver(/*makeProviders=*/true);
     for (size_t i = 0; i < m_impl->plan.entries.size(); ++i) {
         const PlanEntry& e = m_impl->plan.entries[i];
         if (!e.enabled)
             continue;
         const std::string where = entryWhere(i, e);
         const ObjectKey object = m_impl->modules->objectOf(e.scope);
-        const auto function = functionFromName(e.function);
         if (!object)
-            problems.push_back(where + ": no module '" + e.scope + "' in the model");
-        if (!function) {
-            problems.push_back(where + ": unknown function '" + e.function + "'");
+            problems.push_back(where + ": " + unknownScopeMessage(e.scope, session.displayName()));
+        EntryResolution resolved = resolver.resolve(e);
+        for (const EntryProblem& p : resolved.problems)
+            problems.push_back(where + ": " + p.message);
+        if (!object || !resolved.ok())
             continue;
-        }
-        std::unique_ptr<KernelProvider> provider;
-        try {
-            provider = ProviderRegistry::instance().create(e.provider);
-        } catch (const Error& err) {
-            problems.push_back(where + ": " + err.what());
-            continue;
-        }
-        if (provider->function() != *function) {
-            problems.push_back(where + ": provider '" + provider->typeName() + "' replaces '" +
-                               std::string(functionName(provider->function())) + "', not '" + e.function + "'");
-            continue;
-        }
-        if (!normalOp(*function)) {
-            problems.push_back(where + ": this LibTorch lacks " + qualifiedOpName(functionInfo(*function).normalForm) +
-                               ", the op its providers are called with");
-            continue;
-        }
-        if (!object)
-            continue;
-        auto fn = makeProviderFunction(std::shared_ptr<KernelProvider>(std::move(provider)));
+        auto fn = makeProviderFunction(std::move(resolved.provider));
         auto scope = std::find_if(m_impl->scopes.begin(), m_impl->scopes.end(),
                                   [&](const auto& s) { return s.first == object; });
         if (scope == m_impl->scopes.end())
             scope = m_impl->scopes.insert(m_impl->scopes.end(), {object, {}});
-        scope->second.push_back({*function, std::move(fn), int(i)});
+        scope->second.push_back({*resolved.function, std::move(fn), int(i)});
     }
     if (!problems.empty()) {
         std::string why;
