@@ -8,7 +8,8 @@ each include that breaks one:
 - the engine includes no Qt header;
 - the public headers (engine/include/kforge) include no LibTorch header, except the plugin SDKs;
 - the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
-- ui/models includes no widget header and nothing of ui/views.
+- ui/models includes no widget header and nothing of ui/views;
+- ui/controllers includes nothing of ui/views (a controller reaches a page through an interface it declares).
 
   include_rules.py SOURCE_ROOT"""
 import os
@@ -63,6 +64,7 @@ def main() -> int:
     for top in ("ui", "app"):
         for path, lines in sources(root, top):
             in_models = path.startswith(os.path.join("ui", "models"))
+            in_controllers = path.startswith(os.path.join("ui", "controllers"))
             for number, line in enumerate(lines, 1):
                 quoted = QUOTED.search(line)
                 angled = ANGLED.search(line)
@@ -72,6 +74,8 @@ def main() -> int:
                     report(path, number, line, "the faces never include the plugin SDKs (LibTorch)")
                 if in_models and (WIDGETS.search(line) or (quoted and quoted.group(1).startswith("views/"))):
                     report(path, number, line, "ui/models is Qt Core/Gui only, no widget or view")
+                if in_controllers and quoted and quoted.group(1).startswith("views/"):
+                    report(path, number, line, "no controller includes a view")
 
     for b in broken:
         print(b)

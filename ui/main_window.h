@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include "plan_file_controller.h"
-#include "program_choice.h"
+#include "controllers/plan_file_controller.h"
+#include "application/program_choice.h"
 
 #include <kforge/provider_catalog.h>
 

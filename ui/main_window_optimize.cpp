@@ -3,12 +3,12 @@
 // (OptimizeController), its candidates in a table, Apply as Plan (one undoable step), then Benchmark.
 #include "main_window.h"
 
-#include "app_icons.h"
+#include "application/app_icons.h"
 #include "models/candidate_table_model.h"
 #include "models/plan_document.h"
-#include "optimize_controller.h"
-#include "profile_controller.h"
-#include "run_controller.h"
+#include "controllers/optimize_controller.h"
+#include "controllers/profile_controller.h"
+#include "controllers/run_controller.h"
 #include "views/optimize_view.h"
 
 #include <QAction>

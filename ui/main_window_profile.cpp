@@ -3,13 +3,13 @@
 // which is about the model, the plan and forwards.
 #include "main_window.h"
 
-#include "app_icons.h"
+#include "application/app_icons.h"
 
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
-#include "profile_controller.h"
-#include "run_controller.h"
-#include "system_info.h"
+#include "controllers/profile_controller.h"
+#include "controllers/run_controller.h"
+#include "application/system_info.h"
 #include "views/module_tree_page.h"
 #include "views/plan_editor_view.h"
 #include "views/profile_page.h"
@@ -19,7 +19,7 @@
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
 
-#include "profile_file_controller.h"
+#include "controllers/profile_file_controller.h"
 
 #include <QAction>
 #include <QDir>

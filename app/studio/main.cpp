@@ -2,12 +2,11 @@
 // kforge-studio [MODEL | FILE.kfprof | FILE.kfplan.json] [--plan FILE] [--input SPEC]... [--inputs-file FILE]
 // [--keep-leftovers] [--break MODULE]... [--run]
 // [--profile] [--optimize] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
-#include "application_identity.h"
+#include "application/application_identity.h"
+#include "application/provider_plugins.h"
+#include "application/startup_script.h"
+#include "controllers/run_controller.h"
 #include "main_window.h"
-#include "provider_plugins.h"
-#include "run_controller.h"
-#include "views/module_tree_view.h"
-#include "views/profile_page.h"
 
 #include <kforge/error.h>
 #include <kforge/plugins.h>
@@ -15,11 +14,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDockWidget>
-#include <QImageWriter>
-#include <QPixmap>
 #include <QStatusBar>
-#include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
@@ -47,79 +42,6 @@ bool hasDisplay()
 }
 
 void printError(const QString& message) { std::fprintf(stderr, "kforge-studio: %s\n", qPrintable(message)); }
-
-constexpr QSize kShotSize(1200, 760);
-
-// What `--view NAME` grabs: the tree is the central page, the others are docks; a dock is floated at the
-// screenshot's size so the view fills the picture.
-QPixmap grabView(kforge::ui::MainWindow& window, const QString& view)
-{
-    if (view.isEmpty())
-        return window.grab();
-    if (QDockWidget* dock = window.dockNamed(view)) {
-        dock->setAttribute(Qt::WA_DontShowOnScreen);
-        dock->setFloating(true);
-        dock->resize(kShotSize);
-        dock->show();
-        dock->raise();
-        QCoreApplication::processEvents(); // lay the floated dock out at its new size
-        return dock->widget()->grab();
-    }
-    window.showView(view);             // its page or profile tab in front, so that it is laid out
-    QCoreApplication::processEvents(); // at the size it has there
-    QWidget* widget = window.viewNamed(view);
-    return widget ? widget->grab() : window.grab();
-}
-
-// Renders the window (or one view) once the model is shown, writes the PNG and quits with the outcome.
-void takeScreenshot(kforge::ui::MainWindow& window, const QString& file, const QString& view)
-{
-    window.moduleView()->expandAndFit(-1);
-    const QPixmap pixmap = grabView(window, view);
-    QImageWriter writer(file);
-    if (!writer.write(pixmap.toImage())) {
-        printError(QStringLiteral("cannot write %1: %2").arg(file, writer.errorString()));
-        QCoreApplication::exit(2);
-        return;
-    }
-    QCoreApplication::exit(0);
-}
-
-// A CPU baseline profile of the model shown (--profile); `ready` follows when it ends, whatever the outcome.
-template <typename Ready> void profileThen(kforge::ui::MainWindow& window, Ready ready)
-{
-    window.profilePage()->setDevice(QStringLiteral("cpu"));
-    auto* once = new QObject(&window);
-    QObject::connect(&window, &kforge::ui::MainWindow::profileFinished, once,
-                     [once, ready](bool ok, const QString& message) {
-                         if (!ok)
-                             printError(message);
-                         once->deleteLater();
-                         ready();
-                     });
-    if (!window.profileBaseline()) { // profileError() has said why
-        delete once;
-        ready();
-    }
-}
-
-// Optimize on the CPU (--optimize), after the profile; `ready` follows when it ends, whatever the outcome.
-template <typename Ready> void optimizeThen(kforge::ui::MainWindow& window, Ready ready)
-{
-    window.profilePage()->setDevice(QStringLiteral("cpu"));
-    auto* once = new QObject(&window);
-    QObject::connect(&window, &kforge::ui::MainWindow::optimizeFinished, once,
-                     [once, ready](bool ok, const QString& message) {
-                         if (!ok)
-                             printError(message);
-                         once->deleteLater();
-                         ready();
-                     });
-    if (!window.optimize()) { // profileError() has said why
-        delete once;
-        ready();
-    }
-}
 
 } // namespace
 
@@ -251,113 +173,33 @@ int main(int argc, char** argv)
     if (!storedPluginErrors.isEmpty())
         window.statusBar()->showMessage(
             QStringLiteral("Provider plugin not loaded: %1").arg(storedPluginErrors.join(QStringLiteral("; "))));
-    const bool batch = parser.isSet(screenshotOption);
-    if (batch) {
-        window.setModalErrors(false);
-        window.setPersistent(false);
-        window.setUnsavedChanges(kforge::ui::MainWindow::UnsavedChanges::Discard);
-    }
+    kforge::ui::StartupSteps steps;
+    steps.model = model;
+    steps.inputs = parser.values(inputOption);
+    steps.inputsFile = parser.value(inputsFileOption);
+    steps.profileFile = profileFile;
+    steps.run = parser.isSet(runOption);
+    steps.profile = parser.isSet(profileOption);
+    steps.optimize = parser.isSet(optimizeOption);
+    steps.screenshot = parser.value(screenshotOption);
+    steps.view = view;
+    kforge::ui::StartupScript script(window, steps);
+    QObject::connect(&script, &kforge::ui::StartupScript::error, &app, &printError);
+    QObject::connect(
+        &script, &kforge::ui::StartupScript::finished, &app, [](int code) { QCoreApplication::exit(code); },
+        Qt::QueuedConnection); // start() may finish before the event loop runs
     if (parser.isSet(keepOption))
         window.actions().keepLeftovers->setChecked(true);
     for (const QString& path : parser.values(breakOption))
         window.runController()->toggleModuleBreakpoint(path);
-    if (!planFile.isEmpty() && !window.openPlan(planFile) && batch) {
+    if (!script.isBatch()) {
+        window.restoreSettings();
+        window.show();
+    }
+    if (!planFile.isEmpty() && !window.openPlan(planFile) && script.isBatch()) {
         printError(QStringLiteral("cannot open plan %1").arg(planFile));
         return 1;
     }
-    // Once the model is shown: its inputs, the saved profile (a new model drops the runs of the previous one),
-    // the forward, then the profile; `ready` follows when all that is done.
-    const QStringList inputs = parser.values(inputOption);
-    const QString inputsFile = parser.value(inputsFileOption);
-    const bool runFirst = parser.isSet(runOption);
-    const bool profileFirst = parser.isSet(profileOption);
-    const bool optimizeFirst = parser.isSet(optimizeOption);
-    auto prepare = [&window, inputs, inputsFile, runFirst, profileFirst, optimizeFirst, profileFile,
-                    batch](auto whenReady) {
-        QString error;
-        if ((!inputs.isEmpty() && !window.setInputSpecs(inputs, &error)) ||
-            (!inputsFile.isEmpty() && !window.loadInputsFile(inputsFile, &error))) {
-            printError(error);
-            QCoreApplication::exit(1);
-            return;
-        }
-        if (!profileFile.isEmpty() && !window.openProfile(profileFile) && batch) {
-            QCoreApplication::exit(1);
-            return;
-        }
-        auto afterProfile = [&window, optimizeFirst, whenReady] {
-            if (optimizeFirst)
-                optimizeThen(window, whenReady);
-            else
-                whenReady();
-        };
-        auto ready = [&window, profileFirst, afterProfile] {
-            if (profileFirst)
-                profileThen(window, afterProfile);
-            else
-                afterProfile();
-        };
-        if (!runFirst) {
-            ready();
-            return;
-        }
-        // Ready at the end of the forward, or at its first pause.
-        auto* once = new QObject(&window);
-        auto done = [once, ready] {
-            if (once->property("done").toBool())
-                return;
-            once->setProperty("done", true);
-            once->deleteLater();
-            ready();
-        };
-        QObject::connect(&window, &kforge::ui::MainWindow::runFinished, once, [done](bool ok, const QString& m) {
-            if (!ok)
-                printError(m);
-            done();
-        });
-        QObject::connect(window.runController(), &kforge::ui::RunController::pausedChanged, once, [done](bool paused) {
-            if (paused)
-                done();
-        });
-        window.runForward();
-    };
-
-    if (!batch) {
-        window.restoreSettings();
-        window.show();
-        QObject::connect(
-            &window, &kforge::ui::MainWindow::modelLoaded, &app, [prepare] { prepare([] {}); },
-            Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-        if (!model.isEmpty())
-            window.openSource(model);
-        else if (!profileFile.isEmpty())
-            window.openProfile(profileFile);
-        return app.exec();
-    }
-
-    // Batch run: no dialogs, no changes to the user's settings, a fixed size so screenshots compare.
-    const QString file = parser.value(screenshotOption);
-    window.setAttribute(Qt::WA_DontShowOnScreen); // a real display must not flash a window
-    window.resize(kShotSize);
-    window.show();
-    QObject::connect(&window, &kforge::ui::MainWindow::loadFailed, &app, [](const QString& message) {
-        printError(message);
-        QCoreApplication::exit(1);
-    });
-    QObject::connect(&window, &kforge::ui::MainWindow::profileError, &app, &printError);
-    // Queued: let the tree lay itself out before it is grabbed.
-    auto shoot = [&window, file, view] {
-        QTimer::singleShot(0, &window, [&window, file, view] { takeScreenshot(window, file, view); });
-    };
-    QObject::connect(
-        &window, &kforge::ui::MainWindow::modelLoaded, &app, [prepare, shoot] { prepare(shoot); },
-        Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-    if (!model.isEmpty()) {
-        window.openSource(model);
-    } else {
-        if (!profileFile.isEmpty() && !window.openProfile(profileFile))
-            return 1;
-        QTimer::singleShot(0, &app, shoot);
-    }
+    script.start();
     return app.exec();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the UI suites set up alike: settings of their own, and main windows that ask nothing.
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "main_window.h"
 
 #include <QSettings>

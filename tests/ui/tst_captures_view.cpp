@@ -2,13 +2,13 @@
 // The graph-captures view in the main window: listed among the views, disabled with the reason where no CUDA
 // device is visible, a capture refused while a forward runs, and (on a GPU machine) a real capture of
 // tiny-gpt with its recorded providers going stale after a plan edit.
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/capture_list_model.h"
-#include "run_controller.h"
-#include "system_info.h"
+#include "controllers/run_controller.h"
+#include "application/system_info.h"
 #include "views/captures_view.h"
 
 #include <kforge/model_session.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // FileTask: file work off the UI thread. Quick work shows no dialog; slow work shows a progress dialog whose Cancel
 // stops the wait; a cancelled write through CancellableOutput leaves the target file as it was, with no leftovers.
-#include "file_task.h"
+#include "controllers/file_task.h"
 
 #include <kforge/atomic_file.h>
 #include <kforge/error.h>

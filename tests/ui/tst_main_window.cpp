@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "build_path.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
 #include "models/module_tree_model.h"
-#include "recent_files.h"
+#include "application/recent_files.h"
 
 #include <kforge/model_session.h>
 

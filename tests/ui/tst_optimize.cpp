@@ -2,11 +2,11 @@
 // Profile › Optimize: make_plan with providers and generators off the UI thread, candidates filling the
 // Optimize dock's table as each function is judged, Cancel, and Apply Optimized Plan as one undoable step.
 #include "build_path.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "main_window.h"
 #include "models/candidate_table_model.h"
 #include "models/plan_document.h"
-#include "optimize_controller.h"
+#include "controllers/optimize_controller.h"
 #include "test_window.h"
 #include "window_parts.h"
 

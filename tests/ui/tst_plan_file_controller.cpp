@@ -2,7 +2,7 @@
 // PlanFileController on its own, without a main window: the unsaved-changes answer decides whether a plan may be
 // replaced, and every file operation says what happened (statusMessage) or what went wrong (error), naming the file.
 #include "models/plan_document.h"
-#include "plan_file_controller.h"
+#include "controllers/plan_file_controller.h"
 
 #include <kforge/plan.h>
 

@@ -3,13 +3,13 @@
 // plugin's error inline, the start-up list kept in QSettings, removal taking effect on restart), the General
 // page's defaults, and the About report with every version it promises.
 #include "build_path.h"
-#include "app_settings.h"
+#include "application/app_settings.h"
 #include "test_window.h"
 #include "window_parts.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "main_window.h"
-#include "provider_plugins.h"
-#include "system_info.h"
+#include "application/provider_plugins.h"
+#include "application/system_info.h"
 #include "views/about_dialog.h"
 #include "models/provider_catalog_model.h"
 #include "views/general_settings_page.h"

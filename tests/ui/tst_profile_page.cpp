@@ -2,7 +2,7 @@
 // The Profile page in the window: profiles run through the UI's actions on builtin:tiny-gpt (CPU), cancel,
 // compare, .kfprof files opened without a model, exports, and the timeline selecting kernel-table rows.
 #include "build_path.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
@@ -15,8 +15,8 @@
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
 #include "models/plan_model.h"
-#include "profile_controller.h"
-#include "run_controller.h"
+#include "controllers/profile_controller.h"
+#include "controllers/run_controller.h"
 #include "views/profile_page.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"

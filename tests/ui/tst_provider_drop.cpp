@@ -2,7 +2,7 @@
 // Dragging a provider from the plan editor's catalog onto a module of the tree: the catalog's mime data, the
 // tree's refusal where the module never calls the provider's function, and the drop adding an undoable plan
 // entry, through the model and through drag events on the tree view.
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"

@@ -2,11 +2,11 @@
 // The status bar's device, runtime and leftover fields: filled from the start and following a forward that
 // leaves a patch behind (keep-leftovers) and its Unwind.
 #include "build_path.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
 #include "main_window.h"
 #include "test_window.h"
-#include "run_controller.h"
-#include "system_info.h"
+#include "controllers/run_controller.h"
+#include "application/system_info.h"
 
 #include <QAction>
 #include <QLabel>

@@ -2,7 +2,9 @@
 // The main window's flows, driven the way a user drives them: the tree's context menu, the plan editor, the
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
 #include "build_path.h"
-#include "application_identity.h"
+#include "application/application_identity.h"
+#include "application/startup_script.h"
+#include "controllers/profile_controller.h"
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
@@ -12,7 +14,7 @@
 #include "models/module_tree_model.h"
 #include "models/plan_document.h"
 #include "models/plan_model.h"
-#include "run_controller.h"
+#include "controllers/run_controller.h"
 #include "views/event_log_view.h"
 #include "views/function_stacks_view.h"
 #include "views/module_tree_page.h"
@@ -30,6 +32,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QImage>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
@@ -709,6 +712,74 @@ private Q_SLOTS:
         QVERIFY(window->dockNamed(QStringLiteral("stacks"))->isVisible());
         QVERIFY(!window->dockNamed(QStringLiteral("events"))->isVisible());
         QSettings().clear();
+    }
+    // kforge-studio's command line (--run, --profile, --screenshot): the steps run in order, each after the last
+    // has ended, and the batch run ends with the picture written and exit code 0.
+    void startupScriptRunsItsStepsInOrderThenSavesTheScreenshot()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        kforge::ui::StartupSteps steps;
+        steps.model = kTinyGpt;
+        steps.run = true;
+        steps.profile = true;
+        steps.screenshot = dir.filePath(QStringLiteral("shot.png"));
+        kforge::ui::StartupScript script(window, steps);
+        QStringList order;
+        connect(&window, &MainWindow::runFinished, this, [&order] { order << QStringLiteral("run"); });
+        connect(&window, &MainWindow::profileFinished, this, [&order] { order << QStringLiteral("profile"); });
+        connect(&script, &kforge::ui::StartupScript::finished, this, [&order] { order << QStringLiteral("end"); });
+        QSignalSpy finished(&script, &kforge::ui::StartupScript::finished);
+        QSignalSpy errors(&script, &kforge::ui::StartupScript::error);
+        script.start();
+        QVERIFY(finished.wait(120'000));
+        QCOMPARE(finished.first().first().toInt(), 0);
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
+        QCOMPARE(order, (QStringList{QStringLiteral("run"), QStringLiteral("profile"), QStringLiteral("end")}));
+        QVERIFY(window.profileController()->baseline());
+        QCOMPARE(QImage(steps.screenshot).size(), window.size()); // the whole window, as laid out for the picture
+    }
+
+    // Inputs that do not parse end the run with exit code 1 and say why; nothing is run or written.
+    void startupScriptStopsAtInputsThatDoNotParse()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        kforge::ui::StartupSteps steps;
+        steps.model = kTinyGpt;
+        steps.inputs = {QStringLiteral("float32[1,")};
+        steps.run = true;
+        steps.screenshot = dir.filePath(QStringLiteral("shot.png"));
+        kforge::ui::StartupScript script(window, steps);
+        QSignalSpy finished(&script, &kforge::ui::StartupScript::finished);
+        QSignalSpy errors(&script, &kforge::ui::StartupScript::error);
+        QSignalSpy ran(&window, &MainWindow::runFinished);
+        script.start();
+        QVERIFY(finished.wait(120'000));
+        QCOMPARE(finished.first().first().toInt(), 1);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.first().first().toString().contains(QStringLiteral("float32[1,")),
+                 qPrintable(errors.first().first().toString()));
+        QVERIFY(ran.isEmpty());
+        QVERIFY(!QFileInfo::exists(steps.screenshot));
+    }
+
+    // A picture that cannot be written is exit code 2, with the file named.
+    void startupScriptReportsAScreenshotItCannotWrite()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        kforge::ui::StartupSteps steps;
+        steps.model = kTinyGpt;
+        steps.screenshot = dir.filePath(QStringLiteral("missing-folder/shot.png"));
+        kforge::ui::StartupScript script(window, steps);
+        QSignalSpy finished(&script, &kforge::ui::StartupScript::finished);
+        QSignalSpy errors(&script, &kforge::ui::StartupScript::error);
+        script.start();
+        QVERIFY(finished.wait(120'000));
+        QCOMPARE(finished.first().first().toInt(), 2);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY(errors.first().first().toString().contains(steps.screenshot));
     }
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "about_dialog.h"
 
-#include "system_info.h"
+#include "application/system_info.h"
 
 #include <kforge/version.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "general_settings_page.h"
 
-#include "app_settings.h"
+#include "application/app_settings.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,8 +2,8 @@
 #include "plugin_settings_page.h"
 
 #include "views/semantic_text.h"
-#include "app_settings.h"
-#include "provider_plugins.h"
+#include "application/app_settings.h"
+#include "application/provider_plugins.h"
 
 #include <kforge/plugins.h>
 

@@ -5,7 +5,7 @@
 #include "models/duration_format.h"
 #include "models/format.h"
 #include "models/kernel_stats_model.h"
-#include "profile_controller.h"
+#include "controllers/profile_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
@@ -409,6 +409,11 @@ void ProfilePage::setShown(Shown shown)
 }
 
 ProfilePage::Shown ProfilePage::shown() const { return m_showCombo->currentData().value<Shown>(); }
+
+bool ProfilePage::savePicture(Picture picture, const QString& file, QString* error) const
+{
+    return picture == Picture::Chart ? m_chart->savePng(file, error) : m_timeline->savePng(file, error);
+}
 
 std::shared_ptr<const kforge::ProfileRun> ProfilePage::shownRun() const
 {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "controllers/profile_display.h"
+
 #include <kforge/profiling.h>
 
 #include <QWidget>
@@ -31,7 +33,7 @@ class TimelineView;
 // iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in four tabs: the
 // kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, and the comparison.
 // Clicking a record in the timeline selects its row in the kernel table.
-class ProfilePage : public QWidget {
+class ProfilePage : public QWidget, public ProfileDisplay {
     Q_OBJECT
 public:
     enum class Shown { Baseline, Plan };
@@ -51,8 +53,7 @@ public:
     void setActions(const Actions& actions);
     // Off for batch runs and tests: warm-up, iterations and device are then not written to QSettings.
     void setPersistent(bool persistent) { m_persistent = persistent; }
-    // Where the runs came from, for the header: "" for runs made here, else a .kfprof file name.
-    void setOrigin(const QString& origin);
+    void setOrigin(const QString& origin) override;
 
     // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
     QWidget* subView(const QString& name) const;
@@ -69,7 +70,8 @@ public:
     // Which run the kernel table, chart and timeline show (when both exist).
     void setShown(Shown shown);
     Shown shown() const;
-    std::shared_ptr<const kforge::ProfileRun> shownRun() const;
+    std::shared_ptr<const kforge::ProfileRun> shownRun() const override;
+    bool savePicture(Picture picture, const QString& file, QString* error) const override;
     // Selects the kernel-table row that run->records[recordIndex] counts towards and shows the table.
     bool selectRecordRow(int recordIndex);
 

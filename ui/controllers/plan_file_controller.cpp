@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "plan_file_controller.h"
+#include "controllers/plan_file_controller.h"
 
 #include "models/plan_document.h"
 

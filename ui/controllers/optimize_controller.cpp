@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "optimize_controller.h"
+#include "controllers/optimize_controller.h"
 
 #include "models/candidate_table_model.h"
-#include "profile_controller.h"
-#include "run_controller.h"
+#include "controllers/profile_controller.h"
+#include "controllers/run_controller.h"
 
 #include <kforge/model_session.h>
 

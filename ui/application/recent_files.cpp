@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "recent_files.h"
+#include "application/recent_files.h"
 
 #include <QSettings>
 #include <QVariantMap>

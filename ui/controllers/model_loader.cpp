@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model_loader.h"
+#include "controllers/model_loader.h"
 
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
-#include "app_settings.h"
+#include "application/app_settings.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

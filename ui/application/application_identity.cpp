@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "application_identity.h"
+#include "application/application_identity.h"
 
 #include <kforge/version.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "program_choice.h"
+#include "application/program_choice.h"
 
 #include <kforge/exported_program.h>
 

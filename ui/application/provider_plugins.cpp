@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "provider_plugins.h"
+#include "application/provider_plugins.h"
 
-#include "app_settings.h"
+#include "application/app_settings.h"
 
 #include <kforge/plugins.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "file_task.h"
+#include "controllers/file_task.h"
 
 #include <kforge/error.h>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "profile_controller.h"
+#include "controllers/profile_controller.h"
 
 #include "models/duration_format.h"
 #include "models/format.h"
-#include "run_controller.h"
-#include "system_info.h"
+#include "controllers/run_controller.h"
+#include "application/system_info.h"
 
 #include <kforge/model_session.h>
 #include <kforge/profiler.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app_settings.h"
+#include "application/app_settings.h"
 
 #include <QSettings>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "run_controller.h"
+#include "controllers/run_controller.h"
 
 #include "models/event_log_model.h"
 #include "models/format.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "system_info.h"
+#include "application/system_info.h"
 
 #include <QObject>
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Profile files for the main window, on the profile side beside ProfileController and ProfilePage: opening saved
-// .kfprof runs (no model needed), saving them, exporting traces, CSV and pictures, and their file dialogs. Reading
-// and writing run off the UI thread with a progress dialog and Cancel (FileTask).
+// Profile files for the main window, on the profile side beside ProfileController and the page showing the runs:
+// opening saved .kfprof runs (no model needed), saving them, exporting traces, CSV and pictures, and their file
+// dialogs. Reading and writing run off the UI thread with a progress dialog and Cancel (FileTask).
+#include "controllers/profile_display.h"
+
 #include <QObject>
 #include <QString>
 
@@ -14,13 +16,12 @@ class QWidget;
 namespace kforge::ui {
 
 class ProfileController;
-class ProfilePage;
 
 class ProfileFileController : public QObject {
     Q_OBJECT
 
 public:
-    ProfileFileController(ProfileController* runs, ProfilePage* page, QWidget* dialogParent);
+    ProfileFileController(ProfileController* runs, ProfileDisplay* display, QWidget* dialogParent);
 
     void setModalErrors(bool modal) { m_modalErrors = modal; }         // off: errors are only signalled (error())
     void setPersistent(bool persistent) { m_persistent = persistent; } // off: the last folder is not remembered
@@ -46,14 +47,13 @@ private:
     // `write` streams the file on a worker thread, atomically and cancellable.
     bool writeOffTheUiThread(const QString& path, const QString& failureTitle,
                              const std::function<void(std::ostream&)>& write);
-    // A picture of the shown run through `save` (a view's savePng).
-    bool exportPng(const QString& path, const QString& failureTitle, const QString& noRun,
-                   const std::function<bool(const QString&, QString*)>& save);
+    bool exportPng(const QString& path, ProfileDisplay::Picture picture, const QString& failureTitle,
+                   const QString& noRun);
     void reportFailure(const QString& title, const QString& what, const QString& error);
     void report(const QString& title, const QString& message);
 
     ProfileController* m_runs;
-    ProfilePage* m_page;
+    ProfileDisplay* m_display;
     QWidget* m_dialogParent;
     bool m_modalErrors = true;
     bool m_persistent = true;

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "profile_file_controller.h"
+#include "controllers/profile_file_controller.h"
 
-#include "file_task.h"
-#include "profile_controller.h"
-#include "views/profile_page.h"
-#include "views/time_share_chart.h"
-#include "views/timeline_view.h"
+#include "controllers/file_task.h"
+#include "controllers/profile_controller.h"
 
 #include <kforge/atomic_file.h>
 #include <kforge/profile_export.h>
@@ -37,8 +34,8 @@ QString baseNameOf(const std::string& model)
 
 } // namespace
 
-ProfileFileController::ProfileFileController(ProfileController* runs, ProfilePage* page, QWidget* dialogParent)
-    : QObject(dialogParent), m_runs(runs), m_page(page), m_dialogParent(dialogParent)
+ProfileFileController::ProfileFileController(ProfileController* runs, ProfileDisplay* display, QWidget* dialogParent)
+    : QObject(dialogParent), m_runs(runs), m_display(display), m_dialogParent(dialogParent)
 {
 }
 
@@ -111,7 +108,7 @@ bool ProfileFileController::open(const QString& path)
         return false;
     }
     m_runs->setRuns(baseline, plan);
-    m_page->setOrigin(name);
+    m_display->setOrigin(name);
     Q_EMIT opened();
     const auto& any = baseline ? baseline : plan;
     Q_EMIT statusMessage(tr("Opened %1: %2 of %3")
@@ -169,7 +166,7 @@ bool ProfileFileController::exportChromeTrace(const QString& path)
 
 bool ProfileFileController::exportCsv(const QString& path)
 {
-    const auto run = m_page->shownRun();
+    const auto run = m_display->shownRun();
     if (!run) {
         report(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
         return false;
@@ -182,23 +179,23 @@ bool ProfileFileController::exportCsv(const QString& path)
 
 bool ProfileFileController::exportChartPng(const QString& path)
 {
-    return exportPng(path, tr("Cannot Export Chart"), tr("There is no profile to chart: run one first."),
-                     [this](const QString& file, QString* error) { return m_page->chart()->savePng(file, error); });
+    return exportPng(path, ProfileDisplay::Picture::Chart, tr("Cannot Export Chart"),
+                     tr("There is no profile to chart: run one first."));
 }
 
 bool ProfileFileController::exportTimelinePng(const QString& path)
 {
-    return exportPng(path, tr("Cannot Export Timeline"), tr("There is no profile to draw: run one first."),
-                     [this](const QString& file, QString* error) { return m_page->timeline()->savePng(file, error); });
+    return exportPng(path, ProfileDisplay::Picture::Timeline, tr("Cannot Export Timeline"),
+                     tr("There is no profile to draw: run one first."));
 }
 
-bool ProfileFileController::exportPng(const QString& path, const QString& failureTitle, const QString& noRun,
-                                      const std::function<bool(const QString&, QString*)>& save)
+bool ProfileFileController::exportPng(const QString& path, ProfileDisplay::Picture picture, const QString& failureTitle,
+                                      const QString& noRun)
 {
     QString error;
-    if (!m_page->shownRun())
+    if (!m_display->shownRun())
         error = noRun;
-    else if (!save(path, &error) && error.isEmpty())
+    else if (!m_display->savePicture(picture, path, &error) && error.isEmpty())
         error = tr("Cannot write %1").arg(QDir::toNativeSeparators(path));
     if (!error.isEmpty()) {
         report(failureTitle, error);
@@ -223,7 +220,7 @@ void ProfileFileController::chooseToOpen()
 QString ProfileFileController::chooseFileToSave(const QString& title, const QString& suffix, const QString& filter)
 {
     QSettings settings;
-    const auto run = m_page->shownRun();
+    const auto run = m_display->shownRun();
     const QString suggestion = QDir(settings.value(kProfileDirectoryKey).toString())
                                    .filePath(baseNameOf(run ? run->model : std::string()) + suffix);
     const QString file = QFileDialog::getSaveFileName(m_dialogParent, title, suggestion, filter);

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "application/startup_script.h"
+
+#include "controllers/run_controller.h"
+#include "main_window.h"
+#include "views/module_tree_view.h"
+#include "views/profile_page.h"
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QImageWriter>
+#include <QPixmap>
+#include <QTimer>
+
+#include <utility>
+
+namespace kforge::ui {
+
+StartupScript::StartupScript(MainWindow& window, StartupSteps steps, QObject* parent)
+    : QObject(parent), m_window(window), m_steps(std::move(steps))
+{
+    if (!isBatch())
+        return;
+    m_window.setModalErrors(false);
+    m_window.setPersistent(false);
+    m_window.setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    m_window.setAttribute(Qt::WA_DontShowOnScreen); // a real display must not flash a window
+    m_window.resize(kShotWidth, kShotHeight);
+    m_window.show();
+    connect(&m_window, &MainWindow::loadFailed, this, [this](const QString& message) {
+        Q_EMIT error(message);
+        m_finished = true;
+        Q_EMIT finished(1);
+    });
+    connect(&m_window, &MainWindow::profileError, this, &StartupScript::error);
+}
+
+void StartupScript::start()
+{
+    if (m_steps.model.isEmpty()) {
+        if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch()) {
+            m_finished = true;
+            Q_EMIT finished(1);
+            return;
+        }
+        if (isBatch()) // queued: let the window lay itself out before it is grabbed
+            QTimer::singleShot(0, this, &StartupScript::takeScreenshot);
+        return;
+    }
+    connect(&m_window, &MainWindow::modelLoaded, this, &StartupScript::modelShown,
+            Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
+    m_window.openSource(m_steps.model);
+}
+
+template <typename Signal> void StartupScript::onceFinished(Signal signal, void (StartupScript::*next)())
+{
+    auto* once = new QObject(this);
+    connect(&m_window, signal, once, [this, once, next](bool ok, const QString& message) {
+        if (!ok)
+            Q_EMIT error(message);
+        once->deleteLater();
+        (this->*next)();
+    });
+}
+
+void StartupScript::modelShown()
+{
+    QString message;
+    if ((!m_steps.inputs.isEmpty() && !m_window.setInputSpecs(m_steps.inputs, &message)) ||
+        (!m_steps.inputsFile.isEmpty() && !m_window.loadInputsFile(m_steps.inputsFile, &message))) {
+        Q_EMIT error(message);
+        m_finished = true;
+        Q_EMIT finished(1);
+        return;
+    }
+    // After the model: a new model drops the runs of the previous one.
+    if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch()) {
+        m_finished = true;
+        Q_EMIT finished(1);
+        return;
+    }
+    if (!m_steps.run) {
+        afterRun();
+        return;
+    }
+    // The forward's step ends when it does, or at its first pause (a breakpoint).
+    auto* once = new QObject(this);
+    const auto done = [this, once] {
+        if (once->property("done").toBool())
+            return;
+        once->setProperty("done", true);
+        once->deleteLater();
+        afterRun();
+    };
+    connect(&m_window, &MainWindow::runFinished, once, [this, done](bool ok, const QString& message) {
+        if (!ok)
+            Q_EMIT error(message);
+        done();
+    });
+    connect(m_window.runController(), &RunController::pausedChanged, once, [done](bool paused) {
+        if (paused)
+            done();
+    });
+    m_window.runForward();
+}
+
+void StartupScript::afterRun()
+{
+    if (!m_steps.profile) {
+        afterProfile();
+        return;
+    }
+    m_window.profilePage()->setDevice(QStringLiteral("cpu"));
+    onceFinished(&MainWindow::profileFinished, &StartupScript::afterProfile);
+    if (!m_window.profileBaseline()) // profileError() has said why
+        afterProfile();
+}
+
+void StartupScript::afterProfile()
+{
+    if (!m_steps.optimize) {
+        stepsDone();
+        return;
+    }
+    m_window.profilePage()->setDevice(QStringLiteral("cpu"));
+    onceFinished(&MainWindow::optimizeFinished, &StartupScript::stepsDone);
+    if (!m_window.optimize()) // profileError() has said why
+        stepsDone();
+}
+
+void StartupScript::stepsDone()
+{
+    if (isBatch() && !m_finished) // queued: let the tree lay itself out before it is grabbed
+        QTimer::singleShot(0, this, &StartupScript::takeScreenshot);
+}
+
+// What `view` grabs: a page or profile tab in front (so that it is laid out at its size there), or a dock, floated
+// at the screenshot's size so that the view fills the picture.
+QPixmap StartupScript::grabView() const
+{
+    if (m_steps.view.isEmpty())
+        return m_window.grab();
+    if (QDockWidget* dock = m_window.dockNamed(m_steps.view)) {
+        dock->setAttribute(Qt::WA_DontShowOnScreen);
+        dock->setFloating(true);
+        dock->resize(kShotWidth, kShotHeight);
+        dock->show();
+        dock->raise();
+        QCoreApplication::processEvents(); // lay the floated dock out at its new size
+        return dock->widget()->grab();
+    }
+    m_window.showView(m_steps.view);
+    QCoreApplication::processEvents();
+    QWidget* widget = m_window.viewNamed(m_steps.view);
+    return widget ? widget->grab() : m_window.grab();
+}
+
+void StartupScript::takeScreenshot()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_window.moduleView()->expandAndFit(-1);
+    QImageWriter writer(m_steps.screenshot);
+    if (!writer.write(grabView().toImage())) {
+        Q_EMIT error(tr("cannot write %1: %2").arg(m_steps.screenshot, writer.errorString()));
+        Q_EMIT finished(2);
+        return;
+    }
+    Q_EMIT finished(0);
+}
+
+} // namespace kforge::ui
