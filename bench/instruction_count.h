@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kforge_bench {
@@ -90,7 +91,12 @@ inline std::map<std::string, double> instructionsPerCall(const std::string& self
                 perCall[label.substr(0, bar)] = total / std::atof(label.c_str() + bar + 1);
         }
     }
-    fs::remove_all(dir);
+    // KFORGE_KEEP_CALLGRIND=1 keeps the dumps (one per counted row, labelled in its "desc: Trigger" line), for
+    // callgrind_annotate to say which functions a difference between two builds is in.
+    if (const char* keep = std::getenv("KFORGE_KEEP_CALLGRIND"); keep && std::string_view(keep) == "1")
+        std::fprintf(stderr, "bench: callgrind dumps kept in %s\n", dir.c_str());
+    else
+        fs::remove_all(dir);
     return perCall;
 }
 
