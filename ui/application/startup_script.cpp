@@ -29,8 +29,7 @@ StartupScript::StartupScript(MainWindow& window, StartupSteps steps, QObject* pa
     m_window.show();
     connect(&m_window, &MainWindow::loadFailed, this, [this](const QString& message) {
         Q_EMIT error(message);
-        m_finished = true;
-        Q_EMIT finished(1);
+        finishWith(1);
     });
     connect(&m_window, &MainWindow::profileError, this, &StartupScript::error);
 }
@@ -38,11 +37,8 @@ StartupScript::StartupScript(MainWindow& window, StartupSteps steps, QObject* pa
 void StartupScript::start()
 {
     if (m_steps.model.isEmpty()) {
-        if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch()) {
-            m_finished = true;
-            Q_EMIT finished(1);
-            return;
-        }
+        if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch())
+            return finishWith(1);
         if (isBatch()) // queued: let the window lay itself out before it is grabbed
             QTimer::singleShot(0, this, &StartupScript::takeScreenshot);
         return;
@@ -52,15 +48,27 @@ void StartupScript::start()
     m_window.openSource(m_steps.model);
 }
 
-template <typename Signal> void StartupScript::onceFinished(Signal signal, void (StartupScript::*next)())
+void StartupScript::finishWith(int exitCode)
 {
-    auto* once = new QObject(this);
-    connect(&m_window, signal, once, [this, once, next](bool ok, const QString& message) {
-        if (!ok)
-            Q_EMIT error(message);
-        once->deleteLater();
+    m_finished = true;
+    Q_EMIT finished(exitCode);
+}
+
+template <typename Ended>
+void StartupScript::runStep(Ended ended, bool (MainWindow::*start)(), void (StartupScript::*next)())
+{
+    const auto connection = connect(
+        &m_window, ended, this,
+        [this, next](bool ok, const QString& message) {
+            if (!ok)
+                Q_EMIT error(message);
+            (this->*next)();
+        },
+        Qt::SingleShotConnection);
+    if (!(m_window.*start)()) { // it did not start: profileError() has said why
+        disconnect(connection);
         (this->*next)();
-    });
+    }
 }
 
 void StartupScript::modelShown()
@@ -69,16 +77,11 @@ void StartupScript::modelShown()
     if ((!m_steps.inputs.isEmpty() && !m_window.setInputSpecs(m_steps.inputs, &message)) ||
         (!m_steps.inputsFile.isEmpty() && !m_window.loadInputsFile(m_steps.inputsFile, &message))) {
         Q_EMIT error(message);
-        m_finished = true;
-        Q_EMIT finished(1);
-        return;
+        return finishWith(1);
     }
     // After the model: a new model drops the runs of the previous one.
-    if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch()) {
-        m_finished = true;
-        Q_EMIT finished(1);
-        return;
-    }
+    if (!m_steps.profileFile.isEmpty() && !m_window.openProfile(m_steps.profileFile) && isBatch())
+        return finishWith(1);
     if (!m_steps.run) {
         afterRun();
         return;
@@ -111,9 +114,7 @@ void StartupScript::afterRun()
         return;
     }
     m_window.profilePage()->setDevice(QStringLiteral("cpu"));
-    onceFinished(&MainWindow::profileFinished, &StartupScript::afterProfile);
-    if (!m_window.profileBaseline()) // profileError() has said why
-        afterProfile();
+    runStep(&MainWindow::profileFinished, &MainWindow::profileBaseline, &StartupScript::afterProfile);
 }
 
 void StartupScript::afterProfile()
@@ -123,9 +124,7 @@ void StartupScript::afterProfile()
         return;
     }
     m_window.profilePage()->setDevice(QStringLiteral("cpu"));
-    onceFinished(&MainWindow::optimizeFinished, &StartupScript::stepsDone);
-    if (!m_window.optimize()) // profileError() has said why
-        stepsDone();
+    runStep(&MainWindow::optimizeFinished, &MainWindow::optimize, &StartupScript::stepsDone);
 }
 
 void StartupScript::stepsDone()
@@ -159,15 +158,14 @@ void StartupScript::takeScreenshot()
 {
     if (m_finished)
         return;
-    m_finished = true;
+    m_finished = true; // grabbing processes events: a second request must not shoot again
     m_window.moduleView()->expandAndFit(-1);
     QImageWriter writer(m_steps.screenshot);
     if (!writer.write(grabView().toImage())) {
         Q_EMIT error(tr("cannot write %1: %2").arg(m_steps.screenshot, writer.errorString()));
-        Q_EMIT finished(2);
-        return;
+        return finishWith(2);
     }
-    Q_EMIT finished(0);
+    finishWith(0);
 }
 
 } // namespace kforge::ui

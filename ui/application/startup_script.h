@@ -54,8 +54,10 @@ private:
     void afterRun();
     void afterProfile();
     void stepsDone();
-    // Connects a one-shot handler to `signal` of the window for the step that has started.
-    template <typename Signal> void onceFinished(Signal signal, void (StartupScript::*next)());
+    void finishWith(int exitCode);
+    // One step: `start` it, then `next` once the window signals `ended` (its outcome's message is an error() when
+    // not ok), or at once when it did not start.
+    template <typename Ended> void runStep(Ended ended, bool (MainWindow::*start)(), void (StartupScript::*next)());
     QPixmap grabView() const;
     void takeScreenshot();
 
