@@ -19,6 +19,7 @@
 #include "controllers/optimize_controller.h"
 #include "controllers/profile_controller.h"
 #include "controllers/run_controller.h"
+#include "controllers/session_owner.h"
 #include "application/system_info.h"
 #include "views/about_dialog.h"
 #include "views/captures_view.h"
@@ -117,12 +118,15 @@ std::vector<kforge::ProviderCatalogEntry> loadCatalog()
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_loader(new ModelLoader(this)), m_recent(new RecentFiles(this)),
-      m_model(new ModuleTreeModel(this)), m_document(new PlanDocument(this)),
-      m_planFiles(new PlanFileController(
-          m_document, this,
-          [this] { return m_session ? QString::fromStdString(m_session->displayName()) : QString(); })),
-      m_run(new RunController(this)), m_catalog(loadCatalog()), m_chooseProgram(programDialog(this))
+    : QMainWindow(parent), m_owner(new SessionOwner(this)), m_loader(new ModelLoader(this)),
+      m_recent(new RecentFiles(this)), m_model(new ModuleTreeModel(this)), m_document(new PlanDocument(this)),
+      m_planFiles(new PlanFileController(m_document, this,
+                                         [this] {
+                                             return m_owner->session()
+                                                        ? QString::fromStdString(m_owner->session()->displayName())
+                                                        : QString();
+                                         })),
+      m_run(new RunController(m_owner, this)), m_catalog(loadCatalog()), m_chooseProgram(programDialog(this))
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
@@ -137,7 +141,13 @@ MainWindow::MainWindow(QWidget* parent)
     connectProfileController();
 
     connect(m_loader, &ModelLoader::busyChanged, this, &MainWindow::setBusy);
-    connect(m_loader, &ModelLoader::loaded, this, &MainWindow::showSession);
+    connect(m_loader, &ModelLoader::loaded, this,
+            [this](const QString& source, std::shared_ptr<kforge::ModelSession> session) {
+                m_planEditor->setSession(nullptr);
+                m_owner->setSession(source, std::move(session)); // the controllers stop their work first
+            });
+    connect(m_owner, &SessionOwner::sessionChanged, this, &MainWindow::showSession);
+    connect(m_owner, &SessionOwner::activityChanged, this, &MainWindow::updateRunActions);
     connect(m_loader, &ModelLoader::failed, this, &MainWindow::reportFailure);
     // Queued: the menu's own "Clear" action must not be deleted while it is being triggered.
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu, Qt::QueuedConnection);
@@ -162,8 +172,7 @@ MainWindow::~MainWindow()
 {
     // The children outlive this class's members: nothing they emit while being torn down (the last events
     // of a forward, the undo stack's clean state) may reach this half-destroyed window.
-    m_profile->stop(); // before the forward thread: both use the session
-    m_run->stop();
+    m_owner->stopWork(); // a paused forward is aborted, a profile or an optimisation cancelled, before the thread goes
     for (QObject* child : children())
         disconnect(child, nullptr, this, nullptr);
 }
@@ -181,8 +190,8 @@ void MainWindow::createViews()
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(m_placeholder);
     m_pages->addWidget(m_page);
-    m_profile = new ProfileController(m_run, this);
-    m_optimize = new OptimizeController(m_run, m_profile, this);
+    m_profile = new ProfileController(m_owner, this);
+    m_optimize = new OptimizeController(m_owner, this);
     m_profilePage = new ProfilePage(m_profile, this);
     m_profileFiles = new ProfileFileController(m_profile, m_profilePage, this);
     connect(m_profileFiles, &ProfileFileController::opened, this,
@@ -463,8 +472,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("mainWindow/state"), saveState());
     }
-    m_profile->stop();
-    m_run->stop();
+    m_owner->stopWork();
     QMainWindow::closeEvent(event);
 }
 
@@ -511,13 +519,13 @@ void MainWindow::chooseFile()
 
 void MainWindow::chooseInputs()
 {
-    if (!m_session)
+    if (!m_owner->session())
         return;
     QStringList current;
-    for (const std::string& input : m_session->describeInputs())
+    for (const std::string& input : m_owner->session()->describeInputs())
         current << QString::fromStdString(input);
     QStringList names;
-    for (const std::string& name : m_session->forwardArgumentNames())
+    for (const std::string& name : m_owner->session()->forwardArgumentNames())
         names << QString::fromStdString(name);
     bool ok = false;
     const QString text = QInputDialog::getText(
@@ -537,16 +545,16 @@ void MainWindow::chooseInputs()
 
 bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)
 {
-    if (!m_session || m_run->isRunning()) {
+    if (const QString busy = inputsRefusal(); !busy.isEmpty()) {
         if (error)
-            *error = m_session ? tr("A forward is running.") : tr("No model is loaded.");
+            *error = busy;
         return false;
     }
     std::vector<std::string> values;
     for (const QString& spec : specs)
         values.push_back(spec.toStdString());
     try {
-        m_session->setInputSpecs(values);
+        m_owner->session()->setInputSpecs(values);
     } catch (const std::exception& e) {
         if (error)
             *error = oneLine(QString::fromUtf8(e.what()));
@@ -561,14 +569,14 @@ bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)
 
 bool MainWindow::loadInputsFile(const QString& path, QString* error)
 {
-    if (!m_session || m_run->isRunning()) {
+    if (const QString busy = inputsRefusal(); !busy.isEmpty()) {
         if (error)
-            *error = m_session ? tr("A forward is running.") : tr("No model is loaded.");
+            *error = busy;
         return false;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
     try {
-        m_session->loadInputsFile(absolute.toStdString());
+        m_owner->session()->loadInputsFile(absolute.toStdString());
     } catch (const std::exception& e) {
         const QString message = oneLine(QString::fromUtf8(e.what()));
         if (error)
@@ -577,7 +585,7 @@ bool MainWindow::loadInputsFile(const QString& path, QString* error)
         return false;
     }
     QStringList described;
-    for (const std::string& input : m_session->describeInputs())
+    for (const std::string& input : m_owner->session()->describeInputs())
         described << QString::fromStdString(input);
     statusBar()->showMessage(
         tr("Inputs from %1: %2").arg(QFileInfo(absolute).fileName(), described.join(QStringLiteral(", "))),
@@ -588,34 +596,43 @@ bool MainWindow::loadInputsFile(const QString& path, QString* error)
 
 void MainWindow::chooseInputsFile()
 {
-    if (!m_session)
+    if (!m_owner->session())
         return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load Inputs"), QFileInfo(m_source).absolutePath(),
-                                                      tr("torch.save files (*.pt *.pth *.pkl);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Load Inputs"), QFileInfo(m_owner->source()).absolutePath(),
+                                     tr("torch.save files (*.pt *.pth *.pkl);;All files (*)"));
     QString error;
     if (!path.isEmpty() && !loadInputsFile(path, &error) && m_modalErrors)
         QMessageBox::warning(this, tr("Invalid Inputs"), error);
+}
+
+// Inputs change only while nothing uses the session.
+QString MainWindow::inputsRefusal() const
+{
+    if (!m_owner->session())
+        return tr("No model is loaded.");
+    return m_owner->isBusy() ? m_owner->refusal(SessionOwner::Activity::Forward) : QString();
 }
 
 // After the session's inputs changed: the panel shows them, and the recent-files list remembers them for the model.
 void MainWindow::inputsChanged(const QString& source, const QString& remembered)
 {
     QStringList arguments, described;
-    if (m_session) {
-        for (const std::string& name : m_session->forwardArgumentNames())
+    if (m_owner->session()) {
+        for (const std::string& name : m_owner->session()->forwardArgumentNames())
             arguments << QString::fromStdString(name);
-        for (const std::string& input : m_session->describeInputs())
+        for (const std::string& input : m_owner->session()->describeInputs())
             described << QString::fromStdString(input);
     }
     m_inputsView->setInputs(arguments, described, source);
-    if (m_persistent && !remembered.isEmpty() && !m_source.isEmpty())
-        m_recent->setInputsFor(m_source, remembered);
+    if (m_persistent && !remembered.isEmpty() && !m_owner->source().isEmpty())
+        m_recent->setInputsFor(m_owner->source(), remembered);
 }
 
 // The inputs last given to this model, if any: a file or specs; what cannot be applied any more is a warning.
 void MainWindow::restoreRememberedInputs(QStringList& warnings)
 {
-    const QString remembered = m_persistent ? m_recent->inputsFor(m_source) : QString();
+    const QString remembered = m_persistent ? m_recent->inputsFor(m_owner->source()) : QString();
     QString error;
     bool ok = true;
     if (remembered.startsWith(QLatin1String("file:")))
@@ -655,24 +672,19 @@ void MainWindow::setBusy(bool busy)
     Q_EMIT loadingChanged(busy);
 }
 
-void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session)
+void MainWindow::showSession()
 {
-    m_planEditor->setSession(nullptr);
-    m_profile->setSession(session);  // cancels a profile of the previous model and drops its runs
-    m_optimize->setSession(session); // stops an optimisation of the previous model and clears its table
-    m_run->setSession(session);      // stops a forward of the previous model first
+    const QString source = m_owner->source();
     m_declinesRevision.reset();
     m_document->model()->clearDeclines(); // they were the previous model's
-    m_session = std::move(session);
-    m_source = source;
-    const QString name = QString::fromStdString(m_session->displayName());
-    m_model->setModules(m_session->modules(), name);
+    const QString name = QString::fromStdString(m_owner->session()->displayName());
+    m_model->setModules(m_owner->session()->modules(), name);
     m_model->setPausedPath({}, false);
     m_page->view()->expandAndFit();
     m_pages->setCurrentWidget(m_page);
-    const QString device = QString::fromStdString(m_session->device());
-    m_planEditor->setSession(m_session.get(), device);
-    m_captureModel->setCaptures(m_session->captures());
+    const QString device = QString::fromStdString(m_owner->session()->device());
+    m_planEditor->setSession(m_owner->session().get(), device);
+    m_captureModel->setCaptures(m_owner->session()->captures());
     updateTitle();
     updateModelStatus();
     updateRunActions();
@@ -681,11 +693,11 @@ void MainWindow::showSession(const QString& source, std::shared_ptr<kforge::Mode
         m_recent->add(source);
 
     QStringList warnings;
-    for (const std::string& warning : m_session->warnings())
+    for (const std::string& warning : m_owner->session()->warnings())
         warnings << QString::fromStdString(warning);
-    inputsChanged(m_session->hasInputs() ? tr("The model's example inputs") : QString(), {});
+    inputsChanged(m_owner->session()->hasInputs() ? tr("The model's example inputs") : QString(), {});
     restoreRememberedInputs(warnings);
-    if (!m_session->hasInputs())
+    if (!m_owner->session()->hasInputs())
         warnings << tr("no example inputs: set them with File › Set Inputs before running");
     if (!warnings.isEmpty())
         statusBar()->showMessage(warnings.join(QStringLiteral("; ")));
@@ -715,15 +727,16 @@ void MainWindow::reportFailure(const QString& source, const QString& error)
 
 void MainWindow::updateModelStatus()
 {
-    const std::vector<kforge::ModuleInfo>& modules = m_session->modules();
+    const std::vector<kforge::ModuleInfo>& modules = m_owner->session()->modules();
     const std::int64_t parameters = modules.empty() ? 0 : modules.front().subtreeParameterCount;
     const std::int64_t bytes = modules.empty() ? 0 : modules.front().subtreeParameterBytes;
     m_modelLabel->setText(tr("%1 · %2 modules · %3 parameters")
-                              .arg(QString::fromStdString(m_session->displayName()))
+                              .arg(QString::fromStdString(m_owner->session()->displayName()))
                               .arg(modules.size())
                               .arg(formatCompactCount(parameters)));
-    m_modelLabel->setToolTip(tr("%1\n%2 parameters, %3")
-                                 .arg(QDir::toNativeSeparators(m_source), formatCount(parameters), formatBytes(bytes)));
+    m_modelLabel->setToolTip(
+        tr("%1\n%2 parameters, %3")
+            .arg(QDir::toNativeSeparators(m_owner->source()), formatCount(parameters), formatBytes(bytes)));
 }
 
 void MainWindow::updateTitle()
@@ -731,8 +744,8 @@ void MainWindow::updateTitle()
     const QString path = m_document->filePath();
     const QString plan = path.isEmpty() ? tr("Untitled plan") : QDir::toNativeSeparators(path);
     QStringList parts{plan + QStringLiteral("[*]")};
-    if (m_session)
-        parts << QString::fromStdString(m_session->displayName());
+    if (m_owner->session())
+        parts << QString::fromStdString(m_owner->session()->displayName());
     parts << tr("KForge Studio");
     setWindowTitle(parts.join(QStringLiteral(" — ")));
     setWindowModified(m_document->isModified());
@@ -742,7 +755,7 @@ void MainWindow::updateRunActions()
 {
     const bool running = m_run->isRunning();
     const bool paused = m_run->isPaused();
-    const bool canStart = m_session && !running && !sessionBusy();
+    const bool canStart = m_owner->canStart(SessionOwner::Activity::Forward);
     m_actions.run->setEnabled(canStart);
     m_actions.step->setEnabled(canStart || paused);
     m_actions.continueRun->setEnabled(paused);
@@ -751,15 +764,12 @@ void MainWindow::updateRunActions()
     m_actions.setInputs->setEnabled(canStart);
     m_actions.loadInputs->setEnabled(canStart);
     updateProfileActions();
-    const bool profiling = sessionBusy();
     m_actions.capture->setEnabled(canStart && cudaDeviceVisible());
     QString busy;
-    if (!m_session)
+    if (!m_owner->session())
         busy = tr("Open a model to capture its forward.");
-    else if (running)
-        busy = tr("Waiting: a forward or a capture is running.");
-    else if (profiling)
-        busy = tr("Waiting: a profile or an optimisation is running.");
+    else if (!canStart)
+        busy = tr("Waiting: %1").arg(m_owner->refusal(SessionOwner::Activity::Capture));
     m_capturesView->setBusy(!busy.isEmpty(), busy);
 }
 
@@ -770,9 +780,9 @@ QString MainWindow::runStatusText() const { return m_runLabel->text(); }
 void MainWindow::notePlanWarnings(const kforge::Plan& plan, const QString& device)
 {
     QStringList lines;
-    if (m_session) {
+    if (m_owner->session()) {
         try {
-            for (const kforge::PlanWarning& w : kforge::planWarnings(plan, *m_session, device.toStdString()))
+            for (const kforge::PlanWarning& w : kforge::planWarnings(plan, *m_owner->session(), device.toStdString()))
                 lines << QString::fromStdString(w.text());
         } catch (const std::exception&) {
             // An unknown device: validation in the plan editor says so; nothing to warn about here.
@@ -817,8 +827,8 @@ QString MainWindow::withPlanWarnings(const QString& message) const
 bool MainWindow::runForward()
 {
     QString error;
-    if (m_session && !m_run->isRunning())
-        notePlanWarnings(m_document->plan(), QString::fromStdString(m_session->device()));
+    if (m_owner->session() && !m_run->isRunning())
+        notePlanWarnings(m_document->plan(), QString::fromStdString(m_owner->session()->device()));
     if (!m_run->run(m_document->plan(), &error)) {
         const QString message = tr("Cannot run: %1").arg(error);
         statusBar()->showMessage(message, kMessageTimeoutMs);
@@ -835,8 +845,8 @@ bool MainWindow::stepForward()
 {
     QString error;
     const bool fromIdle = !m_run->isRunning();
-    if (m_session && fromIdle) // from idle: a forward starts (paused, it goes on with its plan)
-        notePlanWarnings(m_document->plan(), QString::fromStdString(m_session->device()));
+    if (m_owner->session() && fromIdle) // from idle: a forward starts (paused, it goes on with its plan)
+        notePlanWarnings(m_document->plan(), QString::fromStdString(m_owner->session()->device()));
     if (!m_run->step(m_document->plan(), &error)) {
         const QString message = tr("Cannot step: %1").arg(error);
         statusBar()->showMessage(message, kMessageTimeoutMs);
@@ -972,11 +982,11 @@ bool MainWindow::captureGraph()
 
 void MainWindow::captureDone(bool ok, const QString& message)
 {
-    if (m_session) {
+    if (m_owner->session()) {
         // A capture moves the model to the CUDA device: validation follows it (the status bar too, through
         // updateDeviceStatus).
-        m_planEditor->setSession(m_session.get(), QString::fromStdString(m_session->device()));
-        m_captureModel->setCaptures(m_session->captures());
+        m_planEditor->setSession(m_owner->session().get(), QString::fromStdString(m_owner->session()->device()));
+        m_captureModel->setCaptures(m_owner->session()->captures());
     }
     m_captureModel->setLiveLeftovers(m_run->leftovers());
     showDeclines(m_run->declines());
@@ -988,9 +998,9 @@ void MainWindow::captureDone(bool ok, const QString& message)
 
 bool MainWindow::isLoading() const { return m_loader->isBusy(); }
 
-const kforge::ModelSession* MainWindow::session() const { return m_session.get(); }
+const kforge::ModelSession* MainWindow::session() const { return m_owner->session().get(); }
 
-QString MainWindow::source() const { return m_source; }
+QString MainWindow::source() const { return m_owner->source(); }
 
 ModuleTreeView* MainWindow::moduleView() const { return m_page->view(); }
 

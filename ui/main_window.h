@@ -47,6 +47,7 @@ class ProfileFileController;
 class ProfilePage;
 class RecentFiles;
 class RunController;
+class SessionOwner;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -172,6 +173,7 @@ public:
     void cancelOptimize();
     bool applyOptimizedPlan();
     OptimizeController* optimizeController() const { return m_optimize; }
+    SessionOwner* sessionOwner() const { return m_owner; }
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
     bool openProfile(const QString& path);
@@ -224,6 +226,7 @@ private:
     void chooseInputsFile();
     void inputsChanged(const QString& source, const QString& remembered);
     void restoreRememberedInputs(QStringList& warnings);
+    QString inputsRefusal() const; // why the inputs cannot change now; empty when they can
     void showAbout();
     void createProfileFileActions(QMenu* fileMenu);
     void createProfileMenu();
@@ -231,7 +234,6 @@ private:
     void connectProfileController();
     void createOptimizeDock(QMenu* profileMenu);
     void updateOptimizeActions();
-    bool sessionBusy() const; // a profile or an optimisation uses the session
     void updateProfileActions();
     void updateDeviceStatus(); // which device forwards and profiles use
     void focusFilter();        // of the module tree or of the kernel table, whichever page is shown
@@ -244,7 +246,7 @@ private:
     void reloadCatalog(); // after a plugin loaded: its provider types join the menus and the catalog
     void captureDone(bool ok, const QString& message);
     void setBusy(bool busy);
-    void showSession(const QString& source, std::shared_ptr<kforge::ModelSession> session);
+    void showSession(); // the owner's new session
     void reportFailure(const QString& source, const QString& error);
     void updateModelStatus();
     void updateTitle();
@@ -260,6 +262,7 @@ private:
     void planRunStarted();
     void showDeclines(const std::vector<kforge::EntryDeclines>& declines);
 
+    SessionOwner* m_owner = nullptr; // the session and its one worker thread, first: the controllers use it
     ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
     ModuleTreeModel* m_model = nullptr;
@@ -297,8 +300,6 @@ private:
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
 
-    std::shared_ptr<kforge::ModelSession> m_session;
-    QString m_source;
     QStringList m_planWarnings;
     std::optional<std::uint64_t> m_declinesRevision; // the plan revision (PlanModel) a running plan run started with
     bool m_modalErrors = true;

@@ -8,7 +8,7 @@
 #include "models/plan_document.h"
 #include "controllers/optimize_controller.h"
 #include "controllers/profile_controller.h"
-#include "controllers/run_controller.h"
+#include "controllers/session_owner.h"
 #include "views/optimize_view.h"
 
 #include <QAction>
@@ -76,14 +76,12 @@ void MainWindow::createOptimizeDock(QMenu* profileMenu)
             });
 }
 
-bool MainWindow::sessionBusy() const { return m_profile->isRunning() || (m_optimize && m_optimize->isRunning()); }
-
 void MainWindow::updateOptimizeActions()
 {
     if (!m_actions.optimize)
         return; // called while the actions are being created
     const bool optimizing = m_optimize->isRunning();
-    m_actions.optimize->setEnabled(m_session && !sessionBusy() && !m_run->isRunning());
+    m_actions.optimize->setEnabled(m_owner->canStart(SessionOwner::Activity::Optimize));
     m_actions.cancelOptimize->setEnabled(optimizing);
     m_actions.applyOptimized->setEnabled(!optimizing && !m_optimize->plan().entries.empty());
 }

@@ -9,6 +9,7 @@
 #include "models/plan_document.h"
 #include "controllers/profile_controller.h"
 #include "controllers/run_controller.h"
+#include "controllers/session_owner.h"
 #include "application/system_info.h"
 #include "views/module_tree_page.h"
 #include "views/plan_editor_view.h"
@@ -146,8 +147,9 @@ void MainWindow::connectProfileController()
     connect(m_page, &ModuleTreePage::currentPathChanged, m_profilePage, &ProfilePage::setModuleScope);
     connect(m_profile, &ProfileController::finished, this,
             [this](ProfileController::Outcome outcome, const QString& message) {
-                if (m_session && m_profile->device() == QLatin1String("cuda")) // the profile moved the model
-                    m_planEditor->setSession(m_session.get(), QString::fromStdString(m_session->device()));
+                if (m_owner->session() && m_profile->device() == QLatin1String("cuda")) // the profile moved the model
+                    m_planEditor->setSession(m_owner->session().get(),
+                                             QString::fromStdString(m_owner->session()->device()));
                 updateDeviceStatus();
                 if (outcome == ProfileController::Outcome::Failed)
                     m_declinesRevision.reset(); // nothing measured: the Declined column stays empty
@@ -169,7 +171,7 @@ void MainWindow::updateProfileActions()
     if (!m_actions.profileBaseline)
         return; // called while the actions are being created
     const bool profiling = m_profile->isRunning();
-    const bool canStart = m_session && !sessionBusy() && !m_run->isRunning();
+    const bool canStart = m_owner->canStart(SessionOwner::Activity::Profile);
     const bool planReady = hasEnabledEntry(m_document->plan());
     m_actions.profileBaseline->setEnabled(canStart);
     m_actions.profileWithPlan->setEnabled(canStart && planReady);
@@ -189,7 +191,8 @@ void MainWindow::updateProfileActions()
 
 void MainWindow::updateDeviceStatus()
 {
-    const QString forwards = deviceDisplayName(m_session ? QString::fromStdString(m_session->device()) : QString());
+    const QString forwards =
+        deviceDisplayName(m_owner->session() ? QString::fromStdString(m_owner->session()->device()) : QString());
     const bool cuda = m_profile->device() == QLatin1String("cuda");
     m_deviceLabel->setText(tr("%1 · profile on %2").arg(forwards, cuda ? tr("CUDA") : tr("CPU")));
     m_deviceLabel->setToolTip(tr("Forwards run on %1; profiles on %2")

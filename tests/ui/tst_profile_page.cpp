@@ -145,7 +145,7 @@ private Q_SLOTS:
         actions.profileBaseline->trigger();
         // While it runs: the session is the profile's; forwards and another profile are refused.
         QVERIFY(window->profileController()->isRunning());
-        QVERIFY(window->runController()->isProfiling());
+        QVERIFY(window->runController()->breakpointsSuspended());
         QVERIFY(actions.cancelProfile->isEnabled());
         QVERIFY(!actions.run->isEnabled());
         QVERIFY(!actions.profileBaseline->isEnabled());
@@ -160,7 +160,7 @@ private Q_SLOTS:
 
         const auto [ok, message] = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        QVERIFY(!window->runController()->isProfiling());
+        QVERIFY(!window->runController()->breakpointsSuspended());
         QVERIFY(actions.run->isEnabled());
 
         ProfilePage* page = window->profilePage();
@@ -317,7 +317,7 @@ private Q_SLOTS:
         QCOMPARE(outcome.first().at(0).value<ProfileController::Outcome>(), ProfileController::Outcome::Cancelled);
         QVERIFY2(message.contains(QStringLiteral("cancelled")), qPrintable(message));
         QVERIFY(!controller->isRunning());
-        QVERIFY(!window->runController()->isProfiling());
+        QVERIFY(!window->runController()->breakpointsSuspended());
         // Cancelled in the warm-up: nothing measured, nothing kept.
         QVERIFY(!controller->baseline());
         QCOMPARE(window->profilePage()->statsModel()->rowCount(), 0);

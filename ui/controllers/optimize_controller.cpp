@@ -2,8 +2,7 @@
 #include "controllers/optimize_controller.h"
 
 #include "models/candidate_table_model.h"
-#include "controllers/profile_controller.h"
-#include "controllers/run_controller.h"
+#include "controllers/session_owner.h"
 
 #include <kforge/model_session.h>
 
@@ -16,49 +15,33 @@ QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLati
 
 } // namespace
 
-OptimizeController::OptimizeController(RunController* forwards, ProfileController* profiles, QObject* parent)
-    : QObject(parent), m_forwards(forwards), m_profiles(profiles), m_candidates(new CandidateTableModel(this)),
+OptimizeController::OptimizeController(SessionOwner* owner, QObject* parent)
+    : QObject(parent), m_owner(owner), m_candidates(new CandidateTableModel(this)),
       m_watcher(new QFutureWatcher<Result>(this))
 {
-    m_pool.setMaxThreadCount(1);
     connect(m_watcher, &QFutureWatcherBase::finished, this, &OptimizeController::finish);
+    connect(m_owner, &SessionOwner::aboutToChangeSession, this, &OptimizeController::stop);
+    connect(m_owner, &SessionOwner::sessionChanged, this, &OptimizeController::sessionChanged);
 }
 
 OptimizeController::~OptimizeController() { stop(); }
 
-void OptimizeController::setSession(std::shared_ptr<kforge::ModelSession> session)
+void OptimizeController::sessionChanged()
 {
-    stop();
     ++m_runId;
-    m_session = std::move(session);
     m_candidates->clear();
     m_plan = {};
 }
 
 bool OptimizeController::start(QString* error)
 {
-    const auto fail = [error](const QString& message) {
-        if (error)
-            *error = message;
+    if (!m_owner->claim(SessionOwner::Activity::Optimize, error))
         return false;
-    };
-    if (!m_session)
-        return fail(tr("No model is loaded."));
-    if (m_running)
-        return fail(tr("An optimisation is already running."));
-    if (m_profiles && m_profiles->isRunning())
-        return fail(tr("A profile is running: wait for it or cancel it first."));
-    if (m_forwards && (m_forwards->isRunning() || m_forwards->isProfiling()))
-        return fail(tr("A forward is running: finish or abort it first."));
-    if (m_forwards && m_forwards->runtimeActive())
-        return fail(tr("The last forward left its plan runtime active (leftovers): unwind it first."));
 
     m_candidates->clear();
     const quint64 runId = ++m_runId;
     m_running = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    if (m_forwards)
-        m_forwards->setProfiling(true); // forwards wait, breakpoints are suspended, as during a profile
     Q_EMIT runningChanged(true);
 
     kforge::OptimizeOptions options = m_options;
@@ -78,7 +61,7 @@ bool OptimizeController::start(QString* error)
             },
             Qt::QueuedConnection);
     };
-    auto work = [session = m_session, options] {
+    auto work = [session = m_owner->session(), options] {
         Result r;
         try {
             if (session->device() != options.device)
@@ -89,7 +72,7 @@ bool OptimizeController::start(QString* error)
         }
         return r;
     };
-    m_watcher->setFuture(QtConcurrent::run(&m_pool, std::move(work)));
+    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
     return true;
 }
 
@@ -114,8 +97,7 @@ void OptimizeController::finish()
         return;
     const Result r = m_watcher->result();
     m_running = false;
-    if (m_forwards)
-        m_forwards->setProfiling(false);
+    m_owner->release(SessionOwner::Activity::Optimize);
     // Rows queued by the worker arrive before this: finish() is queued after them on the same thread.
     Outcome outcome = Outcome::Finished;
     QString message;
@@ -124,7 +106,7 @@ void OptimizeController::finish()
         message = r.error;
     } else {
         m_plan = r.result.plan;
-        m_plan.modelName = m_session ? m_session->displayName() : std::string();
+        m_plan.modelName = m_owner->session() ? m_owner->session()->displayName() : std::string();
         outcome = r.result.cancelled ? Outcome::Cancelled : Outcome::Finished;
         message = tr("%n function(s) kept in the plan", nullptr, int(m_plan.entries.size()));
     }

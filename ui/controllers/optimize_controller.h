@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs make_plan (kforge::makePlan: providers and kernel generators, as `kforge optimize`) off the UI thread. Each
-// function's candidates reach candidates() as soon as they are judged; finished() brings the plan made. Like a
-// profile, it never runs alongside a forward or a profile of the same session.
+// function's candidates reach candidates() as soon as they are judged; finished() brings the plan made. It claims the
+// owner's session (SessionOwner::claim), so it never runs alongside a forward or a profile; a new session stops it
+// and clears the table.
 #include <kforge/optimizer.h>
 #include <kforge/plan.h>
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <atomic>
 #include <memory>
@@ -21,8 +21,7 @@ class ModelSession;
 namespace kforge::ui {
 
 class CandidateTableModel;
-class ProfileController;
-class RunController;
+class SessionOwner;
 
 class OptimizeController : public QObject {
     Q_OBJECT
@@ -30,11 +29,8 @@ public:
     enum class Outcome { Finished, Cancelled, Failed };
     Q_ENUM(Outcome)
 
-    OptimizeController(RunController* forwards, ProfileController* profiles, QObject* parent = nullptr);
+    explicit OptimizeController(SessionOwner* owner, QObject* parent = nullptr);
     ~OptimizeController() override; // cancels a run in progress and waits for it
-
-    // Stops a run in progress and clears the table (it belongs to the previous model).
-    void setSession(std::shared_ptr<kforge::ModelSession> session);
     CandidateTableModel* candidates() const { return m_candidates; }
 
     // Profile and benchmark settings of the next run (device, iterations, rounds, generators, timeout); the
@@ -61,14 +57,12 @@ private:
         QString error;
     };
     void finish();
+    void sessionChanged();
 
-    RunController* m_forwards;
-    ProfileController* m_profiles;
+    SessionOwner* m_owner;
     CandidateTableModel* m_candidates;
-    std::shared_ptr<kforge::ModelSession> m_session;
     kforge::OptimizeOptions m_options;
     kforge::Plan m_plan;
-    QThreadPool m_pool;
     QFutureWatcher<Result>* m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_running = false;

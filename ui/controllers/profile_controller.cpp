@@ -3,7 +3,7 @@
 
 #include "models/duration_format.h"
 #include "models/format.h"
-#include "controllers/run_controller.h"
+#include "controllers/session_owner.h"
 #include "application/system_info.h"
 
 #include <kforge/model_session.h>
@@ -38,28 +38,28 @@ QString summary(const QString& what, const kforge::ProfileRun& run)
         .arg(what, QString::fromStdString(run.deviceName), formatDuration(perIteration));
 }
 
+SessionOwner::Activity activityOf(ProfileController::Kind kind)
+{
+    return kind == ProfileController::Kind::Benchmark ? SessionOwner::Activity::Benchmark
+                                                      : SessionOwner::Activity::Profile;
+}
+
 } // namespace
 
-ProfileController::ProfileController(RunController* forwards, QObject* parent)
-    : QObject(parent), m_forwards(forwards), m_watcher(new QFutureWatcher<Result>(this))
+ProfileController::ProfileController(SessionOwner* owner, QObject* parent)
+    : QObject(parent), m_owner(owner), m_watcher(new QFutureWatcher<Result>(this))
 {
-    m_pool.setMaxThreadCount(1);
-    m_pool.setObjectName(QStringLiteral("kforge-profile"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &ProfileController::finish);
+    connect(m_owner, &SessionOwner::aboutToChangeSession, this, &ProfileController::stop);
+    connect(m_owner, &SessionOwner::sessionChanged, this, &ProfileController::sessionChanged);
     if (cudaAvailable())
         m_device = QStringLiteral("cuda");
 }
 
-ProfileController::~ProfileController()
-{
-    stop();
-    m_pool.waitForDone();
-}
+ProfileController::~ProfileController() { stop(); }
 
-void ProfileController::setSession(std::shared_ptr<kforge::ModelSession> session)
+void ProfileController::sessionChanged()
 {
-    stop();
-    m_session = std::move(session);
     m_declines.clear();
     m_benchmark.reset();
     setRuns(nullptr, nullptr);
@@ -101,17 +101,11 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
             *error = message;
         return false;
     };
-    if (!m_session)
-        return fail(tr("No model is loaded."));
-    if (m_running)
-        return fail(tr("A profile is already running."));
-    if (m_forwards && m_forwards->isRunning())
-        return fail(tr("A forward is running: finish or abort it first."));
-    if (m_forwards && m_forwards->runtimeActive())
-        return fail(tr("The last forward left its plan runtime active (leftovers): unwind it first."));
     kforge::Plan plan = enabledEntries(fullPlan);
-    if (kind != Kind::Baseline && plan.entries.empty())
+    if (m_owner->session() && kind != Kind::Baseline && plan.entries.empty())
         return fail(tr("The plan has no enabled entry to profile."));
+    if (!m_owner->claim(activityOf(kind), error))
+        return false;
 
     m_planRows.clear();
     for (size_t row = 0; row < fullPlan.entries.size(); ++row)
@@ -121,8 +115,6 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
     m_running = true;
     m_kind = kind;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    if (m_forwards)
-        m_forwards->setProfiling(true);
     Q_EMIT runningChanged(true);
 
     kforge::ProfileOptions options;
@@ -145,7 +137,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
             return !cancel->load();
         };
     };
-    auto work = [session = m_session, options, plan = std::move(plan), kind, perRun, progressFrom]() mutable {
+    auto work = [session = m_owner->session(), options, plan = std::move(plan), kind, perRun, progressFrom]() mutable {
         Result result;
         try {
             if (kind == Kind::Benchmark) {
@@ -173,7 +165,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
         }
         return result;
     };
-    m_watcher->setFuture(QtConcurrent::run(&m_pool, std::move(work)));
+    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
     return true;
 }
 
@@ -198,8 +190,7 @@ void ProfileController::finish()
         return;
     const Result result = m_watcher->result();
     m_running = false;
-    if (m_forwards)
-        m_forwards->setProfiling(false);
+    m_owner->release(activityOf(m_kind));
 
     const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
                            (result.benchmark && result.benchmark->stopped);

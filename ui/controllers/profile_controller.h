@@ -7,7 +7,6 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <atomic>
 #include <memory>
@@ -19,12 +18,12 @@ class ModelSession;
 
 namespace kforge::ui {
 
-class RunController;
+class SessionOwner;
 
-// Profiles the session off the UI thread (kforge::profile()): a baseline, a run with a plan, or both and
+// Profiles the owner's session on its worker thread (kforge::profile()): a baseline, a run with a plan, or both and
 // their comparison; or benchmarks the plan without the profiler (kforge::benchmarkPlan(), as `kforge bench`). Keeps the
-// last baseline and plan runs, and the comparison when both exist. A profile and a forward of RunController never use
-// the session at the same time: each refuses while the other runs.
+// last baseline and plan runs, and the comparison when both exist. It claims the session (SessionOwner::claim), so a
+// profile never runs alongside a forward or an optimisation. A new session cancels a profile and clears the runs.
 class ProfileController : public QObject {
     Q_OBJECT
 public:
@@ -35,11 +34,8 @@ public:
 
     using RunPtr = std::shared_ptr<const kforge::ProfileRun>;
 
-    explicit ProfileController(RunController* forwards, QObject* parent = nullptr);
+    explicit ProfileController(SessionOwner* owner, QObject* parent = nullptr);
     ~ProfileController() override; // cancels a profile in progress and waits for it
-
-    // Cancels and waits for a profile in progress; clears the runs (they belong to the previous model).
-    void setSession(std::shared_ptr<kforge::ModelSession> session);
 
     // Whether CUDA kernels can be traced here (CUPTI and a device); `why` says why not.
     static bool cudaAvailable(QString* why = nullptr);
@@ -94,14 +90,13 @@ private:
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
     void finish();
     void updateComparison();
+    void sessionChanged(); // the runs and the benchmark belonged to the previous model
 
-    RunController* m_forwards;
-    std::shared_ptr<kforge::ModelSession> m_session;
+    SessionOwner* m_owner;
     QString m_device = QStringLiteral("cpu");
     int m_warmup = 3;
     int m_iterations = 10;
 
-    QThreadPool m_pool;
     QFutureWatcher<Result>* m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_running = false;

@@ -4,6 +4,7 @@
 #include "models/event_log_model.h"
 #include "models/format.h"
 #include "models/function_stacks_model.h"
+#include "controllers/session_owner.h"
 
 #include <kforge/events.h>
 #include <kforge/model_session.h>
@@ -56,16 +57,19 @@ QString captureMessage(const kforge::ModelSession& session, const QString& error
 
 } // namespace
 
-RunController::RunController(QObject* parent)
-    : QObject(parent), m_eventLog(new EventLogModel(this)), m_stacks(new FunctionStacksModel(this)),
+RunController::RunController(SessionOwner* owner, QObject* parent)
+    : QObject(parent), m_owner(owner), m_eventLog(new EventLogModel(this)), m_stacks(new FunctionStacksModel(this)),
       m_timer(new QTimer(this)), m_watcher(new QFutureWatcher<QString>(this))
 {
-    m_pool.setMaxThreadCount(1);
-    m_pool.setExpiryTimeout(-1); // the forward thread lives as long as the controller: leftovers stay reachable
-    m_pool.setObjectName(QStringLiteral("kforge-forward"));
     m_timer->setInterval(kRefreshIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &RunController::tick);
     connect(m_watcher, &QFutureWatcherBase::finished, this, &RunController::finish);
+    connect(m_owner, &SessionOwner::aboutToChangeSession, this, [this] {
+        stop();
+        m_runtime.reset(); // it patches the old session's functions
+    });
+    connect(m_owner, &SessionOwner::sessionChanged, this, &RunController::sessionChanged);
+    connect(m_owner, &SessionOwner::activityChanged, this, [this] { suspendBreakpoints(m_owner->isMeasuring()); });
     attachStream();
     m_timer->start();
 }
@@ -81,7 +85,6 @@ RunController::~RunController()
         stepper.removeFunctionBreakpoint(function.toStdString());
     m_runtime.reset(); // deactivates: no patch of ours outlives the window
     m_stream.reset();
-    m_pool.waitForDone();
 }
 
 void RunController::attachStream()
@@ -96,24 +99,27 @@ void RunController::attachStream()
     }
 }
 
-void RunController::setSession(std::shared_ptr<kforge::ModelSession> session)
+void RunController::sessionChanged()
 {
-    stop();
-    m_runtime.reset();
-    m_session = std::move(session);
     m_statistics.clear();
     m_declines.clear();
     m_stacks->clear();
     m_leftoverCount = 0;
     Q_EMIT statisticsChanged();
     Q_EMIT leftoversChanged(0);
-    if (m_runtimeActive) {
-        m_runtimeActive = false;
-        Q_EMIT runtimeActiveChanged(false);
-    }
+    setRuntimeActive(false);
 }
 
-kforge::ModelSession* RunController::session() const { return m_session.get(); }
+void RunController::setRuntimeActive(bool active)
+{
+    m_owner->setRuntimeHeld(active);
+    if (active == m_runtimeActive)
+        return;
+    m_runtimeActive = active;
+    Q_EMIT runtimeActiveChanged(active);
+}
+
+kforge::ModelSession* RunController::session() const { return m_owner->session().get(); }
 
 EventLogModel* RunController::eventLog() const { return m_eventLog; }
 
@@ -164,12 +170,14 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
             *error = message;
         return false;
     };
-    if (!m_session)
-        return fail(tr("No model is loaded."));
-    if (m_running)
-        return fail(tr("A forward is already running."));
-    if (m_profiling)
-        return fail(tr("A profile is running: wait for it or cancel it."));
+    const auto activity = captureWarmup >= 0 ? SessionOwner::Activity::Capture : SessionOwner::Activity::Forward;
+    if (!m_owner->claim(activity, error))
+        return false;
+    const auto failStarted = [&](const QString& message) {
+        m_owner->release(activity);
+        return fail(message);
+    };
+    kforge::ModelSession* session = m_owner->session().get();
 
     drainEvents();     // what happened before this run belongs to the log, not to its statistics
     m_runtime.reset(); // deactivating the previous runtime unwinds whatever it left behind
@@ -179,18 +187,19 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     attachStream();
     if (hasEnabledEntry(plan)) {
         try {
-            m_runtime = std::make_unique<kforge::KernelProviderRuntime>(*m_session, plan);
+            m_runtime = std::make_unique<kforge::KernelProviderRuntime>(*session, plan);
             m_runtime->activate();
         } catch (const std::exception& e) {
             m_runtime.reset();
             refreshStacks();
-            return fail(describe(e));
+            setRuntimeActive(false);
+            return failStarted(describe(e));
         }
     }
     try {
-        m_session->setKeepLeftovers(m_keepLeftovers);
+        session->setKeepLeftovers(m_keepLeftovers);
     } catch (const std::exception& e) {
-        return fail(describe(e));
+        return failStarted(describe(e));
     }
     if (pauseAtStart && !m_moduleBreakpoints.contains(QString())) {
         Stepper::instance().addModuleBreakpoint(""); // the root's entry: the first pause point of a forward
@@ -202,14 +211,9 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     m_paused.reset();
     Q_EMIT runningChanged(true);
     Q_EMIT statisticsChanged();
-    const bool active = m_runtime && m_runtime->isActive();
-    if (active != m_runtimeActive) {
-        m_runtimeActive = active;
-        Q_EMIT runtimeActiveChanged(active);
-    }
+    setRuntimeActive(m_runtime && m_runtime->isActive());
 
-    kforge::ModelSession* session = m_session.get();
-    m_watcher->setFuture(QtConcurrent::run(&m_pool, [session, captureWarmup]() -> QString {
+    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), [session, captureWarmup]() -> QString {
         // Exceptions must not escape into the pool: the UI reads the outcome as a string.
         try {
             if (captureWarmup >= 0) {
@@ -252,11 +256,8 @@ void RunController::finish()
     m_declines = m_runtime ? m_runtime->declines() : std::vector<kforge::EntryDeclines>{};
     drainEvents();
     refreshStacks();
-    const bool active = m_runtime && m_runtime->isActive();
-    if (active != m_runtimeActive) {
-        m_runtimeActive = active;
-        Q_EMIT runtimeActiveChanged(active);
-    }
+    setRuntimeActive(m_runtime && m_runtime->isActive());
+    m_owner->release(captured ? SessionOwner::Activity::Capture : SessionOwner::Activity::Forward);
     if (wasPaused)
         Q_EMIT pausedChanged(false);
     Q_EMIT runningChanged(false);
@@ -267,7 +268,8 @@ void RunController::finish()
         return declined.isEmpty() ? message : message + QStringLiteral(" — ") + declined;
     };
     if (captured) {
-        Q_EMIT captureFinished(error.isEmpty(), withDeclines(captureMessage(*m_session, error, int(left.size()))));
+        Q_EMIT captureFinished(error.isEmpty(),
+                               withDeclines(captureMessage(*m_owner->session(), error, int(left.size()))));
         return;
     }
     QString message;
@@ -325,20 +327,20 @@ QString RunController::statusText() const
     return {};
 }
 
-void RunController::setProfiling(bool profiling)
+void RunController::suspendBreakpoints(bool suspend)
 {
-    if (profiling == m_profiling)
+    if (suspend == m_breakpointsSuspended)
         return;
-    m_profiling = profiling;
+    m_breakpointsSuspended = suspend;
     Stepper& stepper = Stepper::instance();
     for (const QString& path : std::as_const(m_moduleBreakpoints)) {
-        if (profiling)
+        if (suspend)
             stepper.removeModuleBreakpoint(path.toStdString());
         else
             stepper.addModuleBreakpoint(path.toStdString());
     }
     for (const QString& function : std::as_const(m_functionBreakpoints)) {
-        if (profiling)
+        if (suspend)
             stepper.removeFunctionBreakpoint(function.toStdString());
         else
             stepper.addFunctionBreakpoint(function.toStdString());
@@ -349,11 +351,11 @@ void RunController::toggleModuleBreakpoint(const QString& path)
 {
     Stepper& stepper = Stepper::instance();
     if (m_moduleBreakpoints.remove(path)) {
-        if (!(path.isEmpty() && m_pauseAtStartPending) && !m_profiling)
+        if (!(path.isEmpty() && m_pauseAtStartPending) && !m_breakpointsSuspended)
             stepper.removeModuleBreakpoint(path.toStdString());
     } else {
         m_moduleBreakpoints.insert(path);
-        if (!m_profiling)
+        if (!m_breakpointsSuspended)
             stepper.addModuleBreakpoint(path.toStdString());
         if (path.isEmpty())
             m_pauseAtStartPending = false; // the user's own now: keep it after the first pause
@@ -365,11 +367,11 @@ void RunController::toggleFunctionBreakpoint(const QString& function)
 {
     Stepper& stepper = Stepper::instance();
     if (m_functionBreakpoints.remove(function)) {
-        if (!m_profiling)
+        if (!m_breakpointsSuspended)
             stepper.removeFunctionBreakpoint(function.toStdString());
     } else {
         m_functionBreakpoints.insert(function);
-        if (!m_profiling)
+        if (!m_breakpointsSuspended)
             stepper.addFunctionBreakpoint(function.toStdString());
     }
     m_stacks->setFunctionBreakpoints(m_functionBreakpoints);
@@ -407,10 +409,7 @@ void RunController::unwind()
     m_runtime->deactivate();
     m_runtime->clearLeftoverReports();
     refresh();
-    if (m_runtimeActive) {
-        m_runtimeActive = false;
-        Q_EMIT runtimeActiveChanged(false);
-    }
+    setRuntimeActive(false);
 }
 
 void RunController::refresh()

@@ -10,7 +10,6 @@
 #include <QObject>
 #include <QSet>
 #include <QString>
-#include <QThreadPool>
 
 #include <memory>
 #include <optional>
@@ -27,21 +26,21 @@ namespace kforge::ui {
 
 class EventLogModel;
 class FunctionStacksModel;
+class SessionOwner;
 
 // Runs forwards of one session with a plan's runtime active, off the UI thread, and keeps the UI's picture
 // of it current: a timer (~30 Hz) drains the event stream into the event log and the run statistics, takes
 // function-stack snapshots while a forward runs or is paused, and notices pauses at breakpoints.
 //
-// Forwards run on one dedicated pool thread that never expires, so patches a failed forward leaves behind
-// (keep-leftovers mode) stay on a live thread where the stacks view and unwinding can reach them.
+// Forwards run on the session owner's worker thread, which never expires, so patches a failed forward leaves
+// behind (keep-leftovers mode) stay on a live thread where the stacks view and unwinding can reach them. A new
+// session of the owner stops a forward in progress first (see stop()).
 class RunController : public QObject {
     Q_OBJECT
 public:
-    explicit RunController(QObject* parent = nullptr);
+    explicit RunController(SessionOwner* owner, QObject* parent = nullptr);
     ~RunController() override; // aborts a paused forward, waits for the worker, removes its breakpoints
 
-    // Stops a forward in progress first (see stop()).
-    void setSession(std::shared_ptr<kforge::ModelSession> session);
     kforge::ModelSession* session() const;
 
     EventLogModel* eventLog() const;
@@ -65,10 +64,9 @@ public:
     bool isRunning() const; // a forward or a capture
     bool isCapturing() const;
     bool isPaused() const;
-    // While a profile uses the session (ProfileController): forwards are refused, and the breakpoints are
-    // lifted from the stepper so that no profiled forward pauses; they come back when the profile ends.
-    void setProfiling(bool profiling);
-    bool isProfiling() const { return m_profiling; }
+    // While a profile, benchmark or optimisation uses the session (SessionOwner::isMeasuring), the breakpoints
+    // are lifted from the stepper so that no measured forward pauses; they come back when it ends.
+    bool breakpointsSuspended() const { return m_breakpointsSuspended; }
     std::optional<kforge::PausePoint> pausePoint() const;
     // Where the paused forward is: the pause point's module, or the innermost hooked module of its thread.
     QString pausedModulePath() const;
@@ -113,21 +111,23 @@ private:
     void refreshStacks();
     void updatePause();
     void attachStream();
+    void sessionChanged();
+    void suspendBreakpoints(bool suspend);
+    void setRuntimeActive(bool active);
 
-    std::shared_ptr<kforge::ModelSession> m_session;
-    std::unique_ptr<kforge::KernelProviderRuntime> m_runtime; // after m_session: destroyed first
+    SessionOwner* m_owner;
+    std::unique_ptr<kforge::KernelProviderRuntime> m_runtime; // of the owner's session
     std::shared_ptr<kforge::EventStream> m_stream;
     QString m_streamError;
     EventLogModel* m_eventLog;
     FunctionStacksModel* m_stacks;
     RunStatistics m_statistics;
     QTimer* m_timer;
-    QThreadPool m_pool;
     QFutureWatcher<QString>* m_watcher;
 
     bool m_running = false;
     bool m_capturing = false;
-    bool m_profiling = false;
+    bool m_breakpointsSuspended = false;
     bool m_keepLeftovers = false;
     bool m_pauseAtStartPending = false; // the temporary root breakpoint of step() from idle
     std::optional<kforge::PausePoint> m_paused;
