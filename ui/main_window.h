@@ -1,53 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include "controllers/plan_file_controller.h"
 #include "application/program_choice.h"
+#include "application/view_registry.h"
+#include "controllers/plan_file_controller.h"
+#include "window_actions.h"
 
 #include <kforge/provider_catalog.h>
 
 #include <QMainWindow>
 
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
+
 #include <vector>
 
 class QDockWidget;
 class QLabel;
-class QMenu;
 class QProgressBar;
-class QStackedWidget;
 class QTabWidget;
-class QToolBar;
 
 namespace kforge {
 class ModelSession;
-struct EntryDeclines;
-struct Plan;
-} // namespace kforge
+}
 
 namespace kforge::ui {
 
-class CaptureListModel;
-class CapturesView;
-class InputsView;
-class EventLogView;
-class FunctionStacksView;
 class ModelLoader;
-class ModuleTreeModel;
-class ModuleTreePage;
+class ModelWorkspace;
 class ModuleTreeView;
 class OptimizeController;
-class OptimizeView;
+class OptimizeWorkspace;
 class PlanDocument;
 class PlanEditorView;
+class PlanRunNotes;
 class ProfileController;
-class ProfileFileController;
 class ProfilePage;
+class ProfileWorkspace;
 class RecentFiles;
 class RunController;
 class SessionOwner;
+class StatusReporter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -63,49 +54,7 @@ public:
     // dialog (tests, batch runs).
     using UnsavedChanges = PlanFileController::UnsavedChanges;
 
-    struct Actions {
-        QAction* open = nullptr;
-        QMenu* openBuiltin = nullptr;
-        QMenu* openRecent = nullptr;
-        QAction* clearRecent = nullptr;
-        QAction* setInputs = nullptr;
-        QAction* loadInputs = nullptr;
-        QAction* quit = nullptr;
-        QAction* newPlan = nullptr;
-        QAction* openPlan = nullptr;
-        QAction* savePlan = nullptr;
-        QAction* savePlanAs = nullptr;
-        QAction* exportAitune = nullptr;
-        QAction* undo = nullptr;
-        QAction* redo = nullptr;
-        QAction* filter = nullptr;
-        QAction* expandAll = nullptr;
-        QAction* collapseAll = nullptr;
-        QAction* run = nullptr;
-        QAction* step = nullptr;
-        QAction* continueRun = nullptr;
-        QAction* abort = nullptr;
-        QAction* keepLeftovers = nullptr;
-        QAction* unwind = nullptr;
-        QAction* clearBreakpoints = nullptr;
-        QAction* capture = nullptr;
-        QAction* preferences = nullptr;
-        QAction* about = nullptr;
-        QAction* openProfile = nullptr;
-        QAction* saveProfile = nullptr;
-        QAction* exportTrace = nullptr;
-        QAction* exportCsv = nullptr;
-        QAction* exportChart = nullptr;
-        QAction* exportTimeline = nullptr;
-        QAction* profileBaseline = nullptr;
-        QAction* profileWithPlan = nullptr;
-        QAction* profileCompare = nullptr;
-        QAction* profileBenchmark = nullptr;
-        QAction* cancelProfile = nullptr;
-        QAction* optimize = nullptr;
-        QAction* cancelOptimize = nullptr;
-        QAction* applyOptimized = nullptr;
-    };
+    using Actions = WindowActions;
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -140,7 +89,7 @@ public:
     QString runStatusText() const; // what the status bar says about the forward: "paused at … (module enter)"
     // The plan entries that can never fire in the last forward, capture or profile started with a plan
     // (kforge::planWarnings, one "plan entry N (…) can never fire: reason" each); empty after a baseline.
-    QStringList planWarnings() const { return m_planWarnings; }
+    QStringList planWarnings() const;
 
     // Plan files. Each asks about unsaved changes first where it would replace the plan (see unsavedChanges).
     bool newPlan();
@@ -157,22 +106,21 @@ public:
     void continueForward();
     void abortForward();
 
-    // Profiles (main_window_profile.cpp): a baseline (F6), a run with the plan's enabled entries (Shift+F6),
+    // Profiles (ProfileWorkspace): a baseline (F6), a run with the plan's enabled entries (Shift+F6),
     // both and their comparison (Ctrl+F6), off the UI thread; profileFinished() follows. False, with
     // profileError(), when nothing started.
     bool profileBaseline();
     bool profileWithPlan();
     bool profileCompare();
     bool profileBenchmark();
-    void updateModuleTimes();
     void cancelProfile();
-    // Optimize (main_window_optimize.cpp, Ctrl+Shift+O): make_plan with providers and generators off the UI thread,
+    // Optimize (OptimizeWorkspace, Ctrl+Shift+O): make_plan with providers and generators off the UI thread,
     // its candidates filling the Optimize dock; optimizeFinished() follows. False, with profileError(), when
     // nothing started. applyOptimizedPlan() puts its plan in the plan editor as one undoable step.
     bool optimize();
     void cancelOptimize();
     bool applyOptimizedPlan();
-    OptimizeController* optimizeController() const { return m_optimize; }
+    OptimizeController* optimizeController() const;
     SessionOwner* sessionOwner() const { return m_owner; }
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
@@ -216,95 +164,43 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void createViews();
-    void createActions();
+    void createPlanEditor();
+    void createWorkspaces();
+    void createMenus();
     void createStatusBar();
-    void connectRunController();
+    void connectParts();
     void rebuildRecentMenu();
     void chooseFile();
-    void chooseInputs();
-    void chooseInputsFile();
-    void inputsChanged(const QString& source, const QString& remembered);
-    void restoreRememberedInputs(QStringList& warnings);
-    QString inputsRefusal() const; // why the inputs cannot change now; empty when they can
     void showAbout();
-    void createProfileFileActions(QMenu* fileMenu);
-    void createProfileMenu();
-    void addProfileToolBarActions(QToolBar* toolBar);
-    void connectProfileController();
-    void createOptimizeDock(QMenu* profileMenu);
-    void updateOptimizeActions();
-    void updateProfileActions();
-    void updateDeviceStatus(); // which device forwards and profiles use
-    void focusFilter();        // of the module tree or of the kernel table, whichever page is shown
-    bool startProfile(const std::function<bool(QString*)>& start);
-    // A profile that runs the plan (with plan, compare, benchmark): notes the plan's warnings, clears its declines.
-    bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
-    void reportProfileError(const QString& title, const QString& message);
-    static QStringList profileViewNames();
-    QWidget* profileViewNamed(const QString& name) const;
+    void focusFilter();   // of the module tree or of the kernel table, whichever page is shown
     void reloadCatalog(); // after a plugin loaded: its provider types join the menus and the catalog
-    void captureDone(bool ok, const QString& message);
     void setBusy(bool busy);
-    void showSession(); // the owner's new session
+    void showSession();          // the owner's new session
+    void sessionDeviceChanged(); // a capture or a CUDA profile moved the model: validation and the status follow
     void reportFailure(const QString& source, const QString& error);
     void updateModelStatus();
     void updateTitle();
-    void updateRunActions();
-    void updateRunStatus();
-    // Before a forward, capture or profile with `plan` on `device` ("cpu", "cuda[:N]"): keeps its entries that can
-    // never fire, shows them in the status bar and emits planWarningsChanged().
-    void notePlanWarnings(const kforge::Plan& plan, const QString& device);
-    void clearPlanWarnings();
-    QString withPlanWarnings(const QString& message) const; // a status bar line, the plan warnings after it
-    // A forward, capture or profile with the plan started: the plan editor's Declined column is cleared, and is
-    // filled by showDeclines() when it ends, if the plan is still the one it ran.
-    void planRunStarted();
-    void showDeclines(const std::vector<kforge::EntryDeclines>& declines);
 
     SessionOwner* m_owner = nullptr; // the session and its one worker thread, first: the controllers use it
     ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
-    ModuleTreeModel* m_model = nullptr;
-    ModuleTreePage* m_page = nullptr;
     PlanDocument* m_document = nullptr;
-    PlanFileController* m_planFiles = nullptr;       // new, open, save, export of m_document
-    ProfileFileController* m_profileFiles = nullptr; // .kfprof files and exports of the profile side
-    RunController* m_run = nullptr;
-    FunctionStacksView* m_stacksView = nullptr;
-    PlanEditorView* m_planEditor = nullptr;
-    EventLogView* m_eventView = nullptr;
-    CaptureListModel* m_captureModel = nullptr;
-    CapturesView* m_capturesView = nullptr;
-    QDockWidget* m_capturesDock = nullptr;
-    InputsView* m_inputsView = nullptr;
-    QDockWidget* m_inputsDock = nullptr;
-    QDockWidget* m_stacksDock = nullptr;
-    QDockWidget* m_planDock = nullptr;
-    QDockWidget* m_eventsDock = nullptr;
-    QStackedWidget* m_pages = nullptr;
-    QLabel* m_placeholder = nullptr;
-    QLabel* m_busyLabel = nullptr;
-    QProgressBar* m_busyBar = nullptr;
-    QLabel* m_runLabel = nullptr;
-    QLabel* m_leftoverLabel = nullptr;
-    QLabel* m_runtimeLabel = nullptr;
-    QLabel* m_deviceLabel = nullptr;
-    QLabel* m_modelLabel = nullptr;
-    ProfileController* m_profile = nullptr;
-    ProfilePage* m_profilePage = nullptr;
-    OptimizeController* m_optimize = nullptr;
-    OptimizeView* m_optimizeView = nullptr;
-    QDockWidget* m_optimizeDock = nullptr;
-    QTabWidget* m_centralTabs = nullptr; // the module tree page and the profile page
+    PlanFileController* m_planFiles = nullptr; // new, open, save, export of m_document
+    StatusReporter* m_status = nullptr;
+    PlanRunNotes* m_notes = nullptr;
+    ViewRegistry m_views;
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
-
-    QStringList m_planWarnings;
-    std::optional<std::uint64_t> m_declinesRevision; // the plan revision (PlanModel) a running plan run started with
-    bool m_modalErrors = true;
+    PlanEditorView* m_planEditor = nullptr;
+    QDockWidget* m_planDock = nullptr;
+    QTabWidget* m_centralTabs = nullptr; // the workspaces' pages: Modules, Profile
+    ModelWorkspace* m_modelSpace = nullptr;
+    ProfileWorkspace* m_profileSpace = nullptr;
+    OptimizeWorkspace* m_optimizeSpace = nullptr;
+    QLabel* m_busyLabel = nullptr;
+    QProgressBar* m_busyBar = nullptr;
+    QLabel* m_modelLabel = nullptr;
     ProgramChooser m_chooseProgram; // which program of a package with several; a dialog unless a test sets one
-    bool m_persistent = true;
 };
 
 } // namespace kforge::ui

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "workspaces/profile_workspace.h"
+
+#include "application/app_icons.h"
+#include "application/status_reporter.h"
+#include "application/system_info.h"
+#include "application/view_registry.h"
+#include "controllers/plan_run_notes.h"
+#include "controllers/profile_controller.h"
+#include "controllers/profile_file_controller.h"
+#include "controllers/session_owner.h"
+#include "models/plan_document.h"
+#include "views/profile_page.h"
+#include "window_actions.h"
+
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+
+#include <QAction>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+#include <algorithm>
+
+namespace kforge::ui {
+namespace {
+
+const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
+
+bool hasEnabledEntry(const kforge::Plan& plan)
+{
+    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
+}
+
+} // namespace
+
+ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* tabs)
+    : QObject(context.window), m_context(context), m_tabs(tabs), m_profile(new ProfileController(context.owner, this)),
+      m_page(new ProfilePage(m_profile, context.window)),
+      m_files(new ProfileFileController(m_profile, m_page, context.window))
+{
+    m_tabs->addTab(m_page, icon("profile"), tr("Profile"));
+    ViewRegistry& views = *m_context.views;
+    for (const QString& name : viewNames()) {
+        QWidget* view = name == QLatin1String("profile") ? m_page : m_page->subView(name);
+        views.add(name, view, nullptr, [this, name] {
+            showPage();
+            m_page->showSubView(name == QLatin1String("profile") ? QStringLiteral("kernels") : name);
+        });
+    }
+    connect(m_files, &ProfileFileController::opened, this, &ProfileWorkspace::showPage);
+    connect(m_files, &ProfileFileController::statusMessage, this,
+            [this](const QString& message) { m_context.status->show(message); });
+    connect(m_files, &ProfileFileController::error, this, &ProfileWorkspace::error);
+    createActions();
+    connectController();
+}
+
+QStringList ProfileWorkspace::viewNames()
+{
+    return {QStringLiteral("profile"),    QStringLiteral("chart"), QStringLiteral("timeline"),
+            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame")};
+}
+
+bool ProfileWorkspace::isProfileFile(const QString& path)
+{
+    return path.endsWith(QLatin1String(".kfprof"), Qt::CaseInsensitive);
+}
+
+void ProfileWorkspace::createActions()
+{
+    WindowActions& a = *m_context.actions;
+    auto make = [this](const char* iconName, const QString& text, auto slot) {
+        auto* action = new QAction(iconName ? icon(iconName) : QIcon(), text, this);
+        connect(action, &QAction::triggered, this, slot);
+        return action;
+    };
+    // Export and save actions ask for the file, then write it (ProfileFileController).
+    auto saveAs = [this](const QString& title, const QString& suffix, const QString& filter, auto write) {
+        return [this, title, suffix, filter, write] {
+            if (const QString file = m_files->chooseFileToSave(title, suffix, filter); !file.isEmpty())
+                (m_files->*write)(file);
+        };
+    };
+    a.openProfile = make("open", tr("Open Pro&file…"), [this] { m_files->chooseToOpen(); });
+    a.openProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
+    a.openProfile->setStatusTip(tr("Open a saved profile result (.kfprof); no model is needed"));
+    a.saveProfile =
+        make("save", tr("Save Prof&ile…"),
+             saveAs(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter, &ProfileFileController::save));
+    a.saveProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
+    a.saveProfile->setStatusTip(tr("Save the baseline and plan runs to a .kfprof file"));
+    a.exportTrace = make("export", tr("Export Chrome &Trace…"),
+                         saveAs(tr("Export Chrome Trace"), QStringLiteral(".trace.json"),
+                                tr("Chrome trace (*.json);;All files (*)"), &ProfileFileController::exportChromeTrace));
+    a.exportTrace->setStatusTip(tr("A trace of the runs that Perfetto and chrome://tracing open"));
+    a.exportCsv = make(nullptr, tr("Export &CSV…"),
+                       saveAs(tr("Export CSV"), QStringLiteral(".csv"), tr("CSV (*.csv);;All files (*)"),
+                              &ProfileFileController::exportCsv));
+    a.exportCsv->setStatusTip(tr("One row per kernel execution of the run shown, with its attribution"));
+    a.exportChart = make(nullptr, tr("Export C&hart as PNG…"),
+                         saveAs(tr("Export Chart"), QStringLiteral("-chart.png"), tr("PNG images (*.png)"),
+                                &ProfileFileController::exportChartPng));
+    a.exportTimeline = make(nullptr, tr("Export Time&line as PNG…"),
+                            saveAs(tr("Export Timeline"), QStringLiteral("-timeline.png"), tr("PNG images (*.png)"),
+                                   &ProfileFileController::exportTimelinePng));
+
+    a.profileBaseline = make("profile", tr("Run &Baseline"), [this] { profileBaseline(); });
+    a.profileBaseline->setShortcut(QKeySequence(Qt::Key_F6));
+    a.profileBaseline->setStatusTip(tr("Profile forwards without any provider"));
+    a.profileWithPlan = make("profile-plan", tr("Run with &Plan"), [this] { profileWithPlan(); });
+    a.profileWithPlan->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F6));
+    a.profileWithPlan->setStatusTip(tr("Profile forwards with the plan's enabled entries in effect"));
+    a.profileCompare = make("compare", tr("&Compare"), [this] { profileCompare(); });
+    a.profileCompare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F6));
+    a.profileCompare->setStatusTip(tr("Profile a baseline, then the plan, and compare them"));
+    a.profileBenchmark = make("compare", tr("Bench&mark"), [this] { profileBenchmark(); });
+    a.profileBenchmark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F6));
+    a.profileBenchmark->setStatusTip(
+        tr("Time whole forwards without and with the plan, in alternating rounds, without the profiler"));
+    a.cancelProfile = make("abort", tr("C&ancel Profile"), [this] { cancelProfile(); });
+    a.cancelProfile->setShortcut(QKeySequence(Qt::Key_Escape));
+    a.cancelProfile->setStatusTip(tr("Stop the profile after its current forward"));
+    m_page->setActions({a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.cancelProfile});
+}
+
+void ProfileWorkspace::addFileActions(QMenu* fileMenu)
+{
+    const WindowActions& a = *m_context.actions;
+    fileMenu->addActions({a.openProfile, a.saveProfile, a.exportTrace, a.exportCsv, a.exportChart, a.exportTimeline});
+}
+
+QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
+{
+    const WindowActions& a = *m_context.actions;
+    QMenu* menu = menuBar->addMenu(tr("&Profile"));
+    menu->addActions({a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.cancelProfile});
+    menu->addSeparator();
+    menu->addActions({a.openProfile, a.saveProfile});
+    return menu;
+}
+
+void ProfileWorkspace::addToolBarActions(QToolBar* toolBar)
+{
+    const WindowActions& a = *m_context.actions;
+    toolBar->addActions({a.profileBaseline, a.profileWithPlan, a.profileCompare});
+}
+
+void ProfileWorkspace::addStatusWidgets(QStatusBar* statusBar)
+{
+    m_deviceLabel = new QLabel(statusBar);
+    m_deviceLabel->setObjectName(QStringLiteral("deviceStatus"));
+    statusBar->addPermanentWidget(m_deviceLabel);
+    updateDeviceStatus();
+}
+
+void ProfileWorkspace::connectController()
+{
+    connect(m_profile, &ProfileController::runningChanged, this, [this](bool running) {
+        updateActions();
+        if (running)
+            m_context.status->show(
+                m_context.notes->withWarnings(tr("Profiling on %1…").arg(m_profile->device().toUpper())), 0);
+    });
+    connect(m_context.owner, &SessionOwner::activityChanged, this, &ProfileWorkspace::updateActions);
+    connect(m_context.owner, &SessionOwner::sessionChanged, this, [this] {
+        updateActions();
+        updateDeviceStatus();
+    });
+    connect(m_profile, &ProfileController::resultsChanged, this, &ProfileWorkspace::updateActions);
+    connect(m_profile, &ProfileController::finished, this,
+            [this](ProfileController::Outcome outcome, const QString& message) {
+                if (m_context.owner->session() && m_profile->device() == QLatin1String("cuda"))
+                    Q_EMIT sessionDeviceChanged(); // the profile moved the model
+                updateDeviceStatus();
+                if (outcome == ProfileController::Outcome::Failed)
+                    m_context.notes->runMeasuredNothing();
+                else
+                    m_context.notes->declinesArrived(m_profile->declines()); // after a baseline, none: no plan ran
+                m_context.status->show(m_context.notes->withWarnings(message));
+                Q_EMIT finished(outcome == ProfileController::Outcome::Finished, message);
+                if (outcome == ProfileController::Outcome::Failed)
+                    reportError(tr("Profile Failed"), message);
+            });
+    connect(m_context.document, &PlanDocument::planChanged, this, &ProfileWorkspace::updateActions);
+    connect(m_page, &ProfilePage::deviceChanged, this, &ProfileWorkspace::updateDeviceStatus);
+    connect(m_page, &ProfilePage::shownRunChanged, this, &ProfileWorkspace::updateActions);
+    updateActions();
+}
+
+void ProfileWorkspace::updateActions()
+{
+    const WindowActions& a = *m_context.actions;
+    const bool profiling = m_profile->isRunning();
+    const bool canStart = m_context.owner->canStart(SessionOwner::Activity::Profile);
+    const bool planReady = hasEnabledEntry(m_context.document->plan());
+    a.profileBaseline->setEnabled(canStart);
+    a.profileWithPlan->setEnabled(canStart && planReady);
+    a.profileCompare->setEnabled(canStart && planReady);
+    a.profileBenchmark->setEnabled(canStart && planReady);
+    a.cancelProfile->setEnabled(profiling);
+    const bool anyRun = m_profile->baseline() || m_profile->plan();
+    const bool shown = m_page->shownRun() != nullptr;
+    a.openProfile->setEnabled(!profiling);
+    a.saveProfile->setEnabled(anyRun && !profiling);
+    a.exportTrace->setEnabled(anyRun && !profiling);
+    a.exportCsv->setEnabled(shown && !profiling);
+    a.exportChart->setEnabled(shown && !profiling);
+    a.exportTimeline->setEnabled(shown && !profiling);
+}
+
+void ProfileWorkspace::updateDeviceStatus()
+{
+    if (!m_deviceLabel)
+        return;
+    const auto& session = m_context.owner->session();
+    const QString forwards = deviceDisplayName(session ? QString::fromStdString(session->device()) : QString());
+    const bool cuda = m_profile->device() == QLatin1String("cuda");
+    m_deviceLabel->setText(tr("%1 · profile on %2").arg(forwards, cuda ? tr("CUDA") : tr("CPU")));
+    m_deviceLabel->setToolTip(tr("Forwards run on %1; profiles on %2")
+                                  .arg(forwards, cuda ? tr("CUDA (kernels traced with CUPTI)")
+                                                      : tr("the CPU (ATen op executions timed on the host)")));
+}
+
+void ProfileWorkspace::showPage() { m_tabs->setCurrentWidget(m_page); }
+
+bool ProfileWorkspace::isShown() const { return m_tabs->currentWidget() == m_page; }
+
+void ProfileWorkspace::focusFilter() { m_page->focusFilter(); }
+
+bool ProfileWorkspace::startProfile(const std::function<bool(QString*)>& start)
+{
+    QString error;
+    if (!start(&error)) {
+        reportError(tr("Cannot Profile"), tr("Cannot profile: %1").arg(error));
+        return false;
+    }
+    m_page->setOrigin({});
+    showPage();
+    return true;
+}
+
+bool ProfileWorkspace::profileBaseline()
+{
+    return startProfile([this](QString* error) {
+        m_context.notes->clearWarnings(); // no plan runs
+        return m_profile->runBaseline(error);
+    });
+}
+
+bool ProfileWorkspace::startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*))
+{
+    return startProfile([this, start](QString* error) {
+        m_context.notes->noteWarnings(m_profile->device());
+        if (!(m_profile->*start)(m_context.document->plan(), error))
+            return false;
+        m_context.notes->runStarted();
+        return true;
+    });
+}
+
+bool ProfileWorkspace::profileWithPlan() { return startPlanProfile(&ProfileController::runWithPlan); }
+bool ProfileWorkspace::profileCompare() { return startPlanProfile(&ProfileController::compare); }
+bool ProfileWorkspace::profileBenchmark() { return startPlanProfile(&ProfileController::benchmark); }
+
+void ProfileWorkspace::cancelProfile() { m_profile->cancel(); }
+
+void ProfileWorkspace::reportError(const QString& title, const QString& message)
+{
+    m_context.status->show(message);
+    Q_EMIT error(message);
+    m_context.status->errorDialog(title, message);
+}
+
+void ProfileWorkspace::setModalErrors(bool modal) { m_files->setModalErrors(modal); }
+
+void ProfileWorkspace::setPersistent(bool persistent)
+{
+    m_page->setPersistent(persistent);
+    m_files->setPersistent(persistent);
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The profile workspace: the Profile tab (kernels, chart, timeline, comparison, flame graphs), the Profile menu
+// (baseline, with plan, compare, benchmark, cancel), .kfprof files and the exports in the File menu, and the status
+// bar's device. It profiles through ProfileController and reads and writes files through ProfileFileController.
+#include "workspaces/workspace_context.h"
+
+#include <QObject>
+#include <QString>
+
+class QLabel;
+class QMenu;
+class QMenuBar;
+class QStatusBar;
+class QTabWidget;
+class QToolBar;
+
+namespace kforge {
+struct Plan;
+}
+
+namespace kforge::ui {
+
+class ProfileController;
+class ProfileFileController;
+class ProfilePage;
+
+class ProfileWorkspace : public QObject {
+    Q_OBJECT
+public:
+    ProfileWorkspace(const WorkspaceContext& context, QTabWidget* tabs);
+
+    static QStringList viewNames();
+    void addFileActions(QMenu* fileMenu);
+    QMenu* addProfileMenu(QMenuBar* menuBar); // the optimize workspace adds its part to it
+    void addToolBarActions(QToolBar* toolBar);
+    void addStatusWidgets(QStatusBar* statusBar);
+
+    ProfileController* controller() const { return m_profile; }
+    ProfilePage* page() const { return m_page; }
+    ProfileFileController* files() const { return m_files; }
+
+    // False, with error(), when nothing started; finished() follows a start.
+    bool profileBaseline();
+    bool profileWithPlan();
+    bool profileCompare();
+    bool profileBenchmark();
+    void cancelProfile();
+    void focusFilter();
+    bool isShown() const;
+    void updateDeviceStatus(); // which device forwards and profiles use
+    void setModalErrors(bool modal);
+    void setPersistent(bool persistent);
+    static bool isProfileFile(const QString& path);
+
+Q_SIGNALS:
+    void finished(bool ok, const QString& message); // ok: all iterations measured
+    void error(const QString& message);             // one line: a profile or a profile file failed
+    void sessionDeviceChanged();                    // a CUDA profile moved the model
+
+private:
+    void createActions();
+    void connectController();
+    void updateActions();
+    bool startProfile(const std::function<bool(QString*)>& start);
+    bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
+    void reportError(const QString& title, const QString& message);
+    void showPage();
+
+    WorkspaceContext m_context;
+    QTabWidget* m_tabs;
+    ProfileController* m_profile;
+    ProfilePage* m_page;
+    ProfileFileController* m_files;
+    QLabel* m_deviceLabel = nullptr;
+};
+
+} // namespace kforge::ui
