@@ -9,7 +9,8 @@ each include that breaks one:
 - the public headers (engine/include/kforge) include no LibTorch header, except the plugin SDKs;
 - the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
 - ui/models includes no widget header and nothing of ui/views;
-- ui/controllers includes nothing of ui/views (a controller reaches a page through an interface it declares).
+- ui/controllers includes nothing of ui/views (a controller reaches a page through an interface it declares);
+- only the window (ui/main_window*) includes ui/workspaces: views, controllers, models and app helpers never do.
 
   include_rules.py SOURCE_ROOT"""
 import os
@@ -22,7 +23,7 @@ ENGINE_LAYERS = ["common", "runtime", "providers", "model", "plan", "profiling",
 UPWARD_EXCEPTIONS = {
     ("engine/src/model/cuda_capture.cpp", "profiling"),
 }
-SDK_HEADERS = {"provider_sdk.h", "generator_sdk.h"}
+SDK_HEADERS = {"provider_sdk.h", "provider_args.h", "generator_sdk.h"}
 LIBTORCH = re.compile(r'#include\s*<(torch|ATen|c10|caffe2)/')
 QT = re.compile(r'#include\s*<Q[A-Za-z]')
 QUOTED = re.compile(r'#include\s*"([^"]+)"')
@@ -65,6 +66,8 @@ def main() -> int:
         for path, lines in sources(root, top):
             in_models = path.startswith(os.path.join("ui", "models"))
             in_controllers = path.startswith(os.path.join("ui", "controllers"))
+            may_see_workspaces = (path.startswith(os.path.join("ui", "workspaces"))
+                                  or os.path.basename(path).startswith("main_window"))
             for number, line in enumerate(lines, 1):
                 quoted = QUOTED.search(line)
                 angled = ANGLED.search(line)
@@ -76,6 +79,8 @@ def main() -> int:
                     report(path, number, line, "ui/models is Qt Core/Gui only, no widget or view")
                 if in_controllers and quoted and quoted.group(1).startswith("views/"):
                     report(path, number, line, "no controller includes a view")
+                if quoted and quoted.group(1).startswith("workspaces/") and not may_see_workspaces:
+                    report(path, number, line, "only the window includes ui/workspaces")
 
     for b in broken:
         print(b)

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The window is a shell: the workspaces (model, profile, optimize) own their views, actions and menus; the window
-// holds what they share (the session owner, the plan and its editor, the status bar, the views by name), arranges
-// the menus, and opens models, plans and dropped files.
+// The window is a shell: the workspaces (plan, model, profile, optimize) and the model opening own their views,
+// actions and menus; the window holds what they share (the session owner, the plan document, the status bar, the
+// views by name), arranges the menus, and routes dropped files.
 #include "main_window.h"
 
 #include "application/app_icons.h"
 #include "application/recent_files.h"
 #include "application/status_reporter.h"
 #include "controllers/inputs_controller.h"
-#include "controllers/model_loader.h"
 #include "controllers/plan_run_notes.h"
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
@@ -17,11 +16,12 @@
 #include "models/plan_document.h"
 #include "views/about_dialog.h"
 #include "views/module_tree_page.h"
-#include "views/plan_editor_view.h"
 #include "views/profile_page.h"
 #include "views/settings_dialog.h"
+#include "workspaces/model_opening.h"
 #include "workspaces/model_workspace.h"
 #include "workspaces/optimize_workspace.h"
+#include "workspaces/plan_workspace.h"
 #include "workspaces/profile_workspace.h"
 
 #include <kforge/model_session.h>
@@ -34,18 +34,13 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QUndoStack>
 
 #include <exception>
 #include <utility>
@@ -64,22 +59,6 @@ static void initKForgeResources()
 namespace kforge::ui {
 namespace {
 
-const QString kBuiltinPrefix = QStringLiteral("builtin:");
-const QString kModelFileFilter =
-    QStringLiteral("Models (*.pt *.pth *.ts *.zip *.pt2);;TorchScript models (*.pt *.pth *.ts *.zip);;"
-                   "torch.export packages (*.pt2);;All files (*)");
-
-bool isBuiltin(const QString& source) { return source.startsWith(kBuiltinPrefix); }
-
-// Recent files and error messages need one spelling per model, whatever the user typed.
-QString normalizedSource(const QString& source)
-{
-    return isBuiltin(source) ? source : QFileInfo(source).absoluteFilePath();
-}
-
-// What a message calls the model: the file name, or the builtin as the user writes it.
-QString sourceLabel(const QString& source) { return isBuiltin(source) ? source : QFileInfo(source).fileName(); }
-
 QString droppedFile(const QMimeData* mime)
 {
     if (!mime || !mime->hasUrls())
@@ -90,8 +69,6 @@ QString droppedFile(const QMimeData* mime)
     }
     return {};
 }
-
-QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 std::vector<kforge::ProviderCatalogEntry> loadCatalog()
 {
@@ -105,16 +82,9 @@ std::vector<kforge::ProviderCatalogEntry> loadCatalog()
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_owner(new SessionOwner(this)), m_loader(new ModelLoader(this)),
-      m_recent(new RecentFiles(this)), m_document(new PlanDocument(this)),
-      m_planFiles(new PlanFileController(m_document, this,
-                                         [this] {
-                                             const auto& session = m_owner->session();
-                                             return session ? QString::fromStdString(session->displayName())
-                                                            : QString();
-                                         })),
-      m_status(new StatusReporter(this)), m_notes(new PlanRunNotes(m_owner, m_document, this)),
-      m_catalog(loadCatalog()), m_chooseProgram(programDialog(this))
+    : QMainWindow(parent), m_owner(new SessionOwner(this)), m_recent(new RecentFiles(this)),
+      m_document(new PlanDocument(this)), m_status(new StatusReporter(this)),
+      m_notes(new PlanRunNotes(m_owner, m_document, this)), m_catalog(loadCatalog())
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
@@ -122,12 +92,10 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
-    createPlanEditor();
     createWorkspaces();
     createMenus();
     createStatusBar();
     connectParts();
-    rebuildRecentMenu();
     updateTitle();
     resize(1280, 800);
 }
@@ -141,63 +109,33 @@ MainWindow::~MainWindow()
         disconnect(child, nullptr, this, nullptr);
 }
 
-void MainWindow::createPlanEditor()
-{
-    m_planEditor = new PlanEditorView(m_document, this);
-    m_planEditor->setCatalog(m_catalog);
-    m_planDock = new QDockWidget(tr("Plan"), this);
-    m_planDock->setObjectName(QStringLiteral("planDock")); // saveState() needs it
-    m_planDock->setWidget(m_planEditor);
-    addDockWidget(Qt::BottomDockWidgetArea, m_planDock);
-    m_views.add(QStringLiteral("plan"), m_planEditor, m_planDock);
-}
-
 void MainWindow::createWorkspaces()
 {
     m_centralTabs = new QTabWidget(this);
     m_centralTabs->setObjectName(QStringLiteral("centralTabs"));
     m_centralTabs->setDocumentMode(true);
     setCentralWidget(m_centralTabs);
-    const WorkspaceContext context{this, m_owner, m_document, m_notes, m_status, &m_views, &m_actions, m_planDock};
+    WorkspaceContext context{this, m_owner, m_document, m_notes, m_status, &m_views, &m_actions};
+    m_planSpace = new PlanWorkspace(context); // first: the plan dock is the one the others tab with
+    m_planSpace->setCatalog(m_catalog);
+    m_opening = new ModelOpening(context, m_recent);
     m_modelSpace = new ModelWorkspace(context, m_recent, m_centralTabs);
     m_modelSpace->setCatalog(m_catalog);
     m_profileSpace = new ProfileWorkspace(context, m_centralTabs);
     m_optimizeSpace = new OptimizeWorkspace(context, m_profileSpace->controller());
-    m_planDock->raise();
-    resizeDocks({m_planDock}, {260}, Qt::Vertical);
+    context.bottomDock->raise();
+    resizeDocks({context.bottomDock}, {260}, Qt::Vertical);
 }
 
 void MainWindow::createMenus()
 {
     Actions& a = m_actions;
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    a.open = fileMenu->addAction(icon("open"), tr("&Open Model…"), this, &MainWindow::chooseFile);
-    a.open->setShortcut(QKeySequence::Open);
-    a.open->setStatusTip(tr("Open a TorchScript model file"));
-    a.openBuiltin = fileMenu->addMenu(tr("Open &Built-in"));
-    a.openBuiltin->setObjectName(QStringLiteral("openBuiltinMenu"));
-    for (const std::string& name : kforge::ModelSession::builtinModels()) {
-        const QString source = QString::fromStdString(name);
-        const QString label = isBuiltin(source) ? source.mid(kBuiltinPrefix.size()) : source;
-        a.openBuiltin->addAction(label, this, [this, source] { openSource(source); })->setData(source);
-    }
-    a.openBuiltin->setEnabled(!a.openBuiltin->isEmpty());
-    a.openRecent = fileMenu->addMenu(tr("Open &Recent"));
-    a.openRecent->setObjectName(QStringLiteral("openRecentMenu"));
+    m_opening->addFileActions(fileMenu);
     m_modelSpace->addFileActions(fileMenu);
 
     fileMenu->addSeparator();
-    a.newPlan = fileMenu->addAction(icon("new-plan"), tr("&New Plan"), this, &MainWindow::newPlan);
-    a.newPlan->setShortcut(QKeySequence::New);
-    a.openPlan = fileMenu->addAction(icon("open"), tr("Open &Plan…"), m_planFiles, &PlanFileController::chooseToOpen);
-    a.openPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_P)); // Ctrl+Shift+O is Optimize
-    a.savePlan = fileMenu->addAction(icon("save"), tr("&Save Plan"), this, &MainWindow::savePlan);
-    a.savePlan->setShortcut(QKeySequence::Save);
-    a.savePlanAs = fileMenu->addAction(tr("Save Plan &As…"), m_planFiles, &PlanFileController::chooseToSave);
-    a.savePlanAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    a.exportAitune = fileMenu->addAction(icon("export"), tr("&Export AITune Plan…"), m_planFiles,
-                                         &PlanFileController::chooseToExport);
-    a.exportAitune->setStatusTip(tr("Write the plan in AITune's {\"providers\": [...]} form"));
+    m_planSpace->addFileActions(fileMenu);
     fileMenu->addSeparator();
     m_profileSpace->addFileActions(fileMenu);
     fileMenu->addSeparator();
@@ -206,13 +144,7 @@ void MainWindow::createMenus()
     a.quit->setMenuRole(QAction::QuitRole);
 
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
-    a.undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    a.undo->setIcon(icon("undo"));
-    a.undo->setShortcut(QKeySequence::Undo);
-    a.redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    a.redo->setIcon(icon("redo"));
-    a.redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
-    editMenu->addActions({a.undo, a.redo});
+    m_planSpace->addEditActions(editMenu);
     editMenu->addSeparator();
     a.filter = editMenu->addAction(tr("&Filter"), this, &MainWindow::focusFilter);
     a.filter->setStatusTip(tr("Filter the module tree, or the kernel table on the Profile page"));
@@ -227,7 +159,7 @@ void MainWindow::createMenus()
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     m_modelSpace->addViewActions(viewMenu);
-    viewMenu->addAction(m_planDock->toggleViewAction());
+    viewMenu->addAction(dockNamed(QStringLiteral("plan"))->toggleViewAction());
 
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
     a.about = helpMenu->addAction(tr("&About KForge Studio"), this, &MainWindow::showAbout);
@@ -235,9 +167,10 @@ void MainWindow::createMenus()
 
     QToolBar* toolBar = addToolBar(tr("Main"));
     toolBar->setObjectName(QStringLiteral("mainToolBar")); // saveState() needs it
-    toolBar->addActions({a.open, a.savePlan});
+    toolBar->addAction(a.open);
+    m_planSpace->addToolBarActions(toolBar);
     toolBar->addSeparator();
-    toolBar->addActions({a.undo, a.redo});
+    m_planSpace->addUndoToolBarActions(toolBar);
     toolBar->addSeparator();
     m_modelSpace->addToolBarActions(toolBar);
     toolBar->addSeparator();
@@ -246,15 +179,7 @@ void MainWindow::createMenus()
 
 void MainWindow::createStatusBar()
 {
-    m_busyLabel = new QLabel(this);
-    m_busyBar = new QProgressBar(this);
-    m_busyBar->setRange(0, 0); // indeterminate: torch::jit::load reports no progress
-    m_busyBar->setMaximumWidth(120);
-    m_busyBar->setTextVisible(false);
-    statusBar()->addWidget(m_busyLabel);
-    statusBar()->addWidget(m_busyBar);
-    m_busyLabel->hide();
-    m_busyBar->hide();
+    m_opening->addStatusWidgets(statusBar());
     m_modelSpace->addStatusWidgets(statusBar());
     m_profileSpace->addStatusWidgets(statusBar());
     m_modelLabel = new QLabel(tr("No model loaded"), this);
@@ -263,19 +188,17 @@ void MainWindow::createStatusBar()
 
 void MainWindow::connectParts()
 {
-    connect(m_loader, &ModelLoader::busyChanged, this, &MainWindow::setBusy);
-    connect(m_loader, &ModelLoader::loaded, this,
+    connect(m_opening, &ModelOpening::loadingChanged, this, &MainWindow::loadingChanged);
+    connect(m_opening, &ModelOpening::loadFailed, this, &MainWindow::loadFailed);
+    connect(m_opening, &ModelOpening::loaded, this,
             [this](const QString& source, std::shared_ptr<kforge::ModelSession> session) {
-                m_planEditor->setSession(nullptr);
+                m_planSpace->setSession(nullptr);
                 m_owner->setSession(source, std::move(session)); // the controllers stop their work first
             });
-    connect(m_loader, &ModelLoader::failed, this, &MainWindow::reportFailure);
     connect(m_owner, &SessionOwner::sessionChanged, this, &MainWindow::showSession);
-    // Queued: the menu's own "Clear" action must not be deleted while it is being triggered.
-    connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu, Qt::QueuedConnection);
-    connect(m_planFiles, &PlanFileController::statusMessage, m_status, [this](const QString& m) { m_status->show(m); });
-    connect(m_planFiles, &PlanFileController::error, this, &MainWindow::planError);
-    connect(m_planFiles, &PlanFileController::unsavedChangesPrompted, this, &MainWindow::unsavedChangesPrompted);
+    connect(m_planSpace->files(), &PlanFileController::error, this, &MainWindow::planError);
+    connect(m_planSpace->files(), &PlanFileController::unsavedChangesPrompted, this,
+            &MainWindow::unsavedChangesPrompted);
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_notes, &PlanRunNotes::warningsChanged, this, [this](const QStringList& warnings) {
@@ -286,8 +209,8 @@ void MainWindow::connectParts()
 
     connect(m_modelSpace, &ModelWorkspace::runFinished, this, &MainWindow::runFinished);
     connect(m_modelSpace, &ModelWorkspace::captureFinished, this, &MainWindow::captureFinished);
-    connect(m_modelSpace, &ModelWorkspace::addProviderRequested, this, &MainWindow::addPlanEntry);
-    connect(m_modelSpace, &ModelWorkspace::currentPathChanged, m_planEditor, &PlanEditorView::setDefaultScope);
+    connect(m_modelSpace, &ModelWorkspace::addProviderRequested, m_planSpace, &PlanWorkspace::addEntry);
+    connect(m_modelSpace, &ModelWorkspace::currentPathChanged, m_planSpace, &PlanWorkspace::setDefaultScope);
     connect(m_modelSpace, &ModelWorkspace::currentPathChanged, m_profileSpace->page(), &ProfilePage::setModuleScope);
     connect(m_modelSpace, &ModelWorkspace::sessionDeviceChanged, this, &MainWindow::sessionDeviceChanged);
     connect(m_profileSpace, &ProfileWorkspace::sessionDeviceChanged, this, &MainWindow::sessionDeviceChanged);
@@ -309,7 +232,7 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!m_planFiles->keepEdits()) {
+    if (!m_planSpace->files()->keepEdits()) {
         event->ignore();
         return;
     }
@@ -342,63 +265,15 @@ void MainWindow::dropEvent(QDropEvent* event)
         openSource(file);
 }
 
-void MainWindow::openSource(const QString& source, const QString& program)
-{
-    const QString normalized = normalizedSource(source);
-    const std::optional<QString> chosen = program.isEmpty() ? programToOpen(normalized, m_chooseProgram) : program;
-    if (chosen)
-        m_loader->load(normalized, *chosen);
-}
-
-void MainWindow::chooseFile()
-{
-    QSettings settings;
-    const QString key = QStringLiteral("lastOpenDirectory");
-    const QString file = QFileDialog::getOpenFileName(this, tr("Open TorchScript Model"),
-                                                      settings.value(key).toString(), kModelFileFilter);
-    if (file.isEmpty())
-        return;
-    if (isPersistent())
-        settings.setValue(key, QFileInfo(file).absolutePath());
-    openSource(file);
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    QMenu* menu = m_actions.openRecent;
-    menu->clear();
-    const QStringList entries = m_recent->entries();
-    for (int i = 0; i < entries.size(); ++i) {
-        const QString source = entries[i];
-        QString label = QDir::toNativeSeparators(source).replace(QLatin1Char('&'), QStringLiteral("&&"));
-        if (i < 9)
-            label = QStringLiteral("&%1  %2").arg(i + 1).arg(label);
-        menu->addAction(label, this, [this, source] { openSource(source); })->setData(source);
-    }
-    menu->addSeparator();
-    m_actions.clearRecent = menu->addAction(tr("&Clear Recent Files"), m_recent, &RecentFiles::clear);
-    menu->setEnabled(!entries.isEmpty());
-}
-
-void MainWindow::setBusy(bool busy)
-{
-    if (busy) {
-        m_busyLabel->setText(tr("Loading %1…").arg(sourceLabel(m_loader->pendingSource())));
-        m_status->clear();
-    }
-    m_busyLabel->setVisible(busy);
-    m_busyBar->setVisible(busy);
-    Q_EMIT loadingChanged(busy);
-}
+void MainWindow::openSource(const QString& source, const QString& program) { m_opening->openSource(source, program); }
 
 void MainWindow::showSession()
 {
     const kforge::ModelSession& session = *m_owner->session();
     const QString source = m_owner->source();
     m_notes->sessionChanged();
-    m_planEditor->setSession(&session, QString::fromStdString(session.device()));
-    if (isPersistent())
-        m_recent->add(source);
+    m_planSpace->setSession(&session);
+    m_opening->remember(source);
     QStringList warnings;
     for (const std::string& warning : session.warnings())
         warnings << QString::fromStdString(warning);
@@ -413,29 +288,8 @@ void MainWindow::showSession()
 void MainWindow::sessionDeviceChanged()
 {
     if (const auto& session = m_owner->session())
-        m_planEditor->setSession(session.get(), QString::fromStdString(session->device()));
+        m_planSpace->setSession(session.get());
     m_profileSpace->updateDeviceStatus();
-}
-
-void MainWindow::reportFailure(const QString& source, const QString& error)
-{
-    QString message = oneLine(error);
-    const QString label = sourceLabel(source);
-    if (!message.contains(label))
-        message = QStringLiteral("%1: %2").arg(label, message);
-
-    const bool wasRecent = isPersistent() && m_recent->contains(source);
-    if (wasRecent)
-        m_recent->remove(source);
-    m_status->show(tr("Could not open %1").arg(label));
-    Q_EMIT loadFailed(message);
-
-    if (modalErrors()) {
-        QMessageBox box(QMessageBox::Critical, tr("Cannot Open Model"), message, QMessageBox::Ok, this);
-        if (wasRecent)
-            box.setInformativeText(tr("It has been removed from the recent files."));
-        box.exec();
-    }
 }
 
 void MainWindow::updateModelStatus()
@@ -467,15 +321,7 @@ void MainWindow::updateTitle()
 
 void MainWindow::addPlanEntry(const QString& scope, const QString& function, const QString& providerType)
 {
-    kforge::PlanEntry entry;
-    entry.scope = scope.toStdString();
-    entry.function = function.toStdString();
-    entry.provider = nlohmann::json{{"type", providerType.toStdString()}};
-    m_document->addEntry(entry);
-    m_planDock->show();
-    m_planDock->raise();
-    m_planEditor->selectRow(int(m_document->plan().entries.size()) - 1);
-    m_status->show(tr("Plan: %1 runs %2 in %3").arg(function, providerType, scope.isEmpty() ? tr("the root") : scope));
+    m_planSpace->addEntry(scope, function, providerType);
 }
 
 void MainWindow::focusFilter()
@@ -503,8 +349,7 @@ void MainWindow::reloadCatalog()
 {
     m_catalog = loadCatalog();
     m_modelSpace->setCatalog(m_catalog);
-    m_planEditor->setCatalog(m_catalog);
-    m_planEditor->validate(); // entries naming the new types may be valid now
+    m_planSpace->setCatalog(m_catalog);
 }
 
 // ---- Views by name (screenshots, tests) --------------------------------------------------------------------------
@@ -521,7 +366,8 @@ bool MainWindow::showView(const QString& name) { return m_views.show(name); }
 
 // ---- The window's face to tests and the batch driver: each part does the work -------------------------------------
 
-bool MainWindow::isLoading() const { return m_loader->isBusy(); }
+bool MainWindow::isLoading() const { return m_opening->isLoading(); }
+void MainWindow::setProgramChooser(ProgramChooser chooser) { m_opening->setProgramChooser(std::move(chooser)); }
 const kforge::ModelSession* MainWindow::session() const { return m_owner->session().get(); }
 QString MainWindow::source() const { return m_owner->source(); }
 bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)
@@ -543,11 +389,11 @@ const MainWindow::Actions& MainWindow::actions() const { return m_actions; }
 QString MainWindow::runStatusText() const { return m_modelSpace->runStatusText(); }
 QStringList MainWindow::planWarnings() const { return m_notes->warnings(); }
 
-bool MainWindow::newPlan() { return m_planFiles->newPlan(); }
-bool MainWindow::openPlan(const QString& path) { return m_planFiles->open(path); }
-bool MainWindow::savePlan() { return m_planFiles->save(); }
-bool MainWindow::savePlanAs(const QString& path) { return m_planFiles->saveAs(path); }
-bool MainWindow::exportAitunePlan(const QString& path) { return m_planFiles->exportAitune(path); }
+bool MainWindow::newPlan() { return m_planSpace->files()->newPlan(); }
+bool MainWindow::openPlan(const QString& path) { return m_planSpace->files()->open(path); }
+bool MainWindow::savePlan() { return m_planSpace->files()->save(); }
+bool MainWindow::savePlanAs(const QString& path) { return m_planSpace->files()->saveAs(path); }
+bool MainWindow::exportAitunePlan(const QString& path) { return m_planSpace->files()->exportAitune(path); }
 
 bool MainWindow::runForward() { return m_modelSpace->runForward(); }
 bool MainWindow::stepForward() { return m_modelSpace->stepForward(); }
@@ -577,7 +423,7 @@ bool MainWindow::modalErrors() const { return m_status->modalErrors(); }
 void MainWindow::setModalErrors(bool modal)
 {
     m_status->setModalErrors(modal);
-    m_planFiles->setModalErrors(modal);
+    m_planSpace->files()->setModalErrors(modal);
     m_profileSpace->setModalErrors(modal);
 }
 
@@ -588,10 +434,10 @@ void MainWindow::setPersistent(bool persistent)
     m_status->setPersistent(persistent);
     m_modelSpace->inputs()->setRemembering(persistent);
     m_profileSpace->setPersistent(persistent);
-    m_planFiles->setPersistent(persistent);
+    m_planSpace->files()->setPersistent(persistent);
 }
 
-MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planFiles->unsavedChanges(); }
-void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_planFiles->setUnsavedChanges(choice); }
+MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planSpace->files()->unsavedChanges(); }
+void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_planSpace->files()->setUnsavedChanges(choice); }
 
 } // namespace kforge::ui

@@ -15,7 +15,6 @@
 
 class QDockWidget;
 class QLabel;
-class QProgressBar;
 class QTabWidget;
 
 namespace kforge {
@@ -24,13 +23,13 @@ class ModelSession;
 
 namespace kforge::ui {
 
-class ModelLoader;
+class ModelOpening;
 class ModelWorkspace;
 class ModuleTreeView;
 class OptimizeController;
 class OptimizeWorkspace;
 class PlanDocument;
-class PlanEditorView;
+class PlanWorkspace;
 class PlanRunNotes;
 class ProfileController;
 class ProfilePage;
@@ -138,7 +137,7 @@ public:
 
     bool modalErrors() const;
     void setModalErrors(bool modal);
-    void setProgramChooser(ProgramChooser chooser) { m_chooseProgram = std::move(chooser); }
+    void setProgramChooser(ProgramChooser chooser);
     bool isPersistent() const;
     void setPersistent(bool persistent);
     UnsavedChanges unsavedChanges() const;
@@ -164,43 +163,33 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void createPlanEditor();
     void createWorkspaces();
     void createMenus();
     void createStatusBar();
     void connectParts();
-    void rebuildRecentMenu();
-    void chooseFile();
     void showAbout();
-    void focusFilter();   // of the module tree or of the kernel table, whichever page is shown
-    void reloadCatalog(); // after a plugin loaded: its provider types join the menus and the catalog
-    void setBusy(bool busy);
+    void focusFilter();          // of the module tree or of the kernel table, whichever page is shown
+    void reloadCatalog();        // after a plugin loaded: its provider types join the menus and the catalog
     void showSession();          // the owner's new session
     void sessionDeviceChanged(); // a capture or a CUDA profile moved the model: validation and the status follow
-    void reportFailure(const QString& source, const QString& error);
     void updateModelStatus();
     void updateTitle();
 
     SessionOwner* m_owner = nullptr; // the session and its one worker thread, first: the controllers use it
-    ModelLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
     PlanDocument* m_document = nullptr;
-    PlanFileController* m_planFiles = nullptr; // new, open, save, export of m_document
     StatusReporter* m_status = nullptr;
     PlanRunNotes* m_notes = nullptr;
     ViewRegistry m_views;
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
-    PlanEditorView* m_planEditor = nullptr;
-    QDockWidget* m_planDock = nullptr;
     QTabWidget* m_centralTabs = nullptr; // the workspaces' pages: Modules, Profile
+    ModelOpening* m_opening = nullptr;
+    PlanWorkspace* m_planSpace = nullptr;
     ModelWorkspace* m_modelSpace = nullptr;
     ProfileWorkspace* m_profileSpace = nullptr;
     OptimizeWorkspace* m_optimizeSpace = nullptr;
-    QLabel* m_busyLabel = nullptr;
-    QProgressBar* m_busyBar = nullptr;
     QLabel* m_modelLabel = nullptr;
-    ProgramChooser m_chooseProgram; // which program of a package with several; a dialog unless a test sets one
 };
 
 } // namespace kforge::ui

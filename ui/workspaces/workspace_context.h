@@ -23,7 +23,7 @@ struct WorkspaceContext {
     StatusReporter* status = nullptr;
     ViewRegistry* views = nullptr;
     WindowActions* actions = nullptr;
-    QDockWidget* bottomDock = nullptr; // the plan dock: the workspaces' bottom docks are tabbed with it
+    QDockWidget* bottomDock = nullptr; // the plan dock (PlanWorkspace): the other bottom docks are tabbed with it
 };
 
 } // namespace kforge::ui

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Opening models: File › Open, Open Built-in and Open Recent, the program of a package with several, the loader off
+// the UI thread with its busy line in the status bar, and a failure's message (the recent entry of a file that no
+// longer opens is dropped). A loaded session goes to the window (loaded()), which hands it to the session owner.
+#include "application/program_choice.h"
+#include "workspaces/workspace_context.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStatusBar;
+
+namespace kforge {
+class ModelSession;
+}
+
+namespace kforge::ui {
+
+class ModelLoader;
+class RecentFiles;
+
+class ModelOpening : public QObject {
+    Q_OBJECT
+public:
+    ModelOpening(const WorkspaceContext& context, RecentFiles* recent);
+
+    // A file path or "builtin:NAME"; `program` names a package's program without asking.
+    void openSource(const QString& source, const QString& program = {});
+    void chooseFile(); // File › Open (Ctrl+O), from the folder last opened from
+    bool isLoading() const;
+    void setProgramChooser(ProgramChooser chooser) { m_chooseProgram = std::move(chooser); }
+    // A session opened from `source` is in use: it heads the recent files (when the window remembers them).
+    void remember(const QString& source);
+
+    void addFileActions(QMenu* menu); // Open…, Open Built-in, Open Recent
+    void addStatusWidgets(QStatusBar* bar);
+
+Q_SIGNALS:
+    void loaded(const QString& source, std::shared_ptr<kforge::ModelSession> session);
+    void loadFailed(const QString& message); // one line, naming the file or builtin
+    void loadingChanged(bool loading);
+
+private:
+    void rebuildRecentMenu();
+    void setBusy(bool busy);
+    void reportFailure(const QString& source, const QString& error);
+
+    WorkspaceContext m_context;
+    RecentFiles* m_recent;
+    ModelLoader* m_loader;
+    ProgramChooser m_chooseProgram; // a dialog unless a test sets one
+    QLabel* m_busyLabel = nullptr;
+    QProgressBar* m_busyBar = nullptr;
+};
+
+} // namespace kforge::ui
