@@ -11,6 +11,8 @@
 
 #include "test_helpers.h"
 
+#include <ATen/ATen.h>
+
 #include <gtest/gtest.h>
 
 using namespace kforge;
@@ -68,6 +70,38 @@ TEST(Plugins, ExamplePluginRegistersAndRuns)
 
     // Loading it again is refused: its type is already there.
     expectRefused(KFORGE_EXAMPLE_PLUGIN, "already loaded");
+}
+
+// The example provider reads relu's normal form with the SDK's argument layer (kforge/provider_args.h): it serves
+// a floating-point call, and declines an integer tensor or a stack that is not that form, leaving it untouched.
+TEST(Plugins, ExamplePluginParsesWithTheArgumentLayer)
+{
+    if (!ProviderRegistry::instance().find("ExampleReluProvider"))
+        loadProviderPlugin(KFORGE_EXAMPLE_PLUGIN);
+    const auto provider = ProviderRegistry::instance().create({{"type", "ExampleReluProvider"}});
+    const c10::OperatorHandle relu = c10::Dispatcher::singleton().findSchemaOrThrow("aten::relu", "");
+
+    const at::Tensor x = at::tensor({-1.0f, 2.0f});
+    EXPECT_TRUE(provider->prepare({torch::jit::Stack{x}}));
+    torch::jit::Stack stack{x};
+    ASSERT_TRUE(provider->call(relu, stack).wasServed());
+    ASSERT_EQ(stack.size(), 1u);
+    EXPECT_TRUE(at::equal(stack.back().toTensor(), at::tensor({0.0f, 2.0f})));
+
+    const at::Tensor ints = at::tensor({-1, 2});
+    torch::jit::Stack integer{ints};
+    const CallResult declined = provider->call(relu, integer);
+    ASSERT_FALSE(declined.wasServed());
+    EXPECT_STREQ(declined.declined, "an integer tensor");
+    ASSERT_EQ(integer.size(), 1u);
+    EXPECT_TRUE(integer.back().toTensor().is_same(ints));
+
+    torch::jit::Stack notTheForm{c10::IValue(1.5)};
+    const CallResult wrong = provider->call(relu, notTheForm);
+    ASSERT_FALSE(wrong.wasServed());
+    EXPECT_STREQ(wrong.declined, "not relu's normal form");
+    EXPECT_EQ(notTheForm.size(), 1u);
+    EXPECT_FALSE(provider->prepare({torch::jit::Stack{ints}})); // supports() parses with the layer too
 }
 
 TEST(Plugins, DuplicateTypeRefusesTheWholePlugin)

@@ -24,9 +24,11 @@ public:
 protected:
     kforge::CallResult run(const c10::OperatorHandle&, torch::jit::Stack& stack) override
     {
-        const at::Tensor input = stack[stack.size() - 2].toTensor();
-        torch::jit::drop(stack, 2);
-        stack.emplace_back(at::zeros_like(input));
+        const auto args = kforge::parseGelu(stack);
+        if (!args)
+            return kforge::CallResult::decline("not gelu's normal form");
+        torch::jit::drop(stack, kforge::GeluArgs::kArguments);
+        stack.emplace_back(at::zeros_like(args->self));
         return kforge::CallResult::served();
     }
 };

@@ -26,14 +26,17 @@ public:
 protected:
     CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
-        const at::Tensor x = stack[stack.size() - 2].toTensor();
+        const auto args = parseGelu(stack); // gelu(Tensor self, *, str approximate='none')
+        if (!args)
+            return CallResult::decline("not gelu's normal form");
+        const at::Tensor x = args->self;
         if (x.numel() < m_fastNumel)
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         {
             std::lock_guard lock(m_mutex);
             for (const Memo& m : m_memos)
                 if (m.input.is_same(x) && m.version == x._version()) {
-                    torch::jit::drop(stack, 2);
+                    torch::jit::drop(stack, GeluArgs::kArguments);
                     torch::jit::push(stack, m.output);
                     return CallResult::served();
                 }

@@ -5,7 +5,9 @@
 // (functions.h): it is called with the boxed stack of the function's normal form (FunctionInfo::normalForm:
 // every form the function takes in a graph, in place or traced, arrives as that one schema) and leaves the
 // normal form's outputs on it. For an in-place call (relu_) the runtime copies the result into the input.
+// provider_args.h reads those stacks into one struct per function (parseLayerNorm, parseGelu, ...).
 #include <kforge/functions.h>
+#include <kforge/provider_args.h>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>

@@ -4,6 +4,7 @@
 // eligibility checks and preprocessing (boolean masks, head-dim padding, mask alignment), and a call the backend
 // cannot serve is refused with PyTorch's reasons.
 #include "providers/builtin_providers.h"
+#include "providers/tuned_provider.h"
 
 #include <kforge/error.h>
 
@@ -38,30 +39,8 @@ std::string_view backendName(Backend b)
 }
 
 // aten::scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *,
-//                                    scale=None, enable_gqa=False)
-struct SdpaArgs {
-    at::Tensor q, k, v;
-    std::optional<at::Tensor> mask;
-    double dropout = 0.0;
-    bool causal = false;
-    std::optional<double> scale;
-    bool gqa = false;
-
-    static SdpaArgs from(const torch::jit::Stack& stack, size_t first)
-    {
-        SdpaArgs a;
-        a.q = stack[first].toTensor();
-        a.k = stack[first + 1].toTensor();
-        a.v = stack[first + 2].toTensor();
-        a.mask = stack[first + 3].toOptional<at::Tensor>();
-        a.dropout = stack[first + 4].toDouble();
-        a.causal = stack[first + 5].toBool();
-        a.scale = stack[first + 6].toOptional<double>();
-        a.gqa = stack.size() > first + 7 && stack[first + 7].toBool();
-        return a;
-    }
-};
-constexpr size_t kSdpaArgs = 8;
+//                                    scale=None, enable_gqa=False), parsed by the SDK's argument layer.
+using SdpaArgs = ScaledDotProductAttentionArgs;
 
 // PyTorch's reasons for refusing a call, which its eligibility checks give as warnings.
 class WarningsCollected final : public c10::WarningHandler {
@@ -123,20 +102,20 @@ std::optional<at::Tensor> additiveMask(const std::optional<at::Tensor>& mask, at
 
 bool needsLogsumexp(const SdpaArgs& a)
 {
-    return at::GradMode::is_enabled() && (a.q.requires_grad() || a.k.requires_grad() || a.v.requires_grad());
+    return at::GradMode::is_enabled() && (a.query.requires_grad() || a.key.requires_grad() || a.value.requires_grad());
 }
 
 #ifdef KFORGE_WITH_CUDA
 // CUDA flash attention takes head dims in multiples of 8: padded, and the output sliced back (PyTorch's own steps).
 at::Tensor cudaFlash(const SdpaArgs& a)
 {
-    const int64_t headDim = a.q.size(-1);
+    const int64_t headDim = a.query.size(-1);
     const auto padded = [&](const at::Tensor& t) {
         return headDim % 8 == 0 ? t : at::constant_pad_nd(t, {0, 8 - headDim % 8}, 0);
     };
     const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(double(headDim));
-    const at::Tensor out = std::get<0>(at::_scaled_dot_product_flash_attention(padded(a.q), padded(a.k), padded(a.v),
-                                                                               a.dropout, a.causal, false, scale));
+    const at::Tensor out = std::get<0>(at::_scaled_dot_product_flash_attention(
+        padded(a.query), padded(a.key), padded(a.value), a.dropoutP, a.isCausal, false, scale));
     return headDim % 8 == 0 ? out : out.narrow(-1, 0, headDim);
 }
 
@@ -151,57 +130,47 @@ at::Tensor efficientMask(const at::Tensor& mask, const SdpaArgs& a)
         const int64_t last = mask.size(-1);
         aligned = at::constant_pad_nd(mask, {0, 8 - last % 8}, 0).narrow(-1, 0, last);
     }
-    return aligned.expand({a.q.size(0), a.q.size(1), a.q.size(2), a.k.size(2)});
+    return aligned.expand({a.query.size(0), a.query.size(1), a.query.size(2), a.key.size(2)});
 }
 #endif
 
-class TorchSdpaProvider final : public KernelProvider {
+class TorchSdpaProvider final : public TunedProviderBase {
 public:
+    TorchSdpaProvider()
+    {
+        declareSetting({"backend",
+                        [this](const std::string& where, const nlohmann::json& value) {
+                            if (!value.is_string())
+                                throw Error(where, "setting 'backend' must be a string");
+                            const auto name = value.get<std::string>();
+                            const auto it = std::find_if(kBackends.begin(), kBackends.end(),
+                                                         [&](const auto& b) { return b.second == name; });
+                            if (it == kBackends.end())
+                                throw Error(where, "unknown backend '" + name +
+                                                       "' (known: MATH, FLASH_ATTENTION, EFFICIENT_ATTENTION, "
+                                                       "CUDNN_ATTENTION)");
+                            m_backend = it->first;
+                        },
+                        [this](nlohmann::json& s) { s["backend"] = std::string(backendName(m_backend)); }});
+    }
     Function function() const override { return Function::ScaledDotProductAttention; }
     std::string typeName() const override { return "TorchSDPAKernelProvider"; }
-    std::string displayName() const override
-    {
-        return "TorchSDPAKernelProvider(backend=" + std::string(backendName(m_backend)) + ")";
-    }
     std::vector<std::string> devices() const override
     {
         if (m_backend == Backend::Math || m_backend == Backend::FlashAttention)
             return {"cpu", "cuda"};
         return {"cuda"};
     }
-    nlohmann::json settings() const override
-    {
-        return {{"type", typeName()}, {"backend", std::string(backendName(m_backend))}};
-    }
 
 protected:
-    void loadSettings(const nlohmann::json& settings) override
-    {
-        const std::string where = "provider 'TorchSDPAKernelProvider'";
-        for (const auto& [key, value] : settings.items()) {
-            if (key == "type")
-                continue;
-            if (key != "backend")
-                throw Error(where, "unknown setting '" + key + "' (known: backend)");
-            if (!value.is_string())
-                throw Error(where, "setting 'backend' must be a string");
-            const auto name = value.get<std::string>();
-            const auto it =
-                std::find_if(kBackends.begin(), kBackends.end(), [&](const auto& b) { return b.second == name; });
-            if (it == kBackends.end())
-                throw Error(where, "unknown backend '" + name +
-                                       "' (known: MATH, FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION)");
-            m_backend = it->first;
-        }
-    }
-
     // Eligible when the public op serves the sample with only this backend enabled: PyTorch's own rules.
     bool supports(const torch::jit::Stack& sample) const override
     {
-        if (sample.size() < kSdpaArgs - 1)
+        const std::optional<SdpaArgs> a = parseScaledDotProductAttention(sample);
+        if (!a)
             return false;
         try {
-            attend(SdpaArgs::from(sample, 0));
+            attend(*a);
             return true;
         } catch (const c10::Error&) {
             return false;
@@ -210,10 +179,11 @@ protected:
 
     CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
     {
-        const size_t first = stack.size() - op.schema().arguments().size();
-        const SdpaArgs a = SdpaArgs::from(stack, first);
-        torch::jit::drop(stack, op.schema().arguments().size());
-        torch::jit::push(stack, attend(a));
+        const std::optional<SdpaArgs> a = parseScaledDotProductAttention(stack);
+        if (!a || op.schema().arguments().size() != SdpaArgs::kArguments)
+            return CallResult::decline("not this provider's op schema");
+        torch::jit::drop(stack, SdpaArgs::kArguments);
+        torch::jit::push(stack, attend(*a));
         return CallResult::served();
     }
 
@@ -224,17 +194,17 @@ private:
     // provider must never change what another thread runs (R12).
     at::Tensor attend(const SdpaArgs& a) const
     {
-        const std::optional<at::Tensor> mask = additiveMask(a.mask, a.q.scalar_type());
-        const sdp::sdp_params params{a.q, a.k, a.v, mask, a.dropout, a.causal, a.gqa};
+        const std::optional<at::Tensor> mask = additiveMask(a.attnMask, a.query.scalar_type());
+        const sdp::sdp_params params{a.query, a.key, a.value, mask, a.dropoutP, a.isCausal, a.enableGqa};
         switch (m_backend) {
         case Backend::Math:
-            return std::get<0>(at::_scaled_dot_product_attention_math(a.q, a.k, a.v, mask, a.dropout, a.causal,
-                                                                      std::nullopt, a.scale, a.gqa));
+            return std::get<0>(at::_scaled_dot_product_attention_math(a.query, a.key, a.value, mask, a.dropoutP,
+                                                                      a.isCausal, std::nullopt, a.scale, a.enableGqa));
         case Backend::FlashAttention:
-            if (!a.q.is_cuda()) {
+            if (!a.query.is_cuda()) {
                 requireEligible(m_backend, params, cpuFlashEligible);
-                return std::get<0>(
-                    at::_scaled_dot_product_flash_attention_for_cpu(a.q, a.k, a.v, a.dropout, a.causal, mask, a.scale));
+                return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(a.query, a.key, a.value, a.dropoutP,
+                                                                                   a.isCausal, mask, a.scale));
             }
 #ifdef KFORGE_WITH_CUDA
             requireEligible(m_backend, params, sdp::can_use_flash_attention);
@@ -242,12 +212,12 @@ private:
         case Backend::EfficientAttention:
             requireEligible(m_backend, params, sdp::can_use_mem_efficient_attention);
             return std::get<0>(at::_scaled_dot_product_efficient_attention(
-                a.q, a.k, a.v, mask ? std::optional(efficientMask(*mask, a)) : std::nullopt, needsLogsumexp(a),
-                a.dropout, a.causal, a.scale));
+                a.query, a.key, a.value, mask ? std::optional(efficientMask(*mask, a)) : std::nullopt,
+                needsLogsumexp(a), a.dropoutP, a.isCausal, a.scale));
         case Backend::CudnnAttention:
             requireEligible(m_backend, params, sdp::can_use_cudnn_attention);
-            return std::get<0>(at::_scaled_dot_product_cudnn_attention(a.q, a.k, a.v, mask, needsLogsumexp(a),
-                                                                       a.dropout, a.causal, false, a.scale));
+            return std::get<0>(at::_scaled_dot_product_cudnn_attention(a.query, a.key, a.value, mask, needsLogsumexp(a),
+                                                                       a.dropoutP, a.isCausal, false, a.scale));
 #else
         case Backend::EfficientAttention:
         case Backend::CudnnAttention:

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cpu*Provider: KernelForge's own CPU kernels as kernel providers (see cpu_providers.h for the list and the
-// rules, cpu_kernels.h for the kernels). Each provider reads the op's boxed arguments (the ATen schema of the
-// function it replaces), checks them, runs its kernel and pushes the output.
+// rules, cpu_kernels.h for the kernels). Each provider parses the op's boxed arguments with the SDK's argument
+// layer (kforge/provider_args.h), checks what its kernel handles, and runs the kernel (tuned_provider.h pushes the
+// output or declines the call).
 #include "providers/cpu/cpu_providers.h"
 
 #include "providers/builtin_providers.h"
 #include "providers/cpu/cpu_kernels.h"
-#include "providers/settings_text.h"
+#include "providers/tuned_provider.h"
 
 #include <kforge/error.h>
 
 #include <ATen/ATen.h>
-#include <ATen/core/grad_mode.h>
 
 #include <algorithm>
-#include <limits>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,163 +57,63 @@ const float* floatParameter(const std::optional<at::Tensor>& p, at::Tensor& hold
     return out;
 }
 
-// SymInt[] from a boxed stack: concrete ints, or nullopt.
-std::optional<std::vector<std::int64_t>> intList(const c10::IValue& v)
-{
-    if (!v.isList())
-        return std::nullopt;
-    std::vector<std::int64_t> out;
-    for (const c10::IValue& e : v.toListRef()) {
-        if (e.isInt()) {
-            out.push_back(e.toInt());
-        } else if (e.isSymInt()) {
-            const auto concrete = e.toSymInt().maybe_as_int();
-            if (!concrete)
-                return std::nullopt;
-            out.push_back(*concrete);
-        } else {
-            return std::nullopt;
-        }
-    }
-    return out;
-}
-
-bool needsAutograd(std::initializer_list<const at::Tensor*> tensors)
-{
-    if (!at::GradMode::is_enabled())
-        return false;
-    for (const at::Tensor* t : tensors)
-        if (t && t->defined() && t->requires_grad())
-            return true;
-    return false;
-}
-
-const at::Tensor* ptr(const std::optional<at::Tensor>& t) { return t ? &*t : nullptr; }
-
-// The common part: argument parsing into Args (nullopt: not ours to handle), then our kernel or, for calls
-// we do not handle, the original.
 // Tuning settings every Cpu*Provider takes (the autotuning generator chooses them; a plan replays them):
 //   isa             "default" | "avx2" | "avx512": the kernel set (one this CPU cannot run falls back to the usual
 //                   choice, so a plan tuned on another machine still runs)
 //   grain_elements  work per parallel chunk, in elements (ATen's 32768 by default)
 //   max_threads     a cap on the intra-op threads (0: ATen's count)
-struct CpuTuningSettings {
-    std::optional<cpu::Isa> isa;
-    cpu::Tuning tuning;
-    const cpu::KernelTable* table = nullptr; // isa's kernels where this CPU runs them; null: the usual choice
-
-    bool isDefault() const { return !isa && tuning.grainElements == cpu::Tuning{}.grainElements && !tuning.maxThreads; }
-    void addTo(nlohmann::json& settings) const
-    {
-        if (isa)
-            settings["isa"] = std::string(cpu::isaName(*isa));
-        if (tuning.grainElements != cpu::Tuning{}.grainElements)
-            settings["grain_elements"] = tuning.grainElements;
-        if (tuning.maxThreads)
-            settings["max_threads"] = tuning.maxThreads;
-    }
-    // "isa=avx2, grain_elements=65536": for display names.
-    std::string describe() const
-    {
-        nlohmann::json s = nlohmann::json::object();
-        addTo(s);
-        return settingsText(s);
-    }
-    // False when `key` is not a tuning setting; throws kforge::Error for a bad value.
-    bool load(const std::string& where, const std::string& key, const nlohmann::json& value)
-    {
-        if (key == "isa") {
-            const auto parsed = value.is_string() ? cpu::isaFromName(value.get<std::string>()) : std::nullopt;
-            if (!parsed)
-                throw Error(where, "setting 'isa' must be \"default\", \"avx2\" or \"avx512\", got " + value.dump());
-            isa = parsed;
-            const auto available = cpu::availableIsas();
-            table = std::find(available.begin(), available.end(), *isa) != available.end() ? &cpu::kernelsFor(*isa)
-                                                                                           : nullptr;
-            return true;
-        }
-        if (key == "grain_elements" || key == "max_threads") {
-            if (!value.is_number_integer() || value.get<std::int64_t>() < (key == "max_threads" ? 0 : 1))
-                throw Error(where, "setting '" + key + "' must be an integer of at least " +
-                                       (key == "max_threads" ? "0" : "1") + ", got " + value.dump());
-            if (key == "grain_elements")
-                tuning.grainElements = value.get<std::int64_t>();
-            else
-                tuning.maxThreads = value.get<int>();
-            return true;
-        }
-        return false;
-    }
-};
-
-template <typename Args> class CpuProvider : public KernelProvider {
+// The settings loop, settings() and the display name are TunedProviderBase's; the call plumbing TunedProvider's.
+template <typename Args> class CpuProvider : public TunedProvider<Args> {
 public:
+    CpuProvider()
+    {
+        this->declareSetting(
+            {"isa",
+             [this](const std::string& where, const nlohmann::json& value) {
+                 const auto parsed = value.is_string() ? cpu::isaFromName(value.get<std::string>()) : std::nullopt;
+                 if (!parsed)
+                     throw Error(where,
+                                 "setting 'isa' must be \"default\", \"avx2\" or \"avx512\", got " + value.dump());
+                 m_isa = parsed;
+                 const auto available = cpu::availableIsas();
+                 m_table = std::find(available.begin(), available.end(), *m_isa) != available.end()
+                               ? &cpu::kernelsFor(*m_isa)
+                               : nullptr;
+             },
+             [this](nlohmann::json& s) {
+                 if (m_isa)
+                     s["isa"] = std::string(cpu::isaName(*m_isa));
+             }});
+        declareCount(
+            "grain_elements", 1, [this](std::int64_t v) { m_tuning.grainElements = v; },
+            [this](nlohmann::json& s) {
+                if (m_tuning.grainElements != cpu::Tuning{}.grainElements)
+                    s["grain_elements"] = m_tuning.grainElements;
+            });
+        declareCount(
+            "max_threads", 0, [this](std::int64_t v) { m_tuning.maxThreads = static_cast<int>(v); },
+            [this](nlohmann::json& s) {
+                if (m_tuning.maxThreads)
+                    s["max_threads"] = m_tuning.maxThreads;
+            });
+    }
     std::vector<std::string> devices() const override { return {"cpu"}; }
-    std::string displayName() const override
-    {
-        const std::string tuned = m_tuning.describe();
-        return tuned.empty() ? typeName() : typeName() + "(" + tuned + ")";
-    }
-    nlohmann::json settings() const override
-    {
-        nlohmann::json s{{"type", typeName()}};
-        m_tuning.addTo(s);
-        return s;
-    }
 
 protected:
-    // A setting of the derived provider other than the tuning ones; false: unknown.
-    virtual bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value)
-    {
-        return false;
-    }
-    void loadSettings(const nlohmann::json& settings) override
-    {
-        const std::string where = "provider '" + typeName() + "'";
-        for (const auto& [key, value] : settings.items())
-            if (key != "type" && !m_tuning.load(where, key, value) && !loadOwnSetting(where, key, value))
-                throw Error(where, "unknown setting '" + key + "' (known: isa, grain_elements, max_threads" +
-                                       ownSettingNames() + ")");
-    }
-    virtual std::string ownSettingNames() const { return ""; }
     // The kernel set this provider's settings choose (resolved when they load).
-    const cpu::KernelTable& kernelTable() const { return m_tuning.table ? *m_tuning.table : cpu::kernels(); }
-    const CpuTuningSettings& tuningSettings() const { return m_tuning; }
+    const cpu::KernelTable& kernelTable() const { return m_table ? *m_table : cpu::kernels(); }
 
-    // The op's arguments, parsed and checked; nullopt when our kernel cannot compute this call.
-    virtual std::optional<Args> parse(const torch::jit::Stack& stack, size_t first) const = 0;
-    virtual at::Tensor compute(const Args& args) const = 0;
-    virtual bool needsGraph(const Args& args) const = 0;
-    virtual size_t argumentCount() const = 0;
-
-    bool supports(const torch::jit::Stack& sample) const override
+    // The kernel, with the tuning in effect.
+    virtual at::Tensor computeOnCpu(const Args& args) const = 0;
+    at::Tensor compute(const Args& args) const final
     {
-        return sample.size() >= argumentCount() && parse(sample, sample.size() - argumentCount()).has_value();
+        cpu::TuningScope tuning(m_tuning);
+        return computeOnCpu(args);
     }
 
-    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    const char* declineReason(const torch::jit::Stack& stack) const override
     {
-        const size_t n = op.schema().arguments().size();
-        if (n != argumentCount() || stack.size() < n)
-            return CallResult::decline("not this provider's op schema");
-        const std::optional<Args> args = parse(stack, stack.size() - n);
-        // Not ours (see cpu_providers.h): the runtime runs the original and reports the call as its.
-        if (!args)
-            return CallResult::decline(whyNotParsed(stack[stack.size() - n]));
-        if (needsGraph(*args))
-            return CallResult::decline("inputs that need autograd (the kernel records no graph)");
-        at::Tensor out;
-        {
-            cpu::TuningScope tuning(m_tuning.tuning);
-            out = compute(*args);
-        }
-        torch::jit::drop(stack, n);
-        torch::jit::push(stack, std::move(out));
-        return CallResult::served();
-    }
-
-    static const char* whyNotParsed(const c10::IValue& input)
-    {
+        const c10::IValue& input = stack[stack.size() - Args::kArguments];
         if (!input.isTensor())
             return "arguments the kernel does not handle";
         const at::Tensor& t = input.toTensor();
@@ -225,74 +125,78 @@ protected:
             return "a tensor layout other than strided";
         return "arguments the kernel does not handle (shape, parameters or options)";
     }
+    static const char* graphReason(bool needed)
+    {
+        return needed ? "inputs that need autograd (the kernel records no graph)" : nullptr;
+    }
 
 private:
-    CpuTuningSettings m_tuning;
+    // An integer setting of at least `low`.
+    void declareCount(const char* key, std::int64_t low, std::function<void(std::int64_t)> set,
+                      std::function<void(nlohmann::json&)> save)
+    {
+        this->declareSetting({key,
+                              [key, low, set](const std::string& where, const nlohmann::json& value) {
+                                  if (!value.is_number_integer() || value.get<std::int64_t>() < low)
+                                      throw Error(where, "setting '" + std::string(key) +
+                                                             "' must be an integer of at least " + std::to_string(low) +
+                                                             ", got " + value.dump());
+                                  set(value.get<std::int64_t>());
+                              },
+                              std::move(save)});
+    }
+
+    std::optional<cpu::Isa> m_isa;
+    cpu::Tuning m_tuning;
+    const cpu::KernelTable* m_table = nullptr; // m_isa's kernels where this CPU runs them; null: the usual choice
 };
 
 // ---------------------------------------------------------------------------------------------------------
 // aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
 //                  float eps=1e-05, bool cudnn_enable=True) -> Tensor
 
-struct NormArgs {
-    at::Tensor input;
-    std::vector<std::int64_t> shape;
-    std::optional<at::Tensor> weight, bias;
-    double eps = 0.0;
-    std::int64_t rows = 0, cols = 1;
-};
-
-// Shared by layer_norm and rms_norm: input, normalized_shape (trailing dims), parameters.
-std::optional<NormArgs> parseNorm(const torch::jit::Stack& stack, size_t first, bool hasBias)
+// Shared by layer_norm and rms_norm: a CPU float input whose trailing dims are normalized_shape (ATen raises
+// otherwise; the fallback lets it), parameters of that shape. The row length, or nullopt.
+std::optional<std::int64_t> normCols(const at::Tensor& input, const std::vector<std::int64_t>& shape,
+                                     const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias)
 {
-    NormArgs a;
-    if (!stack[first].isTensor())
+    if (!cpuFloatOrBf16(input) || !parameterOk(weight, input, shape) || !parameterOk(bias, input, shape))
         return std::nullopt;
-    a.input = stack[first].toTensor();
-    auto shape = intList(stack[first + 1]);
-    if (!cpuFloatOrBf16(a.input) || !shape)
-        return std::nullopt;
-    a.shape = std::move(*shape);
-    const std::int64_t k = static_cast<std::int64_t>(a.shape.size());
-    if (k < 1 || k > a.input.dim() || !a.input.sizes().slice(a.input.dim() - k).equals(a.shape))
-        return std::nullopt; // ATen raises; the fallback lets it
-    a.weight = stack[first + 2].toOptional<at::Tensor>();
-    if (hasBias)
-        a.bias = stack[first + 3].toOptional<at::Tensor>();
-    if (!parameterOk(a.weight, a.input, a.shape) || !parameterOk(a.bias, a.input, a.shape))
-        return std::nullopt;
-    for (std::int64_t d : a.shape)
-        a.cols *= d;
-    a.rows = a.cols == 0 ? 0 : a.input.numel() / a.cols;
-    return a;
+    return normalizedCols(input, shape);
 }
 
-class CpuFusedLayerNormProvider final : public CpuProvider<NormArgs> {
+// Rows of `cols` elements in the input (none when a normalized dim is 0).
+std::int64_t normRows(const at::Tensor& input, std::int64_t cols) { return cols == 0 ? 0 : input.numel() / cols; }
+
+class CpuFusedLayerNormProvider final : public CpuProvider<LayerNormArgs> {
 public:
     Function function() const override { return Function::LayerNorm; }
     std::string typeName() const override { return "CpuFusedLayerNormProvider"; }
 
 protected:
-    size_t argumentCount() const override { return 6; }
-    std::optional<NormArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    std::optional<LayerNormArgs> accept(const torch::jit::Stack& stack) const override
     {
-        auto a = parseNorm(stack, first, true);
-        if (a)
-            a->eps = stack[first + 4].toDouble();
+        auto a = parseLayerNorm(stack);
+        if (!a || !normCols(a->input, a->normalizedShape, a->weight, a->bias))
+            return std::nullopt;
         return a;
     }
-    bool needsGraph(const NormArgs& a) const override { return needsAutograd({&a.input, ptr(a.weight), ptr(a.bias)}); }
-    at::Tensor compute(const NormArgs& a) const override
+    const char* needsGraph(const LayerNormArgs& a) const override
+    {
+        return graphReason(needsAutograd({&a.input, tensorOrNull(a.weight), tensorOrNull(a.bias)}));
+    }
+    at::Tensor computeOnCpu(const LayerNormArgs& a) const override
     {
         const at::Tensor x = a.input.contiguous();
         at::Tensor y = at::empty(x.sizes(), x.options());
         if (x.numel() == 0)
             return y;
+        const std::int64_t cols = *normalizedCols(x, a.normalizedShape);
         at::Tensor holdW, holdB;
         const float* w = floatParameter(a.weight, holdW);
         const float* b = floatParameter(a.bias, holdB);
-        kernelTable().layerNorm(x.scalar_type(), x.const_data_ptr(), w, b, y.mutable_data_ptr(), a.rows, a.cols,
-                                static_cast<float>(a.eps));
+        kernelTable().layerNorm(x.scalar_type(), x.const_data_ptr(), w, b, y.mutable_data_ptr(), normRows(x, cols),
+                                cols, static_cast<float>(a.eps));
         return y;
     }
 };
@@ -302,31 +206,34 @@ protected:
 // ATen's composite: in float32, x * rsqrt(mean(x^2) + eps) * weight, cast back to the input's dtype; eps None
 // is numeric_limits<float>::epsilon() (float32 is the op-math type of both float32 and bfloat16).
 
-class CpuRmsNormProvider final : public CpuProvider<NormArgs> {
+class CpuRmsNormProvider final : public CpuProvider<RmsNormArgs> {
 public:
     Function function() const override { return Function::RmsNorm; }
     std::string typeName() const override { return "CpuRmsNormProvider"; }
 
 protected:
-    size_t argumentCount() const override { return 4; }
-    std::optional<NormArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    std::optional<RmsNormArgs> accept(const torch::jit::Stack& stack) const override
     {
-        auto a = parseNorm(stack, first, false);
-        if (a)
-            a->eps = stack[first + 3].toOptional<double>().value_or(std::numeric_limits<float>::epsilon());
+        auto a = parseRmsNorm(stack);
+        if (!a || !normCols(a->input, a->normalizedShape, a->weight, std::nullopt))
+            return std::nullopt;
         return a;
     }
-    bool needsGraph(const NormArgs& a) const override { return needsAutograd({&a.input, ptr(a.weight)}); }
-    at::Tensor compute(const NormArgs& a) const override
+    const char* needsGraph(const RmsNormArgs& a) const override
+    {
+        return graphReason(needsAutograd({&a.input, tensorOrNull(a.weight)}));
+    }
+    at::Tensor computeOnCpu(const RmsNormArgs& a) const override
     {
         const at::Tensor x = a.input.contiguous();
         at::Tensor y = at::empty(x.sizes(), x.options());
         if (x.numel() == 0)
             return y;
+        const std::int64_t cols = *normalizedCols(x, a.normalizedShape);
         at::Tensor holdW;
         const float* w = floatParameter(a.weight, holdW);
-        kernelTable().rmsNorm(x.scalar_type(), x.const_data_ptr(), w, y.mutable_data_ptr(), a.rows, a.cols,
-                              static_cast<float>(a.eps));
+        kernelTable().rmsNorm(x.scalar_type(), x.const_data_ptr(), w, y.mutable_data_ptr(), normRows(x, cols), cols,
+                              static_cast<float>(a.epsOrDefault()));
         return y;
     }
 };
@@ -336,45 +243,34 @@ protected:
 // dtype: None or the input's dtype, or float32 for a bfloat16 input (softmax computed from the widened values,
 // as ATen's conversion then softmax gives). Any dim: the input is viewed as [outer, dim, inner].
 
-struct SoftmaxArgs {
-    at::Tensor input;
-    std::int64_t dim = 0;
-    at::ScalarType outDtype = at::kFloat;
-};
-
 class CpuOnlineSoftmaxProvider final : public CpuProvider<SoftmaxArgs> {
 public:
     Function function() const override { return Function::Softmax; }
     std::string typeName() const override { return "CpuOnlineSoftmaxProvider"; }
 
 protected:
-    size_t argumentCount() const override { return 3; }
-    std::optional<SoftmaxArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    // The parsed call with dim wrapped into [0, rank) and dtype resolved (None: the input's).
+    std::optional<SoftmaxArgs> accept(const torch::jit::Stack& stack) const override
     {
-        SoftmaxArgs a;
-        if (!stack[first].isTensor() || !stack[first + 1].isInt())
+        auto a = parseSoftmax(stack);
+        if (!a || !cpuFloatOrBf16(a->self))
             return std::nullopt;
-        a.input = stack[first].toTensor();
-        if (!cpuFloatOrBf16(a.input))
+        const auto dim = wrapDim(a->dim, a->self.dim());
+        if (!dim)
             return std::nullopt;
-        const std::int64_t ndim = std::max<std::int64_t>(a.input.dim(), 1);
-        std::int64_t dim = stack[first + 1].toInt();
-        if (dim < -ndim || dim >= ndim)
-            return std::nullopt;
-        a.dim = dim < 0 ? dim + ndim : dim;
-        const auto dtype = stack[first + 2].toOptional<at::ScalarType>();
-        a.outDtype = dtype.value_or(a.input.scalar_type());
-        const bool sameType = a.outDtype == a.input.scalar_type();
-        const bool widen = a.input.scalar_type() == at::kBFloat16 && a.outDtype == at::kFloat;
+        a->dim = *dim;
+        a->dtype = a->dtype.value_or(a->self.scalar_type());
+        const bool sameType = *a->dtype == a->self.scalar_type();
+        const bool widen = a->self.scalar_type() == at::kBFloat16 && *a->dtype == at::kFloat;
         if (!sameType && !widen)
             return std::nullopt;
         return a;
     }
-    bool needsGraph(const SoftmaxArgs& a) const override { return needsAutograd({&a.input}); }
-    at::Tensor compute(const SoftmaxArgs& a) const override
+    const char* needsGraph(const SoftmaxArgs& a) const override { return graphReason(needsAutograd({&a.self})); }
+    at::Tensor computeOnCpu(const SoftmaxArgs& a) const override
     {
-        const at::Tensor x = a.input.contiguous();
-        at::Tensor y = at::empty(x.sizes(), x.options().dtype(a.outDtype));
+        const at::Tensor x = a.self.contiguous();
+        at::Tensor y = at::empty(x.sizes(), x.options().dtype(*a.dtype));
         if (x.numel() == 0)
             return y;
         std::int64_t outer = 1, inner = 1, size = 1;
@@ -385,8 +281,7 @@ protected:
             for (std::int64_t d = a.dim + 1; d < x.dim(); ++d)
                 inner *= x.size(d);
         }
-        kernelTable().softmax(x.scalar_type(), a.outDtype, x.const_data_ptr(), y.mutable_data_ptr(), outer, size,
-                              inner);
+        kernelTable().softmax(x.scalar_type(), *a.dtype, x.const_data_ptr(), y.mutable_data_ptr(), outer, size, inner);
         return y;
     }
 };
@@ -402,72 +297,46 @@ std::pair<at::Tensor, at::Tensor> denseInOut(const at::Tensor& input)
     return {x, at::empty_like(x)};
 }
 
-struct GeluArgs {
-    at::Tensor input;
-    bool tanh = false;
-};
-
 class CpuGeluProvider final : public CpuProvider<GeluArgs> {
 public:
+    CpuGeluProvider()
+    {
+        declareSetting({"approximate",
+                        [this](const std::string& where, const nlohmann::json& value) {
+                            if (!value.is_string() || (value != "none" && value != "tanh"))
+                                throw Error(where,
+                                            "setting 'approximate' must be \"none\" or \"tanh\", got " + value.dump());
+                            m_tanh = value == "tanh";
+                        },
+                        [this](nlohmann::json& s) { s["approximate"] = m_tanh ? "tanh" : "none"; }});
+    }
     Function function() const override { return Function::Gelu; }
     std::string typeName() const override { return "CpuGeluProvider"; }
-    std::string displayName() const override
-    {
-        const std::string tuned = tuningSettings().describe();
-        return "CpuGeluProvider(approximate=" + std::string(m_tanh ? "tanh" : "none") +
-               (tuned.empty() ? "" : ", " + tuned) + ")";
-    }
-    nlohmann::json settings() const override
-    {
-        nlohmann::json s = CpuProvider<GeluArgs>::settings();
-        s["approximate"] = m_tanh ? "tanh" : "none";
-        return s;
-    }
 
 protected:
-    bool loadOwnSetting(const std::string& where, const std::string& key, const nlohmann::json& value) override
-    {
-        if (key != "approximate")
-            return false;
-        if (!value.is_string() || (value != "none" && value != "tanh"))
-            throw Error(where, "setting 'approximate' must be \"none\" or \"tanh\", got " + value.dump());
-        m_tanh = value == "tanh";
-        return true;
-    }
-    std::string ownSettingNames() const override { return ", approximate"; }
-
-    size_t argumentCount() const override { return 2; }
-
     // Eligible only for calls that ask for this provider's form: a plan entry "gelu -> tanh GELU" must not
     // serve exact-GELU call sites (the optimizer compares providers against the original per call).
     bool supports(const torch::jit::Stack& sample) const override
     {
-        if (!CpuProvider<GeluArgs>::supports(sample))
-            return false;
-        return parse(sample, sample.size() - 2)->tanh == m_tanh;
+        const auto a = accept(sample);
+        return a && a->tanh() == m_tanh;
     }
 
     // At run time the call's own `approximate` decides the formula, whatever the setting: never the other
     // GELU silently.
-    std::optional<GeluArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    std::optional<GeluArgs> accept(const torch::jit::Stack& stack) const override
     {
-        if (!stack[first].isTensor() || !stack[first + 1].isString())
-            return std::nullopt;
-        GeluArgs a{stack[first].toTensor()};
-        if (!cpuFloatOrBf16(a.input))
-            return std::nullopt;
-        const auto approximate = stack[first + 1].toStringRef();
-        if (approximate != "none" && approximate != "tanh")
-            return std::nullopt; // ATen raises; the fallback lets it
-        a.tanh = approximate == "tanh";
+        auto a = parseGelu(stack);
+        if (!a || !cpuFloatOrBf16(a->self) || (a->approximate != "none" && a->approximate != "tanh"))
+            return std::nullopt; // an unknown approximate: ATen raises; the fallback lets it
         return a;
     }
-    bool needsGraph(const GeluArgs& a) const override { return needsAutograd({&a.input}); }
-    at::Tensor compute(const GeluArgs& a) const override
+    const char* needsGraph(const GeluArgs& a) const override { return graphReason(needsAutograd({&a.self})); }
+    at::Tensor computeOnCpu(const GeluArgs& a) const override
     {
-        auto [x, y] = denseInOut(a.input);
+        auto [x, y] = denseInOut(a.self);
         if (x.numel() > 0)
-            kernelTable().gelu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel(), a.tanh);
+            kernelTable().gelu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel(), a.tanh());
         return y;
     }
 
@@ -475,27 +344,23 @@ private:
     bool m_tanh = false;
 };
 
-struct SiluArgs {
-    at::Tensor input;
-};
-
-class CpuSiluProvider final : public CpuProvider<SiluArgs> {
+class CpuSiluProvider final : public CpuProvider<UnaryArgs> {
 public:
     Function function() const override { return Function::Silu; }
     std::string typeName() const override { return "CpuSiluProvider"; }
 
 protected:
-    size_t argumentCount() const override { return 1; }
-    std::optional<SiluArgs> parse(const torch::jit::Stack& stack, size_t first) const override
+    std::optional<UnaryArgs> accept(const torch::jit::Stack& stack) const override
     {
-        if (!stack[first].isTensor() || !cpuFloatOrBf16(stack[first].toTensor()))
+        auto a = parseSilu(stack);
+        if (!a || !cpuFloatOrBf16(a->self))
             return std::nullopt;
-        return SiluArgs{stack[first].toTensor()};
+        return a;
     }
-    bool needsGraph(const SiluArgs& a) const override { return needsAutograd({&a.input}); }
-    at::Tensor compute(const SiluArgs& a) const override
+    const char* needsGraph(const UnaryArgs& a) const override { return graphReason(needsAutograd({&a.self})); }
+    at::Tensor computeOnCpu(const UnaryArgs& a) const override
     {
-        auto [x, y] = denseInOut(a.input);
+        auto [x, y] = denseInOut(a.self);
         if (x.numel() > 0)
             kernelTable().silu(x.scalar_type(), x.const_data_ptr(), y.mutable_data_ptr(), x.numel());
         return y;
