@@ -77,7 +77,7 @@ Command addOptimizeCommand(CLI::App& app)
                 if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
                 InterruptGuard guard; // the first Ctrl+C stops after the current forward or candidate
-                options.keepGoing = [] { return !interrupted(); };
+                options.progress = [](int, int) { return !interrupted(); };
                 OptimizeResult result = makePlan(*session, options);
                 if (result.cancelled)
                     std::cerr << "kforge: stopped by Ctrl+C: the plan holds the functions tried before it\n";

@@ -34,7 +34,7 @@ Progress::Progress(bool quiet, std::string prefix)
 {
 }
 
-std::function<bool(int, int)> Progress::callback(int warmup, std::string unit)
+kforge::ProgressCallback Progress::callback(int warmup, std::string unit)
 {
     return [this, warmup, unit = std::move(unit)](int done, int total) {
         if (!m_quiet) {

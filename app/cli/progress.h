@@ -2,6 +2,8 @@
 #pragma once
 // Ctrl+C and progress for the commands that run forwards (run, profile, compare, bench, optimize): the first Ctrl+C
 // stops after the current forward with a partial result, progress goes to stderr when it is a terminal.
+#include <kforge/progress.h>
+
 #include <signal.h>
 
 #include <functional>
@@ -35,7 +37,7 @@ public:
     Progress& operator=(const Progress&) = delete;
 
     // A (done, total) callback for the engine: reports, and answers false once Ctrl+C was pressed.
-    std::function<bool(int, int)> callback(int warmup, std::string unit = "iteration");
+    kforge::ProgressCallback callback(int warmup, std::string unit = "iteration");
     void done();
 
 private:

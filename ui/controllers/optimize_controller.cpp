@@ -46,7 +46,7 @@ bool OptimizeController::start(QString* error)
 
     kforge::OptimizeOptions options = m_options;
     // Called on the worker thread: everything travels to the UI thread queued.
-    options.keepGoing = [cancel = m_cancel] { return !cancel->load(); };
+    options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
     options.log = [this](const std::string& line) {
         QMetaObject::invokeMethod(
             this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);

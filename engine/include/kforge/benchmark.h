@@ -3,6 +3,7 @@
 // End-to-end forward latency without and with a plan, measured in one process without the profiler: the question
 // users ask first (is this model faster with this plan?). `kforge bench` and the GUI's Benchmark action.
 #include <kforge/plan.h>
+#include <kforge/progress.h>
 #include <kforge/runtime_types.h>
 
 #include <functional>
@@ -38,14 +39,12 @@ struct BenchmarkResult {
     std::vector<EntryDeclines> declines; // calls the plan's providers declined (the original served them)
 };
 
-// Called after each round with (rounds done, all rounds including warm-up); returning false stops after it.
-using BenchmarkProgress = std::function<bool(int done, int total)>;
-
+// `progress` is called after each round with (rounds done, all rounds including warm-up).
 // Rounds alternate which side runs first, so drift (clocks, caches, other load) hits both alike. Only the forward
 // is timed; the plan is activated around its forwards. Throws kforge::Error when a forward fails (the plan's
 // errors name function, provider and module).
 BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const BenchmarkOptions& options = {},
-                              const BenchmarkProgress& progress = {});
+                              const ProgressCallback& progress = {});
 
 LatencyStats latencyStats(const std::vector<double>& ms);
 // The speedup's 95% interval: medians of `resamples` paired resamples of the rounds (fixed seed: reproducible).

@@ -2,6 +2,7 @@
 #pragma once
 #include <kforge/capture.h>
 #include <kforge/module_info.h>
+#include <kforge/progress.h>
 #include <kforge/tensor_digest.h>
 
 #include <cstdint>
@@ -80,8 +81,7 @@ public:
     // one digested).
     // `progress(done, total)`, if given, is called after each forward (from one thread at a time); when it returns
     // false every thread stops after its current forward.
-    std::vector<TensorDigest> forwardMany(int iterations, int threads = 1,
-                                          const std::function<bool(int, int)>& progress = {});
+    std::vector<TensorDigest> forwardMany(int iterations, int threads = 1, const ProgressCallback& progress = {});
 
     // Moves the model and its inputs to "cpu" or "cuda[:N]"; throws kforge::Error if the device is absent.
     void setDevice(const std::string& device);

@@ -71,9 +71,10 @@ struct OptimizeOptions {
     std::vector<std::string> generators{"all"};
     double generationTimeoutSeconds = defaultGenerationTimeoutSeconds();
     std::function<void(const std::string&)> log; // progress lines
-    // Asked after each profile forward and before each function is tried; returning false stops with the plan of
-    // the functions finished so far (OptimizeResult::cancelled).
-    std::function<bool()> keepGoing;
+    // Called after each forward of the first profile with (forwards done, forwards in all), then before each
+    // function is tried with (functions done, functions ranked); returning false stops with the plan of the
+    // functions finished so far (OptimizeResult::cancelled).
+    ProgressCallback progress;
     // Called with each function's candidates once they are judged (kept or why not), before the next function is
     // tried: for a table that fills as the optimisation goes. Called on make_plan's thread.
     std::function<void(const FunctionReport&, const std::vector<CandidateReport>&)> onFunction;
@@ -83,7 +84,7 @@ struct OptimizeResult {
     Plan plan; // kforge dialect, scope "" (the model), winners in profiled-time order
     std::vector<FunctionReport> functions;
     std::vector<CandidateReport> candidates;
-    bool cancelled = false; // keepGoing said stop: functions after the last one reported were not tried
+    bool cancelled = false; // progress said stop: functions after the last one reported were not tried
 };
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);

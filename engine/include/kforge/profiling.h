@@ -5,6 +5,7 @@
 // comparison of a baseline and a plan run.
 #include <kforge/module_info.h>
 #include <kforge/plan.h>
+#include <kforge/progress.h>
 #include <kforge/runtime_types.h>
 #include <kforge/tensor_digest.h>
 
@@ -58,8 +59,8 @@ struct ProfileOptions {
     // Profile replays of this CUDA graph capture (ModelSession::capture) instead of eager forwards: replayed
     // kernels are attributed through the graph-node map recorded at capture (device "cuda" only).
     std::string replayCapture;
-    // Progress: (done, total) iterations; return false to cancel (the run stops after the current forward).
-    std::function<bool(int, int)> progress;
+    // (done, total) iterations, warm-up included; false cancels (the run stops after the current forward).
+    ProgressCallback progress;
 };
 
 struct ProfileRun {

@@ -115,7 +115,7 @@ std::pair<double, double> speedupInterval(const std::vector<double>& baselineMs,
 }
 
 BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const BenchmarkOptions& options,
-                              const BenchmarkProgress& progress)
+                              const ProgressCallback& progress)
 {
     if (options.warmup < 0 || options.iterations < 1)
         throw Error("benchmark", "needs at least one measured round and no negative warm-up (got warm-up " +
@@ -157,7 +157,7 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             result.outputsDifference = firstDifference(baselineOut, planOut);
             result.outputsAgree = result.outputsDifference.empty();
         }
-        if (progress && !progress(round + 1, total) && round + 1 < total) {
+        if (!keepGoing(progress, round + 1, total) && round + 1 < total) {
             result.stopped = true;
             break;
         }

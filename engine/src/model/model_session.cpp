@@ -291,8 +291,7 @@ std::vector<TensorDigest> ModelSession::forward() { return digestOutput(guardedF
 
 void ModelSession::forwardDiscardingOutputs() { guardedForward(*m_impl); }
 
-std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads,
-                                                    const std::function<bool(int, int)>& progress)
+std::vector<TensorDigest> ModelSession::forwardMany(int iterations, int threads, const ProgressCallback& progress)
 {
     const int total = iterations * std::max(threads, 1);
     std::mutex progressMutex;

@@ -349,8 +349,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     profileOptions.device = options.device;
     profileOptions.warmupIterations = options.warmupIterations;
     profileOptions.iterations = options.iterations;
-    const auto keepGoing = [&] { return !options.keepGoing || options.keepGoing(); };
-    profileOptions.progress = [&](int, int) { return keepGoing(); };
+    profileOptions.progress = options.progress;
     log(options, "profiling " + session.displayName() + " on " + options.device);
     const ProfileRun run = profile(session, profileOptions);
     if (run.cancelled) {
@@ -378,8 +377,9 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
 
     const auto providers = ProviderRegistry::instance().list();
     at::NoGradGuard noGrad;
-    for (const StatRow& row : ranked) {
-        if (!keepGoing()) {
+    for (size_t tried = 0; tried < ranked.size(); ++tried) {
+        const StatRow& row = ranked[tried];
+        if (!keepGoing(options.progress, int(tried), int(ranked.size()))) {
             result.cancelled = true;
             break;
         }

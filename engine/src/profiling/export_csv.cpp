@@ -2,6 +2,8 @@
 // CSV of every kernel execution (RFC 4180) and its reader, for spreadsheets, pandas and the round trip.
 #include <kforge/profile_export.h>
 
+#include "profiling/record_columns.h"
+
 #include <kforge/error.h>
 
 #include <charconv>
@@ -11,28 +13,7 @@
 
 namespace kforge {
 
-const std::vector<std::string> kCsvColumns{"kind",
-                                           "name",
-                                           "module",
-                                           "function",
-                                           "op",
-                                           "provider",
-                                           "start_ns",
-                                           "duration_ns",
-                                           "thread",
-                                           "device",
-                                           "stream",
-                                           "grid_x",
-                                           "grid_y",
-                                           "grid_z",
-                                           "block_x",
-                                           "block_y",
-                                           "block_z",
-                                           "registers_per_thread",
-                                           "shared_memory_bytes",
-                                           "correlation",
-                                           "iteration",
-                                           "graph_replay"};
+const std::vector<std::string> kCsvColumns = record_columns::csvNames();
 
 namespace {
 
@@ -137,34 +118,27 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out)
     }
     line.append("\r\n");
     for (const KernelRecord& r : records) {
-        field(line, r.kind);
-        line.push_back(',');
-        field(line, r.name);
-        line.push_back(',');
-        field(line, r.modulePath);
-        line.push_back(',');
-        field(line, r.function);
-        line.push_back(',');
-        field(line, r.op);
-        line.push_back(',');
-        field(line, r.provider);
-        for (long long v : {(long long)r.startNs, (long long)r.durationNs}) {
-            line.push_back(',');
-            number(line, v);
-        }
-        line.push_back(',');
-        number(line, r.thread);
-        for (long long v : {(long long)r.device, (long long)r.stream, (long long)r.grid[0], (long long)r.grid[1],
-                            (long long)r.grid[2], (long long)r.block[0], (long long)r.block[1], (long long)r.block[2],
-                            (long long)r.registersPerThread, (long long)r.sharedMemoryBytes}) {
-            line.push_back(',');
-            number(line, v);
-        }
-        line.push_back(',');
-        number(line, r.correlation);
-        line.push_back(',');
-        number(line, r.iteration);
-        line.append(r.graphReplay ? ",1\r\n" : ",0\r\n");
+        bool first = true;
+        record_columns::forEachColumn(r, [&](const char*, const auto& value) {
+            using T = decltype(value);
+            if (!first)
+                line.push_back(',');
+            first = false;
+            if constexpr (record_columns::kIsText<T>) {
+                field(line, value);
+            } else if constexpr (record_columns::kIsDims<T>) {
+                for (size_t d = 0; d < 3; ++d) {
+                    if (d)
+                        line.push_back(',');
+                    number(line, value[d]);
+                }
+            } else if constexpr (record_columns::kIsFlag<T>) {
+                line.push_back(value ? '1' : '0');
+            } else {
+                number(line, value);
+            }
+        });
+        line.append("\r\n");
         if (line.size() >= (1 << 16)) {
             out.write(line.data(), std::streamsize(line.size()));
             line.clear();
@@ -203,44 +177,39 @@ std::vector<KernelRecord> readCsv(std::istream& in)
             throw Error("CSV line " + std::to_string(recordLine),
                         std::to_string(fields.size()) + " fields where the header has " + std::to_string(width));
         KernelRecord r;
-        const auto text = [&](size_t k, std::string& into) {
-            if (slot[k] >= 0)
-                into = std::move(fields[size_t(slot[k])]);
+        size_t k = 0; // the kCsvColumns index of the next value
+        const auto cell = [&]() -> std::string* {
+            const int at = slot[k++];
+            return at < 0 ? nullptr : &fields[size_t(at)];
         };
-        const auto num = [&](size_t k, auto& into) {
-            if (slot[k] >= 0)
-                into = parseNumber<std::remove_reference_t<decltype(into)>>(fields[size_t(slot[k])], kCsvColumns[k],
-                                                                            recordLine);
-        };
-        text(0, r.kind);
-        text(1, r.name);
-        text(2, r.modulePath);
-        text(3, r.function);
-        text(4, r.op);
-        text(5, r.provider);
-        num(6, r.startNs);
-        num(7, r.durationNs);
-        num(8, r.thread);
-        num(9, r.device);
-        num(10, r.stream);
-        for (size_t d = 0; d < 3; ++d) {
-            num(11 + d, r.grid[d]);
-            num(14 + d, r.block[d]);
-        }
-        num(17, r.registersPerThread);
-        num(18, r.sharedMemoryBytes);
-        num(19, r.correlation);
-        num(20, r.iteration);
-        if (slot[21] >= 0) {
-            const std::string& v = fields[size_t(slot[21])];
-            if (v == "1" || v == "true")
-                r.graphReplay = true;
-            else if (v == "0" || v == "false" || v.empty())
-                r.graphReplay = false;
-            else
-                throw Error("CSV line " + std::to_string(recordLine),
-                            "column 'graph_replay': '" + v + "' is not 0, 1, true or false");
-        }
+        record_columns::forEachColumn(r, [&](const char*, auto& value) {
+            using T = decltype(value);
+            if constexpr (record_columns::kIsDims<T>) {
+                for (int& axis : value) {
+                    const std::string& column = kCsvColumns[k];
+                    if (std::string* text = cell())
+                        axis = parseNumber<int>(*text, column, recordLine);
+                }
+            } else {
+                const std::string& column = kCsvColumns[k];
+                std::string* text = cell();
+                if (!text)
+                    return;
+                if constexpr (record_columns::kIsText<T>) {
+                    value = std::move(*text);
+                } else if constexpr (record_columns::kIsFlag<T>) {
+                    if (*text == "1" || *text == "true")
+                        value = true;
+                    else if (*text == "0" || *text == "false" || text->empty())
+                        value = false;
+                    else
+                        throw Error("CSV line " + std::to_string(recordLine),
+                                    "column '" + column + "': '" + *text + "' is not 0, 1, true or false");
+                } else {
+                    value = parseNumber<std::remove_reference_t<T>>(*text, column, recordLine);
+                }
+            }
+        });
         records.push_back(std::move(r));
     }
     return records;

@@ -102,7 +102,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         runtime->activate();
     }
     const int total = options.warmupIterations + options.iterations;
-    const auto progress = [&](int done) { return !options.progress || options.progress(done, total); };
+    const auto progress = [&](int done) { return keepGoing(options.progress, done, total); };
     const auto runOnce = [&] {
         return replay ? replayCapture(session.impl(), options.replayCapture) : guardedForward(session.impl());
     };
