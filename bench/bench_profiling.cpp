@@ -10,7 +10,7 @@
 
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
-#include <kforge/profiler.h>
+#include <kforge/profiling.h>
 
 #include "profiling/kernel_attribution.h"
 

@@ -5,7 +5,7 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 #include "test_helpers.h"
 
 #include <caffe2/serialize/inline_container.h>

@@ -3,7 +3,7 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
-#include <kforge/profiler.h>
+#include <kforge/profiling.h>
 
 #include "test_helpers.h"
 
@@ -747,9 +747,9 @@ TEST(Exporters, BuiltInFormatsAreListedAndUnknownOnesRefused)
     std::vector<std::string> names;
     for (const ProfileExporter* e : profileExporters())
         names.push_back(e->name());
-    EXPECT_EQ(names, (std::vector<std::string>{"chrome-trace", "csv"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"chrome-trace", "csv", "kfprof"}));
     const std::string unknown = errorOf([] { profileExporter("pprof"); });
-    EXPECT_TRUE(contains(unknown, "unknown format 'pprof' (known: chrome-trace, csv)")) << unknown;
+    EXPECT_TRUE(contains(unknown, "unknown format 'pprof' (known: chrome-trace, csv, kfprof)")) << unknown;
 
     TempDir dir;
     const ProfileRun run = syntheticCudaRun();
@@ -758,4 +758,42 @@ TEST(Exporters, BuiltInFormatsAreListedAndUnknownOnesRefused)
     expectSameRecords(readCsv(in), run.records);
     exportProfile(run, "chrome-trace", dir.path("t.json").string());
     EXPECT_NO_THROW(json::parse(readText(dir.path("t.json"))));
+}
+
+// Both faces write a study's runs through the registry: each format decides what of them it holds.
+TEST(Exporters, EachFormatTakesWhatItHoldsOfAStudysRuns)
+{
+    TempDir dir;
+    ProfileRun baseline = syntheticCudaRun();
+    ProfileRun plan = syntheticCudaRun();
+    plan.usedPlan = true;
+    plan.records.pop_back();
+    const std::vector<LabeledRun> both{{"baseline", &baseline}, {"plan", &plan}};
+
+    exportProfile(both, "kfprof", dir.path("r.kfprof").string());
+    const auto saved = loadProfiles(dir.path("r.kfprof").string());
+    ASSERT_EQ(saved.size(), 2u);
+    EXPECT_EQ(saved[0].label, "baseline");
+    EXPECT_EQ(saved[1].label, "plan");
+    EXPECT_EQ(saved[1].run.records.size(), plan.records.size());
+
+    exportProfile(both, "csv", dir.path("k.csv").string()); // the first run
+    std::ifstream in(dir.path("k.csv"));
+    expectSameRecords(readCsv(in), baseline.records);
+
+    const auto laneNames = [&](const std::vector<LabeledRun>& runs) {
+        exportProfile(runs, "chrome-trace", dir.path("t.json").string());
+        std::set<std::string> names;
+        for (const auto& [pid, name] : indexTrace(readText(dir.path("t.json"))).processNames)
+            names.insert(name);
+        return names;
+    };
+    EXPECT_TRUE(laneNames(both).count("host (plan)"));
+    EXPECT_TRUE(laneNames({{"plan", &plan}}).count("host")) << "one run: its lanes carry no label";
+    EXPECT_FALSE(laneNames({{"plan", &plan}}).count("host (plan)"));
+
+    const std::string none =
+        errorOf([&] { exportProfile(std::vector<LabeledRun>{}, "kfprof", dir.path("x").string()); });
+    EXPECT_TRUE(contains(none, "there is no run to export")) << none;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("x")));
 }

@@ -3,7 +3,7 @@
 #include <kforge/benchmark.h>
 #include <kforge/error.h>
 #include <kforge/model_session.h>
-#include <kforge/profiler.h>
+#include <kforge/profiling.h>
 
 #include "build_path.h"
 #include "test_helpers.h"

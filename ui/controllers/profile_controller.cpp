@@ -7,7 +7,7 @@
 #include "application/system_info.h"
 
 #include <kforge/model_session.h>
-#include <kforge/profiler.h>
+#include <kforge/study.h>
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -20,15 +20,21 @@ namespace {
 QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 // A run cancelled during its warm-up measured nothing: there is nothing to show or keep.
-bool measuredSomething(const std::shared_ptr<kforge::ProfileRun>& run)
+bool measuredSomething(const std::shared_ptr<const kforge::ProfileRun>& run)
 {
-    return run && !(run->cancelled && run->records.empty());
+    return run && !kforge::measuredNothing(*run);
 }
 
-kforge::Plan enabledEntries(kforge::Plan plan)
+bool hasEnabledEntry(const kforge::Plan& plan)
 {
-    std::erase_if(plan.entries, [](const kforge::PlanEntry& entry) { return !entry.enabled; });
-    return plan;
+    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& entry) { return entry.enabled; });
+}
+
+kforge::StudyKind studyKind(ProfileController::Kind kind)
+{
+    return kind == ProfileController::Kind::Plan      ? kforge::StudyKind::Plan
+           : kind == ProfileController::Kind::Compare ? kforge::StudyKind::Compare
+                                                      : kforge::StudyKind::Baseline;
 }
 
 QString summary(const QString& what, const kforge::ProfileRun& run)
@@ -94,33 +100,30 @@ bool ProfileController::benchmark(const kforge::Plan& plan, QString* error)
     return start(Kind::Benchmark, plan, error);
 }
 
-bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* error)
+bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* error)
 {
     auto fail = [error](const QString& message) {
         if (error)
             *error = message;
         return false;
     };
-    kforge::Plan plan = enabledEntries(fullPlan);
-    if (m_owner->session() && kind != Kind::Baseline && plan.entries.empty())
+    if (m_owner->session() && kind != Kind::Baseline && !hasEnabledEntry(plan))
         return fail(tr("The plan has no enabled entry to profile."));
     if (!m_owner->claim(activityOf(kind), error))
         return false;
 
-    m_planRows.clear();
-    for (size_t row = 0; row < fullPlan.entries.size(); ++row)
-        if (fullPlan.entries[row].enabled)
-            m_planRows.push_back(int(row));
     m_declines.clear();
     m_running = true;
     m_kind = kind;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
 
-    kforge::ProfileOptions options;
+    kforge::StudyOptions options;
+    options.kind = studyKind(kind);
     options.device = m_device.toStdString();
     options.warmupIterations = m_warmup;
     options.iterations = m_iterations;
+    options.plan = plan; // whole: the runtime skips disabled entries, so declines name the plan's rows
     const int perRun = m_warmup + m_iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;
     const QString firstStage = kind == Kind::Plan        ? QStringLiteral("plan")
@@ -128,16 +131,22 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
                                                          : QStringLiteral("baseline");
     Q_EMIT progress(0, total, firstStage);
 
-    // Called on the worker thread: progress travels to the UI thread queued, the answer is the cancel flag.
-    auto progressFrom = [this, cancel = m_cancel, total](int offset, QString stage) {
-        return [this, cancel, total, offset, stage](int done, int) {
-            QMetaObject::invokeMethod(
-                this, [this, done = offset + done, total, stage] { Q_EMIT progress(done, total, stage); },
-                Qt::QueuedConnection);
-            return !cancel->load();
-        };
+    // Called on the worker thread: progress travels to the UI thread queued, the answer is the cancel flag. A
+    // compare's plan run counts on from its baseline.
+    auto stage = std::make_shared<std::pair<int, QString>>(0, firstStage); // (offset, name), the worker's only
+    options.onStage = [stage, perRun, kind](kforge::StudyStage s) {
+        const bool plan = s == kforge::StudyStage::Plan;
+        *stage = {plan && kind == Kind::Compare ? perRun : 0,
+                  plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
-    auto work = [session = m_owner->session(), options, plan = std::move(plan), kind, perRun, progressFrom]() mutable {
+    options.progress = [this, cancel = m_cancel, total, stage](int done, int) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, done = stage->first + done, total, name = stage->second] { Q_EMIT progress(done, total, name); },
+            Qt::QueuedConnection);
+        return !cancel->load();
+    };
+    auto work = [session = m_owner->session(), options = std::move(options), kind]() {
         Result result;
         try {
             if (kind == Kind::Benchmark) {
@@ -145,19 +154,12 @@ bool ProfileController::start(Kind kind, const kforge::Plan& fullPlan, QString* 
                     session->setDevice(options.device);
                 const kforge::BenchmarkOptions rounds{options.warmupIterations, options.iterations, 0};
                 result.benchmark = std::make_shared<kforge::BenchmarkResult>(
-                    kforge::benchmarkPlan(*session, plan, rounds, progressFrom(0, QStringLiteral("benchmark"))));
+                    kforge::benchmarkPlan(*session, options.plan, rounds, options.progress));
                 return result;
             }
-            if (kind != Kind::Plan) {
-                options.progress = progressFrom(0, QStringLiteral("baseline"));
-                result.baseline = std::make_shared<kforge::ProfileRun>(kforge::profile(*session, options));
-            }
-            if (kind == Kind::Plan || (kind == Kind::Compare && !result.baseline->cancelled)) {
-                options.plan = std::move(plan);
-                options.usePlan = true;
-                options.progress = progressFrom(kind == Kind::Compare ? perRun : 0, QStringLiteral("plan"));
-                result.plan = std::make_shared<kforge::ProfileRun>(kforge::profile(*session, options));
-            }
+            const kforge::StudyResult study = kforge::runStudy(*session, options);
+            result.baseline = study.baseline;
+            result.plan = study.plan;
         } catch (const std::exception& e) {
             result.error = oneLine(e.what());
         } catch (...) {
@@ -203,18 +205,10 @@ void ProfileController::finish()
     else if (m_kind == Kind::Compare)
         m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
     updateComparison();
-    // The profile ran the enabled entries only: back to the rows of the plan it was given.
-    const auto* declines = result.plan        ? &result.plan->declines
-                           : result.benchmark ? &result.benchmark->declines
-                                              : nullptr;
-    if (declines) {
-        for (kforge::EntryDeclines d : *declines) {
-            if (d.entry < 0 || size_t(d.entry) >= m_planRows.size())
-                continue;
-            d.entry = m_planRows[size_t(d.entry)];
-            m_declines.push_back(std::move(d));
-        }
-    }
+    if (const auto* declines = result.plan        ? &result.plan->declines
+                               : result.benchmark ? &result.benchmark->declines
+                                                  : nullptr)
+        m_declines = *declines;
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 

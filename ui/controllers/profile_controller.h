@@ -82,8 +82,8 @@ Q_SIGNALS:
 
 private:
     struct Result {
-        std::shared_ptr<kforge::ProfileRun> baseline;
-        std::shared_ptr<kforge::ProfileRun> plan;
+        std::shared_ptr<const kforge::ProfileRun> baseline;
+        std::shared_ptr<const kforge::ProfileRun> plan;
         std::shared_ptr<kforge::BenchmarkResult> benchmark;
         QString error;
     };
@@ -106,7 +106,6 @@ private:
     RunPtr m_plan;
     std::optional<kforge::Comparison> m_comparison;
     std::optional<kforge::BenchmarkResult> m_benchmark;
-    std::vector<int> m_planRows; // of the running profile: the plan row of each enabled entry it runs
     std::vector<kforge::EntryDeclines> m_declines;
 };
 

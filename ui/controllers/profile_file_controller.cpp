@@ -6,6 +6,7 @@
 
 #include <kforge/atomic_file.h>
 #include <kforge/profile_export.h>
+#include <kforge/study.h>
 
 #include <QDir>
 #include <QFileDialog>
@@ -30,6 +31,17 @@ QString baseNameOf(const std::string& model)
     const QString name = QString::fromStdString(model).section(QLatin1Char(':'), -1).section(QLatin1Char('/'), -1);
     const QString base = QFileInfo(name).completeBaseName();
     return base.isEmpty() ? QStringLiteral("profile") : base;
+}
+
+// Writes the runs in `format` through the exporter registry, as the CLI writes them; the runs are shared with the
+// worker, which may outlive a cancelled wait.
+std::function<void(std::ostream&)> exportWriter(const char* format, ProfileController::RunPtr baseline,
+                                                ProfileController::RunPtr plan)
+{
+    const kforge::ProfileExporter& exporter = kforge::profileExporter(format);
+    return [&exporter, baseline = std::move(baseline), plan = std::move(plan)](std::ostream& out) {
+        exporter.write(kforge::studyRuns(baseline.get(), plan.get()), out);
+    };
 }
 
 } // namespace
@@ -93,16 +105,14 @@ bool ProfileFileController::open(const QString& path)
         reportFailure(tr("Cannot Open Profile"), tr("Opening %1").arg(name), error);
         return false;
     }
-    std::vector<kforge::SavedRun> saved = std::move(*loaded);
-    // The file's labels say which run is which; unlabelled runs go by whether they used a plan.
-    ProfileController::RunPtr baseline;
-    ProfileController::RunPtr plan;
-    for (kforge::SavedRun& entry : saved) {
-        const bool isPlan = entry.label == "plan" || (entry.label != "baseline" && entry.run.usedPlan);
-        ProfileController::RunPtr& slot = isPlan ? plan : baseline;
-        if (!slot)
-            slot = std::make_shared<const kforge::ProfileRun>(std::move(entry.run));
-    }
+    const std::vector<kforge::SavedRun> saved = std::move(*loaded);
+    // Paired as `kforge report` pairs them: by label, else by whether a run used a plan, else in file order.
+    const kforge::PairedRuns pair = kforge::pairSavedRuns(saved);
+    const auto shared = [](const kforge::SavedRun* run) {
+        return run ? std::make_shared<const kforge::ProfileRun>(run->run) : ProfileController::RunPtr();
+    };
+    const ProfileController::RunPtr baseline = shared(pair.baseline);
+    const ProfileController::RunPtr plan = shared(pair.plan);
     if (!baseline && !plan) {
         report(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
         return false;
@@ -128,16 +138,7 @@ bool ProfileFileController::save(const QString& path)
         report(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
         return false;
     }
-    // The runs are shared with the worker, which may outlive a cancelled wait.
-    const auto write = [baseline, plan](std::ostream& out) {
-        std::vector<kforge::LabeledRun> runs;
-        if (baseline)
-            runs.push_back({"baseline", baseline.get()});
-        if (plan)
-            runs.push_back({"plan", plan.get()});
-        kforge::writeProfile(runs, out);
-    };
-    if (!writeOffTheUiThread(path, tr("Cannot Save Profile"), write))
+    if (!writeOffTheUiThread(path, tr("Cannot Save Profile"), exportWriter("kfprof", baseline, plan)))
         return false;
     Q_EMIT statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
     return true;
@@ -145,19 +146,14 @@ bool ProfileFileController::save(const QString& path)
 
 bool ProfileFileController::exportChromeTrace(const QString& path)
 {
-    // One run: lanes named "host", "cuda:0"; both: "host (baseline)", "host (plan)", as `kforge compare` writes.
-    std::vector<kforge::LabeledRun> runs;
     const auto baseline = m_runs->baseline();
     const auto plan = m_runs->plan();
-    if (baseline)
-        runs.push_back({baseline && plan ? "baseline" : "", baseline.get()});
-    if (plan)
-        runs.push_back({baseline && plan ? "plan" : "", plan.get()});
-    if (runs.empty()) {
+    if (!baseline && !plan) {
         report(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
         return false;
     }
-    const auto write = [runs, baseline, plan](std::ostream& out) { kforge::writeChromeTrace(runs, out); };
+    // The exporter names the lanes as `kforge compare --trace` does: "host" for one run, "host (plan)" beside both.
+    const auto write = exportWriter("chrome-trace", baseline, plan);
     if (!writeOffTheUiThread(path, tr("Cannot Export Trace"), write))
         return false;
     Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
@@ -171,7 +167,7 @@ bool ProfileFileController::exportCsv(const QString& path)
         report(tr("Cannot Export CSV"), tr("There is no profile to export: run one first."));
         return false;
     }
-    if (!writeOffTheUiThread(path, tr("Cannot Export CSV"), [run](std::ostream& out) { kforge::writeCsv(*run, out); }))
+    if (!writeOffTheUiThread(path, tr("Cannot Export CSV"), exportWriter("csv", run, nullptr)))
         return false;
     Q_EMIT statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
     return true;

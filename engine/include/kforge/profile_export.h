@@ -42,20 +42,25 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out);
 // KernelRecord's defaults; LF or CRLF). kforge::Error "CSV line N: ..." on a malformed row or value.
 std::vector<KernelRecord> readCsv(std::istream& in);
 
-// ---- One interface for every export format ---------------------------------------------------------------------
+// ---- One interface for every export format: the way both faces write profile files ------------------------------
+// Every exporter takes the runs of a study labelled "baseline" / "plan" (studyRuns, study.h) and decides what of
+// them its format holds: the Chrome trace lays them side by side (one run: lanes "host", "cuda:0"; several: "host
+// (baseline)", "host (plan)", ...), the CSV the first run, the .kfprof all of them with their labels.
 class ProfileExporter {
 public:
     virtual ~ProfileExporter() = default;
-    virtual std::string name() const = 0;        // "chrome-trace", "csv"
-    virtual std::string extension() const = 0;   // ".json", ".csv"
+    virtual std::string name() const = 0;        // "chrome-trace", "csv", "kfprof"
+    virtual std::string extension() const = 0;   // ".json", ".csv", ".kfprof"
     virtual std::string description() const = 0; // one line for --help
-    virtual void write(const ProfileRun& run, std::ostream& out) const = 0;
+    virtual void write(const std::vector<LabeledRun>& runs, std::ostream& out) const = 0;
 };
 // The built-in exporters, in a stable order.
 const std::vector<const ProfileExporter*>& profileExporters();
 // Throws kforge::Error naming the known formats when `name` is none of them.
 const ProfileExporter& profileExporter(const std::string& name);
-// Writes `run` in `format` to `path` through writeFileStreaming.
+// Writes `runs` in `format` to `path` through writeFileStreaming (atomic: a failed write leaves no file behind).
+void exportProfile(const std::vector<LabeledRun>& runs, const std::string& format, const std::string& path);
+// One run, labelled as saveProfile labels it.
 void exportProfile(const ProfileRun& run, const std::string& format, const std::string& path);
 
 // ---- .kfprof result files (docs/kfprof-format.md) ---------------------------------------------------------------

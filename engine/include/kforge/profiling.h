@@ -147,4 +147,12 @@ struct Comparison {
 };
 Comparison compare(const ProfileRun& baseline, const ProfileRun& plan);
 
+class ModelSession;
+
+// Runs warm-up and measured forwards of `session` and returns what it measured. device "cuda" traces CUDA
+// kernels with CUPTI (kforge::Error when no CUDA device or CUPTI is available); "cpu" times every ATen op
+// execution and every intercepted function call on the host. Never run alongside LibTorch's own profiler.
+// (kforge/study.h runs the baseline / plan / compare studies the CLI and the desktop app ask for.)
+ProfileRun profile(ModelSession& session, const ProfileOptions& options);
+
 } // namespace kforge

@@ -5,7 +5,7 @@
 #include <kforge/model_session.h>
 #include <kforge/provider_sdk.h>
 
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 #include "model/output_digest.h"
 #include "profiling/cuda_profiling.h"
 #include "profiling/host_recorder.h"

@@ -8,7 +8,7 @@
 
 #include "model/exported_metadata.h"
 #include "model/exported_values.h"
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 #include "runtime/event_sink.h"
 #include "runtime/hook_ops.h"
 #include "runtime/mode_key.h"

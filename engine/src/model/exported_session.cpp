@@ -6,7 +6,7 @@
 #include "model/exported_package.h"
 #include "model/exported_runner.h"
 #include "model/model_inputs.h"
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 
 #include <torch/serialize.h>
 

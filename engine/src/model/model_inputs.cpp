@@ -3,7 +3,7 @@
 
 #include <kforge/error.h>
 
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/serialize.h>

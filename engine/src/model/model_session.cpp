@@ -10,7 +10,7 @@
 #include "model/graph_instrumentation.h"
 #include "runtime/hook_ops.h"
 #include "model/model_inputs.h"
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 #include "model/output_digest.h"
 #include "model/module_tree.h"
 #include "model/session_impl.h"

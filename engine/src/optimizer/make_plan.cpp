@@ -4,7 +4,7 @@
 #include <kforge/model_session.h>
 #include <kforge/module_path.h>
 #include <kforge/optimizer.h>
-#include <kforge/profiler.h>
+#include <kforge/profiling.h>
 #include <kforge/provider_catalog.h>
 
 #include "measure/benchmark_lock.h"

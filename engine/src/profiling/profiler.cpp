@@ -4,7 +4,7 @@
 // function, op and provider.
 #include <kforge/error.h>
 #include <kforge/model_session.h>
-#include <kforge/profiler.h>
+#include <kforge/profiling.h>
 #include <kforge/runtime.h>
 #include <kforge/version.h>
 

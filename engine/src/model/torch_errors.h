@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+// The LibTorch error edge: where LibTorch's exceptions (c10::Error, TorchScript tracebacks) become kforge::Error
+// messages of one line that name the file and the cause.
 #include <torch/script.h>
 
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "model/model_loader.h"
+#include "model/torch_errors.h"
 
 #include <kforge/error.h>
 #include <kforge/exported_program.h>

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// kforge report: the tables of saved .kfprof runs, opened without the model or a GPU; two runs print baseline vs
+// plan.
+#include "commands.h"
+#include "profile_tables.h"
+
+#include <kforge/error.h>
+#include <kforge/profile_export.h>
+#include <kforge/study.h>
+
+#include <iostream>
+
+namespace kforge::cli {
+
+Command addReportCommand(CLI::App& app)
+{
+    struct Options {
+        std::vector<std::string> files;
+        std::string groupBy;
+        std::string run;
+        size_t top = 20;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("report", "Print the tables of saved .kfprof runs (no model or GPU needed); two "
+                                             "runs (one file or two) print baseline vs plan");
+    cmd->add_option("FILES", o->files, "one or two .kfprof files")->required()->expected(1, 2);
+    cmd->add_option("--group-by", o->groupBy, "one table: kernel, geometry, function or module")
+        ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
+    cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
+    cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
+    cmd->add_flag("--json", o->json, "JSON output");
+    auto* topOption = cmd->get_option("--top");
+    return {cmd, [o, topOption] {
+                std::vector<SavedRun> runs;
+                for (const auto& file : o->files)
+                    for (auto& saved : loadProfiles(file))
+                        runs.push_back(std::move(saved));
+                const size_t jsonTop = topOption->count() ? o->top : 0;
+                if (!o->run.empty()) {
+                    const SavedRun* chosen = nullptr;
+                    for (const auto& r : runs)
+                        if (r.label == o->run && !chosen)
+                            chosen = &r;
+                    if (!chosen && !o->run.empty() && o->run.find_first_not_of("0123456789") == std::string::npos) {
+                        const size_t n = std::stoul(o->run);
+                        if (n >= 1 && n <= runs.size())
+                            chosen = &runs[n - 1];
+                    }
+                    if (!chosen)
+                        throw Error("--run " + o->run,
+                                    "no such run (the files hold " + std::to_string(runs.size()) + " run(s))");
+                    runs = {*chosen};
+                }
+                if (runs.size() == 2 && o->groupBy.empty()) {
+                    const PairedRuns pair = pairSavedRuns(runs); // the desktop app pairs a file's runs alike
+                    if (o->json)
+                        std::cout << comparisonJson(pair.baseline->run, pair.plan->run, jsonTop).dump(2) << '\n';
+                    else
+                        printComparison(pair.baseline->run, pair.plan->run);
+                    return 0;
+                }
+                if (o->json) {
+                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+                    for (const auto& r : runs)
+                        out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
+                    std::cout << (out.size() == 1 ? out[0] : out).dump(2) << '\n';
+                    return 0;
+                }
+                for (size_t i = 0; i < runs.size(); ++i) {
+                    if (runs.size() > 1)
+                        std::cout << (i ? "\n" : "") << "== run " << i + 1 << " of " << runs.size()
+                                  << (runs[i].label.empty() ? "" : ": " + runs[i].label) << " ==\n";
+                    printRunHeader(runs[i].run);
+                    printRunTables(runs[i].run, o->groupBy, o->top);
+                }
+                return 0;
+            }};
+}
+
+} // namespace kforge::cli

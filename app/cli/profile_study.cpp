@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "profile_study.h"
+
+#include "progress.h"
+
+#include <kforge/profile_export.h>
+
+#include <iostream>
+#include <memory>
+#include <tuple>
+
+namespace kforge::cli {
+
+void addStudyOptions(CLI::App* cmd, StudySetup& o)
+{
+    addModelOptions(cmd, o.model);
+    cmd->add_option("--plan", o.planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
+        ->type_name("FILE");
+    cmd->add_option("--provide", o.provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")->type_name("SPEC");
+    cmd->add_option("--device", o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    cmd->add_option("--warmup", o.warmup, "forwards before measuring")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    cmd->add_option("--iterations", o.iterations, "measured forwards")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    cmd->add_option("--trace", o.trace, "write a Chrome trace JSON (opens in Perfetto, chrome://tracing)")
+        ->type_name("FILE.json");
+    cmd->add_option("-o,--out,--save", o.save,
+                    "save the run(s) to a .kfprof file for kforge report and the GUI (--save: the older spelling)")
+        ->type_name("FILE.kfprof");
+    cmd->add_flag("--graph", o.graph,
+                  "capture one forward into a CUDA graph (the plan in effect) and profile its replays (cuda only)");
+    cmd->add_flag("--json", o.json, "JSON output");
+    cmd->add_flag("--quiet,-q", o.quiet, "no progress on stderr");
+}
+
+Plan planOf(const StudySetup& o) { return planFromOptions(o.planFile, o.provides); }
+
+StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind, const Plan& plan)
+{
+    StudyOptions options;
+    options.kind = kind;
+    options.device = o.device;
+    options.warmupIterations = o.warmup;
+    options.iterations = o.iterations;
+    options.plan = plan;
+    options.graphReplay = o.graph;
+    // A compare's runs each get their line: "baseline: iteration 3/10", then "plan: ..." (a new Progress ends the
+    // line of the one before).
+    std::unique_ptr<Progress> progress;
+    ProgressCallback report;
+    options.onStage = [&](StudyStage stage) {
+        const char* prefix = kind != StudyKind::Compare ? "" : stage == StudyStage::Baseline ? "baseline: " : "plan: ";
+        progress = std::make_unique<Progress>(o.quiet, prefix);
+        report = progress->callback(o.warmup);
+    };
+    options.progress = [&](int done, int total) { return report(done, total); };
+    return kforge::runStudy(session, options);
+}
+
+void writeStudyFiles(const StudyResult& study, const StudySetup& o, const std::string& csv,
+                     nlohmann::ordered_json& files)
+{
+    const std::vector<LabeledRun> runs = study.runs();
+    for (const auto& [path, format, key] : {std::tuple{&o.trace, "chrome-trace", "trace"},
+                                            std::tuple{&csv, "csv", "csv"}, std::tuple{&o.save, "kfprof", "save"}}) {
+        if (path->empty())
+            continue;
+        exportProfile(runs, format, *path);
+        files[key] = *path;
+    }
+}
+
+void printFiles(const nlohmann::ordered_json& files)
+{
+    if (files.empty())
+        return;
+    std::cout << '\n';
+    for (const auto& [key, what] :
+         {std::pair{"trace", "trace written to "}, std::pair{"csv", "CSV written to "}, std::pair{"save", "saved to "}})
+        if (files.contains(key))
+            std::cout << what << files.at(key).get<std::string>() << '\n';
+}
+
+void reportInterrupted(const ProfileRun& run)
+{
+    std::cerr << "kforge: interrupted: partial result of " << run.iterations << " measured iteration(s)\n";
+}
+
+} // namespace kforge::cli

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "profile_tables.h"
+
+#include "output.h"
+
+#include <kforge/module_path.h>
+#include <kforge/plan.h>
+
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+namespace kforge::cli {
+namespace {
+
+std::string general(double v)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return text;
+}
+
+std::string planSummary(const ProfileRun& run)
+{
+    if (!run.usedPlan)
+        return "none (baseline)";
+    std::string out = std::to_string(run.plan.entries.size()) + (run.plan.entries.size() == 1 ? " entry" : " entries");
+    for (size_t i = 0; i < run.plan.entries.size(); ++i) {
+        const PlanEntry& e = run.plan.entries[i];
+        out += (i ? "; " : ": ") + module_path::displayName(e.scope) + " " + e.function + " -> " + e.providerType() +
+               (e.enabled ? "" : " (disabled)");
+    }
+    return out;
+}
+
+struct Grouping {
+    std::string name; // "kernel", "geometry", "function", "module"
+    GroupBy by;
+};
+
+Grouping groupingOf(const std::string& name)
+{
+    if (name == "geometry")
+        return {name, GroupBy::KernelGeometry};
+    if (name == "function")
+        return {name, GroupBy::Function};
+    if (name == "module")
+        return {name, GroupBy::Module};
+    return {"kernel", GroupBy::Kernel};
+}
+
+// The tables to show: the one asked for, or kernels, functions and modules.
+std::vector<Grouping> groupings(const std::string& groupBy)
+{
+    if (!groupBy.empty())
+        return {groupingOf(groupBy)};
+    return {groupingOf("kernel"), groupingOf("function"), groupingOf("module")};
+}
+
+std::string tableTitle(const ProfileRun& run, const Grouping& g)
+{
+    const std::string what = run.device == "cpu" ? "ATen ops" : "kernels";
+    switch (g.by) {
+    case GroupBy::Kernel:
+        return what;
+    case GroupBy::KernelGeometry:
+        return what + " by grid and block";
+    case GroupBy::Function:
+        return "functions";
+    case GroupBy::Module:
+        return "modules (own records, children excluded)";
+    }
+    return what;
+}
+
+std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size_t top)
+{
+    const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry;
+    std::vector<Column> columns{{g.by == GroupBy::Function ? "FUNCTION"
+                                 : g.by == GroupBy::Module ? "MODULE"
+                                                           : "NAME",
+                                 false},
+                                {"CALLS", true},
+                                {"TOTAL ms", true},
+                                {"MEAN µs", true},
+                                {"MEDIAN µs", true},
+                                {"P95 µs", true},
+                                {"MAX µs", true},
+                                {"SHARE %", true}};
+    if (byKernel) {
+        columns.push_back({"FUNCTION", false});
+        columns.push_back({"MODULE", false});
+    }
+    std::vector<std::vector<std::string>> cells;
+    for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i) {
+        const StatRow& r = rows[i];
+        std::vector<std::string> row{g.by == GroupBy::Module ? module_path::displayName(r.key) : r.key,
+                                     withThousands(r.calls),
+                                     fixed(r.totalUs / 1000.0, 3),
+                                     fixed(r.meanUs, 1),
+                                     fixed(r.medianUs, 1),
+                                     fixed(r.p95Us, 1),
+                                     fixed(r.maxUs, 1),
+                                     fixed(100.0 * r.share, 1)};
+        if (byKernel) {
+            row.push_back(r.function.empty() ? "-" : r.function);
+            row.push_back(r.modulePath == "(several)" ? r.modulePath : module_path::displayName(r.modulePath));
+        }
+        cells.push_back(std::move(row));
+    }
+    return formatTable(columns, cells);
+}
+
+std::string speedupText(const ComparisonRow& r)
+{
+    if (r.planUs <= 0)
+        return r.baselineUs > 0 ? "(gone)" : "-";
+    if (r.baselineUs <= 0)
+        return "(new)";
+    return fixed(r.speedup, 2) + "x";
+}
+
+std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* title, bool modules)
+{
+    std::vector<std::vector<std::string>> cells;
+    for (const ComparisonRow& r : rows)
+        cells.push_back({modules ? module_path::displayName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1),
+                         speedupText(r)});
+    const std::vector<Column> columns{{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}};
+    return formatTable(columns, cells);
+}
+
+nlohmann::ordered_json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const ComparisonRow& r : rows)
+        out.push_back({{"name", r.key}, {"before_us", r.baselineUs}, {"after_us", r.planUs}, {"speedup", r.speedup}});
+    return out;
+}
+
+} // namespace
+
+std::string deviceLine(const ProfileRun& run)
+{
+    if (run.device == "cpu")
+        return "cpu: timing ATen op executions";
+    return run.device + ": " + (run.deviceName.empty() ? std::string("CUDA device") : run.deviceName) +
+           ", tracing CUDA kernels" + (run.cuptiVersion.empty() ? "" : " with CUPTI " + run.cuptiVersion);
+}
+
+// runDescription, then the label, the device line, record counts and the statistics asked for.
+nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy, size_t top, const std::string& label)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (!label.empty())
+        out["label"] = label;
+    out.update(runDescription(run));
+    out["device_line"] = deviceLine(run);
+    out["records"] = run.records.size();
+    out["ranges"] = run.ranges.size();
+    for (const Grouping& g : groupings(groupBy)) {
+        auto rows = statistics(run.records, g.by);
+        if (top != 0 && rows.size() > top)
+            rows.resize(top);
+        out[g.by == GroupBy::Function ? "functions" : g.by == GroupBy::Module ? "modules" : "kernels"] = rows;
+        if (g.by == GroupBy::KernelGeometry)
+            out["kernel_grouping"] = "geometry";
+    }
+    return out;
+}
+
+void printRunHeader(const ProfileRun& run)
+{
+    std::string inputs;
+    for (const auto& d : run.inputs)
+        inputs += (inputs.empty() ? "" : ", ") + d;
+    std::cout << "model " << run.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n';
+    std::cout << deviceLine(run) << '\n';
+    if (!run.graphExecutor.empty())
+        std::cout << "graph executor: " << describeGraphExecutor(run.graphExecutor) << '\n';
+    std::cout << "plan: " << planSummary(run) << '\n';
+    std::cout << "warm-up " << run.warmupIterations << ", measured " << run.iterations
+              << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
+              << " records";
+    if (run.iterations > 0 && run.wallNs > 0)
+        std::cout << ", " << fixed(double(run.wallNs) / 1e6, 3) << " ms wall ("
+                  << fixed(double(run.wallNs) / 1e6 / run.iterations, 3) << " ms per iteration)";
+    std::cout << '\n';
+    if (run.droppedRecords)
+        std::cout << "dropped records: " << withThousands(long(run.droppedRecords))
+                  << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
+    if (run.cancelled)
+        std::cout << "cancelled: partial result of " << run.iterations << " measured iteration(s)\n";
+    for (const EntryDeclines& d : run.declines)
+        std::cout << describe(d) << '\n';
+}
+
+void printRunTables(const ProfileRun& run, const std::string& groupBy, size_t top)
+{
+    if (run.records.empty()) {
+        std::cout << "\nno records" << (run.cancelled ? " (cancelled before the measured iterations)" : "") << '\n';
+        return;
+    }
+    for (const Grouping& g : groupings(groupBy)) {
+        const auto rows = statistics(run.records, g.by);
+        std::cout << '\n' << tableTitle(run, g) << " by total time";
+        if (top && rows.size() > top)
+            std::cout << " (top " << top << " of " << rows.size() << "; --top 0 for all)";
+        std::cout << '\n' << statsTable(rows, g, top);
+    }
+}
+
+nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top)
+{
+    const Comparison c = compare(baseline, plan);
+    return {
+        {"baseline", runJson(baseline, "function", top, "baseline")},
+        {"plan", runJson(plan, "function", top, "plan")},
+        {"functions", comparisonRowsJson(c.byFunction)},
+        {"modules", comparisonRowsJson(c.byModule)},
+        {"total", {{"before_us", c.baselineTotalUs}, {"after_us", c.planTotalUs}, {"speedup", c.speedup}}},
+        {"output",
+         {{"comparable", c.outputsComparable}, {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}}}};
+}
+
+void printComparison(const ProfileRun& baseline, const ProfileRun& plan)
+{
+    const Comparison c = compare(baseline, plan);
+    std::string inputs;
+    for (const auto& d : baseline.inputs)
+        inputs += (inputs.empty() ? "" : ", ") + d;
+    std::cout << "model " << baseline.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n'
+              << deviceLine(baseline) << '\n'
+              << "plan: " << planSummary(plan) << '\n'
+              << "baseline: warm-up " << baseline.warmupIterations << ", " << baseline.iterations
+              << " iteration(s); plan: warm-up " << plan.warmupIterations << ", " << plan.iterations
+              << " iteration(s); times are per iteration\n";
+    if (baseline.cancelled || plan.cancelled)
+        std::cout << "cancelled: partial result\n";
+    std::cout << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
+    std::cout << '\n' << comparisonTable(c.byModule, "MODULE", true);
+    std::cout << "\ntotal per iteration: " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
+              << " µs, speedup " << (c.planTotalUs > 0 ? fixed(c.speedup, 2) + "x" : std::string("-")) << '\n';
+    if (c.outputsComparable)
+        std::cout << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
+                  << '\n';
+    else
+        std::cout << "output: not comparable (the runs' outputs differ in number or size)\n";
+}
+
+} // namespace kforge::cli

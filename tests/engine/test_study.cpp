@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// Studies (kforge/study.h): the baseline / plan / compare orchestration, the pairing of saved runs and the labels,
+// which the CLI and the desktop app both call.
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/study.h>
+
+#include "test_helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+StudyOptions cpuStudy(StudyKind kind, Plan plan = {})
+{
+    StudyOptions options;
+    options.kind = kind;
+    options.device = "cpu";
+    options.warmupIterations = 1;
+    options.iterations = 2;
+    options.plan = std::move(plan);
+    return options;
+}
+
+SavedRun saved(const std::string& label, bool usedPlan, const std::string& model)
+{
+    SavedRun run;
+    run.label = label;
+    run.run.usedPlan = usedPlan;
+    run.run.model = model;
+    return run;
+}
+
+} // namespace
+
+TEST(Study, CompareMakesBothRunsInOrderAndComparesThem)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    StudyOptions options = cpuStudy(StudyKind::Compare, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
+    std::vector<StudyStage> stages;
+    options.onStage = [&](StudyStage stage) { stages.push_back(stage); };
+    int calls = 0;
+    options.progress = [&](int done, int total) {
+        EXPECT_EQ(total, 3); // per run: 1 warm-up + 2 measured
+        EXPECT_GE(done, 1);
+        ++calls;
+        return true;
+    };
+    const StudyResult study = runStudy(*session, options);
+    EXPECT_EQ(stages, (std::vector<StudyStage>{StudyStage::Baseline, StudyStage::Plan}));
+    EXPECT_EQ(calls, 6);
+    ASSERT_TRUE(study.baseline && study.plan);
+    EXPECT_FALSE(study.baseline->usedPlan);
+    EXPECT_TRUE(study.plan->usedPlan);
+    ASSERT_TRUE(study.comparison.has_value());
+    EXPECT_FALSE(study.cancelled());
+    const auto runs = study.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].label, "baseline");
+    EXPECT_EQ(runs[0].run, study.baseline.get());
+    EXPECT_EQ(runs[1].label, "plan");
+}
+
+// Cancelled during the baseline's warm-up: nothing measured (iterations 0), no plan run, no comparison.
+TEST(Study, CancelledInTheWarmUpMeasuredNothingAndMakesNoPlanRun)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    StudyOptions options = cpuStudy(StudyKind::Compare, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    options.progress = [](int, int) { return false; };
+    const StudyResult study = runStudy(*session, options);
+    ASSERT_TRUE(study.baseline);
+    EXPECT_TRUE(measuredNothing(*study.baseline));
+    EXPECT_EQ(study.baseline->iterations, 0);
+    EXPECT_FALSE(study.plan);
+    EXPECT_FALSE(study.comparison.has_value());
+    EXPECT_TRUE(study.cancelled());
+    EXPECT_EQ(study.runs().size(), 1u);
+}
+
+// The runtime gets the whole plan and skips disabled entries: a decline names the plan's own row.
+TEST(Study, DeclinesNameThePlansRowsAndAPlanNeedsAnEnabledEntry)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x)"), dir.path("m.pt"));
+    auto session = ModelSession::open(dir.path("m.pt").string());
+    session->setInputSpecs({"float64[4,16]"}); // CpuGeluProvider takes float32 and bfloat16 only
+    Plan plan = planOf({entry("act", "gelu", "AtenGeluProvider"), entry("act", "gelu", "CpuGeluProvider")});
+    plan.entries[0].enabled = false;
+    const StudyResult study = runStudy(*session, cpuStudy(StudyKind::Plan, plan));
+    ASSERT_TRUE(study.plan);
+    EXPECT_FALSE(study.baseline);
+    ASSERT_EQ(study.plan->declines.size(), 1u);
+    EXPECT_EQ(study.plan->declines[0].entry, 1);
+
+    plan.entries[1].enabled = false;
+    const std::string none = errorOf([&] { runStudy(*session, cpuStudy(StudyKind::Compare, plan)); });
+    EXPECT_NE(none.find("no enabled entry"), std::string::npos) << none;
+    StudyOptions graph = cpuStudy(StudyKind::Baseline);
+    graph.graphReplay = true;
+    const std::string offCuda = errorOf([&] { runStudy(*session, graph); });
+    EXPECT_NE(offCuda.find("cuda"), std::string::npos) << offCuda;
+}
+
+TEST(Study, SavedRunsPairByLabelThenByPlanThenInFileOrder)
+{
+    // Labels decide, whatever the order.
+    std::vector<SavedRun> runs{saved("plan", true, "a"), saved("baseline", false, "b")};
+    PairedRuns pair = pairSavedRuns(runs);
+    EXPECT_EQ(pair.baseline, &runs[1]);
+    EXPECT_EQ(pair.plan, &runs[0]);
+    // Unlabelled: the run with a plan is the plan.
+    runs = {saved("", true, "a"), saved("", false, "b")};
+    pair = pairSavedRuns(runs);
+    EXPECT_EQ(pair.baseline, &runs[1]);
+    EXPECT_EQ(pair.plan, &runs[0]);
+    // Two baselines: file order.
+    runs = {saved("", false, "a"), saved("baseline", false, "b")};
+    pair = pairSavedRuns(runs);
+    EXPECT_EQ(pair.baseline, &runs[0]);
+    EXPECT_EQ(pair.plan, &runs[1]);
+    // One run: one side.
+    runs = {saved("", true, "a")};
+    pair = pairSavedRuns(runs);
+    EXPECT_EQ(pair.baseline, nullptr);
+    EXPECT_EQ(pair.plan, &runs[0]);
+
+    const ProfileRun baseline;
+    const auto labels = studyRuns(&baseline, nullptr);
+    ASSERT_EQ(labels.size(), 1u);
+    EXPECT_EQ(labels[0].label, "baseline");
+}
