@@ -6,11 +6,14 @@
 //                           baseline every ratio is against
 //   script/session_inactive ModelSession::forwardDiscardingOutputs of the same file, no runtime active (instrumented)
 //   script/session_active   the same with an active runtime whose one entry names a function the model never calls:
-//                           every catalog op is intercepted and runs its original
+//                           every catalog op is intercepted and runs its original; activated and deactivated around
+//                           each forward
+//   script/active_steady    the same runtime activated once for all forwards: the steady state, without activation
 //   pt2/nativert            the .pt2 package in NativeRT (torch::nativert::ModelRunnerHandle), as PyTorch deploys
 //                           it: static CPU kernels, no interception possible (docs/design/pt2-nativert-notes.md)
 //   pt2/session_inactive    ModelSession::forwardDiscardingOutputs of the .pt2: kforge's node-by-node interpreter
 //   pt2/session_active      the same with the active runtime as above
+//   pt2/active_steady       and activated once
 //
 // `bench_exported --instructions [--model M]` counts instructions per forward of the same rows under callgrind instead
 // (instruction_count.h): the cost of the instrumentation on a real model, free of the machine's timing noise.
@@ -75,6 +78,16 @@ fs::path defaultCorpus()
     return best;
 }
 
+// NativeRT on the package's program: "model" as torch.export.save names it, else "forward" (package_pt2's default).
+std::unique_ptr<torch::nativert::ModelRunnerHandle> nativeRuntime(const fs::path& pt2)
+{
+    try {
+        return std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "model");
+    } catch (const c10::Error&) {
+        return std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "forward");
+    }
+}
+
 // A runtime whose only entry names a function the model never calls: every catalog op is intercepted, none replaced.
 std::unique_ptr<kforge::KernelProviderRuntime> activeRuntime(kforge::ModelSession& session)
 {
@@ -108,12 +121,21 @@ void BM_nativert(benchmark::State& state)
 
 void BM_session(benchmark::State& state, kforge::ModelSession* session, kforge::KernelProviderRuntime* runtime)
 {
-    if (runtime)
-        runtime->activate();
+    for (auto _ : state) {
+        if (runtime)
+            runtime->activate();
+        session->forwardDiscardingOutputs();
+        if (runtime)
+            runtime->deactivate();
+    }
+}
+
+void BM_steady(benchmark::State& state, kforge::ModelSession* session, kforge::KernelProviderRuntime* runtime)
+{
+    runtime->activate();
     for (auto _ : state)
         session->forwardDiscardingOutputs();
-    if (runtime)
-        runtime->deactivate();
+    runtime->deactivate();
 }
 
 // bench_exported_eager.py in the LibTorch venv's Python, if both are there: its JSON line, or "".
@@ -142,8 +164,8 @@ void printSummary(kforge_bench::CollectingReporter& rep)
     const auto* base = rep.stats("script/plain");
     if (!base)
         return;
-    for (const char* row : {"script/plain", "script/session_inactive", "script/session_active", "pt2/nativert",
-                            "pt2/session_inactive", "pt2/session_active"})
+    for (const char* row : {"script/plain", "script/session_inactive", "script/session_active", "script/active_steady",
+                            "pt2/nativert", "pt2/session_inactive", "pt2/session_active", "pt2/active_steady"})
         if (const auto* s = rep.stats(row))
             std::printf("  %-24s %9.3f ms [%9.3f] sd %6.3f  ratio %.3f\n", row, s->median / 1e6, s->mean / 1e6,
                         s->stddev / 1e6, s->median / base->median);
@@ -158,8 +180,9 @@ void printSummary(kforge_bench::CollectingReporter& rep)
                 python.empty() ? "not run (no LibTorch venv Python)" : python.c_str());
 }
 
-constexpr const char* kRows[] = {"script/plain", "script/session_inactive", "script/session_active",
-                                 "pt2/nativert", "pt2/session_inactive",    "pt2/session_active"};
+constexpr const char* kRows[] = {
+    "script/plain", "script/session_inactive", "script/session_active", "script/active_steady",
+    "pt2/nativert", "pt2/session_inactive",    "pt2/session_active",    "pt2/active_steady"};
 
 void countRows()
 {
@@ -177,12 +200,20 @@ void countRows()
                 runtime->deactivate();
         };
     };
+    // Activated once around the counted forwards: what an active runtime costs a forward, activation aside.
+    const auto steady = [&](const char* row, kforge::ModelSession* s, kforge::KernelProviderRuntime* runtime) {
+        runtime->activate();
+        count(row, [s] { s->forwardDiscardingOutputs(); });
+        runtime->deactivate();
+    };
     count(kRows[0], [] { gFx->plain.forward(gFx->inputs); });
     count(kRows[1], session(gFx->script.get(), nullptr));
     count(kRows[2], session(gFx->script.get(), gFx->scriptActive.get()));
-    count(kRows[3], [] { gFx->nativert->run(gFx->inputs, {}); });
-    count(kRows[4], session(gFx->exported.get(), nullptr));
-    count(kRows[5], session(gFx->exported.get(), gFx->exportedActive.get()));
+    steady(kRows[3], gFx->script.get(), gFx->scriptActive.get());
+    count(kRows[4], [] { gFx->nativert->run(gFx->inputs, {}); });
+    count(kRows[5], session(gFx->exported.get(), nullptr));
+    count(kRows[6], session(gFx->exported.get(), gFx->exportedActive.get()));
+    steady(kRows[7], gFx->exported.get(), gFx->exportedActive.get());
 }
 
 int reportInstructions(const char* self, const Fixture& fx)
@@ -193,7 +224,8 @@ int reportInstructions(const char* self, const Fixture& fx)
     if (base == counts.end())
         return 1;
     std::printf("\n=== %s: instructions per forward (callgrind; deterministic), ratio to script/plain ===\n"
-                "(session_active rows include activating and deactivating the runtime once per forward)\n",
+                "(session_active rows include activating and deactivating the runtime once per forward; active_steady "
+                "rows activate it once)\n",
                 fx.model.c_str());
     for (const char* row : kRows)
         if (const auto it = counts.find(row); it != counts.end())
@@ -239,7 +271,7 @@ int main(int argc, char** argv)
     fx.exported = kforge::ModelSession::open(pt2.string());
     fx.exported->loadInputsFile((fx.corpus / (fx.model + ".input.pt")).string());
     fx.inputs = fx.script->impl().inputs;
-    fx.nativert = std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "forward");
+    fx.nativert = nativeRuntime(pt2);
     fx.scriptActive = activeRuntime(*fx.script);
     fx.exportedActive = activeRuntime(*fx.exported);
     if (mode == "--instructions-child") {
@@ -252,10 +284,14 @@ int main(int argc, char** argv)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("script/session_active", BM_session, fx.script.get(), fx.scriptActive.get())
         ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("script/active_steady", BM_steady, fx.script.get(), fx.scriptActive.get())
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/nativert", BM_nativert)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/session_inactive", BM_session, fx.exported.get(), nullptr)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/session_active", BM_session, fx.exported.get(), fx.exportedActive.get())
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("pt2/active_steady", BM_steady, fx.exported.get(), fx.exportedActive.get())
         ->Unit(benchmark::kMillisecond);
     const int status = kforge_bench::runBenchmarks(
         int(rest.size()), rest.data(),

@@ -111,8 +111,11 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
         std::lock_guard lock(m_thread.mutex());
         outermost = m_thread.guardDepth.fetch_sub(1) == 1;
     }
-    if (outermost)
+    if (outermost) {
         stepping::forwardEnded(); // a Step does not carry over into the next forward (R14)
+        m_thread.hookTable.reset();
+        m_thread.hookTableVersion = 0;
+    }
     m_thread.observe = m_prevObserve;
     m_thread.capture = m_prevCapture;
     m_thread.refreshModeKey();

@@ -25,12 +25,10 @@ bool anythingToDo()
 
 // On a thread outside an engine forward of its own: it may run a task forked from one, or a forward's continuation
 // after a wait, which carries the forward's stacks and observers (R12).
-ThreadState& threadFollowingItsTask(bool bound)
+void followItsTask(ThreadState& thread, bool bound)
 {
-    ThreadState& thread = ThreadState::current();
     if ((bound || anyObserving()) && thread.guardDepth.load(std::memory_order_relaxed) == 0)
         followTask(thread);
-    return thread;
 }
 
 // The module object an op was called on, taken off the stack: it sits below the `passed` values the op returns as
@@ -52,14 +50,16 @@ void moduleEnter(torch::jit::Stack& stack, size_t passed)
     const c10::IValue self = takeSelf(stack, passed);
     if (!self.isObject())
         return;
-    const auto table = Hooks::snapshot();
-    const auto it = table->modules.find(&self.toObjectRef());
-    if (it == table->modules.end())
+    ThreadState& thread = ThreadState::current();
+    std::shared_ptr<const HookTable> hold;
+    const HookTable& table = Hooks::forHook(thread, hold);
+    const auto it = table.modules.find(&self.toObjectRef());
+    if (it == table.modules.end())
         return;
     const ModuleHooks& hooks = it->second;
     if (const auto hook = faults::gAfterHookSnapshot.load(std::memory_order_relaxed))
         hook(hooks.path);
-    ThreadState& thread = threadFollowingItsTask(!hooks.bindings.empty());
+    followItsTask(thread, !hooks.bindings.empty());
     if (anyObserving())
         for (const auto& observer : observersOnThisThread().observers)
             observer->moduleEnter(hooks.path);
@@ -95,12 +95,14 @@ void moduleExit(torch::jit::Stack& stack, size_t passed)
     const c10::IValue self = takeSelf(stack, passed);
     if ((!Hooks::anyBound() && !events::recording() && !anyObserving()) || !self.isObject())
         return;
-    const auto table = Hooks::snapshot();
-    const auto it = table->modules.find(&self.toObjectRef());
-    if (it == table->modules.end())
+    ThreadState& thread = ThreadState::current();
+    std::shared_ptr<const HookTable> hold;
+    const HookTable& table = Hooks::forHook(thread, hold);
+    const auto it = table.modules.find(&self.toObjectRef());
+    if (it == table.modules.end())
         return;
     const ModuleHooks& hooks = it->second;
-    ThreadState& thread = threadFollowingItsTask(!hooks.bindings.empty());
+    followItsTask(thread, !hooks.bindings.empty());
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
         for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)

@@ -3,6 +3,7 @@
 
 #include "runtime/runtime_core.h"
 #include "runtime/string_pool.h"
+#include "runtime/thread_state.h"
 
 #include <algorithm>
 #include <mutex>
@@ -22,19 +23,36 @@ std::shared_ptr<const HookTable>& tableSlot()
     return *slot;
 }
 
-template <class Edit> void update(Edit edit)
+} // namespace
+
+template <class Edit> void Hooks::update(Edit edit)
 {
     std::lock_guard lock(writeMutex());
     auto next = std::make_shared<HookTable>(*std::atomic_load(&tableSlot()));
     edit(*next);
     std::atomic_store(&tableSlot(), std::shared_ptr<const HookTable>(std::move(next)));
+    // After the store: a reader that sees the new version takes a snapshot at least this new.
+    s_version.fetch_add(1, std::memory_order_release);
 }
 
-} // namespace
-
 std::atomic<int> Hooks::s_bound{0};
+std::atomic<std::uint64_t> Hooks::s_version{1}; // a thread's "no table yet" is version 0
 
 std::shared_ptr<const HookTable> Hooks::snapshot() { return std::atomic_load(&tableSlot()); }
+
+const HookTable& Hooks::forHook(ThreadState& thread, std::shared_ptr<const HookTable>& hold)
+{
+    if (thread.guardDepth.load(std::memory_order_relaxed) == 0) {
+        hold = snapshot();
+        return *hold;
+    }
+    const std::uint64_t version = s_version.load(std::memory_order_acquire);
+    if (thread.hookTableVersion != version) {
+        thread.hookTable = snapshot();
+        thread.hookTableVersion = version;
+    }
+    return *thread.hookTable;
+}
 
 void Hooks::registerModules(const std::vector<std::pair<ObjectKey, std::string>>& modules)
 {

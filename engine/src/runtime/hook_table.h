@@ -16,6 +16,7 @@ struct Object; // ATen/core/ivalue.h: the module objects are keys here, never de
 namespace kforge::runtime {
 
 class RuntimeCore; // the runtime's state that hooks call into (runtime_core.h)
+class ThreadState; // thread_state.h
 
 struct ResolvedEntry {
     Function function;
@@ -43,6 +44,11 @@ struct HookTable {
 class Hooks {
 public:
     static std::shared_ptr<const HookTable> snapshot();
+    // The table a module hook on `thread` reads. Inside an engine forward the thread keeps one snapshot for the
+    // forward (released when its outermost CallGuard ends) and renews it only when a writer has swapped the table
+    // since: one load per hook instead of snapshot()'s lock and reference count, and a runtime (de)activated by
+    // another thread mid-forward still takes effect at the next hook. Outside a forward, `hold` gets a snapshot.
+    static const HookTable& forHook(ThreadState& thread, std::shared_ptr<const HookTable>& hold);
     static void registerModules(const std::vector<std::pair<ObjectKey, std::string>>& modules);
     static void unregisterModules(const std::vector<ObjectKey>& objects);
     // Adds one binding per scope object; all or nothing.
@@ -55,7 +61,10 @@ public:
     static bool anyBound() { return s_bound.load(std::memory_order_relaxed) > 0; }
 
 private:
+    // Copies the table, edits the copy and swaps it in (writers serialised; readers keep their snapshots).
+    template <class Edit> static void update(Edit edit);
     static std::atomic<int> s_bound;
+    static std::atomic<std::uint64_t> s_version; // bumped after every swap of the table
 };
 
 } // namespace kforge::runtime
