@@ -2,6 +2,8 @@
 // The JSON shapes of the engine's value types (kforge/json_shapes.h).
 #include <kforge/json_shapes.h>
 
+#include "common/json_shapes_read.h"
+
 #include <cmath>
 
 namespace kforge {
@@ -83,6 +85,54 @@ ordered_json runDescription(const ProfileRun& run)
             {"used_plan", run.usedPlan},
             {"plan", run.plan},
             {"declines", run.declines}};
+}
+
+// ---- readers ---------------------------------------------------------------------------------------------------
+
+EntryDeclines readEntryDeclines(const JsonReader& rd, const nlohmann::json& d, const std::string& p)
+{
+    return {rd.integer<int>(d, p, "entry", -1),
+            rd.string(d, p, "scope"),
+            rd.string(d, p, "function"),
+            rd.string(d, p, "provider"),
+            rd.integer<std::uint64_t>(d, p, "calls", 0),
+            rd.string(d, p, "last_reason")};
+}
+
+ModuleInfo readModuleInfo(const JsonReader& rd, const nlohmann::json& m, const std::string& p)
+{
+    ModuleInfo info;
+    info.path = rd.string(m, p, "path", true);
+    info.name = rd.string(m, p, "name");
+    info.typeName = rd.string(m, p, "type");
+    info.qualifiedTypeName = rd.string(m, p, "qualified_type");
+    info.parameterCount = rd.integer<std::int64_t>(m, p, "parameters", 0);
+    info.parameterBytes = rd.integer<std::int64_t>(m, p, "parameter_bytes", 0);
+    info.subtreeParameterCount = rd.integer<std::int64_t>(m, p, "subtree_parameters", 0);
+    info.subtreeParameterBytes = rd.integer<std::int64_t>(m, p, "subtree_parameter_bytes", 0);
+    info.children = rd.strings(m, p, "children");
+    info.functions = rd.counts(m, p, "functions");
+    info.subtreeFunctions = rd.counts(m, p, "subtree_functions");
+    info.depth = rd.integer<int>(m, p, "depth", 0);
+    info.hasForward = rd.boolean(m, p, "has_forward", true); // files before these were written: unknown
+    info.forwardCalled = rd.boolean(m, p, "forward_called", true);
+    return info;
+}
+
+TensorDigest readTensorDigest(const JsonReader& rd, const nlohmann::json& o, const std::string& p)
+{
+    TensorDigest d;
+    d.path = rd.string(o, p, "path");
+    d.dtype = rd.string(o, p, "dtype");
+    d.device = rd.string(o, p, "device");
+    const nlohmann::json& shape = rd.array(o, p, "shape");
+    for (size_t k = 0; k < shape.size(); ++k)
+        d.shape.push_back(rd.integer<std::int64_t>(shape[k], p + "/shape/" + std::to_string(k)));
+    if (const nlohmann::json* v = rd.find(o, p, "sum", false))
+        d.sum = rd.real(*v, p + "/sum");
+    if (const nlohmann::json* v = rd.find(o, p, "max_abs", false))
+        d.maxAbs = rd.real(*v, p + "/max_abs");
+    return d;
 }
 
 } // namespace kforge

@@ -6,6 +6,7 @@
 
 #include "common/file_text.h"
 #include "common/json_reader.h"
+#include "common/json_shapes_read.h"
 #include "common/json_text.h"
 #include "profiling/kfprof_codec.h"
 #include "profiling/record_columns.h"
@@ -212,54 +213,15 @@ ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path,
     if (const json* declines = rd.find(j, path, "declines", false)) { // optional: older files lack it
         if (!declines->is_array())
             rd.fail(path + "/declines", "expected an array, found " + jsonTypeName(*declines));
-        for (size_t i = 0; i < declines->size(); ++i) {
-            const std::string p = path + "/declines/" + std::to_string(i);
-            const json& d = (*declines)[i];
-            run.declines.push_back({rd.integer<int>(d, p, "entry", -1), rd.string(d, p, "scope"),
-                                    rd.string(d, p, "function"), rd.string(d, p, "provider"),
-                                    rd.integer<std::uint64_t>(d, p, "calls", 0), rd.string(d, p, "last_reason")});
-        }
+        for (size_t i = 0; i < declines->size(); ++i)
+            run.declines.push_back(readEntryDeclines(rd, (*declines)[i], path + "/declines/" + std::to_string(i)));
     }
-
     const json& modules = rd.array(j, path, "modules");
-    for (size_t i = 0; i < modules.size(); ++i) {
-        const std::string p = path + "/modules/" + std::to_string(i);
-        const json& m = modules[i];
-        ModuleInfo info;
-        info.path = rd.string(m, p, "path", true);
-        info.name = rd.string(m, p, "name");
-        info.typeName = rd.string(m, p, "type");
-        info.qualifiedTypeName = rd.string(m, p, "qualified_type");
-        info.parameterCount = rd.integer<std::int64_t>(m, p, "parameters", 0);
-        info.parameterBytes = rd.integer<std::int64_t>(m, p, "parameter_bytes", 0);
-        info.subtreeParameterCount = rd.integer<std::int64_t>(m, p, "subtree_parameters", 0);
-        info.subtreeParameterBytes = rd.integer<std::int64_t>(m, p, "subtree_parameter_bytes", 0);
-        info.children = rd.strings(m, p, "children");
-        info.functions = rd.counts(m, p, "functions");
-        info.subtreeFunctions = rd.counts(m, p, "subtree_functions");
-        info.depth = rd.integer<int>(m, p, "depth", 0);
-        info.hasForward = rd.boolean(m, p, "has_forward", true); // files before these were written: unknown
-        info.forwardCalled = rd.boolean(m, p, "forward_called", true);
-        run.modules.push_back(std::move(info));
-    }
-
+    for (size_t i = 0; i < modules.size(); ++i)
+        run.modules.push_back(readModuleInfo(rd, modules[i], path + "/modules/" + std::to_string(i)));
     const json& outputs = rd.array(j, path, "outputs");
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const std::string p = path + "/outputs/" + std::to_string(i);
-        const json& o = outputs[i];
-        TensorDigest d;
-        d.path = rd.string(o, p, "path");
-        d.dtype = rd.string(o, p, "dtype");
-        d.device = rd.string(o, p, "device");
-        const json& shape = rd.array(o, p, "shape");
-        for (size_t k = 0; k < shape.size(); ++k)
-            d.shape.push_back(rd.integer<std::int64_t>(shape[k], p + "/shape/" + std::to_string(k)));
-        if (const json* v = rd.find(o, p, "sum", false))
-            d.sum = rd.real(*v, p + "/sum");
-        if (const json* v = rd.find(o, p, "max_abs", false))
-            d.maxAbs = rd.real(*v, p + "/max_abs");
-        run.outputs.push_back(std::move(d));
-    }
+    for (size_t i = 0; i < outputs.size(); ++i)
+        run.outputs.push_back(readTensorDigest(rd, outputs[i], path + "/outputs/" + std::to_string(i)));
     const json& values = rd.array(j, path, "output_values");
     for (size_t i = 0; i < values.size(); ++i) {
         const std::string p = path + "/output_values/" + std::to_string(i);
