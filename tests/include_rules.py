@@ -8,7 +8,7 @@ each include that breaks one:
 - the engine includes no Qt header;
 - the public headers (engine/include/kforge) include no LibTorch header, except the plugin SDKs;
 - the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
-- ui/models includes no widget header and nothing of ui/views;
+- ui/item_models includes no widget header and nothing of ui/views;
 - ui/controllers includes nothing of ui/views (a controller reaches a page through an interface it declares);
 - only the window (ui/main_window*) includes ui/workspaces: views, controllers, models and app helpers never do.
 
@@ -64,7 +64,7 @@ def main() -> int:
 
     for top in ("ui", "app"):
         for path, lines in sources(root, top):
-            in_models = path.startswith(os.path.join("ui", "models"))
+            in_models = path.startswith(os.path.join("ui", "item_models"))
             in_controllers = path.startswith(os.path.join("ui", "controllers"))
             may_see_workspaces = (path.startswith(os.path.join("ui", "workspaces"))
                                   or os.path.basename(path).startswith("main_window"))
@@ -76,7 +76,7 @@ def main() -> int:
                 if angled and angled.group(1) in {"kforge/" + h for h in SDK_HEADERS}:
                     report(path, number, line, "the faces never include the plugin SDKs (LibTorch)")
                 if in_models and (WIDGETS.search(line) or (quoted and quoted.group(1).startswith("views/"))):
-                    report(path, number, line, "ui/models is Qt Core/Gui only, no widget or view")
+                    report(path, number, line, "ui/item_models is Qt Core/Gui only, no widget or view")
                 if in_controllers and quoted and quoted.group(1).startswith("views/"):
                     report(path, number, line, "no controller includes a view")
                 if quoted and quoted.group(1).startswith("workspaces/") and not may_see_workspaces:

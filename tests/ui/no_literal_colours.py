@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""No literal colour in the Qt layer: every colour comes from the palette through ui/models/semantic_colors.cpp
+"""No literal colour in the Qt layer: every colour comes from the palette through ui/item_models/semantic_colors.cpp
 (light and dark themes both read). Fails listing each QColor(r, g, b), named Qt colour, "#rrggbb",
 QColor::fromRgb/Hsl/Hsv or style sheet found in ui/ and app/studio/ outside that file.
 
@@ -16,7 +16,7 @@ PATTERN = re.compile(
     r'|"#[0-9a-fA-F]{3,8}"'
     r'|setStyleSheet\('
     r'|QColor::from(Rgb|Hsl|Hsv)')
-ALLOWED = {os.path.join("ui", "models", "semantic_colors.cpp")}
+ALLOWED = {os.path.join("ui", "item_models", "semantic_colors.cpp")}
 
 
 def main() -> int:
@@ -36,7 +36,7 @@ def main() -> int:
                         if PATTERN.search(line) and not line.lstrip().startswith("//"):
                             found.append(f"{rel}:{number}: {line.strip()}")
     if found:
-        print("literal colours (use ui/models/semantic_colors.h):\n" + "\n".join(found))
+        print("literal colours (use ui/item_models/semantic_colors.h):\n" + "\n".join(found))
         return 1
     print("no literal colour in ui/ and app/studio/")
     return 0

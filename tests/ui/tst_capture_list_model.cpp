@@ -2,9 +2,9 @@
 // The graph-captures model without windows: synthetic capture records (what ModelSession::captures() hands
 // out), stale marks that follow plan edits through the plan document's undo stack, and the leftovers of a
 // failed capture, in effect or unwound.
-#include "models/capture_list_model.h"
-#include "models/plan_document.h"
-#include "models/semantic_colors.h"
+#include "item_models/capture_list_model.h"
+#include "item_models/plan_document.h"
+#include "item_models/semantic_colors.h"
 
 #include <QAbstractItemModelTester>
 #include <QBrush>

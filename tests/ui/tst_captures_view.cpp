@@ -6,7 +6,7 @@
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
-#include "models/capture_list_model.h"
+#include "item_models/capture_list_model.h"
 #include "controllers/run_controller.h"
 #include "application/system_info.h"
 #include "views/captures_view.h"

@@ -4,7 +4,7 @@
 #include "test_window.h"
 #include "window_parts.h"
 #include "main_window.h"
-#include "models/module_tree_model.h"
+#include "item_models/module_tree_model.h"
 #include "application/recent_files.h"
 
 #include <kforge/model_session.h>

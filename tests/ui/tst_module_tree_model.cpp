@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "models/module_tree_filter_model.h"
-#include "models/module_tree_model.h"
-#include "models/run_statistics.h"
+#include "item_models/module_tree_filter_model.h"
+#include "item_models/module_tree_model.h"
+#include "item_models/run_statistics.h"
 
 #include <kforge/model_session.h>
 #include <kforge/plan.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // PlanFileController on its own, without a main window: the unsaved-changes answer decides whether a plan may be
 // replaced, and every file operation says what happened (statusMessage) or what went wrong (error), naming the file.
-#include "models/plan_document.h"
+#include "item_models/plan_document.h"
 #include "controllers/plan_file_controller.h"
 
 #include <kforge/plan.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plan editor's models without windows: PlanModel under the model tester, PlanDocument's undo history,
 // plan files through the engine's plan I/O.
-#include "models/format.h"
-#include "models/plan_document.h"
-#include "models/plan_model.h"
+#include "item_models/format.h"
+#include "item_models/plan_document.h"
+#include "item_models/plan_model.h"
 
 #include <kforge/plan.h>
 

@@ -11,7 +11,7 @@
 #include "application/provider_plugins.h"
 #include "application/system_info.h"
 #include "views/about_dialog.h"
-#include "models/provider_catalog_model.h"
+#include "item_models/provider_catalog_model.h"
 #include "views/general_settings_page.h"
 #include "views/plan_editor_view.h"
 #include "views/plugin_settings_page.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Profile page's models without windows: KernelStatsModel (grouping, numeric sort through a proxy, the
 // row of a timeline record) and ComparisonModel (rows, total, verdict colours), under the model tester.
-#include "models/comparison_model.h"
-#include "models/kernel_stats_model.h"
+#include "item_models/comparison_model.h"
+#include "item_models/kernel_stats_model.h"
 
 #include <kforge/profiling.h>
 

@@ -2,11 +2,11 @@
 // The profile page's two pictures of a run, on synthetic runs written as text fixtures: the time-share chart
 // (top N + "other", by function, module or kernel, empty states) and the timeline (lanes, click to select,
 // wheel zoom around the cursor, drag to pan, selection scrolled into view, PNG export, a 100k-record run).
-#include "models/time_axis.h"
-#include "models/time_share.h"
-#include "models/timeline_layout.h"
+#include "item_models/time_axis.h"
+#include "item_models/time_share.h"
+#include "item_models/timeline_layout.h"
 #include "views/time_share_chart.h"
-#include "models/semantic_colors.h"
+#include "item_models/semantic_colors.h"
 #include "views/timeline_view.h"
 
 #include <QApplication>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The models fed by the runtime, without windows: the event log, the function stacks and the run statistics,
 // from fixtures written the way the runtime would report them.
-#include "models/event_log_model.h"
-#include "models/function_stacks_model.h"
-#include "models/run_statistics.h"
+#include "item_models/event_log_model.h"
+#include "item_models/function_stacks_model.h"
+#include "item_models/run_statistics.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Semantic colours in light and dark palettes: text in each meaning reads on the palette's base with a contrast of
 // at least 4.5:1 (WCAG 2 AA for normal text), and textColorOn() picks readable text for every fill.
-#include "models/semantic_colors.h"
+#include "item_models/semantic_colors.h"
 
 #include <QTest>
 

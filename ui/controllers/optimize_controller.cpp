@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/optimize_controller.h"
 
-#include "models/candidate_table_model.h"
+#include "item_models/candidate_table_model.h"
 #include "controllers/session_owner.h"
 
 #include <kforge/model_session.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/plan_file_controller.h"
 
-#include "models/plan_document.h"
+#include "item_models/plan_document.h"
 
 #include <kforge/plan.h>
 

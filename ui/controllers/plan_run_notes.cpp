@@ -2,8 +2,8 @@
 #include "controllers/plan_run_notes.h"
 
 #include "controllers/session_owner.h"
-#include "models/plan_document.h"
-#include "models/plan_model.h"
+#include "item_models/plan_document.h"
+#include "item_models/plan_model.h"
 
 #include <kforge/model_session.h>
 #include <kforge/plan.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/profile_controller.h"
 
-#include "models/duration_format.h"
-#include "models/format.h"
+#include "item_models/duration_format.h"
+#include "item_models/format.h"
 #include "controllers/session_owner.h"
 #include "application/system_info.h"
 

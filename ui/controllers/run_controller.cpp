@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/run_controller.h"
 
-#include "models/event_log_model.h"
-#include "models/format.h"
-#include "models/function_stacks_model.h"
+#include "item_models/event_log_model.h"
+#include "item_models/format.h"
+#include "item_models/function_stacks_model.h"
 #include "controllers/session_owner.h"
 
 #include <kforge/events.h>

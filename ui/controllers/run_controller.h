@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include "models/run_statistics.h"
+#include "item_models/run_statistics.h"
 
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>

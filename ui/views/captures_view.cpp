@@ -2,7 +2,7 @@
 #include "captures_view.h"
 
 #include "views/semantic_text.h"
-#include "models/capture_list_model.h"
+#include "item_models/capture_list_model.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "event_log_view.h"
 
-#include "models/event_log_model.h"
+#include "item_models/event_log_model.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "flame_graph_view.h"
 
-#include "models/duration_format.h"
-#include "models/format.h"
-#include "models/semantic_colors.h"
+#include "item_models/duration_format.h"
+#include "item_models/format.h"
+#include "item_models/semantic_colors.h"
 
 #include <QHelpEvent>
 #include <QImage>

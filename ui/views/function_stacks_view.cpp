@@ -2,7 +2,7 @@
 #include "function_stacks_view.h"
 
 #include "views/semantic_text.h"
-#include "models/function_stacks_model.h"
+#include "item_models/function_stacks_model.h"
 
 #include <kforge/functions.h>
 

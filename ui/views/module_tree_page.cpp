@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "module_tree_page.h"
 
-#include "models/module_tree_filter_model.h"
-#include "models/module_tree_model.h"
+#include "item_models/module_tree_filter_model.h"
+#include "item_models/module_tree_model.h"
 #include "views/module_tree_view.h"
 #include "views/share_bar_delegate.h"
 

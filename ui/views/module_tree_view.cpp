@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "module_tree_view.h"
 
-#include "models/module_tree_model.h"
+#include "item_models/module_tree_model.h"
 
 #include <QHeaderView>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "optimize_view.h"
 
-#include "models/candidate_table_model.h"
+#include "item_models/candidate_table_model.h"
 
 #include <QAction>
 #include <QHBoxLayout>

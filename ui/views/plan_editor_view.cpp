@@ -2,8 +2,8 @@
 #include "plan_editor_view.h"
 
 #include "views/semantic_text.h"
-#include "models/plan_document.h"
-#include "models/plan_model.h"
+#include "item_models/plan_document.h"
+#include "item_models/plan_model.h"
 #include "views/provider_catalog_view.h"
 #include "views/provider_settings_form.h"
 

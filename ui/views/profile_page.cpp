@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profile_page.h"
 
-#include "models/comparison_model.h"
-#include "models/duration_format.h"
-#include "models/format.h"
-#include "models/kernel_stats_model.h"
+#include "item_models/comparison_model.h"
+#include "item_models/duration_format.h"
+#include "item_models/format.h"
+#include "item_models/kernel_stats_model.h"
 #include "controllers/profile_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"

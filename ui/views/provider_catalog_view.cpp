@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "provider_catalog_view.h"
 
-#include "models/provider_catalog_model.h"
+#include "item_models/provider_catalog_model.h"
 
 #include <QHeaderView>
 #include <QLabel>

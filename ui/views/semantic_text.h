@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include "models/semantic_colors.h"
+#include "item_models/semantic_colors.h"
 
 #include <optional>
 

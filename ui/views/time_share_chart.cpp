@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/time_share_chart.h"
 
-#include "models/duration_format.h"
+#include "item_models/duration_format.h"
 #include "views/widget_png.h"
 
 #include <QBarCategoryAxis>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-#include "models/time_share.h"
+#include "item_models/time_share.h"
 
 #include <kforge/profiling.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/timeline_view.h"
 
-#include "models/timeline_layout.h"
+#include "item_models/timeline_layout.h"
 #include "views/widget_png.h"
 
 #include <QEvent>

@@ -3,11 +3,11 @@
 // and provider, thin ones merged), the selection, and the tooltip text.
 #include "views/timeline_view.h"
 
-#include "models/duration_format.h"
-#include "models/format.h"
-#include "models/semantic_colors.h"
-#include "models/time_axis.h"
-#include "models/timeline_layout.h"
+#include "item_models/duration_format.h"
+#include "item_models/format.h"
+#include "item_models/semantic_colors.h"
+#include "item_models/time_axis.h"
+#include "item_models/timeline_layout.h"
 
 #include <QPainter>
 

@@ -7,7 +7,7 @@
 #include "controllers/optimize_controller.h"
 #include "controllers/profile_controller.h"
 #include "controllers/session_owner.h"
-#include "models/plan_document.h"
+#include "item_models/plan_document.h"
 #include "views/optimize_view.h"
 #include "window_actions.h"
 

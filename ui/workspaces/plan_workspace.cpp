@@ -6,7 +6,7 @@
 #include "application/view_registry.h"
 #include "controllers/plan_file_controller.h"
 #include "controllers/session_owner.h"
-#include "models/plan_document.h"
+#include "item_models/plan_document.h"
 #include "views/plan_editor_view.h"
 #include "window_actions.h"
 

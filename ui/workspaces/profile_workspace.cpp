@@ -9,7 +9,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
-#include "models/plan_document.h"
+#include "item_models/plan_document.h"
 #include "views/profile_page.h"
 #include "window_actions.h"
 

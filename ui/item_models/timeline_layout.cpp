@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "models/timeline_layout.h"
+#include "item_models/timeline_layout.h"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "models/time_axis.h"
+#include "item_models/time_axis.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "models/time_share.h"
+#include "item_models/time_share.h"
 
-#include "models/duration_format.h"
-#include "models/format.h"
+#include "item_models/duration_format.h"
+#include "item_models/format.h"
 
 #include <algorithm>
 
