@@ -3,6 +3,7 @@
 
 #include "application/recent_files.h"
 #include "controllers/session_owner.h"
+#include "item_models/format.h"
 
 #include <kforge/model_session.h>
 
@@ -13,8 +14,6 @@
 
 namespace kforge::ui {
 namespace {
-
-QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 QStringList toStrings(const std::vector<std::string>& values)
 {

@@ -2,6 +2,7 @@
 #include "controllers/optimize_controller.h"
 
 #include "item_models/candidate_table_model.h"
+#include "item_models/format.h"
 #include "controllers/session_owner.h"
 
 #include <kforge/model_session.h>
@@ -10,8 +11,6 @@
 
 namespace kforge::ui {
 namespace {
-
-QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 } // namespace
 

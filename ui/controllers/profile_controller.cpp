@@ -17,17 +17,10 @@
 namespace kforge::ui {
 namespace {
 
-QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
-
 // A run cancelled during its warm-up measured nothing: there is nothing to show or keep.
 bool measuredSomething(const std::shared_ptr<const kforge::ProfileRun>& run)
 {
     return run && !kforge::measuredNothing(*run);
-}
-
-bool hasEnabledEntry(const kforge::Plan& plan)
-{
-    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& entry) { return entry.enabled; });
 }
 
 kforge::StudyKind studyKind(ProfileController::Kind kind)
@@ -107,7 +100,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             *error = message;
         return false;
     };
-    if (m_owner->session() && kind != Kind::Baseline && !hasEnabledEntry(plan))
+    if (m_owner->session() && kind != Kind::Baseline && !plan.hasEnabledEntry())
         return fail(tr("The plan has no enabled entry to profile."));
     if (!m_owner->claim(activityOf(kind), error))
         return false;

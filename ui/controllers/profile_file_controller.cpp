@@ -3,6 +3,7 @@
 
 #include "controllers/file_task.h"
 #include "controllers/profile_controller.h"
+#include "item_models/format.h"
 
 #include <kforge/atomic_file.h>
 #include <kforge/profile_export.h>
@@ -22,8 +23,6 @@ namespace {
 
 const QString kProfileDirectoryKey = QStringLiteral("lastProfileDirectory");
 const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
-
-QString oneLine(const char* text) { return QString::fromUtf8(text).replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 // "builtin:tiny-gpt" and "/models/net.pt" suggest "tiny-gpt" and "net" as file names.
 QString baseNameOf(const std::string& model)
@@ -84,7 +83,7 @@ void ProfileFileController::reportFailure(const QString& title, const QString& w
     if (error == QLatin1String("cancelled")) // the user's choice: no error dialog
         Q_EMIT statusMessage(tr("%1 cancelled").arg(what));
     else
-        report(title, oneLine(error.toUtf8().constData()));
+        report(title, oneLine(error));
 }
 
 bool ProfileFileController::open(const QString& path)

@@ -32,11 +32,6 @@ bool samePoint(const std::optional<kforge::PausePoint>& a, const std::optional<k
     return a->kind == b->kind && a->modulePath == b->modulePath && a->function == b->function && a->thread == b->thread;
 }
 
-bool hasEnabledEntry(const kforge::Plan& plan)
-{
-    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
-}
-
 QString describe(const std::exception& e) { return QString::fromUtf8(e.what()).replace(QLatin1Char('\n'), ' '); }
 
 QString captureMessage(const kforge::ModelSession& session, const QString& error, int leftovers)
@@ -185,7 +180,7 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     m_declines.clear();
     m_haveTimeBase = false;
     attachStream();
-    if (hasEnabledEntry(plan)) {
+    if (plan.hasEnabledEntry()) {
         try {
             m_runtime = std::make_unique<kforge::KernelProviderRuntime>(*session, plan);
             m_runtime->activate();

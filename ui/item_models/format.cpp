@@ -9,6 +9,8 @@
 
 namespace kforge::ui {
 
+QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
+
 QString formatCount(std::int64_t count) { return QLocale().toString(qint64(count)); }
 
 QString formatCompactCount(std::int64_t count)

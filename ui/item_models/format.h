@@ -14,6 +14,10 @@ namespace kforge::ui {
 
 // One spelling of counts, sizes and function inventories for every view, so columns, tooltips and the
 // status bar agree.
+// An error message on one line (status bar, signals, dialogs' first line): line breaks become spaces.
+QString oneLine(QString text);
+inline QString oneLine(const char* text) { return oneLine(QString::fromUtf8(text)); }
+
 QString formatCount(std::int64_t count);                              // "1,234,567" in the user's locale
 QString formatCompactCount(std::int64_t count);                       // "1.23 M", "842 k", "950"
 QString formatBytes(std::int64_t bytes);                              // "4.88 MiB"

@@ -5,6 +5,7 @@
 #include "application/recent_files.h"
 #include "application/status_reporter.h"
 #include "controllers/model_loader.h"
+#include "item_models/format.h"
 #include "window_actions.h"
 
 #include <kforge/model_session.h>
@@ -39,8 +40,6 @@ QString normalizedSource(const QString& source)
 
 // What a message calls the model: the file name, or the builtin as the user writes it.
 QString sourceLabel(const QString& source) { return isBuiltin(source) ? source : QFileInfo(source).fileName(); }
-
-QString oneLine(QString text) { return text.replace(QLatin1Char('\n'), QLatin1Char(' ')); }
 
 } // namespace
 

@@ -32,11 +32,6 @@ namespace {
 
 const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;All files (*)");
 
-bool hasEnabledEntry(const kforge::Plan& plan)
-{
-    return std::any_of(plan.entries.begin(), plan.entries.end(), [](const auto& e) { return e.enabled; });
-}
-
 } // namespace
 
 ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* tabs)
@@ -198,7 +193,7 @@ void ProfileWorkspace::updateActions()
     const WindowActions& a = *m_context.actions;
     const bool profiling = m_profile->isRunning();
     const bool canStart = m_context.owner->canStart(SessionOwner::Activity::Profile);
-    const bool planReady = hasEnabledEntry(m_context.document->plan());
+    const bool planReady = m_context.document->plan().hasEnabledEntry();
     a.profileBaseline->setEnabled(canStart);
     a.profileWithPlan->setEnabled(canStart && planReady);
     a.profileCompare->setEnabled(canStart && planReady);

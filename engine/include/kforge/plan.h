@@ -32,6 +32,15 @@ struct Plan {
     int version = kPlanFormatVersion;
     nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, kept on a round trip
     PlanDialect dialect = PlanDialect::Kforge;       // the dialect it was read from (writing is always kforge)
+
+    // Whether any entry is enabled: a plan without one does nothing (the runtime skips disabled entries).
+    bool hasEnabledEntry() const
+    {
+        for (const PlanEntry& e : entries)
+            if (e.enabled)
+                return true;
+        return false;
+    }
 };
 
 // "blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider" -> an entry with default settings;

@@ -81,8 +81,7 @@ StudyResult runStudy(ModelSession& session, const StudyOptions& options)
         throw Error("graph replay", "graph capture needs the cuda device");
     // The whole plan goes to the runtime, which skips disabled entries: declines keep the plan's entry numbers.
     const Plan& plan = options.plan;
-    if (options.kind != StudyKind::Baseline &&
-        std::none_of(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& e) { return e.enabled; }))
+    if (options.kind != StudyKind::Baseline && !plan.hasEnabledEntry())
         throw Error("profile with a plan", "the plan has no enabled entry");
 
     StudyResult result;

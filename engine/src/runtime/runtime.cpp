@@ -54,8 +54,7 @@ KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) :
     m_impl->plan = std::move(plan);
     std::vector<std::string> problems;
     // No silent degradation: without a working interposer no provider would ever be called.
-    const bool anyEnabled = std::any_of(m_impl->plan.entries.begin(), m_impl->plan.entries.end(),
-                                        [](const PlanEntry& e) { return e.enabled; });
+    const bool anyEnabled = m_impl->plan.hasEnabledEntry();
     if (anyEnabled && (!interposer.selfTestPassed || faults::gSelfTestFailed.load()))
         problems.push_back("the interposer's start-up self-test failed (" +
                            (interposer.selfTestPassed ? std::string("forced by a test") : interposer.selfTestMessage) +
