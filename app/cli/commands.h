@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "report.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
 
 namespace kforge::cli {
 
-// Each add* function declares one subcommand and the action main() runs when it was chosen.
+// Each add* function declares one subcommand and the action main() runs when it was chosen. The action fills the
+// Report (both its forms and its exit code) and prints nothing itself; main prints it.
 struct Command {
     CLI::App* app;
-    std::function<int()> run;
+    std::function<void(Report&)> run;
 };
 Command addModulesCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);

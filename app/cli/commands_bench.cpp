@@ -11,18 +11,16 @@
 #include <kforge/model_session.h>
 
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 
 namespace kforge::cli {
 namespace {
 
 struct BenchOptions {
     ModelOptions model;
-    std::vector<std::string> provides;
-    std::string planFile;
+    PlanOptions plan;
     std::string device = "cpu";
     BenchmarkOptions run;
-    bool json = false;
     bool quiet = false;
 };
 
@@ -68,31 +66,28 @@ std::string verdict(const BenchmarkResult& r)
     return "no measurable difference (the interval contains 1.0x)";
 }
 
-void printText(const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r)
+void printText(std::ostream& out, const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r)
 {
     std::string inputs;
     for (const auto& d : session.describeInputs())
         inputs += (inputs.empty() ? "" : ", ") + d;
-    std::cout << "model " << session.displayName() << "  inputs " << inputs << "  device " << session.device()
-              << "  graph executor " << graphExecutorName(session.options().executor) << "  rounds "
-              << r.baselineMs.size() << (r.stopped ? " (stopped: partial result)" : "") << " after " << o.run.warmup
-              << " warm-up\n\n";
+    out << "model " << session.displayName() << "  inputs " << inputs << "  device " << session.device()
+        << "  graph executor " << graphExecutorName(session.options().executor) << "  rounds " << r.baselineMs.size()
+        << (r.stopped ? " (stopped: partial result)" : "") << " after " << o.run.warmup << " warm-up\n\n";
     const std::vector<Column> columns{{"", false},      {"MIN MS", true}, {"MEDIAN MS", true},
                                       {"P95 MS", true}, {"MAX MS", true}, {"THROUGHPUT", true}};
-    std::cout << formatTable(columns, {row("baseline", r.baseline), row("plan", r.plan)});
-    std::cout << "\nspeedup " << ratio(r.speedup) << " (95% interval " << ratio(r.speedupLow) << " to "
-              << ratio(r.speedupHigh) << "): " << verdict(r) << '\n';
-    std::cout << "outputs: "
-              << (r.outputsAgree ? "agree within the correctness tolerances" : "DIFFER: " + r.outputsDifference)
-              << '\n';
+    out << formatTable(columns, {row("baseline", r.baseline), row("plan", r.plan)});
+    out << "\nspeedup " << ratio(r.speedup) << " (95% interval " << ratio(r.speedupLow) << " to "
+        << ratio(r.speedupHigh) << "): " << verdict(r) << '\n';
+    out << "outputs: "
+        << (r.outputsAgree ? "agree within the correctness tolerances" : "DIFFER: " + r.outputsDifference) << '\n';
     for (const auto& d : r.declines)
-        std::cout << describe(d) << '\n';
+        out << describe(d) << '\n';
     for (const auto& note : r.notes)
-        std::cout << "note: " << note << '\n';
+        out << "note: " << note << '\n';
 }
 
-void printJson(const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r,
-               const std::vector<PlanWarning>& warnings)
+nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r)
 {
     nlohmann::ordered_json out{{"model", session.displayName()},
                                {"inputs", session.describeInputs()},
@@ -110,13 +105,12 @@ void printJson(const ModelSession& session, const BenchOptions& o, const Benchma
                                {"speedup_interval", {r.speedupLow, r.speedupHigh}},
                                {"outputs_agree", r.outputsAgree},
                                {"notes", r.notes},
-                               {"declines", nlohmann::ordered_json::array()},
-                               {"warnings", nlohmann::ordered_json(warnings)}};
+                               {"declines", nlohmann::ordered_json::array()}};
     if (!r.outputsAgree)
         out["outputs_difference"] = r.outputsDifference;
     for (const auto& d : r.declines)
         out["declines"].push_back(nlohmann::ordered_json(d));
-    std::cout << out.dump(2) << '\n';
+    return out;
 }
 
 } // namespace
@@ -128,13 +122,8 @@ Command addBenchCommand(CLI::App& app)
         "bench", "Forward latency without and with a plan, in alternating rounds, with the speedup and whether the "
                  "outputs agree (no profiler)");
     addModelOptions(cmd, o->model);
-    cmd->add_option("--plan", o->planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
-        ->type_name("FILE");
-    cmd->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")
-        ->type_name("SPEC");
-    cmd->add_option("--device", o->device, "where the model runs")
-        ->check(CLI::IsMember({"cpu", "cuda"}))
-        ->capture_default_str();
+    addPlanOptions(cmd, o->plan);
+    addDeviceOption(cmd, o->device, "where the model runs");
     cmd->add_option("--warmup", o->run.warmup, "rounds before measuring (each runs both sides)")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
@@ -144,28 +133,26 @@ Command addBenchCommand(CLI::App& app)
     cmd->add_option("--threads", o->run.threads, "LibTorch intra-op threads (0: LibTorch's default)")
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
-    cmd->add_flag("--json", o->json, "JSON output");
-    cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
-    return {cmd, [o] {
-                auto session = openModel(o->model);
+    addJsonFlag(cmd);
+    addQuietFlag(cmd, o->quiet);
+    return {cmd, [o](Report& report) {
+                auto session = openModel(o->model, report);
                 if (o->device != "cpu")
                     session->setDevice(o->device);
                 requireInputs(*session);
-                const Plan plan = planFromOptions(o->planFile, o->provides);
+                const Plan plan = o->plan.read();
                 if (plan.entries.empty())
                     throw Error("bench", "no plan: give --plan FILE or --provide SCOPE:FUNCTION:PROVIDER");
-                const auto warnings = warnPlan(plan, *session, session->device());
+                warnPlan(report, plan, *session, session->device());
                 BenchmarkResult result;
                 {
                     InterruptGuard guard;
                     Progress progress(o->quiet, "bench: ");
                     result = benchmarkPlan(*session, plan, o->run, progress.callback(o->run.warmup, "round"));
                 }
-                if (o->json)
-                    printJson(*session, *o, result, warnings);
-                else
-                    printText(*session, *o, result);
-                return result.stopped ? kInterruptedExitCode : 0;
+                report.json = toJson(*session, *o, result);
+                printText(report.text, *session, *o, result);
+                report.exitCode = result.stopped ? kInterruptedExitCode : 0;
             }};
 }
 

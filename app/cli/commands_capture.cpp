@@ -8,20 +8,18 @@
 #include <kforge/module_path.h>
 #include <kforge/runtime.h>
 
-#include <iostream>
+#include <ostream>
 
 namespace kforge::cli {
 namespace {
 
 struct CaptureOptions {
     ModelOptions model;
-    std::string planFile;
-    std::vector<std::string> provides;
+    PlanOptions plan;
     std::string thenPlanFile;
     std::vector<std::string> thenProvides;
     int warmup = 2;
     int replays = 1;
-    bool json = false;
 };
 
 nlohmann::ordered_json toJson(const CaptureRecord& r)
@@ -37,19 +35,19 @@ nlohmann::ordered_json toJson(const CaptureRecord& r)
     return out;
 }
 
-void printRecord(const CaptureRecord& r)
+void printRecord(std::ostream& out, const CaptureRecord& r)
 {
-    std::cout << r.id << ": " << (r.ok ? "captured" : "FAILED: " + r.error) << '\n';
+    out << r.id << ": " << (r.ok ? "captured" : "FAILED: " + r.error) << '\n';
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : r.providers)
         rows.push_back({module_path::displayName(p.scope), p.function, p.provider});
     if (rows.empty())
-        std::cout << "providers baked in: none (the originals)\n";
+        out << "providers baked in: none (the originals)\n";
     else
-        std::cout << "providers baked in:\n" << formatTable({"SCOPE", "FUNCTION", "PROVIDER"}, rows);
-    std::cout << "leftovers: " << (r.leftovers.empty() ? "none" : "") << '\n';
+        out << "providers baked in:\n" << formatTable({"SCOPE", "FUNCTION", "PROVIDER"}, rows);
+    out << "leftovers: " << (r.leftovers.empty() ? "none" : "") << '\n';
     for (const auto& p : r.leftovers)
-        std::cout << "  " << describe(p) << (p.capture.empty() ? "" : " [" + p.capture + "]") << '\n';
+        out << "  " << describe(p) << (p.capture.empty() ? "" : " [" + p.capture + "]") << '\n';
 }
 
 } // namespace
@@ -61,11 +59,7 @@ Command addCaptureCommand(CLI::App& app)
         "capture",
         "Capture one forward into a CUDA graph with a plan in effect: baked-in providers, replays, leftovers");
     addModelOptions(cmd, o->model);
-    cmd->add_option("--plan", o->planFile, "plan in effect while capturing (kforge or AITune dialect)")
-        ->type_name("FILE");
-    cmd->add_option("--provide", o->provides,
-                    "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry in effect while capturing")
-        ->type_name("SPEC");
+    addPlanOptions(cmd, o->plan, "in effect while capturing");
     cmd->add_option("--then-plan", o->thenPlanFile, "a later plan: is the capture stale against it?")
         ->type_name("FILE");
     cmd->add_option("--then-provide", o->thenProvides, "entry of the later plan (with or instead of --then-plan)")
@@ -76,18 +70,18 @@ Command addCaptureCommand(CLI::App& app)
     cmd->add_option("--replays", o->replays, "graph replays after the capture")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
-    cmd->add_flag("--json", o->json, "JSON output");
-    return {cmd, [o] {
-                const Plan plan = planFromOptions(o->planFile, o->provides);
+    addJsonFlag(cmd);
+    return {cmd, [o](Report& report) {
+                const Plan plan = o->plan.read();
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
                 const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
-                auto session = openModel(o->model);
+                auto session = openModel(o->model, report);
                 requireInputs(*session);
                 session->setDevice("cuda");
                 const auto eager = session->forward();
 
                 KernelProviderRuntime runtime(*session, plan);
-                const auto warnings = warnPlan(plan, *session, session->device()); // entries that can never fire
+                warnPlan(report, plan, *session, session->device()); // entries that can never fire
                 runtime.activate();
                 const CaptureRecord record = session->capture(o->warmup);
                 // Unwinds what a failed capture left behind; the record keeps the leftovers as they were.
@@ -100,16 +94,16 @@ Command addCaptureCommand(CLI::App& app)
                 const auto eagerAfter = session->forward();
                 const bool stale = hasLaterPlan && record.ok && captureIsStale(record, later);
 
-                if (o->json) {
-                    nlohmann::ordered_json out{{"model", session->displayName()},
-                                               {"inputs", session->describeInputs()},
-                                               {"capture", toJson(record)},
-                                               {"replays", record.ok ? o->replays : 0},
-                                               {"leftovers_unwound", unwound},
-                                               {"eager", nlohmann::ordered_json::array()},
-                                               {"replayed", nlohmann::ordered_json::array()},
-                                               {"eager_after", nlohmann::ordered_json::array()},
-                                               {"warnings", nlohmann::ordered_json(warnings)}};
+                {
+                    nlohmann::ordered_json& out = report.json;
+                    out = {{"model", session->displayName()},
+                           {"inputs", session->describeInputs()},
+                           {"capture", toJson(record)},
+                           {"replays", record.ok ? o->replays : 0},
+                           {"leftovers_unwound", unwound},
+                           {"eager", nlohmann::ordered_json::array()},
+                           {"replayed", nlohmann::ordered_json::array()},
+                           {"eager_after", nlohmann::ordered_json::array()}};
                     for (const auto& d : eager)
                         out["eager"].push_back(nlohmann::ordered_json(d));
                     for (const auto& d : replayed)
@@ -118,25 +112,26 @@ Command addCaptureCommand(CLI::App& app)
                         out["eager_after"].push_back(nlohmann::ordered_json(d));
                     if (hasLaterPlan)
                         out["stale"] = stale;
-                    std::cout << out.dump(2) << '\n';
-                } else {
-                    std::cout << "model " << session->displayName() << " on cuda, plan of " << plan.entries.size()
-                              << " entr" << (plan.entries.size() == 1 ? "y" : "ies") << '\n';
-                    printRecord(record);
-                    if (!record.leftovers.empty())
-                        std::cout << "after deactivate: "
-                                  << (unwound ? "unwound, the originals are back" : "patches still in effect") << '\n';
-                    for (const auto& d : eager)
-                        std::cout << "eager before:  " << describe(d) << '\n';
-                    for (const auto& d : replayed)
-                        std::cout << "replay x" << o->replays << ":     " << describe(d) << '\n';
-                    for (const auto& d : eagerAfter)
-                        std::cout << "eager after:   " << describe(d) << '\n';
-                    if (hasLaterPlan && record.ok)
-                        std::cout << "against the later plan (" << later.entries.size()
-                                  << " entries): " << (stale ? "STALE: re-capture to run it" : "current") << '\n';
                 }
-                return record.ok ? 0 : 1;
+                {
+                    std::ostream& out = report.text;
+                    out << "model " << session->displayName() << " on cuda, plan of " << plan.entries.size() << " entr"
+                        << (plan.entries.size() == 1 ? "y" : "ies") << '\n';
+                    printRecord(out, record);
+                    if (!record.leftovers.empty())
+                        out << "after deactivate: "
+                            << (unwound ? "unwound, the originals are back" : "patches still in effect") << '\n';
+                    for (const auto& d : eager)
+                        out << "eager before:  " << describe(d) << '\n';
+                    for (const auto& d : replayed)
+                        out << "replay x" << o->replays << ":     " << describe(d) << '\n';
+                    for (const auto& d : eagerAfter)
+                        out << "eager after:   " << describe(d) << '\n';
+                    if (hasLaterPlan && record.ok)
+                        out << "against the later plan (" << later.entries.size()
+                            << " entries): " << (stale ? "STALE: re-capture to run it" : "current") << '\n';
+                }
+                report.exitCode = record.ok ? 0 : 1;
             }};
 }
 

@@ -7,8 +7,6 @@
 
 #include <kforge/error.h>
 
-#include <iostream>
-
 namespace kforge::cli {
 
 Command addCompareCommand(CLI::App& app)
@@ -17,13 +15,13 @@ Command addCompareCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("compare", "Profile the model without and with a plan: time per function and per "
                                               "module before and after, speedup, output error");
     addStudyOptions(cmd, *o);
-    return {cmd, [o] {
-                if (!o->hasPlan())
+    return {cmd, [o](Report& report) {
+                if (!o->plan.given())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
-                const Plan plan = planOf(*o);
-                auto session = openModel(o->model);
+                const Plan plan = o->plan.read();
+                auto session = openModel(o->model, report);
                 requireInputs(*session);
-                const auto warnings = warnPlan(plan, *session, o->device);
+                warnPlan(report, plan, *session, o->device);
                 InterruptGuard guard;
                 const StudyResult study = runStudy(*session, *o, StudyKind::Compare, plan);
                 const ProfileRun& baseline = *study.baseline;
@@ -31,36 +29,23 @@ Command addCompareCommand(CLI::App& app)
                 writeStudyFiles(study, *o, "", files);
                 if (!study.plan) {
                     // Interrupted during the baseline: what was measured, and no comparison.
-                    if (o->json) {
-                        nlohmann::ordered_json out{{"baseline", runJson(baseline, "function", 0, "baseline")},
-                                                   {"cancelled", true},
-                                                   {"files", files},
-                                                   {"warnings", nlohmann::ordered_json(warnings)}};
-                        std::cout << out.dump(2) << '\n';
-                    } else {
-                        printRunHeader(baseline);
-                        printRunTables(baseline, "function", o->top);
-                        printFiles(files);
-                    }
-                    reportInterrupted(baseline);
-                    return kInterruptedExitCode;
+                    report.json = {{"baseline", runJson(baseline, "function", 0, "baseline")},
+                                   {"cancelled", true},
+                                   {"files", files}};
+                    printRunHeader(report.text, baseline);
+                    printRunTables(report.text, baseline, "function", o->top);
+                    printFiles(report.text, files);
+                    reportInterrupted(report, baseline);
+                    return;
                 }
                 const ProfileRun& planned = *study.plan;
-                if (o->json) {
-                    nlohmann::ordered_json out = comparisonJson(baseline, planned, 0);
-                    out["files"] = files;
-                    out["cancelled"] = planned.cancelled;
-                    out["warnings"] = nlohmann::ordered_json(warnings);
-                    std::cout << out.dump(2) << '\n';
-                } else {
-                    printComparison(baseline, planned);
-                    printFiles(files);
-                }
-                if (planned.cancelled) {
-                    reportInterrupted(planned);
-                    return kInterruptedExitCode;
-                }
-                return 0;
+                report.json = comparisonJson(baseline, planned, 0);
+                report.json["files"] = files;
+                report.json["cancelled"] = planned.cancelled;
+                printComparison(report.text, baseline, planned);
+                printFiles(report.text, files);
+                if (planned.cancelled)
+                    reportInterrupted(report, planned);
             }};
 }
 

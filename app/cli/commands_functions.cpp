@@ -7,7 +7,6 @@
 #include <kforge/functions.h>
 #include <kforge/provider_catalog.h>
 
-#include <iostream>
 #include <map>
 
 namespace kforge::cli {
@@ -46,47 +45,41 @@ std::string sharedForms(FormKind kind)
 
 Command addFunctionsCommand(CLI::App& app)
 {
-    auto json = std::make_shared<bool>(false);
     auto* cmd = app.add_subcommand(
         "functions", "List the replaceable functions: the ATen forms each takes in graphs and its providers");
-    cmd->add_flag("--json", *json, "JSON output");
-    return {cmd, [json] {
-                std::map<std::string, std::vector<std::string>> providers;
-                for (const auto& p : providerCatalog())
-                    providers[p.function].push_back(p.typeName);
-                if (*json) {
-                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                    for (Function f : allFunctions())
-                        out.push_back(toJson(functionInfo(f), providers[std::string(functionName(f))]));
-                    std::cout << out.dump(2) << '\n';
-                    return 0;
-                }
-                std::vector<std::vector<std::string>> rows;
-                for (Function f : allFunctions()) {
-                    const FunctionInfo& info = functionInfo(f);
-                    std::string forms; // without "aten::"; --json has them all
-                    for (size_t i = 1; i < info.forms.size() && i <= 3; ++i)
-                        forms += (forms.empty() ? "" : " ") + qualifiedOpName(info.forms[i].op).substr(6);
-                    if (info.forms.size() > 4)
-                        forms += " +" + std::to_string(info.forms.size() - 4) + " more";
-                    std::string aliases;
-                    for (std::string_view a : info.aliases)
-                        aliases += (aliases.empty() ? "" : " ") + std::string(a);
-                    rows.push_back({std::string(info.name), std::string(info.category),
-                                    qualifiedOpName(info.normalForm), forms.empty() ? "-" : forms,
-                                    aliases.empty() ? "-" : aliases,
-                                    std::to_string(providers[std::string(info.name)].size())});
-                }
-                std::cout << formatTable({"FUNCTION", "CATEGORY", "NORMAL FORM", "OTHER FORMS", "ALIASES", "PROVIDERS"},
-                                         rows);
-                std::cout << "\n"
-                          << allFunctions().size() << " functions. Traced convolutions ("
-                          << sharedForms(FormKind::Convolution) << ", " << sharedForms(FormKind::ConvolutionMode)
-                          << ") are conv1d/2d/3d or conv_transpose1d/2d/3d by the weight's rank and `transposed`.\n"
-                          << "Calls inside " << sharedForms(FormKind::Opaque)
-                          << " are not torch.nn.functional calls and are not intercepted.\n";
-                return 0;
-            }};
+    addJsonFlag(cmd);
+    return {
+        cmd, [](Report& report) {
+            std::map<std::string, std::vector<std::string>> providers;
+            for (const auto& p : providerCatalog())
+                providers[p.function].push_back(p.typeName);
+            report.json = nlohmann::ordered_json::array();
+            for (Function f : allFunctions())
+                report.json.push_back(toJson(functionInfo(f), providers[std::string(functionName(f))]));
+            std::vector<std::vector<std::string>> rows;
+            for (Function f : allFunctions()) {
+                const FunctionInfo& info = functionInfo(f);
+                std::string forms; // without "aten::"; --json has them all
+                for (size_t i = 1; i < info.forms.size() && i <= 3; ++i)
+                    forms += (forms.empty() ? "" : " ") + qualifiedOpName(info.forms[i].op).substr(6);
+                if (info.forms.size() > 4)
+                    forms += " +" + std::to_string(info.forms.size() - 4) + " more";
+                std::string aliases;
+                for (std::string_view a : info.aliases)
+                    aliases += (aliases.empty() ? "" : " ") + std::string(a);
+                rows.push_back({std::string(info.name), std::string(info.category), qualifiedOpName(info.normalForm),
+                                forms.empty() ? "-" : forms, aliases.empty() ? "-" : aliases,
+                                std::to_string(providers[std::string(info.name)].size())});
+            }
+            report.text << formatTable({"FUNCTION", "CATEGORY", "NORMAL FORM", "OTHER FORMS", "ALIASES", "PROVIDERS"},
+                                       rows);
+            report.text << "\n"
+                        << allFunctions().size() << " functions. Traced convolutions ("
+                        << sharedForms(FormKind::Convolution) << ", " << sharedForms(FormKind::ConvolutionMode)
+                        << ") are conv1d/2d/3d or conv_transpose1d/2d/3d by the weight's rank and `transposed`.\n"
+                        << "Calls inside " << sharedForms(FormKind::Opaque)
+                        << " are not torch.nn.functional calls and are not intercepted.\n";
+        }};
 }
 
 } // namespace kforge::cli

@@ -23,13 +23,13 @@ Command addOptimizeCommand(CLI::App& app)
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 7;
-        bool json = false, quiet = false, reference = false;
+        bool quiet = false, reference = false;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("optimize", "Find the fastest correct provider per function and write a plan");
     addModelOptions(cmd, o->model);
     cmd->add_option("-o,--out", o->out, "plan file to write (kforge dialect)")->required();
-    cmd->add_option("--device", o->device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+    addDeviceOption(cmd, o->device, "where the model runs and the candidates are measured");
     cmd->add_option("--min-share", o->minShare, "skip functions below this share of the time (percent)")
         ->check(CLI::Range(0.0, 100.0));
     cmd->add_option("--warmup", o->warmup, "warm-up forwards of the profile")->check(CLI::Range(0, 1000));
@@ -55,10 +55,10 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--generation-timeout", o->generationTimeout,
                     "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
         ->check(CLI::PositiveNumber);
-    cmd->add_flag("--json", o->json, "JSON report");
-    cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
-    return {cmd, [o] {
-                auto session = openModel(o->model);
+    addJsonFlag(cmd, "JSON report");
+    addQuietFlag(cmd, o->quiet);
+    return {cmd, [o](Report& report) {
+                auto session = openModel(o->model, report);
                 requireInputs(*session);
                 OptimizeOptions options;
                 options.device = o->device;
@@ -80,17 +80,18 @@ Command addOptimizeCommand(CLI::App& app)
                 options.progress = [](int, int) { return !interrupted(); };
                 OptimizeResult result = makePlan(*session, options);
                 if (result.cancelled)
-                    std::cerr << "kforge: stopped by Ctrl+C: the plan holds the functions tried before it\n";
+                    report.diagnostic("stopped by Ctrl+C: the plan holds the functions tried before it");
                 result.plan.modelName = session->displayName();
                 savePlan(result.plan, o->out);
                 // The plan written must fire where it was measured; a warning here is a make_plan bug to report.
-                const auto warnings = warnPlan(result.plan, *session, o->device);
-                if (o->json) {
-                    nlohmann::ordered_json out{{"plan", o->out},
-                                               {"stopped", result.cancelled},
-                                               {"functions", nlohmann::ordered_json::array()},
-                                               {"candidates", nlohmann::ordered_json::array()},
-                                               {"warnings", nlohmann::ordered_json(warnings)}};
+                warnPlan(report, result.plan, *session, o->device);
+                report.exitCode = result.cancelled ? kInterruptedExitCode : 0;
+                {
+                    nlohmann::ordered_json& out = report.json;
+                    out = {{"plan", o->out},
+                           {"stopped", result.cancelled},
+                           {"functions", nlohmann::ordered_json::array()},
+                           {"candidates", nlohmann::ordered_json::array()}};
                     for (const auto& f : result.functions)
                         out["functions"].push_back({{"function", f.function},
                                                     {"share_percent", f.sharePercent},
@@ -111,14 +112,13 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"max_abs_error", c.correctness.maxAbsError},
                                                      {"kept", c.kept},
                                                      {"rejected", c.rejected}});
-                    std::cout << out.dump(2) << '\n';
-                    return result.cancelled ? kInterruptedExitCode : 0;
                 }
+                std::ostream& out = report.text;
                 std::vector<std::vector<std::string>> functions;
                 for (const auto& f : result.functions)
                     functions.push_back({f.function, fixed(f.sharePercent, 1) + "%", std::to_string(f.uniqueSamples),
                                          f.skipped.empty() ? "tried" : f.skipped});
-                std::cout << formatTable({"FUNCTION", "SHARE", "SAMPLES", "STATUS"}, functions) << '\n';
+                out << formatTable({"FUNCTION", "SHARE", "SAMPLES", "STATUS"}, functions) << '\n';
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& c : result.candidates)
                     rows.push_back({c.function, c.provider.empty() ? c.settings.dump() : c.provider,
@@ -128,17 +128,16 @@ Command addOptimizeCommand(CLI::App& app)
                                     c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-",
                                     c.correctness.passed ? fixed(c.correctness.maxAbsError, 7) : "-",
                                     c.kept ? "KEPT" : c.rejected});
-                std::cout << formatTable({"FUNCTION", "CANDIDATE", "SOURCE", "LATENCY us", "ORIGINAL us", "SPEEDUP",
-                                          "MAX ABS ERR", "RESULT"},
-                                         rows);
+                out << formatTable({"FUNCTION", "CANDIDATE", "SOURCE", "LATENCY us", "ORIGINAL us", "SPEEDUP",
+                                    "MAX ABS ERR", "RESULT"},
+                                   rows);
                 for (const auto& c : result.candidates) // what each generator made, or why it made nothing
                     if (!c.generator.empty() && !c.generation.empty())
-                        std::cout << "  " << c.function << " <- " << c.generator << ": " << c.generation << '\n';
+                        out << "  " << c.function << " <- " << c.generator << ": " << c.generation << '\n';
                 for (const auto& f : result.functions) // per-module choices, or why one choice was kept
                     if (!f.perModule.empty())
-                        std::cout << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';
-                std::cout << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
-                return result.cancelled ? kInterruptedExitCode : 0;
+                        out << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';
+                out << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
             }};
 }
 

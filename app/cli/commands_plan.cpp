@@ -8,12 +8,10 @@
 #include <kforge/module_path.h>
 #include <kforge/plan.h>
 
-#include <iostream>
-
 namespace kforge::cli {
 namespace {
 
-struct PlanOptions {
+struct PlanCommandOptions {
     std::string out;
     ModelOptions model; // --model and --program: no forward runs
     std::vector<std::string> provides;
@@ -22,7 +20,6 @@ struct PlanOptions {
     std::string file;
     std::string scope;
     std::string device = "cpu";
-    bool json = false;
     bool aitune = false;
 };
 
@@ -50,33 +47,30 @@ std::string problemLine(const std::string& planPath, const PlanProblem& p)
            ": " + p.kind + ": " + p.message + "; fix: " + p.fix;
 }
 
-int runNew(const PlanOptions& o)
+void runNew(const PlanCommandOptions& o, Report& report)
 {
     Plan plan;
     for (const auto& spec : o.provides)
         plan.entries.push_back(parseProvideSpec(spec));
     if (!o.model.source.empty()) {
-        auto session = openModel(o.model);
+        auto session = openModel(o.model, report);
         plan.modelName = session->displayName();
         if (!session->isBuiltin())
             plan.modelSha256 = fileSha256(o.model.source);
         // The plan is written anyway (it may be meant for another device or a later model); problems are warned.
         for (const auto& p : validatePlan(plan, *session))
-            warn(problemLine(o.out, p));
+            report.warn(problemLine(o.out, p));
     }
     savePlan(plan, o.out);
-    std::cout << "wrote " << o.out << ": " << plan.entries.size() << " entr" << (plan.entries.size() == 1 ? "y" : "ies")
-              << (plan.modelName.empty() ? "" : " for " + plan.modelName) << '\n';
-    return 0;
+    report.text << "wrote " << o.out << ": " << plan.entries.size() << " entr"
+                << (plan.entries.size() == 1 ? "y" : "ies") << (plan.modelName.empty() ? "" : " for " + plan.modelName)
+                << '\n';
 }
 
-int runShow(const PlanOptions& o)
+void runShow(const PlanCommandOptions& o, Report& report)
 {
     const Plan plan = readPlan(o.plan);
-    if (o.json) {
-        std::cout << toJson(plan);
-        return 0;
-    }
+    report.json = plan; // in the kforge dialect
     size_t disabled = 0, unavailable = 0;
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < plan.entries.size(); ++i) {
@@ -87,19 +81,18 @@ int runShow(const PlanOptions& o)
         rows.push_back({std::to_string(i), e.enabled ? "yes" : "no", module_path::displayName(e.scope), e.function,
                         providerText(e.provider) + (available ? "" : " [unavailable]"), e.note});
     }
-    std::cout << "plan " << o.plan << ": "
-              << (plan.dialect == PlanDialect::Aitune ? std::string("AITune dialect")
-                                                      : "kforge dialect version " + std::to_string(plan.version))
-              << (plan.modelName.empty() ? "" : ", model " + plan.modelName) << ", " << plan.entries.size()
-              << " entries (" << disabled << " disabled, " << unavailable << " unavailable)\n";
-    std::cout << formatTable({"#", "ENABLED", "SCOPE", "FUNCTION", "PROVIDER", "NOTE"}, rows);
-    return 0;
+    report.text << "plan " << o.plan << ": "
+                << (plan.dialect == PlanDialect::Aitune ? std::string("AITune dialect")
+                                                        : "kforge dialect version " + std::to_string(plan.version))
+                << (plan.modelName.empty() ? "" : ", model " + plan.modelName) << ", " << plan.entries.size()
+                << " entries (" << disabled << " disabled, " << unavailable << " unavailable)\n";
+    report.text << formatTable({"#", "ENABLED", "SCOPE", "FUNCTION", "PROVIDER", "NOTE"}, rows);
 }
 
 // One plan file against the session (opened on first use: a plan that does not even read needs no model).
-// Prints its problems (human) or returns them (JSON); true when it is valid.
-bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<ModelSession>& session,
-                 nlohmann::ordered_json& json)
+// Its problems go into `json` and the report's text; true when it is valid.
+bool validateOne(const PlanCommandOptions& o, const std::string& path, std::unique_ptr<ModelSession>& session,
+                 nlohmann::ordered_json& json, Report& report)
 {
     Plan plan;
     try {
@@ -114,12 +107,11 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
                    {"kind", "unreadable"},
                    {"message", e.why()},
                    {"fix", "correct the file"}}}}};
-        if (!o.json)
-            std::cout << path << ": unreadable: " << e.why() << "; fix: correct the file\n";
+        report.text << path << ": unreadable: " << e.why() << "; fix: correct the file\n";
         return false;
     }
     if (!session)
-        session = openModel(o.model);
+        session = openModel(o.model, report);
     const auto problems = validatePlan(plan, *session, o.device);
     json = {{"plan", path},
             {"model", session->displayName()},
@@ -130,69 +122,62 @@ bool validateOne(const PlanOptions& o, const std::string& path, std::unique_ptr<
     for (const auto& p : problems)
         json["problems"].push_back(
             {{"entry", p.entry}, {"path", p.jsonPath}, {"kind", p.kind}, {"message", p.message}, {"fix", p.fix}});
-    if (o.json)
-        return problems.empty();
     if (problems.empty()) {
-        std::cout << path << ": valid for " << session->displayName() << " on " << o.device << " ("
-                  << plan.entries.size() << " entries)\n";
+        report.text << path << ": valid for " << session->displayName() << " on " << o.device << " ("
+                    << plan.entries.size() << " entries)\n";
     } else {
         for (const auto& p : problems)
-            std::cout << problemLine(path, p) << '\n';
-        std::cerr << "kforge: " << path << ": " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
-                  << '\n';
+            report.text << problemLine(path, p) << '\n';
+        report.diagnostic(path + ": " + std::to_string(problems.size()) + " problem" +
+                          (problems.size() == 1 ? "" : "s"));
     }
     return problems.empty();
 }
 
 // Exit 1 when any plan is invalid. JSON: one object for one plan, an array of them for several.
-int runValidate(const PlanOptions& o)
+void runValidate(const PlanCommandOptions& o, Report& report)
 {
     std::unique_ptr<ModelSession> session;
     nlohmann::ordered_json reports = nlohmann::ordered_json::array();
     bool allValid = true;
     for (const auto& path : o.plans) {
-        nlohmann::ordered_json report;
-        allValid &= validateOne(o, path, session, report);
-        reports.push_back(std::move(report));
+        nlohmann::ordered_json one;
+        allValid &= validateOne(o, path, session, one, report);
+        reports.push_back(std::move(one));
     }
-    if (o.json)
-        // A file name need not be UTF-8; JSON must be.
-        std::cout << (reports.size() == 1 ? reports[0] : reports)
-                         .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                  << '\n';
-    return allValid ? 0 : 1;
+    report.json = reports.size() == 1 ? reports[0] : reports;
+    report.exitCode = allValid ? 0 : 1;
 }
 
-int runExport(const PlanOptions& o)
+void runExport(const PlanCommandOptions& o, Report& report)
 {
     const std::string text = exportAitune(readPlan(o.plan));
     if (o.out.empty()) {
-        std::cout << text;
-        return 0;
+        report.text << text;
+        return;
     }
     writeFileAtomically(o.out, text);
-    std::cout << "wrote " << o.out << " (AITune dialect)\n";
-    return 0;
+    report.text << "wrote " << o.out << " (AITune dialect)\n";
 }
 
-int runImport(const PlanOptions& o)
+void runImport(const PlanCommandOptions& o, Report& report)
 {
     const Plan plan = readAitunePlan(o.file, o.scope);
     savePlan(plan, o.out);
-    std::cout << "imported " << plan.entries.size() << " provider" << (plan.entries.size() == 1 ? "" : "s") << " from "
-              << o.file << " into " << o.out << (o.scope.empty() ? "" : " (scope '" + o.scope + "')") << '\n';
+    report.text << "imported " << plan.entries.size() << " provider" << (plan.entries.size() == 1 ? "" : "s")
+                << " from " << o.file << " into " << o.out << (o.scope.empty() ? "" : " (scope '" + o.scope + "')")
+                << '\n';
     for (size_t i = 0; i < plan.entries.size(); ++i)
         if (!providerAvailable(plan.entries[i]))
-            std::cout << "  entry " << i << ": '" << plan.entries[i].providerType()
-                      << "' has no implementation in this build: kept, unavailable\n";
-    return 0;
+            report.text << "  entry " << i << ": '" << plan.entries[i].providerType()
+                        << "' has no implementation in this build: kept, unavailable\n";
 }
 
 } // namespace
 
 Command addPlanCommand(CLI::App& app)
 {
-    auto o = std::make_shared<PlanOptions>();
+    auto o = std::make_shared<PlanCommandOptions>();
     auto* cmd = app.add_subcommand("plan", "Create, show, validate, export and import plan files");
     cmd->require_subcommand(1);
 
@@ -205,17 +190,15 @@ Command addPlanCommand(CLI::App& app)
 
     auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
     show->add_option("PLAN", o->plan, "plan file")->required();
-    show->add_flag("--json", o->json, "the plan in the kforge dialect");
+    addJsonFlag(show, "the plan in the kforge dialect");
 
     auto* validate = cmd->add_subcommand("validate", "Check a plan against a model: every problem, with a fix");
     validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
     validate->add_option("--model", o->model.source, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
         ->required();
     addProgramOption(validate, o->model.open.program);
-    validate->add_option("--device", o->device, "device the plan will run on")
-        ->check(CLI::IsMember({"cpu", "cuda"}))
-        ->capture_default_str();
-    validate->add_flag("--json", o->json, "JSON output");
+    addDeviceOption(validate, o->device, "device the plan will run on");
+    addJsonFlag(validate);
 
     auto* exporter = cmd->add_subcommand("export", "Write a plan in another dialect");
     exporter->add_option("PLAN", o->plan, "plan file")->required();
@@ -227,18 +210,17 @@ Command addPlanCommand(CLI::App& app)
     importer->add_option("-o,--out", o->out, "kforge plan to write")->required();
     importer->add_option("--scope", o->scope, "module path the providers apply to (default: the root)");
 
-    return {cmd, [o, create, show, validate, exporter, importer] {
+    return {cmd, [o, create, show, validate, exporter, importer](Report& report) {
                 if (create->parsed())
-                    return runNew(*o);
-                if (show->parsed())
-                    return runShow(*o);
-                if (validate->parsed())
-                    return runValidate(*o);
-                if (exporter->parsed())
-                    return runExport(*o);
-                if (importer->parsed())
-                    return runImport(*o);
-                return 2;
+                    runNew(*o, report);
+                else if (show->parsed())
+                    runShow(*o, report);
+                else if (validate->parsed())
+                    runValidate(*o, report);
+                else if (exporter->parsed())
+                    runExport(*o, report);
+                else if (importer->parsed())
+                    runImport(*o, report);
             }};
 }
 

@@ -6,8 +6,6 @@
 #include "profile_tables.h"
 #include "progress.h"
 
-#include <iostream>
-
 namespace kforge::cli {
 
 Command addProfileCommand(CLI::App& app)
@@ -28,32 +26,27 @@ Command addProfileCommand(CLI::App& app)
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
-    return {cmd, [o, topOption] {
-                auto session = openModel(o->model);
+    return {cmd, [o, topOption](Report& report) {
+                auto session = openModel(o->model, report);
                 requireInputs(*session);
-                const bool usePlan = o->hasPlan();
-                const Plan plan = planOf(*o);
-                const auto warnings = usePlan ? warnPlan(plan, *session, o->device) : std::vector<PlanWarning>{};
+                const bool usePlan = o->plan.given();
+                const Plan plan = o->plan.read();
+                if (usePlan)
+                    warnPlan(report, plan, *session, o->device);
+                else
+                    report.setPlanWarnings({});
                 InterruptGuard guard;
                 const StudyResult study = runStudy(*session, *o, usePlan ? StudyKind::Plan : StudyKind::Baseline, plan);
                 const ProfileRun& run = usePlan ? *study.plan : *study.baseline;
                 nlohmann::ordered_json files = nlohmann::ordered_json::object();
                 writeStudyFiles(study, *o, o->csv, files);
-                if (o->json) {
-                    nlohmann::ordered_json out = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
-                    out["files"] = files;
-                    out["warnings"] = nlohmann::ordered_json(warnings);
-                    std::cout << out.dump(2) << '\n';
-                } else {
-                    printRunHeader(run);
-                    printRunTables(run, o->groupBy, o->top);
-                    printFiles(files);
-                }
-                if (run.cancelled) {
-                    reportInterrupted(run);
-                    return kInterruptedExitCode;
-                }
-                return 0;
+                report.json = runJson(run, o->groupBy, topOption->count() ? o->top : 0);
+                report.json["files"] = files;
+                printRunHeader(report.text, run);
+                printRunTables(report.text, run, o->groupBy, o->top);
+                printFiles(report.text, files);
+                if (run.cancelled)
+                    reportInterrupted(report, run);
             }};
 }
 

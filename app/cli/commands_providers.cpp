@@ -5,29 +5,22 @@
 
 #include <kforge/provider_catalog.h>
 
-#include <iostream>
-
 namespace kforge::cli {
 
 Command addProvidersCommand(CLI::App& app)
 {
-    auto json = std::make_shared<bool>(false);
     auto* cmd = app.add_subcommand("providers", "List the kernel provider types: function, devices, settings");
-    cmd->add_flag("--json", *json, "JSON output");
-    return {cmd, [json] {
+    addJsonFlag(cmd);
+    return {cmd, [](Report& report) {
                 const auto providers = providerCatalog();
-                if (*json) {
-                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                    for (const auto& p : providers)
-                        out.push_back({{"type", p.typeName},
-                                       {"function", p.function},
-                                       {"devices", p.devices},
-                                       {"description", p.description},
-                                       {"settings_schema", nlohmann::ordered_json::parse(p.settingsSchemaJson)},
-                                       {"plugin", p.plugin}});
-                    std::cout << out.dump(2) << '\n';
-                    return 0;
-                }
+                report.json = nlohmann::ordered_json::array();
+                for (const auto& p : providers)
+                    report.json.push_back({{"type", p.typeName},
+                                           {"function", p.function},
+                                           {"devices", p.devices},
+                                           {"description", p.description},
+                                           {"settings_schema", nlohmann::ordered_json::parse(p.settingsSchemaJson)},
+                                           {"plugin", p.plugin}});
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& p : providers) {
                     std::string devices;
@@ -41,28 +34,22 @@ Command addProvidersCommand(CLI::App& app)
                     rows.push_back({p.typeName, p.function, devices, settings.empty() ? "-" : settings,
                                     p.plugin.empty() ? "built-in" : p.plugin});
                 }
-                std::cout << formatTable({"TYPE", "FUNCTION", "DEVICES", "SETTINGS", "FROM"}, rows);
-                return 0;
+                report.text << formatTable({"TYPE", "FUNCTION", "DEVICES", "SETTINGS", "FROM"}, rows);
             }};
 }
 
 Command addGeneratorsCommand(CLI::App& app)
 {
-    auto json = std::make_shared<bool>(false);
     auto* cmd = app.add_subcommand("generators", "List the kernel generators `optimize` asks for providers");
-    cmd->add_flag("--json", *json, "JSON output");
-    return {cmd, [json] {
+    addJsonFlag(cmd);
+    return {cmd, [](Report& report) {
                 const auto generators = generatorCatalog();
-                if (*json) {
-                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                    for (const auto& g : generators)
-                        out.push_back({{"name", g.name},
-                                       {"functions", g.functions},
-                                       {"devices", g.devices},
-                                       {"description", g.description}});
-                    std::cout << out.dump(2) << '\n';
-                    return 0;
-                }
+                report.json = nlohmann::ordered_json::array();
+                for (const auto& g : generators)
+                    report.json.push_back({{"name", g.name},
+                                           {"functions", g.functions},
+                                           {"devices", g.devices},
+                                           {"description", g.description}});
                 std::vector<std::vector<std::string>> rows;
                 const auto joined = [](const std::vector<std::string>& items) {
                     std::string out;
@@ -72,8 +59,7 @@ Command addGeneratorsCommand(CLI::App& app)
                 };
                 for (const auto& g : generators)
                     rows.push_back({g.name, joined(g.functions), joined(g.devices), g.description});
-                std::cout << formatTable({"NAME", "FUNCTIONS", "DEVICES", "DESCRIPTION"}, rows);
-                return 0;
+                report.text << formatTable({"NAME", "FUNCTIONS", "DEVICES", "DESCRIPTION"}, rows);
             }};
 }
 

@@ -8,8 +8,6 @@
 #include <kforge/profile_export.h>
 #include <kforge/study.h>
 
-#include <iostream>
-
 namespace kforge::cli {
 
 Command addReportCommand(CLI::App& app)
@@ -19,7 +17,6 @@ Command addReportCommand(CLI::App& app)
         std::string groupBy;
         std::string run;
         size_t top = 20;
-        bool json = false;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("report", "Print the tables of saved .kfprof runs (no model or GPU needed); two "
@@ -29,9 +26,9 @@ Command addReportCommand(CLI::App& app)
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
     cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
-    cmd->add_flag("--json", o->json, "JSON output");
+    addJsonFlag(cmd);
     auto* topOption = cmd->get_option("--top");
-    return {cmd, [o, topOption] {
+    return {cmd, [o, topOption](Report& report) {
                 std::vector<SavedRun> runs;
                 for (const auto& file : o->files)
                     for (auto& saved : loadProfiles(file))
@@ -54,27 +51,21 @@ Command addReportCommand(CLI::App& app)
                 }
                 if (runs.size() == 2 && o->groupBy.empty()) {
                     const PairedRuns pair = pairSavedRuns(runs); // the desktop app pairs a file's runs alike
-                    if (o->json)
-                        std::cout << comparisonJson(pair.baseline->run, pair.plan->run, jsonTop).dump(2) << '\n';
-                    else
-                        printComparison(pair.baseline->run, pair.plan->run);
-                    return 0;
+                    report.json = comparisonJson(pair.baseline->run, pair.plan->run, jsonTop);
+                    printComparison(report.text, pair.baseline->run, pair.plan->run);
+                    return;
                 }
-                if (o->json) {
-                    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                    for (const auto& r : runs)
-                        out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
-                    std::cout << (out.size() == 1 ? out[0] : out).dump(2) << '\n';
-                    return 0;
-                }
+                nlohmann::ordered_json out = nlohmann::ordered_json::array();
+                for (const auto& r : runs)
+                    out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
+                report.json = out.size() == 1 ? out[0] : out;
                 for (size_t i = 0; i < runs.size(); ++i) {
                     if (runs.size() > 1)
-                        std::cout << (i ? "\n" : "") << "== run " << i + 1 << " of " << runs.size()
-                                  << (runs[i].label.empty() ? "" : ": " + runs[i].label) << " ==\n";
-                    printRunHeader(runs[i].run);
-                    printRunTables(runs[i].run, o->groupBy, o->top);
+                        report.text << (i ? "\n" : "") << "== run " << i + 1 << " of " << runs.size()
+                                    << (runs[i].label.empty() ? "" : ": " + runs[i].label) << " ==\n";
+                    printRunHeader(report.text, runs[i].run);
+                    printRunTables(report.text, runs[i].run, o->groupBy, o->top);
                 }
-                return 0;
             }};
 }
 

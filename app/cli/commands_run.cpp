@@ -10,7 +10,7 @@
 #include <kforge/runtime.h>
 
 #include <atomic>
-#include <iostream>
+#include <ostream>
 #include <map>
 #include <thread>
 
@@ -19,12 +19,10 @@ namespace {
 
 struct RunOptions {
     ModelOptions model;
-    std::vector<std::string> provides;
-    std::string planFile;
+    PlanOptions plan;
     int iterations = 1;
     int threads = 1;
     bool events = false;
-    bool json = false;
     bool quiet = false;
 };
 
@@ -71,34 +69,29 @@ Command addRunCommand(CLI::App& app)
     auto o = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run forwards with providers in effect and report who served each call");
     addModelOptions(cmd, o->model);
-    cmd->add_option("--provide", o->provides,
-                    "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry, e.g. "
-                    "\"blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider\"");
-    cmd->add_option("--plan", o->planFile,
-                    "plan file (kforge or AITune dialect); its entries come first, --provide entries after them")
-        ->type_name("FILE");
+    addPlanOptions(cmd, o->plan);
     cmd->add_option("--iterations", o->iterations, "forwards per thread")->check(CLI::Range(1, 1000000));
     cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
     cmd->add_flag("--keep-leftovers", o->model.open.keepLeftovers,
                   "leave patches of a failed forward in effect (debugging)");
     cmd->add_flag("--events", o->events, "print the runtime's event log");
-    cmd->add_flag("--json", o->json, "JSON output");
-    cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
+    addJsonFlag(cmd);
+    addQuietFlag(cmd, o->quiet);
     return {
-        cmd, [o] {
-            auto session = openModel(o->model);
+        cmd, [o](Report& report) {
+            auto session = openModel(o->model, report);
             requireInputs(*session);
-            const Plan plan = planFromOptions(o->planFile, o->provides);
+            const Plan plan = o->plan.read();
             EventCollector collector;
             KernelProviderRuntime runtime(*session, plan);
-            const auto warnings = warnPlan(plan, *session, session->device()); // entries that can never fire
+            warnPlan(report, plan, *session, session->device()); // entries that can never fire
             std::vector<TensorDigest> outputs;
             std::string error;
             bool stopped = false;
             {
                 auto applied = runtime.applied();
                 for (const auto& notice : runtimeNotices())
-                    std::cerr << "kforge: note: " << notice << '\n';
+                    report.diagnostic("note: " + notice);
                 try {
                     InterruptGuard guard; // the first Ctrl+C stops after the current forwards
                     Progress progress(o->quiet, "run: ");
@@ -118,19 +111,19 @@ Command addRunCommand(CLI::App& app)
                     ++calls[{e.function, e.provider, e.modulePath, e.kind == EventKind::OriginalCall ? e.detail : ""}];
             const auto declines = runtime.declines();
 
-            if (o->json) {
-                nlohmann::ordered_json out{{"model", session->displayName()},
-                                           {"inputs", session->describeInputs()},
-                                           {"iterations", o->iterations},
-                                           {"threads", o->threads},
-                                           {"outputs", nlohmann::ordered_json::array()},
-                                           {"calls", nlohmann::ordered_json::array()},
-                                           {"leftovers", nlohmann::ordered_json::array()},
-                                           {"events_dropped", collector.dropped()}};
+            {
+                nlohmann::ordered_json& out = report.json;
+                out = {{"model", session->displayName()},
+                       {"inputs", session->describeInputs()},
+                       {"iterations", o->iterations},
+                       {"threads", o->threads},
+                       {"outputs", nlohmann::ordered_json::array()},
+                       {"calls", nlohmann::ordered_json::array()},
+                       {"leftovers", nlohmann::ordered_json::array()},
+                       {"events_dropped", collector.dropped()}};
                 if (!error.empty()) // the shape of every --json error (main.cpp)
                     out["error"] = {{"message", error}, {"exit_code", 1}};
                 out["stopped"] = stopped;
-                out["warnings"] = nlohmann::ordered_json(warnings);
                 for (const auto& d : outputs)
                     out["outputs"].push_back(nlohmann::ordered_json(d));
                 for (const auto& [key, n] : calls) {
@@ -157,45 +150,47 @@ Command addRunCommand(CLI::App& app)
                                                  {"depth", e.depth},
                                                  {"detail", e.detail}});
                 }
-                std::cout << out.dump(2) << '\n';
-            } else {
+            }
+            {
+                std::ostream& out = report.text;
                 std::string inputs;
                 for (const auto& d : session->describeInputs())
                     inputs += (inputs.empty() ? "" : ", ") + d;
-                std::cout << "model " << session->displayName() << "  inputs " << inputs << "  iterations "
-                          << o->iterations << " x " << o->threads << " thread(s)"
-                          << (stopped ? "  (stopped by Ctrl+C: partial result)" : "") << '\n';
+                out << "model " << session->displayName() << "  inputs " << inputs << "  iterations " << o->iterations
+                    << " x " << o->threads << " thread(s)" << (stopped ? "  (stopped by Ctrl+C: partial result)" : "")
+                    << '\n';
                 for (const auto& d : outputs)
-                    std::cout << describe(d) << '\n';
+                    out << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;
                 for (const auto& [key, n] : calls)
                     rows.push_back(
                         {key.function, key.provider + (key.declined.empty() ? "" : " (" + key.declined + ")"),
                          key.scope.empty() && key.provider == "original" ? "-" : module_path::displayName(key.scope),
                          withThousands(n)});
-                std::cout << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
+                out << '\n' << formatTable({"FUNCTION", "SERVED BY", "SCOPE", "CALLS"}, rows);
                 for (const auto& d : declines)
-                    std::cout << describe(d) << '\n';
-                std::cout << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
+                    out << describe(d) << '\n';
+                out << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
                 for (const auto& p : leftovers)
-                    std::cout << "  " << describe(p) << '\n';
+                    out << "  " << describe(p) << '\n';
                 if (collector.dropped())
-                    std::cout << "events dropped: " << collector.dropped() << '\n';
+                    out << "events dropped: " << collector.dropped() << '\n';
                 if (o->events) {
-                    std::cout << "\nevents:\n";
+                    out << "\nevents:\n";
                     for (const Event& e : collector.events())
-                        std::cout << "  #" << e.sequence << " t" << e.thread << ' ' << eventKindName(e.kind) << ' '
-                                  << (e.modulePath.empty() ? "" : "module=" + e.modulePath + ' ')
-                                  << (e.function.empty() ? "" : "function=" + e.function + ' ')
-                                  << (e.provider.empty() ? "" : "provider=" + e.provider + ' ')
-                                  << (e.depth ? "depth=" + std::to_string(e.depth) + ' ' : "") << e.detail << '\n';
+                        out << "  #" << e.sequence << " t" << e.thread << ' ' << eventKindName(e.kind) << ' '
+                            << (e.modulePath.empty() ? "" : "module=" + e.modulePath + ' ')
+                            << (e.function.empty() ? "" : "function=" + e.function + ' ')
+                            << (e.provider.empty() ? "" : "provider=" + e.provider + ' ')
+                            << (e.depth ? "depth=" + std::to_string(e.depth) + ' ' : "") << e.detail << '\n';
                 }
             }
             if (!error.empty()) {
-                std::cerr << "kforge: error: " << error << '\n';
-                return 1;
+                report.diagnostic("error: " + error);
+                report.exitCode = 1;
+                return;
             }
-            return stopped ? kInterruptedExitCode : 0;
+            report.exitCode = stopped ? kInterruptedExitCode : 0;
         }};
 }
 

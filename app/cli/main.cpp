@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "completion.h"
 #include "output.h"
+#include "report.h"
 
 #include <kforge/error.h>
 #include <kforge/plugins.h>
@@ -22,7 +23,8 @@ constexpr int kUsageError = 2;
 bool wantsJson(const CLI::App& app)
 {
     for (const CLI::App* command : app.get_subcommands())
-        if (const CLI::Option* json = command->get_option_no_throw("--json"); json && json->count() > 0)
+        if (const CLI::Option* json = command->get_option_no_throw("--json");
+            (json && json->count() > 0) || wantsJson(*command))
             return true;
     return false;
 }
@@ -83,18 +85,23 @@ int main(int argc, char** argv)
             return 0;
         return argumentsAskForJson(argc, argv) ? jsonError(kUsageError, e.what()) : kUsageError;
     }
+    // Where the user reads what a command says: diagnostics on stderr as they come, the report on stdout at the end.
+    kforge::cli::Report report([](const std::string& line) { std::cerr << line << '\n'; });
     try {
         // Plugins from KFORGE_PROVIDER_PATH are optional: a broken one is reported, not fatal. One named on
         // the command line is required.
         std::vector<std::string> pluginErrors;
         kforge::loadProviderPluginsFromEnvironment(pluginErrors);
         for (const auto& message : pluginErrors)
-            kforge::cli::warn(message);
+            report.warn(message);
         for (const auto& plugin : plugins)
             kforge::loadProviderPlugin(plugin);
         for (const auto& command : commands)
-            if (command.app->parsed())
-                return command.run();
+            if (command.app->parsed()) {
+                command.run(report);
+                std::cout << kforge::cli::renderReport(report, wantsJson(app)) << std::flush;
+                return report.exitCode;
+            }
     } catch (const kforge::Error& e) {
         std::cerr << "kforge: error: " << e.what() << '\n';
         return wantsJson(app) ? jsonError(1, e.what(), e.where(), e.why()) : 1;

@@ -128,27 +128,45 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
     return plan;
 }
 
-void warn(const std::string& message) { std::cerr << "kforge: warning: " << message << '\n'; }
-
-std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device)
+void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device)
 {
-    std::vector<PlanWarning> warnings = planWarnings(plan, session, device);
-    for (const PlanWarning& w : warnings)
-        warn(w.text());
-    return warnings;
+    report.setPlanWarnings(planWarnings(plan, session, device));
 }
 
-std::unique_ptr<ModelSession> openModel(const ModelOptions& options)
+std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report)
 {
     auto session = ModelSession::open(options.source, options.open);
     for (const auto& warning : session->warnings())
-        warn(warning);
+        report.warn(warning);
     if (!options.inputsFile.empty())
         session->loadInputsFile(options.inputsFile);
     else if (!options.inputs.empty())
         session->setInputSpecs(options.inputs);
     return session;
 }
+
+void addPlanOptions(CLI::App* command, PlanOptions& options, const std::string& what)
+{
+    const std::string tail = what.empty() ? "" : " " + what;
+    command
+        ->add_option("--plan", options.file,
+                     "plan file (kforge or AITune dialect)" + tail + "; --provide entries come after its entries")
+        ->type_name("FILE");
+    command
+        ->add_option("--provide", options.provides,
+                     "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry" + tail +
+                         ", e.g. \"blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider\"")
+        ->type_name("SPEC");
+}
+
+void addDeviceOption(CLI::App* command, std::string& device, const std::string& help)
+{
+    command->add_option("--device", device, help)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+}
+
+void addQuietFlag(CLI::App* command, bool& quiet) { command->add_flag("--quiet,-q", quiet, "no progress on stderr"); }
+
+void addJsonFlag(CLI::App* command, const std::string& help) { command->add_flag("--json", help); }
 
 namespace {
 

@@ -5,6 +5,8 @@
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>
 
+#include "report.h"
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -32,16 +34,29 @@ std::string describe(const LeftoverPatch& patch);
 // "declined: plan entry 0 (gelu -> CpuGeluProvider, scope (root)) declined 12 call(s); ..."
 std::string describe(const EntryDeclines& declines);
 
-// The plan a command runs: the entries of `planFile` (either dialect; none when empty), then one per --provide.
+// The entries of `planFile` (either dialect; none when empty), then one per --provide spec.
 Plan planFromOptions(const std::string& planFile, const std::vector<std::string>& provideSpecs);
 
-// "kforge: warning: MESSAGE" on stderr: where every command's warnings go.
-void warn(const std::string& message);
+// The plan a command runs: --plan FILE (either dialect), then one entry per --provide SPEC.
+struct PlanOptions {
+    std::string file;
+    std::vector<std::string> provides;
+    bool given() const { return !file.empty() || !provides.empty(); }
+    Plan read() const { return planFromOptions(file, provides); }
+};
+// --plan FILE and --provide SPEC; `what` ends the help of both, e.g. "in effect while capturing".
+void addPlanOptions(CLI::App* command, PlanOptions& options, const std::string& what = "");
+// --device cpu|cuda (default: what `device` holds).
+void addDeviceOption(CLI::App* command, std::string& device, const std::string& help);
+// --quiet/-q: no progress on stderr.
+void addQuietFlag(CLI::App* command, bool& quiet);
+// --json: main prints the command's Report as JSON instead of text (main.cpp reads the flag, no command does).
+void addJsonFlag(CLI::App* command, const std::string& help = "JSON output");
 
-// The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), printed to stderr one a
-// line: "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON". Every command that runs a
-// plan calls this once the plan is known; the result goes into its --json output as "warnings".
-std::vector<PlanWarning> warnPlan(const Plan& plan, const ModelSession& session, const std::string& device);
+// The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), warned one a line:
+// "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON", and listed in the --json output as
+// "warnings". Every command that runs a plan calls this once the plan is known.
+void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);
@@ -60,7 +75,7 @@ void addProgramOption(CLI::App* command, std::string& program);
 // "direct (the graph as scripted, nothing fused)" or "optimized (LibTorch's profiling executor)".
 std::string describeGraphExecutor(const std::string& name);
 
-// Opens the model and applies --input / --inputs-file; prints the session's warnings to stderr.
-std::unique_ptr<ModelSession> openModel(const ModelOptions& options);
+// Opens the model and applies --input / --inputs-file; the session's warnings go to the report.
+std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report);
 
 } // namespace kforge::cli

@@ -5,7 +5,6 @@
 
 #include <kforge/profile_export.h>
 
-#include <iostream>
 #include <memory>
 #include <tuple>
 
@@ -14,12 +13,8 @@ namespace kforge::cli {
 void addStudyOptions(CLI::App* cmd, StudySetup& o)
 {
     addModelOptions(cmd, o.model);
-    cmd->add_option("--plan", o.planFile, "plan file (kforge or AITune dialect); --provide entries come after it")
-        ->type_name("FILE");
-    cmd->add_option("--provide", o.provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry")->type_name("SPEC");
-    cmd->add_option("--device", o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI")
-        ->check(CLI::IsMember({"cpu", "cuda"}))
-        ->capture_default_str();
+    addPlanOptions(cmd, o.plan);
+    addDeviceOption(cmd, o.device, "cpu times ATen op executions; cuda traces CUDA kernels with CUPTI");
     cmd->add_option("--warmup", o.warmup, "forwards before measuring")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
@@ -33,11 +28,9 @@ void addStudyOptions(CLI::App* cmd, StudySetup& o)
         ->type_name("FILE.kfprof");
     cmd->add_flag("--graph", o.graph,
                   "capture one forward into a CUDA graph (the plan in effect) and profile its replays (cuda only)");
-    cmd->add_flag("--json", o.json, "JSON output");
-    cmd->add_flag("--quiet,-q", o.quiet, "no progress on stderr");
+    addJsonFlag(cmd);
+    addQuietFlag(cmd, o.quiet);
 }
-
-Plan planOf(const StudySetup& o) { return planFromOptions(o.planFile, o.provides); }
 
 StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind, const Plan& plan)
 {
@@ -74,20 +67,21 @@ void writeStudyFiles(const StudyResult& study, const StudySetup& o, const std::s
     }
 }
 
-void printFiles(const nlohmann::ordered_json& files)
+void printFiles(std::ostream& out, const nlohmann::ordered_json& files)
 {
     if (files.empty())
         return;
-    std::cout << '\n';
+    out << '\n';
     for (const auto& [key, what] :
          {std::pair{"trace", "trace written to "}, std::pair{"csv", "CSV written to "}, std::pair{"save", "saved to "}})
         if (files.contains(key))
-            std::cout << what << files.at(key).get<std::string>() << '\n';
+            out << what << files.at(key).get<std::string>() << '\n';
 }
 
-void reportInterrupted(const ProfileRun& run)
+void reportInterrupted(Report& report, const ProfileRun& run)
 {
-    std::cerr << "kforge: interrupted: partial result of " << run.iterations << " measured iteration(s)\n";
+    report.diagnostic("interrupted: partial result of " + std::to_string(run.iterations) + " measured iteration(s)");
+    report.exitCode = kInterruptedExitCode;
 }
 
 } // namespace kforge::cli

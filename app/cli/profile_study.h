@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,22 +18,18 @@ namespace kforge::cli {
 
 struct StudySetup {
     ModelOptions model;
-    std::string planFile;
-    std::vector<std::string> provides;
+    PlanOptions plan;
     std::string device = "cpu";
     int warmup = 3;
     int iterations = 10;
     std::string trace;
-    bool json = false;
     bool quiet = false;
     std::string save;
     size_t top = 20;
     bool graph = false;
-    bool hasPlan() const { return !planFile.empty() || !provides.empty(); }
 };
 
 void addStudyOptions(CLI::App* command, StudySetup& setup);
-Plan planOf(const StudySetup& setup);
 
 // Runs the study with progress on stderr ("baseline: iteration 3/10") and Ctrl+C as its cancel.
 StudyResult runStudy(ModelSession& session, const StudySetup& setup, StudyKind kind, const Plan& plan);
@@ -40,8 +37,8 @@ StudyResult runStudy(ModelSession& session, const StudySetup& setup, StudyKind k
 // --trace, --csv (the first run) and --save, each through the exporter registry; `files` gets what was written.
 void writeStudyFiles(const StudyResult& study, const StudySetup& setup, const std::string& csv,
                      nlohmann::ordered_json& files);
-void printFiles(const nlohmann::ordered_json& files);
-// "kforge: interrupted: partial result of N measured iteration(s)" on stderr.
-void reportInterrupted(const ProfileRun& run);
+void printFiles(std::ostream& out, const nlohmann::ordered_json& files);
+// "kforge: interrupted: partial result of N measured iteration(s)" and the exit code of an interrupted command.
+void reportInterrupted(Report& report, const ProfileRun& run);
 
 } // namespace kforge::cli

@@ -7,7 +7,7 @@
 #include <kforge/plan.h>
 
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 #include <vector>
 
 namespace kforge::cli {
@@ -169,44 +169,44 @@ nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy
     return out;
 }
 
-void printRunHeader(const ProfileRun& run)
+void printRunHeader(std::ostream& out, const ProfileRun& run)
 {
     std::string inputs;
     for (const auto& d : run.inputs)
         inputs += (inputs.empty() ? "" : ", ") + d;
-    std::cout << "model " << run.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n';
-    std::cout << deviceLine(run) << '\n';
+    out << "model " << run.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n';
+    out << deviceLine(run) << '\n';
     if (!run.graphExecutor.empty())
-        std::cout << "graph executor: " << describeGraphExecutor(run.graphExecutor) << '\n';
-    std::cout << "plan: " << planSummary(run) << '\n';
-    std::cout << "warm-up " << run.warmupIterations << ", measured " << run.iterations
-              << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
-              << " records";
+        out << "graph executor: " << describeGraphExecutor(run.graphExecutor) << '\n';
+    out << "plan: " << planSummary(run) << '\n';
+    out << "warm-up " << run.warmupIterations << ", measured " << run.iterations
+        << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
+        << " records";
     if (run.iterations > 0 && run.wallNs > 0)
-        std::cout << ", " << fixed(double(run.wallNs) / 1e6, 3) << " ms wall ("
-                  << fixed(double(run.wallNs) / 1e6 / run.iterations, 3) << " ms per iteration)";
-    std::cout << '\n';
+        out << ", " << fixed(double(run.wallNs) / 1e6, 3) << " ms wall ("
+            << fixed(double(run.wallNs) / 1e6 / run.iterations, 3) << " ms per iteration)";
+    out << '\n';
     if (run.droppedRecords)
-        std::cout << "dropped records: " << withThousands(long(run.droppedRecords))
-                  << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
+        out << "dropped records: " << withThousands(long(run.droppedRecords))
+            << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
     if (run.cancelled)
-        std::cout << "cancelled: partial result of " << run.iterations << " measured iteration(s)\n";
+        out << "cancelled: partial result of " << run.iterations << " measured iteration(s)\n";
     for (const EntryDeclines& d : run.declines)
-        std::cout << describe(d) << '\n';
+        out << describe(d) << '\n';
 }
 
-void printRunTables(const ProfileRun& run, const std::string& groupBy, size_t top)
+void printRunTables(std::ostream& out, const ProfileRun& run, const std::string& groupBy, size_t top)
 {
     if (run.records.empty()) {
-        std::cout << "\nno records" << (run.cancelled ? " (cancelled before the measured iterations)" : "") << '\n';
+        out << "\nno records" << (run.cancelled ? " (cancelled before the measured iterations)" : "") << '\n';
         return;
     }
     for (const Grouping& g : groupings(groupBy)) {
         const auto rows = statistics(run.records, g.by);
-        std::cout << '\n' << tableTitle(run, g) << " by total time";
+        out << '\n' << tableTitle(run, g) << " by total time";
         if (top && rows.size() > top)
-            std::cout << " (top " << top << " of " << rows.size() << "; --top 0 for all)";
-        std::cout << '\n' << statsTable(rows, g, top);
+            out << " (top " << top << " of " << rows.size() << "; --top 0 for all)";
+        out << '\n' << statsTable(rows, g, top);
     }
 }
 
@@ -223,29 +223,29 @@ nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileR
          {{"comparable", c.outputsComparable}, {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}}}};
 }
 
-void printComparison(const ProfileRun& baseline, const ProfileRun& plan)
+void printComparison(std::ostream& out, const ProfileRun& baseline, const ProfileRun& plan)
 {
     const Comparison c = compare(baseline, plan);
     std::string inputs;
     for (const auto& d : baseline.inputs)
         inputs += (inputs.empty() ? "" : ", ") + d;
-    std::cout << "model " << baseline.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n'
-              << deviceLine(baseline) << '\n'
-              << "plan: " << planSummary(plan) << '\n'
-              << "baseline: warm-up " << baseline.warmupIterations << ", " << baseline.iterations
-              << " iteration(s); plan: warm-up " << plan.warmupIterations << ", " << plan.iterations
-              << " iteration(s); times are per iteration\n";
+    out << "model " << baseline.model << (inputs.empty() ? "" : "  inputs " + inputs) << '\n'
+        << deviceLine(baseline) << '\n'
+        << "plan: " << planSummary(plan) << '\n'
+        << "baseline: warm-up " << baseline.warmupIterations << ", " << baseline.iterations
+        << " iteration(s); plan: warm-up " << plan.warmupIterations << ", " << plan.iterations
+        << " iteration(s); times are per iteration\n";
     if (baseline.cancelled || plan.cancelled)
-        std::cout << "cancelled: partial result\n";
-    std::cout << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
-    std::cout << '\n' << comparisonTable(c.byModule, "MODULE", true);
-    std::cout << "\ntotal per iteration: " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
-              << " µs, speedup " << (c.planTotalUs > 0 ? fixed(c.speedup, 2) + "x" : std::string("-")) << '\n';
+        out << "cancelled: partial result\n";
+    out << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
+    out << '\n' << comparisonTable(c.byModule, "MODULE", true);
+    out << "\ntotal per iteration: " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
+        << " µs, speedup " << (c.planTotalUs > 0 ? fixed(c.speedup, 2) + "x" : std::string("-")) << '\n';
     if (c.outputsComparable)
-        std::cout << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
-                  << '\n';
+        out << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
+            << '\n';
     else
-        std::cout << "output: not comparable (the runs' outputs differ in number or size)\n";
+        out << "output: not comparable (the runs' outputs differ in number or size)\n";
 }
 
 } // namespace kforge::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 
 namespace kforge::cli {
@@ -17,11 +18,11 @@ std::string deviceLine(const ProfileRun& run);
 nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy, size_t top,
                                const std::string& label = "");
 // The model, device, plan, iterations and declines of a run.
-void printRunHeader(const ProfileRun& run);
+void printRunHeader(std::ostream& out, const ProfileRun& run);
 // The statistics tables asked for, `top` rows each (0: all).
-void printRunTables(const ProfileRun& run, const std::string& groupBy, size_t top);
+void printRunTables(std::ostream& out, const ProfileRun& run, const std::string& groupBy, size_t top);
 // Baseline vs plan per function and module, totals and the output error.
 nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top);
-void printComparison(const ProfileRun& baseline, const ProfileRun& plan);
+void printComparison(std::ostream& out, const ProfileRun& baseline, const ProfileRun& plan);
 
 } // namespace kforge::cli

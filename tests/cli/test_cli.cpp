@@ -1071,6 +1071,12 @@ TEST(CliConventions, JsonCommandsReportErrorsAsAJsonObjectOnStdout)
     EXPECT_TRUE(contains(error.at("message").get<std::string>(), "/nonexistent/model.pt")) << missing;
     EXPECT_TRUE(contains(missing.err, "kforge: error: ")) << missing; // the one-line message stays on stderr
 
+    // A command's own subcommand (plan show, plan validate) answers alike.
+    const Result nested = runKforge({"plan", "show", "/nonexistent/plan.json", "--json"});
+    EXPECT_EQ(nested.exitCode, 1) << nested;
+    EXPECT_TRUE(contains(parseJson(nested).at("error").at("where").get<std::string>(), "/nonexistent/plan.json"))
+        << nested;
+
     const Result usage = runKforge({"profile", "builtin:tiny-gpt", "--bogus", "--json"});
     EXPECT_EQ(usage.exitCode, 2) << usage;
     EXPECT_EQ(parseJson(usage).at("error").at("exit_code"), 2) << usage;
