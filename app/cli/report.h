@@ -21,7 +21,7 @@ public:
     explicit Report(DiagnosticSink diagnostics) : m_diagnostics(std::move(diagnostics)) {}
 
     nlohmann::ordered_json json = nlohmann::ordered_json::object(); // the --json form
-    std::ostringstream text;                                         // the human form
+    std::ostringstream text;                                        // the human form
     int exitCode = 0;
 
     // "kforge: warning: MESSAGE".
