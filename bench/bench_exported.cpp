@@ -2,18 +2,21 @@
 // Forward latency of one real model (the test corpus, scripts/corpus_export.py) in each form kforge runs, and what
 // interception costs on each. Rows, all on one thread, all in this process:
 //
-//   script/plain            the TorchScript file loaded with torch::jit::load, forward with the direct executor: the
-//                           baseline every ratio is against
+//   script/plain            the TorchScript file (M.script.pt, else M.trace.pt) loaded with torch::jit::load,
+//                           forward with the direct executor: the baseline every ratio is against
 //   script/session_inactive ModelSession::forwardDiscardingOutputs of the same file, no runtime active (instrumented)
 //   script/session_active   the same with an active runtime whose one entry names a function the model never calls:
 //                           every catalog op is intercepted and runs its original; activated and deactivated around
 //                           each forward
 //   script/active_steady    the same runtime activated once for all forwards: the steady state, without activation
+//   script/scoped_steady    the same entry scoped to the root's first called child instead of the root: every
+//                           module's hooks run (a root-only plan runs the plain copies between the root's hooks)
 //   pt2/nativert            the .pt2 package in NativeRT (torch::nativert::ModelRunnerHandle), as PyTorch deploys
 //                           it: static CPU kernels, no interception possible (docs/design/pt2-nativert-notes.md)
 //   pt2/session_inactive    ModelSession::forwardDiscardingOutputs of the .pt2: kforge's node-by-node interpreter
 //   pt2/session_active      the same with the active runtime as above
 //   pt2/active_steady       and activated once
+//   pt2/scoped_steady       and scoped to the root's first called child
 //
 // `bench_exported --instructions [--model M]` counts instructions per forward of the same rows under callgrind instead
 // (instruction_count.h): the cost of the instrumentation on a real model, free of the machine's timing noise.
@@ -57,7 +60,7 @@ struct Fixture {
     torch::jit::Module plain;
     std::unique_ptr<torch::nativert::ModelRunnerHandle> nativert;
     std::unique_ptr<kforge::ModelSession> script, exported;
-    std::unique_ptr<kforge::KernelProviderRuntime> scriptActive, exportedActive;
+    std::unique_ptr<kforge::KernelProviderRuntime> scriptActive, exportedActive, scriptScoped, exportedScoped;
     std::vector<c10::IValue> inputs;
 };
 Fixture* gFx = nullptr;
@@ -79,24 +82,43 @@ fs::path defaultCorpus()
 }
 
 // NativeRT on the package's program: "model" as torch.export.save names it, else "forward" (package_pt2's default).
+// Null, with the reason printed, when NativeRT refuses the package (it cannot run some Hugging Face exports): the
+// pt2/nativert row is then left out.
 std::unique_ptr<torch::nativert::ModelRunnerHandle> nativeRuntime(const fs::path& pt2)
 {
-    try {
-        return std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "model");
-    } catch (const c10::Error&) {
-        return std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), "forward");
+    std::string refusal;
+    for (const char* program : {"model", "forward"}) {
+        try {
+            return std::make_unique<torch::nativert::ModelRunnerHandle>(pt2.string(), program);
+        } catch (const c10::Error& e) {
+            if (refusal.empty())
+                refusal = e.what_without_backtrace();
+        }
     }
+    std::fprintf(stderr, "bench_exported: NativeRT refuses %s, so no pt2/nativert row: %s\n", pt2.c_str(),
+                 refusal.c_str());
+    return nullptr;
 }
 
 // A runtime whose only entry names a function the model never calls: every catalog op is intercepted, none replaced.
-std::unique_ptr<kforge::KernelProviderRuntime> activeRuntime(kforge::ModelSession& session)
+// Scoped to the root, or with `belowRoot` to the root's first child whose forward is called.
+std::unique_ptr<kforge::KernelProviderRuntime> activeRuntime(kforge::ModelSession& session, bool belowRoot = false)
 {
-    const auto& called = session.modules().front().subtreeFunctions;
+    const auto& modules = session.modules();
+    const auto& called = modules.front().subtreeFunctions;
+    std::string scope;
+    if (belowRoot)
+        for (const kforge::ModuleInfo& m : modules)
+            if (m.depth == 1 && m.hasForward && m.forwardCalled) {
+                scope = m.path;
+                break;
+            }
     for (const kforge::Function f : kforge::allFunctions()) {
         const std::string name(kforge::functionName(f));
         if (called.count(name))
             continue;
         kforge::PlanEntry e;
+        e.scope = scope;
         e.function = name;
         e.provider = {{"type", kforge::referenceProviderType(f)}};
         return std::make_unique<kforge::KernelProviderRuntime>(session, kforge::Plan{{e}});
@@ -157,6 +179,10 @@ std::string pythonFigures(const Fixture& fx)
     return out;
 }
 
+constexpr const char* kRows[] = {
+    "script/plain", "script/session_inactive", "script/session_active", "script/active_steady", "script/scoped_steady",
+    "pt2/nativert", "pt2/session_inactive",    "pt2/session_active",    "pt2/active_steady",    "pt2/scoped_steady"};
+
 void printSummary(kforge_bench::CollectingReporter& rep)
 {
     std::printf("\n=== %s: forward latency, median of repetitions (mean in brackets), ratio to script/plain ===\n",
@@ -164,8 +190,7 @@ void printSummary(kforge_bench::CollectingReporter& rep)
     const auto* base = rep.stats("script/plain");
     if (!base)
         return;
-    for (const char* row : {"script/plain", "script/session_inactive", "script/session_active", "script/active_steady",
-                            "pt2/nativert", "pt2/session_inactive", "pt2/session_active", "pt2/active_steady"})
+    for (const char* row : kRows)
         if (const auto* s = rep.stats(row))
             std::printf("  %-24s %9.3f ms [%9.3f] sd %6.3f  ratio %.3f\n", row, s->median / 1e6, s->mean / 1e6,
                         s->stddev / 1e6, s->median / base->median);
@@ -179,10 +204,6 @@ void printSummary(kforge_bench::CollectingReporter& rep)
     std::printf("  Python (another process, bench_exported_eager.py): %s\n",
                 python.empty() ? "not run (no LibTorch venv Python)" : python.c_str());
 }
-
-constexpr const char* kRows[] = {
-    "script/plain", "script/session_inactive", "script/session_active", "script/active_steady",
-    "pt2/nativert", "pt2/session_inactive",    "pt2/session_active",    "pt2/active_steady"};
 
 void countRows()
 {
@@ -210,10 +231,13 @@ void countRows()
     count(kRows[1], session(gFx->script.get(), nullptr));
     count(kRows[2], session(gFx->script.get(), gFx->scriptActive.get()));
     steady(kRows[3], gFx->script.get(), gFx->scriptActive.get());
-    count(kRows[4], [] { gFx->nativert->run(gFx->inputs, {}); });
-    count(kRows[5], session(gFx->exported.get(), nullptr));
-    count(kRows[6], session(gFx->exported.get(), gFx->exportedActive.get()));
-    steady(kRows[7], gFx->exported.get(), gFx->exportedActive.get());
+    steady(kRows[4], gFx->script.get(), gFx->scriptScoped.get());
+    if (gFx->nativert)
+        count(kRows[5], [] { gFx->nativert->run(gFx->inputs, {}); });
+    count(kRows[6], session(gFx->exported.get(), nullptr));
+    count(kRows[7], session(gFx->exported.get(), gFx->exportedActive.get()));
+    steady(kRows[8], gFx->exported.get(), gFx->exportedActive.get());
+    steady(kRows[9], gFx->exported.get(), gFx->exportedScoped.get());
 }
 
 int reportInstructions(const char* self, const Fixture& fx)
@@ -255,7 +279,11 @@ int main(int argc, char** argv)
         else
             rest.push_back(argv[i]);
     }
-    const fs::path pt2 = fx.corpus / (fx.model + ".pt2"), script = fx.corpus / (fx.model + ".script.pt");
+    // The TorchScript form: scripted where the corpus scripts the model, else traced (Hugging Face models).
+    const fs::path pt2 = fx.corpus / (fx.model + ".pt2");
+    fs::path script = fx.corpus / (fx.model + ".script.pt");
+    if (!fs::exists(script))
+        script = fx.corpus / (fx.model + ".trace.pt");
     if (!fs::exists(pt2) || !fs::exists(script)) {
         std::printf("bench_exported: no %s and %s (export the corpus first: ctest -R corpus_export); nothing to do\n",
                     pt2.c_str(), script.c_str());
@@ -274,6 +302,8 @@ int main(int argc, char** argv)
     fx.nativert = nativeRuntime(pt2);
     fx.scriptActive = activeRuntime(*fx.script);
     fx.exportedActive = activeRuntime(*fx.exported);
+    fx.scriptScoped = activeRuntime(*fx.script, true);
+    fx.exportedScoped = activeRuntime(*fx.exported, true);
     if (mode == "--instructions-child") {
         countRows();
         return 0;
@@ -286,12 +316,17 @@ int main(int argc, char** argv)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("script/active_steady", BM_steady, fx.script.get(), fx.scriptActive.get())
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark("pt2/nativert", BM_nativert)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("script/scoped_steady", BM_steady, fx.script.get(), fx.scriptScoped.get())
+        ->Unit(benchmark::kMillisecond);
+    if (fx.nativert)
+        benchmark::RegisterBenchmark("pt2/nativert", BM_nativert)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/session_inactive", BM_session, fx.exported.get(), nullptr)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/session_active", BM_session, fx.exported.get(), fx.exportedActive.get())
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("pt2/active_steady", BM_steady, fx.exported.get(), fx.exportedActive.get())
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("pt2/scoped_steady", BM_steady, fx.exported.get(), fx.exportedScoped.get())
         ->Unit(benchmark::kMillisecond);
     const int status = kforge_bench::runBenchmarks(
         int(rest.size()), rest.data(),

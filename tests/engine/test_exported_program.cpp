@@ -10,6 +10,8 @@
 #include <kforge/runtime.h>
 
 #include "model/exported_values.h"
+#include "runtime/fault_injection.h"
+#include "test_helpers.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -20,8 +22,12 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 using namespace kforge;
+using kforge::test::registerTestProviders;
+using kforge::test::tagCalls;
 
 namespace {
 
@@ -203,6 +209,35 @@ TEST(ExportedProgram, ModuleHooksRunWhereTheGraphEntersAndLeavesModules)
     EXPECT_EQ(count(events, EventKind::ModuleEnter, true), twiceAndOnce);
     EXPECT_EQ(count(events, EventKind::ModuleExit, true), twiceAndOnce);
     EXPECT_EQ(count(events, EventKind::ProviderCall, true), twiceAndOnce);
+}
+
+// R2: a plan whose scopes are all the root enters no frame below it; its provider serves the root's gelu as it does
+// with every frame's hooks running (an event stream needs them all).
+TEST(ExportedProgram, RootOnlyPlansEnterNoFrameBelowTheRoot)
+{
+    registerTestProviders();
+    const auto session = openBlock();
+    static std::vector<std::string> hooked;
+    runtime::faults::gAfterHookSnapshot = [](const char* path) { hooked.emplace_back(path); };
+    KernelProviderRuntime runtime(*session, Plan{{entry("", "gelu", "TestTagGeluProvider")}});
+    runtime.activate();
+    const long before = tagCalls();
+    const auto rootOnly = session->forward();
+    EXPECT_EQ(tagCalls() - before, 1); // the root's own gelu
+    EXPECT_EQ(hooked, std::vector<std::string>{""});
+    hooked.clear();
+    std::vector<TensorDigest> everyFrame;
+    {
+        auto stream = EventStream::attach();
+        everyFrame = session->forward();
+    }
+    runtime.deactivate();
+    runtime::faults::gAfterHookSnapshot = nullptr;
+    EXPECT_EQ(tagCalls() - before, 2);
+    EXPECT_NE(std::find(hooked.begin(), hooked.end(), "blocks.0"), hooked.end()) << testing::PrintToString(hooked);
+    ASSERT_EQ(rootOnly.size(), 1u);
+    ASSERT_EQ(everyFrame.size(), 1u);
+    EXPECT_EQ(rootOnly[0].sum, everyFrame[0].sum);
 }
 
 TEST(ExportedProgram, BadInputsAreClearErrorsNamingTheNode)

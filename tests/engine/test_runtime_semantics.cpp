@@ -287,6 +287,8 @@ std::pair<std::vector<std::string>, std::vector<TensorDigest>> functionsEntered(
     return {seen, output};
 }
 
+runtime::HookDemand hookDemandOf(ModelSession& session) { return runtime::hookDemand(session.impl().module._ivalue()); }
+
 } // namespace
 
 TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
@@ -301,13 +303,13 @@ TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
         EXPECT_EQ(text.find("kforge::module_"), std::string::npos) << item.name << ":\n" << text;
         EXPECT_EQ(text.find("name=\"forward\""), std::string::npos) << item.name << " calls an instrumented forward";
     }
-    ASSERT_TRUE(runtime::hooksIdle());
+    ASSERT_EQ(hookDemandOf(*session), runtime::HookDemand::None);
     const auto [idle, idleOutput] = functionsEntered(*session);
     ASSERT_FALSE(idle.empty()) << "the interpreter recorded no function";
     EXPECT_EQ(idle.front(), kPlainForward);
     KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
     runtime.activate();
-    EXPECT_FALSE(runtime::hooksIdle());
+    EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::EveryModule);
     const auto [active, activeOutput] = functionsEntered(*session);
     runtime.deactivate();
     ASSERT_FALSE(active.empty());
@@ -342,7 +344,7 @@ TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)
     ASSERT_TRUE(arguments[2].default_value().has_value()) << plain.function().getSchema();
     EXPECT_EQ(arguments[2].default_value()->toDouble(), 2.0);
 
-    ASSERT_TRUE(runtime::hooksIdle());
+    ASSERT_EQ(hookDemandOf(*defaults), runtime::HookDemand::None);
     const auto [entered, idleOutput] = functionsEntered(*defaults);
     ASSERT_FALSE(entered.empty());
     EXPECT_EQ(entered.front(), kPlainForward);
@@ -397,7 +399,7 @@ TEST_F(Runtime, R2_IdleForwardsReachSubmodulesThroughPlainCopiesOfHelperMethods)
                                                       "Root._kforge_plain_forward"}));
     // While idle the forward enters plain copies only; with a runtime active, the instrumented methods only.
     const auto isPlain = [](const std::string& name) { return name.rfind(kPlainMethodPrefix, 0) == 0; };
-    ASSERT_TRUE(runtime::hooksIdle());
+    ASSERT_EQ(hookDemandOf(*helpers), runtime::HookDemand::None);
     const auto [idle, idleOutput] = functionsEntered(*helpers);
     ASSERT_FALSE(idle.empty());
     EXPECT_TRUE(std::all_of(idle.begin(), idle.end(), isPlain)) << testing::PrintToString(idle);
@@ -410,6 +412,51 @@ TEST_F(Runtime, R2_IdleForwardsReachSubmodulesThroughPlainCopiesOfHelperMethods)
     ASSERT_EQ(idleOutput.size(), 1u);
     ASSERT_EQ(activeOutput.size(), 1u);
     EXPECT_EQ(idleOutput[0].sum, activeOutput[0].sum);
+}
+
+// R2: a plan whose scopes are all the root needs no hook below it: the forward runs the plain copies between the
+// root's hooks, called by hand, and its provider serves what it serves with every module's hooks running (an event
+// stream needs them all). A scope below the root brings every hook back.
+TEST_F(Runtime, R2_RootOnlyPlansRunThePlainForwardBetweenTheRootsHooks)
+{
+    static std::vector<std::string> hooked;
+    runtime::faults::gAfterHookSnapshot = [](const char* path) { hooked.emplace_back(path); };
+    KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::RootOnly);
+    hooked.clear();
+    const long before = tagCalls();
+    const auto [entered, output] = functionsEntered(*session);
+    const long served = tagCalls() - before;
+    EXPECT_EQ(hooked, std::vector<std::string>{""});
+    ASSERT_FALSE(entered.empty());
+    const auto isPlain = [](const std::string& name) { return name.rfind(kPlainMethodPrefix, 0) == 0; };
+    EXPECT_TRUE(std::all_of(entered.begin(), entered.end(), isPlain)) << testing::PrintToString(entered);
+    EXPECT_EQ(served, 2); // both blocks' gelus
+
+    hooked.clear();
+    std::vector<TensorDigest> everyHookOutput;
+    {
+        auto stream = EventStream::attach();
+        EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::EveryModule);
+        everyHookOutput = session->forward();
+    }
+    EXPECT_GT(hooked.size(), 1u) << "with an event stream every module's hooks run";
+    EXPECT_EQ(tagCalls() - before, 2 * served);
+    ASSERT_EQ(output.size(), everyHookOutput.size());
+    for (size_t i = 0; i < output.size(); ++i)
+        EXPECT_EQ(output[i].sum, everyHookOutput[i].sum) << "output " << i;
+    runtime.deactivate();
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+
+    KernelProviderRuntime inner(*session, planOf({entry("blocks.1", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    inner.activate();
+    EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::EveryModule);
+    inner.deactivate();
+    runtime.deactivate();
+    runtime::faults::gAfterHookSnapshot = nullptr;
+    EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::None);
 }
 
 // R2, R9: an empty plan installs nothing and is_active stays false, as in Python.

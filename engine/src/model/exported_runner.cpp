@@ -525,16 +525,18 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
             slots[m_inputSlots[i]] = *value;
     }
 
-    // Module hooks only when some hook has something to do (runtime::hooksIdle), decided per forward as for
-    // TorchScript's plain forward copies (R2).
-    const bool hooks = !runtime::hooksIdle();
+    // Module hooks only where some hook has something to do (runtime::hookDemand): the root's alone, or every frame's
+    // too; decided per forward as for TorchScript's plain forward copies (R2).
+    const c10::IValue& root = m_moduleObjects.front().second;
+    const runtime::HookDemand demand = runtime::hookDemand(root);
+    const bool frames = demand == runtime::HookDemand::EveryModule;
     std::vector<int> open; // module frames entered below the root, outermost first
-    if (hooks)
-        runtime::callModuleEnter(m_moduleObjects.front().second);
-    runGraph(*m_graph, slots, open, hooks);
-    if (hooks) {
+    if (demand != runtime::HookDemand::None)
+        runtime::callModuleEnter(root);
+    runGraph(*m_graph, slots, open, frames);
+    if (demand != runtime::HookDemand::None) {
         enterFrames({}, open);
-        runtime::callModuleExit(m_moduleObjects.front().second);
+        runtime::callModuleExit(root);
     }
     std::vector<c10::IValue> outputs;
     for (int s : m_outputSlots)
@@ -560,15 +562,15 @@ void ExportedRunner::enterFrames(const std::vector<int>& frames, std::vector<int
 }
 
 void ExportedRunner::runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open,
-                              bool hooks) const
+                              bool frameHooks) const
 {
     std::optional<DecomposedCall> decomposed;
     torch::jit::Stack stack;
     for (const Step& step : graph.steps) {
-        if (hooks)
+        if (frameHooks)
             enterFrames(step.frames, open);
         if (step.kind != Step::Kind::Op) {
-            runHigherOrder(step, slots, open, hooks);
+            runHigherOrder(step, slots, open, frameHooks);
         } else {
             if (step.opensCall)
                 decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
@@ -603,7 +605,7 @@ void ExportedRunner::runGraph(const Graph& graph, std::vector<c10::IValue>& slot
 }
 
 void ExportedRunner::runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open,
-                                    bool hooks) const
+                                    bool frameHooks) const
 {
     const auto arg = [&](size_t i) { return exportedValue(step.args[i], slots); };
     const Graph* body = step.subgraphs.front().get();
@@ -629,7 +631,7 @@ void ExportedRunner::runHigherOrder(const Step& step, std::vector<c10::IValue>& 
     std::vector<c10::IValue> own(body->slotCount);
     for (size_t i = 0; i < step.operands.size(); ++i)
         own[size_t(body->inputSlots[i])] = exportedValue(step.operands[i], slots);
-    runGraph(*body, own, open, hooks);
+    runGraph(*body, own, open, frameHooks);
     for (size_t i = 0; i < step.outputs.size() && i < body->outputSlots.size(); ++i)
         if (step.outputs[i] >= 0)
             slots[size_t(step.outputs[i])] = std::move(own[size_t(body->outputSlots[i])]);

@@ -44,8 +44,9 @@ public:
 private:
     c10::IValue moduleObject(const std::string& path);
     int frameId(const std::string& key, const std::string& path); // a module call frame, interned
-    void runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open, bool hooks) const;
-    void runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open, bool hooks) const;
+    void runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open, bool frameHooks) const;
+    void runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open,
+                        bool frameHooks) const;
     // Exits the open frames the step is not in and enters those it is in (module hooks).
     void enterFrames(const std::vector<int>& frames, std::vector<int>& open) const;
 

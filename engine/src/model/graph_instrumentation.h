@@ -10,8 +10,9 @@ namespace kforge {
 //
 // Each instrumented class also gets kPlainForward, the forward as it was, whose calls of module methods call their
 // plain copies (kPlainForward for forward, kPlainMethodPrefix + name for the other methods a forward calls, such as
-// torchvision's _forward_impl): what a session runs while no hook has anything to do (runtime::hooksIdle()), so that
-// an instrumented model costs nothing per module until a runtime, a recorder or a listener needs the hooks.
+// torchvision's _forward_impl): what a session runs unless every module's hooks are needed (runtime::hookDemand()), so
+// that an instrumented model costs nothing per module until a scope below the root, a recorder or a listener needs
+// the hooks.
 int instrumentModuleClasses(const torch::jit::Module& root);
 
 inline constexpr const char* kPlainMethodPrefix = "_kforge_plain_";

@@ -237,16 +237,28 @@ c10::IValue runForward(ModelSession::Impl& impl)
 {
     if (impl.exported)
         return impl.exported->run(impl.inputs, impl.kwargs);
-    // The uninstrumented copy while no hook has anything to do (graph_instrumentation.h); decided per forward, so a
-    // runtime activated during a forward applies from the next one.
-    const bool plain = runtime::hooksIdle() && impl.module.find_method(kPlainForward);
+    // The uninstrumented copy unless every module's hooks have something to do (graph_instrumentation.h), with the
+    // root's hooks called by hand when they have; decided per forward, so a runtime activated during a forward
+    // applies from the next one.
+    const c10::IValue root = impl.module._ivalue();
+    const runtime::HookDemand demand = runtime::hookDemand(root);
+    const bool plain = demand != runtime::HookDemand::EveryModule && impl.module.find_method(kPlainForward);
+    const bool rootByHand = plain && demand == runtime::HookDemand::RootOnly;
     torch::jit::Method method = impl.module.get_method(plain ? kPlainForward : "forward");
-    if (!impl.forksTasks)
-        return method(impl.inputs, impl.kwargs);
-    const auto done = method.run_async(impl.inputs, impl.kwargs,
-                                       launcherWithExecutor(impl.options.executor == GraphExecutor::Optimized));
-    done->wait();
-    return done->value(); // rethrows what the forward threw
+    if (rootByHand)
+        runtime::callModuleEnter(root);
+    c10::IValue output;
+    if (!impl.forksTasks) {
+        output = method(impl.inputs, impl.kwargs);
+    } else {
+        const auto done = method.run_async(impl.inputs, impl.kwargs,
+                                           launcherWithExecutor(impl.options.executor == GraphExecutor::Optimized));
+        done->wait();
+        output = done->value(); // rethrows what the forward threw
+    }
+    if (rootByHand)
+        runtime::callModuleExit(root);
+    return output;
 }
 
 c10::IValue guardedForward(ModelSession::Impl& impl)

@@ -15,13 +15,8 @@
 namespace kforge::runtime {
 namespace {
 
-// The inactive case in one branch of inline loads: nothing bound, nobody recording, stepping or observing on any
-// thread. Every instrumented module pays it twice per forward (bench_forward --instructions).
-bool anythingToDo()
-{
-    return Hooks::anyBound() || events::recording() || stepping::gLive.load(std::memory_order_relaxed) ||
-           anyObserving();
-}
+// Whether module hooks matter beyond the bound modules: someone records events, steps or observes modules.
+bool watched() { return events::recording() || stepping::gLive.load(std::memory_order_relaxed) || anyObserving(); }
 
 // On a thread outside an engine forward of its own: it may run a task forked from one, or a forward's continuation
 // after a wait, which carries the forward's stacks and observers (R12).
@@ -31,32 +26,29 @@ void followItsTask(ThreadState& thread, bool bound)
         followTask(thread);
 }
 
-// The module object an op was called on, taken off the stack: it sits below the `passed` values the op returns as
-// they came (the forward's inputs or outputs, graph_instrumentation.cpp).
-c10::IValue takeSelf(torch::jit::Stack& stack, size_t passed)
+// The hooks of the module object `self`, or null when it has nothing to do. Unwatched, only a bound module has: one
+// look through the few bound modules instead of a hash lookup among all of them.
+const ModuleHooks* hooksOf(const c10::IValue& self, ThreadState& thread, std::shared_ptr<const HookTable>& hold,
+                           bool watching)
 {
-    const auto slot = stack.end() - std::ptrdiff_t(passed) - 1;
-    c10::IValue self = std::move(*slot);
-    stack.erase(slot);
-    return self;
+    if (!self.isObject())
+        return nullptr;
+    const HookTable& table = Hooks::forHook(thread, hold);
+    return watching ? table.find(&self.toObjectRef()) : table.findBound(&self.toObjectRef());
 }
 
-void moduleEnter(torch::jit::Stack& stack, size_t passed)
+void moduleEnter(const c10::IValue& self)
 {
-    if (!anythingToDo()) {
-        stack.erase(stack.end() - std::ptrdiff_t(passed) - 1);
-        return;
-    }
-    const c10::IValue self = takeSelf(stack, passed);
-    if (!self.isObject())
+    // The inactive case in one branch of inline loads: every instrumented module pays it twice per forward.
+    const bool watching = watched();
+    if (!watching && !Hooks::anyBound())
         return;
     ThreadState& thread = ThreadState::current();
     std::shared_ptr<const HookTable> hold;
-    const HookTable& table = Hooks::forHook(thread, hold);
-    const auto it = table.modules.find(&self.toObjectRef());
-    if (it == table.modules.end())
+    const ModuleHooks* found = hooksOf(self, thread, hold, watching);
+    if (!found)
         return;
-    const ModuleHooks& hooks = it->second;
+    const ModuleHooks& hooks = *found;
     if (const auto hook = faults::gAfterHookSnapshot.load(std::memory_order_relaxed))
         hook(hooks.path);
     followItsTask(thread, !hooks.bindings.empty());
@@ -86,22 +78,17 @@ void moduleEnter(torch::jit::Stack& stack, size_t passed)
     stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
 }
 
-void moduleExit(torch::jit::Stack& stack, size_t passed)
+void moduleExit(const c10::IValue& self)
 {
-    if (!anythingToDo()) {
-        stack.erase(stack.end() - std::ptrdiff_t(passed) - 1);
-        return;
-    }
-    const c10::IValue self = takeSelf(stack, passed);
-    if ((!Hooks::anyBound() && !events::recording() && !anyObserving()) || !self.isObject())
+    const bool watching = watched();
+    if (!watching && !Hooks::anyBound())
         return;
     ThreadState& thread = ThreadState::current();
     std::shared_ptr<const HookTable> hold;
-    const HookTable& table = Hooks::forHook(thread, hold);
-    const auto it = table.modules.find(&self.toObjectRef());
-    if (it == table.modules.end())
+    const ModuleHooks* found = hooksOf(self, thread, hold, watching);
+    if (!found)
         return;
-    const ModuleHooks& hooks = it->second;
+    const ModuleHooks& hooks = *found;
     followItsTask(thread, !hooks.bindings.empty());
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
@@ -117,11 +104,17 @@ void moduleExit(torch::jit::Stack& stack, size_t passed)
             observer->moduleExit(hooks.path);
 }
 
-// The operation of one hook op node: it knows how many values the node passes through (none when called by hand).
-template <void (*Hook)(torch::jit::Stack&, size_t)> torch::jit::Operation hookOperation(const torch::jit::Node* node)
+// The operation of one hook op node: the module object sits below the `passed` values the op returns as they came
+// (the forward's inputs or outputs, graph_instrumentation.cpp; none when called without a node). It is read in place
+// and dropped after the hook.
+template <void (*Hook)(const c10::IValue&)> torch::jit::Operation hookOperation(const torch::jit::Node* node)
 {
-    const size_t passed = node ? node->inputs().size() - 1 : 0;
-    return [passed](torch::jit::Stack& stack) { Hook(stack, passed); };
+    const std::ptrdiff_t passed = node ? std::ptrdiff_t(node->inputs().size()) - 1 : 0;
+    return [passed](torch::jit::Stack& stack) {
+        const auto self = stack.end() - passed - 1;
+        Hook(*self);
+        stack.erase(self);
+    };
 }
 
 // Registered as TorchScript operators with a direct Operation, not through the dispatcher: the interpreter
@@ -137,21 +130,30 @@ const torch::jit::RegisterOperators kHookOps({
 
 } // namespace
 
-bool hooksIdle() { return !anythingToDo(); }
+HookDemand hookDemand(const c10::IValue& root)
+{
+    if (watched())
+        return HookDemand::EveryModule;
+    if (!Hooks::anyBound())
+        return HookDemand::None;
+    if (!root.isObject())
+        return HookDemand::EveryModule;
+    ThreadState& thread = ThreadState::current();
+    std::shared_ptr<const HookTable> hold;
+    const HookTable& table = Hooks::forHook(thread, hold);
+    bool rootBound = false;
+    for (const auto& [object, hooks] : table.bound) {
+        if (object != &root.toObjectRef())
+            return HookDemand::EveryModule; // a module below the root, or of another session: every hook looks
+        rootBound = true;
+    }
+    return rootBound ? HookDemand::RootOnly : HookDemand::None;
+}
 
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
 
-void callModuleEnter(const c10::IValue& self)
-{
-    torch::jit::Stack stack{self};
-    moduleEnter(stack, 0);
-}
-
-void callModuleExit(const c10::IValue& self)
-{
-    torch::jit::Stack stack{self};
-    moduleExit(stack, 0);
-}
+void callModuleEnter(const c10::IValue& self) { moduleEnter(self); }
+void callModuleExit(const c10::IValue& self) { moduleExit(self); }
 
 } // namespace kforge::runtime

@@ -12,10 +12,15 @@ namespace kforge::runtime {
 c10::Symbol moduleEnterSymbol();
 c10::Symbol moduleExitSymbol();
 
-// True when no module hook has anything to do on any thread: no runtime bound, no event stream, no breakpoint, no
-// host recorder or sample capture. A session then runs the uninstrumented copy of the forward
-// (graph_instrumentation.h), so an instrumented but inactive model costs nothing per module.
-bool hooksIdle();
+// What the module hooks of a forward whose root module object is `root` have to do, decided when it starts:
+//   None         no hook has anything to do on any thread: no runtime bound, no event stream, no breakpoint, no
+//                observer (host recorder, sample capture)
+//   RootOnly     only the root's: the runtimes bound are bound to the root alone, and nobody records, steps or observes
+//   EveryModule  otherwise
+// A session runs the uninstrumented copy of the forward (graph_instrumentation.h) unless every module's hooks are
+// needed, calling the root's by hand when they are, so that a plan with root scopes only costs nothing per module.
+enum class HookDemand { None, RootOnly, EveryModule };
+HookDemand hookDemand(const c10::IValue& root);
 
 // What the ops do, callable by hand (AITune's test calls the pre-hook by hand; so do ours and the benches).
 void callModuleEnter(const c10::IValue& self);

@@ -30,6 +30,10 @@ template <class Edit> void Hooks::update(Edit edit)
     std::lock_guard lock(writeMutex());
     auto next = std::make_shared<HookTable>(*std::atomic_load(&tableSlot()));
     edit(*next);
+    next->bound.clear(); // the copy's pointers point into the old table
+    for (const auto& [object, hooks] : next->modules)
+        if (!hooks.bindings.empty())
+            next->bound.emplace_back(object, &hooks);
     std::atomic_store(&tableSlot(), std::shared_ptr<const HookTable>(std::move(next)));
     // After the store: a reader that sees the new version takes a snapshot at least this new.
     s_version.fetch_add(1, std::memory_order_release);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace c10::ivalue {
@@ -39,6 +40,22 @@ using ObjectKey = const c10::ivalue::Object*;
 
 struct HookTable {
     std::unordered_map<ObjectKey, ModuleHooks> modules;
+    // The modules with at least one binding, in no order: what a hook looks through while nobody records, steps or
+    // observes, a few entries where `modules` holds every module of every session. Rebuilt by every update.
+    std::vector<std::pair<ObjectKey, const ModuleHooks*>> bound;
+
+    const ModuleHooks* find(ObjectKey object) const
+    {
+        const auto it = modules.find(object);
+        return it == modules.end() ? nullptr : &it->second;
+    }
+    const ModuleHooks* findBound(ObjectKey object) const
+    {
+        for (const auto& [key, hooks] : bound)
+            if (key == object)
+                return hooks;
+        return nullptr;
+    }
 };
 
 class Hooks {

@@ -212,10 +212,11 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
     const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
     // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
     ModeKeyExcluded noReentry;
-    const size_t n = op.schema().arguments().size();
     std::optional<Function> f = m_form.function;
-    if (!f && m_form.kind != FormKind::Opaque)
+    if (!f && m_form.kind != FormKind::Opaque) {
+        const size_t n = op.schema().arguments().size();
         f = functionOfCall(m_form, c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - n, n));
+    }
     if (!f) {
         op.redispatchBoxed(below, stack);
         return;
@@ -228,17 +229,21 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
         applyPendingUnwinds(thread);
     // Alive while we call it: only this thread releases what its table holds while it is inside a forward.
     const ProviderFunction* fn = thread.inEffect(*f);
+    if (!fn && !thread.observe) { // the original, and nobody to tell: the common case of an active runtime
+        if (!thread.anyInEffect())
+            c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
+        op.redispatchBoxed(below, stack);
+        return;
+    }
+    const size_t n = op.schema().arguments().size();
     const ObserverList* observers = thread.observe ? &observersOnThisThread() : nullptr;
     if (observers && observers->empty())
         observers = nullptr;
     if (observers && observers->wantsSamples)
         tellSample(*observers, m_form, *f, *stack, n);
     ObservedCall call(observers, *f, nameOf(fn), observers ? op.schema().name().c_str() : nullptr);
-    if (!fn) {
-        if (thread.observe)
-            observeOriginal(thread, *f);
-        else if (!thread.anyInEffect())
-            c10::impl::tls_set_dispatch_key_included(kModeKey, false); // left on after a remote unwind
+    if (!fn) { // observed
+        observeOriginal(thread, *f);
         op.redispatchBoxed(below, stack);
         return;
     }
