@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Models and Python-side references for scripts/gpu-check report (runs on the GPU machine's own torch).
 
-  gpu_models.py make DIR      scripted torchvision resnet50 and vit_b_16, and a model whose forward syncs with
-                              the host inside a scope (a CUDA graph capture of it fails half way)
+  gpu_models.py make DIR      scripted torchvision resnet50 and vit_b_16 (its head not zero), resnet18 as a
+                              torch.export.save package, and a model whose forward syncs with the host inside a
+                              scope (a CUDA graph capture of it fails half way)
   gpu_models.py torchprof DIR torch.profiler (CPU + CUDA activities) against plain forwards of the same
                               TorchScript files on CUDA: the per-forward cost of PyTorch's own profiler
 """
@@ -39,7 +40,14 @@ def make(out: Path):
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     for name, ctor in (("resnet50.pt", torchvision.models.resnet50), ("vit_b_16.pt", torchvision.models.vit_b_16)):
-        torch.jit.script(ctor().eval()).save(str(out / name))
+        model = ctor().eval()
+        if name == "vit_b_16.pt":
+            # torchvision zeroes ViT's head: every output would be 0 and no comparison of outputs could fail.
+            torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+        torch.jit.script(model).save(str(out / name))
+    # A torch.export.save package, as users save one: kforge runs it with its own interpreter on CUDA too.
+    resnet18 = torchvision.models.resnet18().eval()
+    torch.export.save(torch.export.export(resnet18, (torch.randn(2, 3, 224, 224),)), str(out / "resnet18.pt2"))
     torch.jit.script(SyncModel().eval()).save(str(out / "sync_in_scope.pt"))
     print("made", sorted(p.name for p in out.iterdir()))
 

@@ -45,6 +45,7 @@ struct WindowActions {
     QAction* profileWithPlan = nullptr;
     QAction* profileCompare = nullptr;
     QAction* profileBenchmark = nullptr;
+    QAction* profileVerify = nullptr;
     QAction* cancelProfile = nullptr;
     QAction* optimize = nullptr;
     QAction* cancelOptimize = nullptr;

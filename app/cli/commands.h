@@ -27,5 +27,6 @@ Command addReportCommand(CLI::App& app);
 Command addCaptureCommand(CLI::App& app);
 Command addFunctionsCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
+Command addVerifyCommand(CLI::App& app);
 
 } // namespace kforge::cli

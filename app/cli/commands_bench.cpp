@@ -80,7 +80,7 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
     out << "\nspeedup " << ratio(r.speedup) << " (95% interval " << ratio(r.speedupLow) << " to "
         << ratio(r.speedupHigh) << "): " << verdict(r) << '\n';
     out << "outputs: "
-        << (r.outputsAgree ? "agree within the correctness tolerances" : "DIFFER: " + r.outputsDifference) << '\n';
+        << (r.outputsAgree ? "agree (kforge verify's default thresholds)" : "DIFFER: " + r.outputsDifference) << '\n';
     for (const auto& d : r.declines)
         out << describe(d) << '\n';
     for (const auto& note : r.notes)

@@ -65,7 +65,7 @@ int main(int argc, char** argv)
         kforge::cli::addPlanCommand(app),       kforge::cli::addProfileCommand(app),
         kforge::cli::addCompareCommand(app),    kforge::cli::addReportCommand(app),
         kforge::cli::addCaptureCommand(app),    kforge::cli::addFunctionsCommand(app),
-        kforge::cli::addBenchCommand(app)};
+        kforge::cli::addBenchCommand(app),      kforge::cli::addVerifyCommand(app)};
     // Before parsing, which requires a command: the completion script for bash, made from the definitions above.
     if (argc == 2 && std::string_view(argv[1]) == "--bash-completion") {
         std::cout << kforge::cli::bashCompletionScript(app);

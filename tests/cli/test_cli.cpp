@@ -1033,6 +1033,49 @@ TEST(CliBench, JsonHasBothSidesTheSpeedupAndTheOutputsAgreement)
     EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
 }
 
+// kforge verify: an exact provider passes (exit 0); a seeded fault (tests/plugins/seeded_faults.h) fails with exit 1
+// and names the module it was put in, in JSON and in text.
+TEST(CliVerify, PassesAnExactPlanAndNamesTheModuleOfASeededFault)
+{
+    const Result exact =
+        runKforge({"verify", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--json", "-q"});
+    ASSERT_EQ(exact.exitCode, 0) << exact;
+    const json e = json::parse(exact.out);
+    EXPECT_EQ(e.at("passed"), true);
+    EXPECT_EQ(e.at("outputs").at(0).at("max_abs_error").get<double>(), 0.0);
+    EXPECT_FALSE(e.contains("first_divergence"));
+
+    const std::vector<std::string> fault{"--provider-plugin",
+                                         KFORGE_SEEDED_FAULTS,
+                                         "verify",
+                                         "builtin:tiny-gpt",
+                                         "--provide",
+                                         "blocks.1:gelu:SeededNoise_gelu",
+                                         "-q"};
+    std::vector<std::string> asJson = fault;
+    asJson.push_back("--json");
+    const Result failed = runKforge(asJson);
+    ASSERT_EQ(failed.exitCode, 1) << failed;
+    const json f = json::parse(failed.out);
+    EXPECT_EQ(f.at("passed"), false);
+    EXPECT_EQ(f.at("first_divergence").at("module"), "blocks.1.mlp") << f;
+    EXPECT_EQ(f.at("first_divergence").at("entries").at(0).at("provider"), "SeededNoise_gelu");
+    const Result text = runKforge(fault);
+    EXPECT_EQ(text.exitCode, 1) << text;
+    for (const char* part : {"verdict: FAIL", "first diverging module: blocks.1.mlp", "plan entry 0 in effect",
+                             "inside: gelu x1 served by SeededNoise_gelu"})
+        EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
+
+    // A looser tolerance passes it; no plan is a clear error.
+    std::vector<std::string> loose = fault;
+    for (const char* a : {"--atol", "1", "--rtol", "1", "--min-cosine", "0.9"})
+        loose.push_back(a);
+    EXPECT_EQ(runKforge(loose).exitCode, 0);
+    const Result noPlan = runKforge({"verify", "builtin:tiny-gpt"});
+    EXPECT_NE(noPlan.exitCode, 0);
+    EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
+}
+
 // --executor: direct (the default) and optimized run the same model to the same result; a profile says which ran;
 // an unknown name is a usage error naming the choices.
 TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)
@@ -1145,6 +1188,7 @@ TEST(CliConventions, JsonOutputsHaveTheDocumentedKeys)
         {"profile MODEL", with({"profile", "builtin:tiny-gpt"}, quick)},
         {"compare MODEL --plan P", with({"compare", "builtin:tiny-gpt", "--plan", plan}, quick)},
         {"bench MODEL --plan P", {"bench", "builtin:tiny-gpt", "--plan", plan, "--warmup", "1", "--iterations", "2"}},
+        {"verify MODEL --plan P", {"verify", "builtin:tiny-gpt", "--plan", plan}},
         {"optimize MODEL --out P",
          with({"optimize", "builtin:tiny-gpt", "--out", dir.path("made.kfplan.json"), "--rounds", "1"}, quick)},
         {"plan validate P --model M", {"plan", "validate", plan, "--model", "builtin:tiny-gpt"}},

@@ -22,6 +22,7 @@
 #include "views/timeline_view.h"
 
 #include <kforge/profile_export.h>
+#include <kforge/plugins.h>
 
 #include <QAction>
 #include <QCheckBox>
@@ -125,7 +126,12 @@ QByteArray head(const QString& path, int bytes)
 class TestProfilePage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { useTestSettings(); }
+    void initTestCase()
+    {
+        useTestSettings();
+        // SeededNoise_gelu and friends: providers wrong by construction (tests/plugins/seeded_faults.h).
+        kforge::loadProviderPlugin(KFORGE_SEEDED_FAULTS);
+    }
 
     void profileBaselineThroughAction()
     {
@@ -358,6 +364,37 @@ private Q_SLOTS:
         auto* tabs = page->findChild<QTabWidget*>();
         QVERIFY(tabs);
         QCOMPARE(tabs->currentWidget(), page->subView(QStringLiteral("comparison")));
+    }
+
+    // Profile › Verify Plan: the plan's outputs against the baseline's. A provider that adds noise in blocks.1 fails,
+    // and the module tree selects the module whose output diverged while its inputs agreed; ATen's own gelu passes.
+    void verifyThroughAction()
+    {
+        const auto window = openTinyGpt();
+        QVERIFY(!window->actions().profileVerify->isEnabled()); // no plan entry yet
+        window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("SeededNoise_gelu"));
+        QVERIFY(window->actions().profileVerify->isEnabled());
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileVerify->trigger();
+        auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(message.startsWith(QStringLiteral("Verify: FAIL")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("blocks.1.mlp")), qPrintable(message));
+        const auto& report = window->profileController()->verifyReport();
+        QVERIFY(report && report->divergence);
+        QCOMPARE(QString::fromStdString(report->divergence->module), QStringLiteral("blocks.1.mlp"));
+        auto* summary = window->profilePage()->findChild<QLabel*>(QStringLiteral("verifySummary"));
+        QVERIFY(summary);
+        QCOMPARE(summary->text(), message);
+        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(),
+                 QStringLiteral("blocks.1.mlp"));
+
+        window->planDocument()->removeEntry(0);
+        window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        window->actions().profileVerify->trigger();
+        std::tie(ok, message) = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("Verify: the plan keeps")), qPrintable(message));
+        QVERIFY(!window->profileController()->verifyReport()->divergence);
     }
 
     // After a profile the module tree shows each module's time per forward: total, self, share (the root's is the

@@ -59,7 +59,7 @@ private Q_SLOTS:
         owner.setSession(QStringLiteral("builtin:tiny-gpt"), tinyGpt());
         owner.setRuntimeHeld(true);
         QString error;
-        for (Activity measuring : {Activity::Profile, Activity::Benchmark, Activity::Optimize}) {
+        for (Activity measuring : {Activity::Profile, Activity::Benchmark, Activity::Optimize, Activity::Verify}) {
             QVERIFY(!owner.claim(measuring, &error));
             QVERIFY2(error.contains(QStringLiteral("unwind")), qPrintable(error));
         }

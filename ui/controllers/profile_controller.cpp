@@ -40,6 +40,7 @@ QString summary(const QString& what, const kforge::ProfileRun& run)
 SessionOwner::Activity activityOf(ProfileController::Kind kind)
 {
     return kind == ProfileController::Kind::Benchmark ? SessionOwner::Activity::Benchmark
+           : kind == ProfileController::Kind::Verify  ? SessionOwner::Activity::Verify
                                                       : SessionOwner::Activity::Profile;
 }
 
@@ -61,6 +62,7 @@ void ProfileController::sessionChanged()
 {
     m_declines.clear();
     m_benchmark.reset();
+    m_verify.reset();
     setRuns(nullptr, nullptr);
 }
 
@@ -93,6 +95,8 @@ bool ProfileController::benchmark(const kforge::Plan& plan, QString* error)
     return start(Kind::Benchmark, plan, error);
 }
 
+bool ProfileController::verify(const kforge::Plan& plan, QString* error) { return start(Kind::Verify, plan, error); }
+
 bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* error)
 {
     auto fail = [error](const QString& message) {
@@ -121,6 +125,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;
     const QString firstStage = kind == Kind::Plan        ? QStringLiteral("plan")
                                : kind == Kind::Benchmark ? QStringLiteral("benchmark")
+                               : kind == Kind::Verify    ? QStringLiteral("verify")
                                                          : QStringLiteral("baseline");
     Q_EMIT progress(0, total, firstStage);
 
@@ -132,16 +137,25 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         *stage = {plan && kind == Kind::Compare ? perRun : 0,
                   plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
-    options.progress = [this, cancel = m_cancel, total, stage](int done, int) {
+    options.progress = [this, cancel = m_cancel, total, stage, kind](int done, int of) {
+        const int all = kind == Kind::Verify ? of : total; // verify says how many forwards it makes
         QMetaObject::invokeMethod(
-            this,
-            [this, done = stage->first + done, total, name = stage->second] { Q_EMIT progress(done, total, name); },
+            this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
             Qt::QueuedConnection);
         return !cancel->load();
     };
     auto work = [session = m_owner->session(), options = std::move(options), kind]() {
         Result result;
         try {
+            if (kind == Kind::Verify) {
+                if (session->device() != options.device)
+                    session->setDevice(options.device);
+                kforge::VerifyOptions verify;
+                verify.progress = options.progress;
+                result.verify =
+                    std::make_shared<kforge::VerifyReport>(kforge::verifyPlan(*session, options.plan, verify));
+                return result;
+            }
             if (kind == Kind::Benchmark) {
                 if (session->device() != options.device)
                     session->setDevice(options.device);
@@ -191,6 +205,8 @@ void ProfileController::finish()
                            (result.benchmark && result.benchmark->stopped);
     if (result.benchmark && !result.benchmark->baselineMs.empty())
         m_benchmark = *result.benchmark;
+    if (result.verify)
+        m_verify = *result.verify;
     if (measuredSomething(result.baseline))
         m_baseline = result.baseline;
     if (measuredSomething(result.plan))
@@ -205,8 +221,17 @@ void ProfileController::finish()
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 
+    if (m_kind == Kind::Verify && m_cancel->load()) {
+        Q_EMIT finished(Outcome::Cancelled, tr("Verify cancelled: no verdict"));
+        return;
+    }
     if (!result.error.isEmpty()) {
-        Q_EMIT finished(Outcome::Failed, tr("Profile failed: %1").arg(result.error));
+        Q_EMIT finished(Outcome::Failed, m_kind == Kind::Verify ? tr("Verify failed: %1").arg(result.error)
+                                                                : tr("Profile failed: %1").arg(result.error));
+        return;
+    }
+    if (m_kind == Kind::Verify) {
+        Q_EMIT finished(Outcome::Finished, formatVerify(*result.verify));
         return;
     }
     if (m_kind == Kind::Benchmark) {

@@ -3,6 +3,7 @@
 #include <kforge/benchmark.h>
 #include <kforge/plan.h>
 #include <kforge/profiling.h>
+#include <kforge/verify.h>
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -21,15 +22,16 @@ namespace kforge::ui {
 class SessionOwner;
 
 // Profiles the owner's session on its worker thread (kforge::profile()): a baseline, a run with a plan, or both and
-// their comparison; or benchmarks the plan without the profiler (kforge::benchmarkPlan(), as `kforge bench`). Keeps the
-// last baseline and plan runs, and the comparison when both exist. It claims the session (SessionOwner::claim), so a
+// their comparison; or benchmarks the plan without the profiler (kforge::benchmarkPlan(), as `kforge bench`); or
+// verifies it on the model's outputs (kforge::verifyPlan(), as `kforge verify`). Keeps the last baseline and plan
+// runs, and the comparison when both exist. It claims the session (SessionOwner::claim), so a
 // profile never runs alongside a forward or an optimisation. A new session cancels a profile and clears the runs.
 class ProfileController : public QObject {
     Q_OBJECT
 public:
     enum class Outcome { Finished, Cancelled, Failed };
     Q_ENUM(Outcome)
-    enum class Kind { Baseline, Plan, Compare, Benchmark };
+    enum class Kind { Baseline, Plan, Compare, Benchmark, Verify };
     Q_ENUM(Kind)
 
     using RunPtr = std::shared_ptr<const kforge::ProfileRun>;
@@ -54,6 +56,8 @@ public:
     bool compare(const kforge::Plan& plan, QString* error = nullptr);
     // Forward latency without and with the plan in alternating rounds (warm-up and iterations are rounds).
     bool benchmark(const kforge::Plan& plan, QString* error = nullptr);
+    // The plan's outputs against the baseline's, and the first diverging module when they differ.
+    bool verify(const kforge::Plan& plan, QString* error = nullptr);
     // The run stops after its current forward and reports Cancelled.
     void cancel();
     // Cancels and waits (blocking; for when the session goes away).
@@ -68,6 +72,8 @@ public:
     const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
     // The last benchmark of this model (a stopped one keeps its measured rounds); none before the first.
     const std::optional<kforge::BenchmarkResult>& benchmarkResult() const { return m_benchmark; }
+    // The last finished verification of this model; none before the first.
+    const std::optional<kforge::VerifyReport>& verifyReport() const { return m_verify; }
     // Calls the plan's providers declined in the measured forwards of the last runWithPlan() or compare()
     // (ProfileRun::declines), entries numbered as in the plan given to it (disabled entries included); empty
     // while a profile runs and after a baseline.
@@ -85,6 +91,7 @@ private:
         std::shared_ptr<const kforge::ProfileRun> baseline;
         std::shared_ptr<const kforge::ProfileRun> plan;
         std::shared_ptr<kforge::BenchmarkResult> benchmark;
+        std::shared_ptr<kforge::VerifyReport> verify;
         QString error;
     };
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
@@ -106,6 +113,7 @@ private:
     RunPtr m_plan;
     std::optional<kforge::Comparison> m_comparison;
     std::optional<kforge::BenchmarkResult> m_benchmark;
+    std::optional<kforge::VerifyReport> m_verify;
     std::vector<kforge::EntryDeclines> m_declines;
 };
 

@@ -29,7 +29,8 @@ void SessionOwner::stopWork() { Q_EMIT aboutToChangeSession(); }
 
 bool SessionOwner::isMeasuring() const
 {
-    return m_activity == Activity::Profile || m_activity == Activity::Benchmark || m_activity == Activity::Optimize;
+    return m_activity == Activity::Profile || m_activity == Activity::Benchmark || m_activity == Activity::Verify ||
+           m_activity == Activity::Optimize;
 }
 
 QString SessionOwner::refusal(Activity activity) const
@@ -47,6 +48,8 @@ QString SessionOwner::refusal(Activity activity) const
         return tr("A profile is already running: wait for it or cancel it.");
     case Activity::Benchmark:
         return tr("A benchmark (a profile without the profiler) is already running: wait for it or cancel it.");
+    case Activity::Verify:
+        return tr("A plan is being verified: wait for it or cancel it.");
     case Activity::Optimize:
         return tr("An optimisation is already running: wait for it or cancel it.");
     }

@@ -20,7 +20,7 @@ namespace kforge::ui {
 class SessionOwner : public QObject {
     Q_OBJECT
 public:
-    enum class Activity { Idle, Forward, Capture, Profile, Benchmark, Optimize };
+    enum class Activity { Idle, Forward, Capture, Profile, Benchmark, Verify, Optimize };
     Q_ENUM(Activity)
 
     explicit SessionOwner(QObject* parent = nullptr);

@@ -3,9 +3,13 @@
 
 #include "duration_format.h"
 
+#include <kforge/module_path.h>
+
 #include <QCoreApplication>
 #include <QLocale>
 #include <QStringList>
+
+#include <algorithm>
 
 namespace kforge::ui {
 
@@ -99,6 +103,34 @@ QString formatBenchmark(const kforge::BenchmarkResult& r)
     if (r.stopped)
         text += QCoreApplication::translate("kforge::ui", " (cancelled after %n round(s))", nullptr,
                                             int(r.baselineMs.size()));
+    return text;
+}
+
+QString formatVerify(const kforge::VerifyReport& r)
+{
+    const auto tr = [](const char* text) { return QCoreApplication::translate("kforge::ui", text); };
+    if (r.passed) {
+        double cosine = 1.0, maxAbs = 0.0;
+        for (const auto& o : r.outputs) {
+            cosine = std::min(cosine, o.cosine);
+            maxAbs = std::max(maxAbs, o.maxAbsError);
+        }
+        return tr("Verify: the plan keeps the model's outputs (cosine %1, max abs error %2)")
+            .arg(cosine, 0, 'f', 6)
+            .arg(maxAbs, 0, 'g', 3);
+    }
+    QString text = tr("Verify: FAIL");
+    for (const auto& o : r.outputs)
+        if (!o.passed) {
+            text += tr(", output %1: %2").arg(QString::fromStdString(o.path), QString::fromStdString(o.problem));
+            break;
+        }
+    if (r.divergence)
+        text += tr("; first diverging module: %1 (call %2)")
+                    .arg(QString::fromStdString(module_path::displayName(r.divergence->module)))
+                    .arg(r.divergence->call + 1);
+    else if (!r.localisationNote.empty())
+        text += QStringLiteral("; ") + QString::fromStdString(r.localisationNote);
     return text;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/benchmark.h>
+#include <kforge/verify.h>
 #include <kforge/runtime_types.h>
 
 #include <QString>
@@ -35,5 +36,9 @@ QString formatEntryDeclines(const kforge::EntryDeclines& declines);
 // A benchmark in one line: "Benchmark: 1.12× with the plan (95% interval 0.97× to 1.26×), median 34.8 ms → 31.0 ms
 // per forward; outputs agree", with how far a stopped one got.
 QString formatBenchmark(const kforge::BenchmarkResult& result);
+
+// A verification in one line: "Verify: the plan keeps the outputs (cosine 1.000000, max abs error 0)", or "Verify:
+// FAIL, output 0: cosine 0.87 < 0.999; first diverging module: blocks.0.attn (call 1)".
+QString formatVerify(const kforge::VerifyReport& report);
 
 } // namespace kforge::ui

@@ -40,6 +40,14 @@ QString benchmarkText(const std::optional<kforge::BenchmarkResult>& result)
                   : ProfilePage::tr("Benchmark (Ctrl+Shift+F6) times whole forwards without and with the plan, "
                                     "without the profiler, and tells whether the speedup is beyond noise.");
 }
+QString verifyText(const std::optional<kforge::VerifyReport>& report)
+{
+    return report
+               ? formatVerify(*report)
+               : ProfilePage::tr("Verify (F7) runs the model without and with the plan on the same inputs, judges its "
+                                 "outputs, and names the first module where they diverge.");
+}
+
 const QString kIterationsKey = QStringLiteral("profile/iterations");
 const QString kDeviceKey = QStringLiteral("profile/device");
 
@@ -104,9 +112,10 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     connect(m_controller, &ProfileController::runningChanged, this, &ProfilePage::setRunning);
     connect(m_controller, &ProfileController::progress, this, &ProfilePage::showProgress);
     connect(m_controller, &ProfileController::finished, this, [this](ProfileController::Outcome outcome) {
+        const auto kind = m_controller->lastKind();
         if (outcome != ProfileController::Outcome::Failed &&
-            m_controller->lastKind() == ProfileController::Kind::Benchmark)
-            showSubView(QStringLiteral("comparison")); // where the benchmark's result is
+            (kind == ProfileController::Kind::Benchmark || kind == ProfileController::Kind::Verify))
+            showSubView(QStringLiteral("comparison")); // where the benchmark's and verification's results are
     });
     connect(m_timeline, &TimelineView::recordClicked, this, &ProfilePage::selectRecordRow);
     setRunning(false);
@@ -120,6 +129,7 @@ QWidget* ProfilePage::createTopBar()
     m_planButton = makeButton(bar);
     m_compareButton = makeButton(bar);
     m_benchmarkButton = makeButton(bar);
+    m_verifyButton = makeButton(bar);
     m_cancelButton = makeButton(bar);
 
     m_warmupBox = new QSpinBox(bar);
@@ -172,6 +182,7 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_planButton);
     layout->addWidget(m_compareButton);
     layout->addWidget(m_benchmarkButton);
+    layout->addWidget(m_verifyButton);
     layout->addSpacing(12);
     layout->addWidget(warmupLabel);
     layout->addWidget(m_warmupBox);
@@ -268,6 +279,11 @@ QWidget* ProfilePage::createComparisonTab()
     m_benchmarkSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_benchmarkSummary->setWordWrap(true);
     m_benchmarkSummary->setContentsMargins(4, 0, 4, 0);
+    m_verifySummary = new QLabel(m_comparisonTab);
+    m_verifySummary->setObjectName(QStringLiteral("verifySummary"));
+    m_verifySummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verifySummary->setWordWrap(true);
+    m_verifySummary->setContentsMargins(4, 0, 4, 0);
     m_comparisonTable = makeTable(m_comparisonTab, QStringLiteral("comparisonTable"));
     m_comparisonTable->setModel(m_comparisonModel);
     m_comparisonTable->horizontalHeader()->resizeSection(ComparisonModel::KeyColumn, 300);
@@ -286,6 +302,7 @@ QWidget* ProfilePage::createComparisonTab()
     layout->setSpacing(2);
     layout->addLayout(bar);
     layout->addWidget(m_benchmarkSummary);
+    layout->addWidget(m_verifySummary);
     layout->addWidget(m_comparisonTable, 1);
 
     connect(m_comparisonGroupCombo, &QComboBox::currentIndexChanged, this, [this] {
@@ -300,6 +317,7 @@ void ProfilePage::setActions(const Actions& actions)
     m_planButton->setDefaultAction(actions.runWithPlan);
     m_compareButton->setDefaultAction(actions.compare);
     m_benchmarkButton->setDefaultAction(actions.benchmark);
+    m_verifyButton->setDefaultAction(actions.verify);
     m_cancelButton->setDefaultAction(actions.cancel);
     setRunning(m_controller->isRunning());
 }
@@ -381,6 +399,7 @@ void ProfilePage::showResults()
             : tr("Compare runs the baseline and then the plan, and shows the time of each function or module "
                  "before and after."));
     m_benchmarkSummary->setText(benchmarkText(m_controller->benchmarkResult()));
+    m_verifySummary->setText(verifyText(m_controller->verifyReport()));
     const int index = m_showCombo->findData(QVariant::fromValue(shown));
     if (index == m_showCombo->currentIndex())
         showRun();

@@ -44,6 +44,7 @@ public:
         QAction* runWithPlan = nullptr;
         QAction* compare = nullptr;
         QAction* benchmark = nullptr;
+        QAction* verify = nullptr;
         QAction* cancel = nullptr;
     };
 
@@ -83,6 +84,7 @@ public:
     ComparisonModel* comparisonModel() const { return m_comparisonModel; }
     QTableView* comparisonTable() const { return m_comparisonTable; }
     QLabel* benchmarkSummary() const { return m_benchmarkSummary; }
+    QLabel* verifySummary() const { return m_verifySummary; }
     TimeShareChart* chart() const { return m_chart; }
     TimelineView* timeline() const { return m_timeline; }
     QSpinBox* warmupBox() const { return m_warmupBox; }
@@ -118,6 +120,7 @@ private:
     QToolButton* m_planButton;
     QToolButton* m_compareButton;
     QToolButton* m_benchmarkButton;
+    QToolButton* m_verifyButton;
     QToolButton* m_cancelButton;
     QSpinBox* m_warmupBox;
     QSpinBox* m_iterationsBox;
@@ -143,6 +146,7 @@ private:
     QComboBox* m_comparisonGroupCombo;
     QLabel* m_comparisonSummary;
     QLabel* m_benchmarkSummary; // the last benchmark, beside the comparison
+    QLabel* m_verifySummary;    // the last verification, below it
     QTableView* m_comparisonTable;
     QWidget* m_comparisonTab;
     FlameGraphPage* m_flame;

@@ -118,10 +118,15 @@ void ProfileWorkspace::createActions()
     a.profileBenchmark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F6));
     a.profileBenchmark->setStatusTip(
         tr("Time whole forwards without and with the plan, in alternating rounds, without the profiler"));
+    a.profileVerify = make("compare", tr("&Verify Plan"), [this] { profileVerify(); });
+    a.profileVerify->setShortcut(QKeySequence(Qt::Key_F7));
+    a.profileVerify->setStatusTip(tr("Judge the model's outputs with the plan against without it, and find the first "
+                                     "module where they diverge"));
     a.cancelProfile = make("abort", tr("C&ancel Profile"), [this] { cancelProfile(); });
     a.cancelProfile->setShortcut(QKeySequence(Qt::Key_Escape));
     a.cancelProfile->setStatusTip(tr("Stop the profile after its current forward"));
-    m_page->setActions({a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.cancelProfile});
+    m_page->setActions(
+        {a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.profileVerify, a.cancelProfile});
 }
 
 void ProfileWorkspace::addFileActions(QMenu* fileMenu)
@@ -134,7 +139,8 @@ QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
 {
     const WindowActions& a = *m_context.actions;
     QMenu* menu = menuBar->addMenu(tr("&Profile"));
-    menu->addActions({a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.cancelProfile});
+    menu->addActions(
+        {a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.profileVerify, a.cancelProfile});
     menu->addSeparator();
     menu->addActions({a.openProfile, a.saveProfile});
     return menu;
@@ -181,6 +187,10 @@ void ProfileWorkspace::connectController()
                 Q_EMIT finished(outcome == ProfileController::Outcome::Finished, message);
                 if (outcome == ProfileController::Outcome::Failed)
                     reportError(tr("Profile Failed"), message);
+                const auto& verified = m_profile->verifyReport();
+                if (outcome == ProfileController::Outcome::Finished &&
+                    m_profile->lastKind() == ProfileController::Kind::Verify && verified && verified->divergence)
+                    Q_EMIT divergenceFound(QString::fromStdString(verified->divergence->module));
             });
     connect(m_context.document, &PlanDocument::planChanged, this, &ProfileWorkspace::updateActions);
     connect(m_page, &ProfilePage::deviceChanged, this, &ProfileWorkspace::updateDeviceStatus);
@@ -198,6 +208,7 @@ void ProfileWorkspace::updateActions()
     a.profileWithPlan->setEnabled(canStart && planReady);
     a.profileCompare->setEnabled(canStart && planReady);
     a.profileBenchmark->setEnabled(canStart && planReady);
+    a.profileVerify->setEnabled(canStart && planReady);
     a.cancelProfile->setEnabled(profiling);
     const bool anyRun = m_profile->baseline() || m_profile->plan();
     const bool shown = m_page->shownRun() != nullptr;
@@ -262,6 +273,7 @@ bool ProfileWorkspace::startPlanProfile(bool (ProfileController::*start)(const k
 bool ProfileWorkspace::profileWithPlan() { return startPlanProfile(&ProfileController::runWithPlan); }
 bool ProfileWorkspace::profileCompare() { return startPlanProfile(&ProfileController::compare); }
 bool ProfileWorkspace::profileBenchmark() { return startPlanProfile(&ProfileController::benchmark); }
+bool ProfileWorkspace::profileVerify() { return startPlanProfile(&ProfileController::verify); }
 
 void ProfileWorkspace::cancelProfile() { m_profile->cancel(); }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The profile workspace: the Profile tab (kernels, chart, timeline, comparison, flame graphs), the Profile menu
-// (baseline, with plan, compare, benchmark, cancel), .kfprof files and the exports in the File menu, and the status
-// bar's device. It profiles through ProfileController and reads and writes files through ProfileFileController.
+// (baseline, with plan, compare, benchmark, verify, cancel), .kfprof files and the exports in the File menu, and the
+// status bar's device. It profiles through ProfileController and reads and writes files through ProfileFileController.
 #include "workspaces/workspace_context.h"
 
 #include <QObject>
@@ -45,6 +45,7 @@ public:
     bool profileWithPlan();
     bool profileCompare();
     bool profileBenchmark();
+    bool profileVerify(); // kforge verify: the verdict on the outputs, the first diverging module
     void cancelProfile();
     void focusFilter();
     bool isShown() const;
@@ -54,9 +55,10 @@ public:
     static bool isProfileFile(const QString& path);
 
 Q_SIGNALS:
-    void finished(bool ok, const QString& message); // ok: all iterations measured
-    void error(const QString& message);             // one line: a profile or a profile file failed
-    void sessionDeviceChanged();                    // a CUDA profile moved the model
+    void finished(bool ok, const QString& message);  // ok: all iterations measured
+    void error(const QString& message);              // one line: a profile or a profile file failed
+    void sessionDeviceChanged();                     // a CUDA profile moved the model
+    void divergenceFound(const QString& modulePath); // a verification named where the plan's outputs diverge
 
 private:
     void createActions();

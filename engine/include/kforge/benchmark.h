@@ -32,11 +32,11 @@ struct BenchmarkResult {
     LatencyStats baseline, plan;
     double speedup = 0.0;                       // baseline median / plan median (> 1: the plan is faster)
     double speedupLow = 0.0, speedupHigh = 0.0; // 95% bootstrap interval over the rounds (paired)
-    bool outputsAgree = true;            // the plan's outputs match the baseline's within the correctness tolerances
-    std::string outputsDifference;       // the first output that does not, with its errors
-    bool stopped = false;                // the progress callback stopped it: a partial result
-    std::vector<std::string> notes;      // runtime notices while the plan was active
-    std::vector<EntryDeclines> declines; // calls the plan's providers declined (the original served them)
+    bool outputsAgree = true;                   // the plan's outputs pass kforge verify's default thresholds (verify.h)
+    std::string outputsDifference;              // the first output that does not, with its errors
+    bool stopped = false;                       // the progress callback stopped it: a partial result
+    std::vector<std::string> notes;             // runtime notices while the plan was active
+    std::vector<EntryDeclines> declines;        // calls the plan's providers declined (the original served them)
 };
 
 // `progress` is called after each round with (rounds done, all rounds including warm-up).

@@ -7,7 +7,7 @@
 
 #include "model/output_digest.h"
 #include "model/session_impl.h"
-#include "measure/correctness.h"
+#include "measure/tensor_agreement.h"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
@@ -52,24 +52,13 @@ double timedForward(ModelSession& session, c10::IValue* output)
 }
 
 // The first output of the plan's forward outside the tolerances, or "" when all agree.
+// The first output that fails kforge verify's default thresholds (verify.h), with why; empty when all pass: `bench`
+// and `verify` agree on what "the outputs agree" means.
 std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan)
 {
-    const auto expected = flattenOutput(baseline);
-    const auto actual = flattenOutput(plan);
-    if (expected.size() != actual.size())
-        return std::to_string(actual.size()) + " output tensor(s) instead of " + std::to_string(expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const OutputComparison c = measure::compareOutput(expected[i].second, actual[i].second);
-        if (c.withinTolerance)
-            continue;
-        const std::string where = "output " + (expected[i].first.empty() ? std::string("0") : expected[i].first);
-        if (!c.problem.empty())
-            return where + ": " + c.problem;
-        return where + ": max |error| " + std::to_string(c.maxAbsError) + ", max relative error " +
-               std::to_string(c.maxRelError) + " (tolerance for " + c.dtype + ": " +
-               std::to_string(defaultTolerance(c.dtype).absolute) + " + " +
-               std::to_string(defaultTolerance(c.dtype).relative) + " x |baseline|)";
-    }
+    for (const TensorAgreement& a : measure::agreementOfOutputs(baseline, plan, VerifyThresholds{}))
+        if (!a.passed)
+            return "output " + a.path + ": " + a.problem;
     return {};
 }
 

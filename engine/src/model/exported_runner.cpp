@@ -67,6 +67,9 @@ struct ExportedRunner::Graph {
     std::vector<int> inputSlots;  // a subgraph's: where the operands of its higher-order op go
     std::vector<int> outputSlots; // what it returns
     size_t slotCount = 0;
+    // Per module frame of its steps, what the module call takes and returns (planFrameBoundaries), for observers that
+    // want them (ForwardObserver::moduleInputs, moduleOutputs).
+    std::unordered_map<int, std::vector<int>> frameInputs, frameOutputs;
 };
 
 namespace {
@@ -206,6 +209,59 @@ void planReleases(ExportedRunner::Graph& graph, const std::vector<int>& kept)
             graph.steps[size_t(lastUse[slot])].release.push_back(int(slot));
 }
 
+// What each module frame of the graph takes and returns (Graph::frameInputs, frameOutputs). It takes a value made
+// outside it (by another step, or a per-forward input: the forward's or a subgraph's operands) that one of its steps
+// reads; weights and constants are left out, as they are the same in every forward. It returns a value made inside it
+// and read by a step outside it, or by the graph's caller.
+void planFrameBoundaries(ExportedRunner::Graph& graph, const std::vector<int>& perForwardInputs)
+{
+    std::vector<const std::vector<int>*> madeIn(graph.slotCount, nullptr); // the frames of the step that makes it
+    std::vector<bool> perForward(graph.slotCount, false);
+    for (const int slot : perForwardInputs)
+        if (slot >= 0)
+            perForward[size_t(slot)] = true;
+    std::unordered_map<int, std::vector<bool>> listedIn, listedOut;
+    const auto list = [&](std::unordered_map<int, std::vector<bool>>& listed,
+                          std::unordered_map<int, std::vector<int>>& into, int frame, int slot) {
+        auto& seen = listed[frame];
+        seen.resize(graph.slotCount);
+        if (!seen[size_t(slot)]) {
+            seen[size_t(slot)] = true;
+            into[frame].push_back(slot);
+        }
+    };
+    const auto contains = [](const std::vector<int>* frames, int frame) {
+        return frames && std::find(frames->begin(), frames->end(), frame) != frames->end();
+    };
+    const auto read = [&](int slot, const std::vector<int>* readerFrames) {
+        if (slot < 0)
+            return;
+        const std::vector<int>* maker = madeIn[size_t(slot)];
+        if (maker)
+            for (const int frame : *maker)
+                if (!contains(readerFrames, frame))
+                    list(listedOut, graph.frameOutputs, frame, slot);
+        if (readerFrames && (maker || perForward[size_t(slot)]))
+            for (const int frame : *readerFrames)
+                if (!contains(maker, frame))
+                    list(listedIn, graph.frameInputs, frame, slot);
+    };
+    for (const ExportedRunner::Step& step : graph.steps) {
+        for (const auto* sources : {&step.args, &step.operands})
+            for (const ExportedSource& source : *sources) {
+                read(source.slot, &step.frames);
+                for (const int slot : source.slots)
+                    read(slot, &step.frames);
+            }
+        for (const auto* made : {&step.outputs, &step.listOutputs})
+            for (const int slot : *made)
+                if (slot >= 0)
+                    madeIn[size_t(slot)] = &step.frames;
+    }
+    for (const int slot : graph.outputSlots)
+        read(slot, nullptr);
+}
+
 // Where each decomposed function call opens and closes: consecutive nodes of one call.
 void markDecomposedCalls(ExportedRunner::Graph& graph)
 {
@@ -275,8 +331,9 @@ public:
     // `slots` names the graph's values (the program's graph: with its inputs bound already). Nodes that record no
     // module stack (export leaves it out inside cond's branches) run in `inherited`, the frames of the higher-order
     // op that runs the graph.
+    // `userInputs`: the program graph's, whose placeholders are bound apart.
     std::shared_ptr<Graph> compile(const json& graph, SlotMap& slots, const std::vector<int>& inherited,
-                                   const std::string& inheritedPath)
+                                   const std::string& inheritedPath, const std::vector<int>& userInputs = {})
     {
         auto compiled = std::make_shared<Graph>();
         for (const json& input : graph.value("inputs", json::array()))
@@ -292,6 +349,9 @@ public:
         compiled->slotCount = slots.size();
         markDecomposedCalls(*compiled);
         planReleases(*compiled, compiled->outputSlots);
+        std::vector<int> perForwardInputs = compiled->inputSlots;
+        perForwardInputs.insert(perForwardInputs.end(), userInputs.begin(), userInputs.end());
+        planFrameBoundaries(*compiled, perForwardInputs);
         return compiled;
     }
 
@@ -442,7 +502,7 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
         // The graph's placeholders are the inputs bound above, not operands of a higher-order op.
         json program = graph;
         program["inputs"] = json::array();
-        auto compiled = compiler.compile(program, slots, {}, "");
+        auto compiled = compiler.compile(program, slots, {}, "", m_inputSlots);
         m_initialSlots.assign(compiled->slotCount, c10::IValue());
         for (auto& [slot, tensor] : bound)
             m_initialSlots[size_t(slot)] = std::move(tensor);
@@ -532,31 +592,44 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     const bool frames = demand == runtime::HookDemand::EveryModule;
     std::vector<int> open; // module frames entered below the root, outermost first
     if (demand != runtime::HookDemand::None)
-        runtime::callModuleEnter(root);
+        runtime::callModuleEnter(root, runtime::moduleOutputsWanted() ? c10::ArrayRef<c10::IValue>(flat)
+                                                                      : c10::ArrayRef<c10::IValue>());
     runGraph(*m_graph, slots, open, frames);
-    if (demand != runtime::HookDemand::None) {
-        enterFrames({}, open);
-        runtime::callModuleExit(root);
-    }
     std::vector<c10::IValue> outputs;
     for (int s : m_outputSlots)
         outputs.push_back(slots[s]);
+    if (demand != runtime::HookDemand::None) {
+        enterFrames({}, open, *m_graph, slots);
+        runtime::callModuleExit(root, runtime::moduleOutputsWanted() ? c10::ArrayRef<c10::IValue>(outputs)
+                                                                     : c10::ArrayRef<c10::IValue>());
+    }
     if (!m_outSpec.is_null())
         return unflattenTreeSpec(m_outSpec, outputs);
     return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
 }
 
-void ExportedRunner::enterFrames(const std::vector<int>& frames, std::vector<int>& open) const
+void ExportedRunner::enterFrames(const std::vector<int>& frames, std::vector<int>& open, const Graph& graph,
+                                 const std::vector<c10::IValue>& slots) const
 {
     size_t keep = 0;
     while (keep < open.size() && keep < frames.size() && open[keep] == frames[keep])
         ++keep;
     while (open.size() > keep) {
-        runtime::callModuleExit(m_frameObjects[size_t(open.back())]);
+        std::vector<c10::IValue> outputs; // gathered only for an observer that wants them
+        if (runtime::moduleOutputsWanted())
+            if (const auto it = graph.frameOutputs.find(open.back()); it != graph.frameOutputs.end())
+                for (const int slot : it->second)
+                    outputs.push_back(slots[size_t(slot)]);
+        runtime::callModuleExit(m_frameObjects[size_t(open.back())], outputs);
         open.pop_back();
     }
     for (size_t i = keep; i < frames.size(); ++i) {
-        runtime::callModuleEnter(m_frameObjects[size_t(frames[i])]);
+        std::vector<c10::IValue> inputs; // gathered only for an observer that wants them
+        if (runtime::moduleOutputsWanted())
+            if (const auto it = graph.frameInputs.find(frames[i]); it != graph.frameInputs.end())
+                for (const int slot : it->second)
+                    inputs.push_back(slots[size_t(slot)]);
+        runtime::callModuleEnter(m_frameObjects[size_t(frames[i])], inputs);
         open.push_back(frames[i]);
     }
 }
@@ -568,7 +641,7 @@ void ExportedRunner::runGraph(const Graph& graph, std::vector<c10::IValue>& slot
     torch::jit::Stack stack;
     for (const Step& step : graph.steps) {
         if (frameHooks)
-            enterFrames(step.frames, open);
+            enterFrames(step.frames, open, graph, slots);
         if (step.kind != Step::Kind::Op) {
             runHigherOrder(step, slots, open, frameHooks);
         } else {

@@ -47,8 +47,10 @@ private:
     void runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open, bool frameHooks) const;
     void runHigherOrder(const Step& step, std::vector<c10::IValue>& slots, std::vector<int>& open,
                         bool frameHooks) const;
-    // Exits the open frames the step is not in and enters those it is in (module hooks).
-    void enterFrames(const std::vector<int>& frames, std::vector<int>& open) const;
+    // Exits the open frames the step is not in and enters those it is in (module hooks); `graph` and `slots` are
+    // those of the graph running, which hold what an exited frame returns.
+    void enterFrames(const std::vector<int>& frames, std::vector<int>& open, const Graph& graph,
+                     const std::vector<c10::IValue>& slots) const;
 
     std::string m_where;
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward

@@ -37,7 +37,7 @@ const ModuleHooks* hooksOf(const c10::IValue& self, ThreadState& thread, std::sh
     return watching ? table.find(&self.toObjectRef()) : table.findBound(&self.toObjectRef());
 }
 
-void moduleEnter(const c10::IValue& self)
+void moduleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs)
 {
     // The inactive case in one branch of inline loads: every instrumented module pays it twice per forward.
     const bool watching = watched();
@@ -53,8 +53,11 @@ void moduleEnter(const c10::IValue& self)
         hook(hooks.path);
     followItsTask(thread, !hooks.bindings.empty());
     if (anyObserving())
-        for (const auto& observer : observersOnThisThread().observers)
+        for (const auto& observer : observersOnThisThread().observers) {
             observer->moduleEnter(hooks.path);
+            if (observer->wantsModuleOutputs())
+                observer->moduleInputs(hooks.path, inputs);
+        }
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
         if (events::recording())
@@ -78,7 +81,7 @@ void moduleEnter(const c10::IValue& self)
     stepping::maybePause(PausePoint::Kind::ModuleEnter, hooks.path, nullptr);
 }
 
-void moduleExit(const c10::IValue& self)
+void moduleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs)
 {
     const bool watching = watched();
     if (!watching && !Hooks::anyBound())
@@ -100,19 +103,23 @@ void moduleExit(const c10::IValue& self)
             events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     }
     if (anyObserving())
-        for (const auto& observer : observersOnThisThread().observers)
+        for (const auto& observer : observersOnThisThread().observers) {
+            if (observer->wantsModuleOutputs())
+                observer->moduleOutputs(hooks.path, outputs);
             observer->moduleExit(hooks.path);
+        }
 }
 
 // The operation of one hook op node: the module object sits below the `passed` values the op returns as they came
-// (the forward's inputs or outputs, graph_instrumentation.cpp; none when called without a node). It is read in place
-// and dropped after the hook.
-template <void (*Hook)(const c10::IValue&)> torch::jit::Operation hookOperation(const torch::jit::Node* node)
+// (the forward's inputs or outputs, graph_instrumentation.cpp; none when called without a node). The hook reads
+// them in place; the object is dropped after it.
+template <void (*Hook)(const c10::IValue&, c10::ArrayRef<c10::IValue>)>
+torch::jit::Operation hookOperation(const torch::jit::Node* node)
 {
     const std::ptrdiff_t passed = node ? std::ptrdiff_t(node->inputs().size()) - 1 : 0;
     return [passed](torch::jit::Stack& stack) {
         const auto self = stack.end() - passed - 1;
-        Hook(*self);
+        Hook(*self, c10::ArrayRef<c10::IValue>(stack.data() + (self - stack.begin()) + 1, size_t(passed)));
         stack.erase(self);
     };
 }
@@ -153,7 +160,9 @@ HookDemand hookDemand(const c10::IValue& root)
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
 
-void callModuleEnter(const c10::IValue& self) { moduleEnter(self); }
-void callModuleExit(const c10::IValue& self) { moduleExit(self); }
+void callModuleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs) { moduleEnter(self, inputs); }
+void callModuleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs) { moduleExit(self, outputs); }
+
+bool moduleOutputsWanted() { return anyObserving() && observersOnThisThread().wantsModuleOutputs; }
 
 } // namespace kforge::runtime

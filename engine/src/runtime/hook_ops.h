@@ -23,7 +23,11 @@ enum class HookDemand { None, RootOnly, EveryModule };
 HookDemand hookDemand(const c10::IValue& root);
 
 // What the ops do, callable by hand (AITune's test calls the pre-hook by hand; so do ours and the benches).
-void callModuleEnter(const c10::IValue& self);
-void callModuleExit(const c10::IValue& self);
+// `inputs`, `outputs`: what the module call takes and returns, for observers that want them
+// (ForwardObserver::moduleInputs, moduleOutputs).
+void callModuleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs = {});
+void callModuleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs = {});
+// Whether an observer on this thread wants module inputs and outputs: callers that gather them (.pt2 frames) ask.
+bool moduleOutputsWanted();
 
 } // namespace kforge::runtime

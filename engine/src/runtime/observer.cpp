@@ -25,6 +25,8 @@ std::shared_ptr<ForwardObserver> unowned(ForwardObserver& observer)
 void ObserverList::refresh()
 {
     wantsSamples = std::any_of(observers.begin(), observers.end(), [](const auto& o) { return o->wantsSamples(); });
+    wantsModuleOutputs =
+        std::any_of(observers.begin(), observers.end(), [](const auto& o) { return o->wantsModuleOutputs(); });
 }
 
 ObserverScope::ObserverScope(ForwardObserver& observer) : m_observer(observer)

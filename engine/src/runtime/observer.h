@@ -30,6 +30,13 @@ public:
 
     virtual void moduleEnter(const char* /*path*/) {}
     virtual void moduleExit(const char* /*path*/) {}
+    // What a module call takes and returns, told just after its moduleEnter and just before its moduleExit to
+    // observers that want them (kforge verify compares them): TorchScript passes the forward's arguments and return
+    // values, a .pt2 program the values a module call reads that were made before it and the values it makes that are
+    // read after it. They are the forward's own values: clone what is kept.
+    virtual bool wantsModuleOutputs() const { return false; }
+    virtual void moduleInputs(const char* /*path*/, c10::ArrayRef<c10::IValue> /*inputs*/) {}
+    virtual void moduleOutputs(const char* /*path*/, c10::ArrayRef<c10::IValue> /*outputs*/) {}
     // An intercepted call of `function`, served by `provider` ("original" when none is in effect), for ATen op
     // `op`. `id` is unique in the process (nextObservationId). A declined call ran the original after all.
     virtual void callBegin(std::uint64_t /*id*/, Function /*function*/, const char* /*provider*/, const char* /*op*/) {}
@@ -49,8 +56,9 @@ public:
 struct ObserverList {
     std::vector<std::shared_ptr<ForwardObserver>> observers;
     bool wantsSamples = false;
+    bool wantsModuleOutputs = false;
     bool empty() const { return observers.empty(); }
-    void refresh(); // wantsSamples from the observers
+    void refresh(); // wantsSamples and wantsModuleOutputs from the observers
 };
 
 // Installs `observer` on this thread for the scope's lifetime (it must outlive the scope). Scopes nest.

@@ -41,16 +41,32 @@ struct RowGeometry {
     bool cached;
 };
 
+// The threads of a block of the built-in variants at most (the kernels' launch bound B, row_kernels_device.cuh).
+constexpr int kBuiltInRowThreads = 512;
+constexpr int kBuiltInUnaryThreads = 256;
+
+// The threads one row group of a block has at most when the tuning leaves the block size to the row length.
+inline std::int64_t widestRowGroup(std::int64_t rowsPerBlock)
+{
+    return std::min<std::int64_t>(kBuiltInRowThreads, 1024 / rowsPerBlock / 32 * 32);
+}
+
+// The most threads a row kernel's block has under `tuning`: the launch bound its variant is compiled with.
+inline int rowBlockBound(const Tuning& tuning)
+{
+    const std::int64_t r = std::max(tuning.rowsPerBlock, 1);
+    return tuning.blockThreads > 0 ? tuning.blockThreads : int(widestRowGroup(r) * r);
+}
+
 // `vector` elements per load; one thread per load of a row (a whole number of warps, 32 to 512) unless the tuning
 // fixes the block; R rows per block at once.
 inline RowGeometry rowGeometry(std::int64_t rows, std::int64_t cols, int vector, const Tuning& tuning)
 {
     const std::int64_t r = std::max(tuning.rowsPerBlock, 1);
     const std::int64_t chunks = cols / vector;
-    const std::int64_t widestGroup = std::min<std::int64_t>(512, 1024 / r / 32 * 32);
     const std::int64_t threads = tuning.blockThreads > 0
                                      ? tuning.blockThreads
-                                     : std::clamp<std::int64_t>((chunks + 31) / 32 * 32, 32, widestGroup) * r;
+                                     : std::clamp<std::int64_t>((chunks + 31) / 32 * 32, 32, widestRowGroup(r)) * r;
     const bool cached = r * cols * std::int64_t(sizeof(float)) <= kMaxCachedBytes;
     const std::int64_t blocks = std::min((rows + r - 1) / r, kMaxGridBlocks);
     return {dim3(unsigned(blocks)), dim3(unsigned(threads)), cached ? std::size_t(r * cols) * sizeof(float) : 0,
@@ -63,9 +79,14 @@ struct UnaryGeometry {
 };
 
 // `units` loads (packs, then the tail element by element) over a grid of at most blocksPerSm blocks per SM.
+inline int unaryBlockBound(const Tuning& tuning)
+{
+    return tuning.blockThreads > 0 ? tuning.blockThreads : kBuiltInUnaryThreads;
+}
+
 inline UnaryGeometry unaryGeometry(std::int64_t units, int multiprocessors, const Tuning& tuning)
 {
-    const std::int64_t threads = tuning.blockThreads > 0 ? tuning.blockThreads : 256;
+    const std::int64_t threads = unaryBlockBound(tuning);
     const std::int64_t perSm = tuning.blocksPerSm > 0 ? tuning.blocksPerSm : 16;
     const std::int64_t blocks = std::clamp<std::int64_t>((units + threads - 1) / threads, 1, multiprocessors * perSm);
     return {dim3(unsigned(blocks)), dim3(unsigned(threads))};

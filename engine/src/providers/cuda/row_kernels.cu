@@ -62,10 +62,10 @@ cudaError_t launchLayerNorm(const void* x, const void* weight, const void* bias,
     auto* yt = static_cast<T*>(y);
     const RowGeometry l = rowGeometry(rows, cols, vectorized ? N : 1, {});
     if (vectorized)
-        kforge_kernels::layerNormKernel<T, TP, N, 1, 0>
+        kforge_kernels::layerNormKernel<T, TP, N, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, wt, bt, yt, rows, cols, eps, l.cached);
     else
-        kforge_kernels::layerNormKernel<T, TP, 1, 1, 0>
+        kforge_kernels::layerNormKernel<T, TP, 1, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, wt, bt, yt, rows, cols, eps, l.cached);
     return cudaGetLastError();
 }
@@ -81,10 +81,10 @@ cudaError_t launchRmsNorm(const void* x, const void* weight, void* y, int64_t ro
     auto* yt = static_cast<T*>(y);
     const RowGeometry l = rowGeometry(rows, cols, vectorized ? N : 1, {});
     if (vectorized)
-        kforge_kernels::rmsNormKernel<T, N, 1, 0>
+        kforge_kernels::rmsNormKernel<T, N, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, wt, yt, rows, cols, eps, l.cached);
     else
-        kforge_kernels::rmsNormKernel<T, 1, 1, 0>
+        kforge_kernels::rmsNormKernel<T, 1, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, wt, yt, rows, cols, eps, l.cached);
     return cudaGetLastError();
 }
@@ -98,10 +98,10 @@ cudaError_t launchSoftmax(const void* x, void* y, int64_t rows, int64_t cols, cu
     auto* yt = static_cast<TO*>(y);
     const RowGeometry l = rowGeometry(rows, cols, vectorized ? N : 1, {});
     if (vectorized)
-        kforge_kernels::softmaxKernel<TI, TO, N, 1, 0>
+        kforge_kernels::softmaxKernel<TI, TO, N, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, yt, rows, cols, l.cached);
     else
-        kforge_kernels::softmaxKernel<TI, TO, 1, 1, 0>
+        kforge_kernels::softmaxKernel<TI, TO, 1, 1, 0, kBuiltInRowThreads>
             <<<l.grid, l.block, l.sharedBytes, stream>>>(xt, yt, rows, cols, l.cached);
     return cudaGetLastError();
 }
@@ -114,7 +114,7 @@ template <typename T, typename Op> cudaError_t launchUnary(const void* x, void* 
     if (const cudaError_t e = multiprocessorCount(sms); e != cudaSuccess)
         return e;
     const UnaryGeometry l = unaryGeometry(vectorized ? n / N + n % N : n, sms, {});
-    kforge_kernels::unaryKernel<T, Op, N>
+    kforge_kernels::unaryKernel<T, Op, N, kBuiltInUnaryThreads>
         <<<l.grid, l.block, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), n, vectorized);
     return cudaGetLastError();
 }

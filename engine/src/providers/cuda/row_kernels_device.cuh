@@ -8,7 +8,9 @@
 // Template parameters of the row kernels: T the element type, N the elements per load (a Pack of N; 16 bytes at
 // most, 32 for two loads), R the rows each block works on at once (its threads split into R groups of
 // blockDim.x / R, a multiple of 32), C the row length when the variant is specialised for it (0: the `cols`
-// argument). Accumulation is in float32. Rows may be kept, converted to float, in dynamic shared memory (R rows
+// argument), B the most threads a block of it is launched with (its __launch_bounds__: the compiler keeps each
+// thread's registers within what B threads may share; an unbounded kernel launched with 1024 threads can need more
+// and is refused, "too many resources requested for launch"). Accumulation is in float32. Rows may be kept, converted to float, in dynamic shared memory (R rows
 // of `cols` floats, 16-byte aligned); each thread re-reads only the elements it wrote itself, so no barrier is
 // needed for it.
 
@@ -224,8 +226,8 @@ template <int R> struct RowGroup {
 
 // ---- Row kernels (R rows per block at a time, grid-stride over rows) ----------------------------------------------
 
-template <typename T, typename TP, int N, int R, int C>
-__global__ void layerNormKernel(const T* __restrict__ x, const TP* __restrict__ weight, const TP* __restrict__ bias,
+template <typename T, typename TP, int N, int R, int C, int B>
+__global__ void __launch_bounds__(B) layerNormKernel(const T* __restrict__ x, const TP* __restrict__ weight, const TP* __restrict__ bias,
                                 T* __restrict__ y, i64 rows, i64 colsArgument, float eps, bool cached)
 {
     __shared__ float scratch[32];
@@ -288,8 +290,8 @@ __global__ void layerNormKernel(const T* __restrict__ x, const TP* __restrict__ 
     }
 }
 
-template <typename T, int N, int R, int C>
-__global__ void rmsNormKernel(const T* __restrict__ x, const T* __restrict__ weight, T* __restrict__ y, i64 rows,
+template <typename T, int N, int R, int C, int B>
+__global__ void __launch_bounds__(B) rmsNormKernel(const T* __restrict__ x, const T* __restrict__ weight, T* __restrict__ y, i64 rows,
                               i64 colsArgument, float eps, bool cached)
 {
     __shared__ float scratch[32];
@@ -334,8 +336,8 @@ __global__ void rmsNormKernel(const T* __restrict__ x, const T* __restrict__ wei
     }
 }
 
-template <typename TI, typename TO, int N, int R, int C>
-__global__ void softmaxKernel(const TI* __restrict__ x, TO* __restrict__ y, i64 rows, i64 colsArgument, bool cached)
+template <typename TI, typename TO, int N, int R, int C, int B>
+__global__ void __launch_bounds__(B) softmaxKernel(const TI* __restrict__ x, TO* __restrict__ y, i64 rows, i64 colsArgument, bool cached)
 {
     __shared__ float scratchM[32];
     __shared__ float scratchS[32];
@@ -401,8 +403,8 @@ struct Silu {
 };
 
 // Grid-stride over packs of N when `vectorized` (the pointers aligned for a Pack<T, N>), then the tail one by one.
-template <typename T, typename Op, int N>
-__global__ void unaryKernel(const T* __restrict__ x, T* __restrict__ y, i64 n, bool vectorized)
+template <typename T, typename Op, int N, int B>
+__global__ void __launch_bounds__(B) unaryKernel(const T* __restrict__ x, T* __restrict__ y, i64 n, bool vectorized)
 {
     const Op op;
     const i64 stride = i64(gridDim.x) * blockDim.x;

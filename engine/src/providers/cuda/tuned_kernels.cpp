@@ -61,17 +61,18 @@ std::int64_t compiledCols(const Tuning& tuning, std::int64_t cols)
     return tuning.specializeCols && cols <= INT_MAX ? cols : 0;
 }
 
-std::string rowTail(int vector, int rowsPerBlock, std::int64_t cols)
+std::string rowTail(int vector, int rowsPerBlock, std::int64_t cols, int blockBound)
 {
     return std::to_string(vector) + ", " + std::to_string(std::max(rowsPerBlock, 1)) + ", " + std::to_string(cols) +
-           ">";
+           ", " + std::to_string(blockBound) + ">";
 }
 
 cudaError_t launch(const std::string& kernelName, dim3 grid, dim3 block, std::size_t sharedBytes, void** args,
                    cudaStream_t stream)
 {
     const cudaKernel_t kernel = runtimeKernel(kernelName);
-    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, sharedBytes, stream);
+    cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, sharedBytes, stream);
+    return cudaGetLastError(); // and clears it: a refused launch must not fail the next CUDA call of ATen
 }
 
 cudaError_t unaryTuned(const void* x, void* y, std::int64_t n, DType type, const char* op, const Tuning& tuning,
@@ -89,32 +90,35 @@ cudaError_t unaryTuned(const void* x, void* y, std::int64_t n, DType type, const
     i64 count = n;
     bool vectorized = vector > 1;
     void* args[] = {&xp, &yp, &count, &vectorized};
-    return launch(unaryKernelName(type, op, vector), g.grid, g.block, 0, args, stream);
+    return launch(unaryKernelName(type, op, vector, unaryBlockBound(tuning)), g.grid, g.block, 0, args, stream);
 }
 
 } // namespace
 
-std::string layerNormKernelName(DType type, DType paramType, int vector, int rowsPerBlock, std::int64_t cols)
+std::string layerNormKernelName(DType type, DType paramType, int vector, int rowsPerBlock, std::int64_t cols,
+                                int blockBound)
 {
     return std::string("kforge_kernels::layerNormKernel<") + typeName(type) + ", " + typeName(paramType) + ", " +
-           rowTail(vector, rowsPerBlock, cols);
+           rowTail(vector, rowsPerBlock, cols, blockBound);
 }
 
-std::string rmsNormKernelName(DType type, int vector, int rowsPerBlock, std::int64_t cols)
+std::string rmsNormKernelName(DType type, int vector, int rowsPerBlock, std::int64_t cols, int blockBound)
 {
-    return std::string("kforge_kernels::rmsNormKernel<") + typeName(type) + ", " + rowTail(vector, rowsPerBlock, cols);
+    return std::string("kforge_kernels::rmsNormKernel<") + typeName(type) + ", " +
+           rowTail(vector, rowsPerBlock, cols, blockBound);
 }
 
-std::string softmaxKernelName(DType inType, DType outType, int vector, int rowsPerBlock, std::int64_t cols)
+std::string softmaxKernelName(DType inType, DType outType, int vector, int rowsPerBlock, std::int64_t cols,
+                              int blockBound)
 {
     return std::string("kforge_kernels::softmaxKernel<") + typeName(inType) + ", " + typeName(outType) + ", " +
-           rowTail(vector, rowsPerBlock, cols);
+           rowTail(vector, rowsPerBlock, cols, blockBound);
 }
 
-std::string unaryKernelName(DType type, const char* op, int vector)
+std::string unaryKernelName(DType type, const char* op, int vector, int blockBound)
 {
     return std::string("kforge_kernels::unaryKernel<") + typeName(type) + ", kforge_kernels::" + op + ", " +
-           std::to_string(vector) + ">";
+           std::to_string(vector) + ", " + std::to_string(blockBound) + ">";
 }
 
 cudaError_t layerNormTuned(const void* x, const void* weight, const void* bias, DType paramType, void* y,
@@ -131,8 +135,8 @@ cudaError_t layerNormTuned(const void* x, const void* weight, const void* bias, 
                                     {weight, elementBytes(paramType)},
                                     {bias, elementBytes(paramType)}});
     const RowGeometry g = rowGeometry(rows, cols, vector, tuning);
-    const std::string name =
-        layerNormKernelName(type, paramType, vector, tuning.rowsPerBlock, compiledCols(tuning, cols));
+    const std::string name = layerNormKernelName(type, paramType, vector, tuning.rowsPerBlock,
+                                                 compiledCols(tuning, cols), rowBlockBound(tuning));
     const void *xp = x, *wp = weight, *bp = bias;
     void* yp = y;
     i64 rowCount = rows, colCount = cols;
@@ -149,7 +153,8 @@ cudaError_t rmsNormTuned(const void* x, const void* weight, void* y, std::int64_
     const std::size_t bytes = elementBytes(type);
     const int vector = vectorWidth(tuning, cols, {{x, bytes}, {y, bytes}, {weight, bytes}});
     const RowGeometry g = rowGeometry(rows, cols, vector, tuning);
-    const std::string name = rmsNormKernelName(type, vector, tuning.rowsPerBlock, compiledCols(tuning, cols));
+    const std::string name =
+        rmsNormKernelName(type, vector, tuning.rowsPerBlock, compiledCols(tuning, cols), rowBlockBound(tuning));
     const void *xp = x, *wp = weight;
     void* yp = y;
     i64 rowCount = rows, colCount = cols;
@@ -167,8 +172,8 @@ cudaError_t softmaxTuned(const void* x, void* y, std::int64_t rows, std::int64_t
         return cudaErrorInvalidValue;
     const int vector = vectorWidth(tuning, cols, {{x, elementBytes(inType)}, {y, elementBytes(outType)}});
     const RowGeometry g = rowGeometry(rows, cols, vector, tuning);
-    const std::string name =
-        softmaxKernelName(inType, outType, vector, tuning.rowsPerBlock, compiledCols(tuning, cols));
+    const std::string name = softmaxKernelName(inType, outType, vector, tuning.rowsPerBlock, compiledCols(tuning, cols),
+                                               rowBlockBound(tuning));
     const void* xp = x;
     void* yp = y;
     i64 rowCount = rows, colCount = cols;

@@ -25,10 +25,13 @@ cudaError_t geluTuned(const void* x, void* y, std::int64_t n, GeluApproximation 
 cudaError_t siluTuned(const void* x, void* y, std::int64_t n, DType type, const Tuning& tuning, cudaStream_t stream);
 
 // The instantiations, by name (what NVRTC compiles): "kforge_kernels::layerNormKernel<kforge_kernels::Bf16, float,
-// 8, 2, 768>". cols > 0 only when the tuning compiles the row length in.
-std::string layerNormKernelName(DType type, DType paramType, int vector, int rowsPerBlock, std::int64_t cols);
-std::string rmsNormKernelName(DType type, int vector, int rowsPerBlock, std::int64_t cols);
-std::string softmaxKernelName(DType inType, DType outType, int vector, int rowsPerBlock, std::int64_t cols);
-std::string unaryKernelName(DType type, const char* op, int vector); // op: GeluErf, GeluTanh, Silu
+// 8, 2, 768, 1024>". cols > 0 only when the tuning compiles the row length in; blockBound: the most threads a
+// block is launched with (rowBlockBound, unaryBlockBound).
+std::string layerNormKernelName(DType type, DType paramType, int vector, int rowsPerBlock, std::int64_t cols,
+                                int blockBound);
+std::string rmsNormKernelName(DType type, int vector, int rowsPerBlock, std::int64_t cols, int blockBound);
+std::string softmaxKernelName(DType inType, DType outType, int vector, int rowsPerBlock, std::int64_t cols,
+                              int blockBound);
+std::string unaryKernelName(DType type, const char* op, int vector, int blockBound); // op: GeluErf, GeluTanh, Silu
 
 } // namespace kforge::cuda_kernels

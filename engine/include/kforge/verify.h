@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Whether a plan can be trusted on a model: the model's own outputs with the plan in effect against the baseline's
+// on the same inputs, and, when they differ, the first module in execution order whose output diverges (kforge verify,
+// docs/verify.md). A provider checked call by call can still ruin a model's output; this checks the whole forward.
+#include <kforge/plan.h>
+#include <kforge/progress.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+class ModelSession;
+
+// What a plan output must keep to pass. Every output tensor is compared element by element as torch.allclose does
+// (|plan - baseline| <= absolute + relative * |baseline|) and as a whole by cosine similarity; new NaN or Inf fail.
+struct VerifyThresholds {
+    double minCosine = 0.999;
+    // Element-wise tolerance; unset: per dtype (verifyTolerance), looser than a single call's because error grows
+    // through a model.
+    std::optional<double> absolute, relative;
+    bool allowNewNonFinite = false;
+    // Top-1 agreement of [batch, classes] and [batch, tokens, vocab] outputs, as a fraction; unset: reported only.
+    std::optional<double> minTop1Agreement;
+};
+
+// The element-wise tolerance of a whole forward's output, per dtype ("float32": 1e-4 absolute, 1e-3 relative).
+struct ElementTolerance {
+    double absolute = 0.0;
+    double relative = 0.0;
+};
+ElementTolerance verifyTolerance(const std::string& dtype);
+
+// One output tensor of the plan's forward against the baseline's.
+struct TensorAgreement {
+    std::string path; // "0", "logits", "1.0": as TensorDigest names outputs
+    std::string dtype;
+    std::vector<std::int64_t> shape;
+    double maxAbsError = 0.0;
+    double maxRelError = 0.0; // of elements whose baseline is not 0
+    double cosine = 1.0;      // over the finite elements of both; 1 when both are all zero
+    std::int64_t baselineNonFinite = 0, planNonFinite = 0;
+    std::int64_t newNonFinite = 0; // NaN or Inf in the plan's where the baseline's is finite
+    std::int64_t outsideTolerance = 0;
+    // For [batch, classes] and [batch, tokens, vocab] floating outputs: the fraction of rows whose top-1 class is the
+    // baseline's, and whose top-5 sets are the baseline's (in any order).
+    std::optional<double> top1Agreement, top5Agreement;
+    bool passed = true;
+    std::string problem; // why it failed, first reason ("cosine 0.9871 < 0.999"); empty when passed
+};
+
+// One function call inside a module call, with who served it.
+struct CallTally {
+    std::string function;
+    std::string provider; // "original" when no provider was in effect or it declined
+    int calls = 0;
+};
+
+// The first module call, in the order calls end, whose output diverges: the module whose own code or providers
+// turned agreeing inputs into a diverging output.
+struct ModuleDivergence {
+    std::string module;   // its path ("" the root)
+    int call = 0;         // which of its calls in the forward, from 0
+    int moduleCalls = 0;  // module calls the forward made before it ends, itself included
+    TensorAgreement output; // its first output that diverges
+    std::vector<int> entries;       // indexes of the plan's enabled entries whose scope holds the module
+    std::vector<CallTally> calls;   // the function calls made inside the module call, its submodules' included
+    std::string note; // when the module calls of the two forwards differ, where ("the plan forward called X where ...")
+};
+
+struct VerifyReport {
+    bool passed = false;
+    std::vector<TensorAgreement> outputs;
+    std::optional<ModuleDivergence> divergence; // set when the outputs fail and a module call's output diverges
+    // Why no module was named although the outputs fail (the forward forks tasks that were not compared, a .pt2
+    // program whose diverging values are not module outputs); empty otherwise.
+    std::string localisationNote;
+    int passes = 0; // forwards made to locate the divergence, in pairs (baseline, plan)
+};
+
+struct VerifyOptions {
+    VerifyThresholds thresholds;
+    bool locate = true; // name the first diverging module when the outputs fail
+    // The baseline module outputs kept at once while locating; a model with more runs more pairs of forwards.
+    std::int64_t moduleOutputBudgetBytes = std::int64_t(256) << 20;
+    ProgressCallback progress; // (done, total) forwards; false cancels (kforge::Error "cancelled")
+};
+
+// The plan's enabled entries in effect against none, on the session's inputs and device. Throws kforge::Error when
+// the plan has no enabled entry, the runtime refuses it, or a forward fails (no patch is left installed).
+VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOptions& options = {});
+
+} // namespace kforge

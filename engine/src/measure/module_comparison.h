@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Locates where a plan's forward starts to diverge from the baseline's: a forward observer that keeps the tensors the
+// baseline's module calls take and return (a window of calls at a time, within a byte budget), and one that compares
+// the plan forward's against them as each call starts and ends. The first module call, in the order calls end, whose
+// inputs agree and whose outputs diverge is where the divergence is made.
+#include "runtime/observer.h"
+
+#include <kforge/verify.h>
+
+#include <ATen/core/Tensor.h>
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace kforge::measure {
+
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+using ModuleCall = std::pair<std::string, int>; // a module's path and which of its calls in the forward, from 0
+
+// One module call of the baseline: what it took and returned (cloned).
+struct RecordedCall {
+    NamedTensors inputs, outputs;
+};
+
+// Module calls are numbered in the order they end. The recorder keeps the calls numbered from `first` on until it
+// has kept `budgetBytes` (one call at least): the window [first, windowEnd()).
+class BaselineModuleRecorder final : public runtime::ForwardObserver {
+public:
+    BaselineModuleRecorder(int first, std::int64_t budgetBytes) : m_first(first), m_budget(budgetBytes) {}
+
+    bool wantsModuleOutputs() const override { return true; }
+    void moduleEnter(const char* path) override;
+    void moduleInputs(const char* path, c10::ArrayRef<c10::IValue> inputs) override;
+    void moduleOutputs(const char* path, c10::ArrayRef<c10::IValue> outputs) override;
+    void moduleExit(const char* path) override;
+
+    // After the forward: the calls kept, every call in the order they ended, and where the window ends.
+    const RecordedCall* find(const ModuleCall& call) const;
+    const std::vector<ModuleCall>& endOrder() const { return m_endOrder; }
+    int windowEnd() const { return m_full ? m_windowEnd : int(m_endOrder.size()); }
+
+private:
+    struct Open {
+        ModuleCall call;
+        NamedTensors inputs;
+    };
+
+    int m_first;
+    std::int64_t m_budget;
+    std::int64_t m_bytes = 0;
+    bool m_full = false;
+    int m_windowEnd = 0;
+    std::unordered_map<std::string, int> m_callsOf;
+    std::vector<Open> m_open;
+    std::vector<ModuleCall> m_endOrder;
+    std::map<ModuleCall, RecordedCall> m_recorded;
+};
+
+// Compares the plan forward's module calls with the baseline's window, as each starts and ends, and tallies the
+// function calls made inside each.
+class PlanModuleComparer final : public runtime::ForwardObserver {
+public:
+    PlanModuleComparer(const BaselineModuleRecorder& baseline, const VerifyThresholds& thresholds)
+        : m_baseline(baseline), m_thresholds(thresholds)
+    {
+    }
+
+    bool wantsModuleOutputs() const override { return true; }
+    void moduleEnter(const char* path) override;
+    void moduleInputs(const char* path, c10::ArrayRef<c10::IValue> inputs) override;
+    void moduleOutputs(const char* path, c10::ArrayRef<c10::IValue> outputs) override;
+    void moduleExit(const char* path) override;
+    void callBegin(std::uint64_t id, Function function, const char* provider, const char* op) override;
+    void callDeclined(std::uint64_t id) override;
+    void callEnd(std::uint64_t id) override;
+
+    // The first module call of the window whose inputs agree and whose outputs diverge, if any (its plan entries
+    // left for the caller).
+    const std::optional<ModuleDivergence>& divergence() const { return m_divergence; }
+    // Set when the plan forward's module calls are not the baseline's: control flow the plan changed.
+    const std::string& mismatch() const { return m_mismatch; }
+
+private:
+    using Tally = std::map<std::pair<std::string, std::string>, int>; // (function, provider) -> calls
+    struct Open {
+        ModuleCall call;
+        bool inputsAgree = true;
+        Tally calls;
+    };
+    bool done() const { return m_divergence || !m_mismatch.empty(); }
+
+    const BaselineModuleRecorder& m_baseline;
+    const VerifyThresholds& m_thresholds;
+    int m_ended = 0;
+    std::unordered_map<std::string, int> m_callsOf;
+    std::vector<Open> m_open;
+    std::unordered_map<std::uint64_t, std::pair<std::string, std::string>> m_liveCalls; // for declines
+    std::optional<ModuleDivergence> m_divergence;
+    std::string m_mismatch;
+};
+
+// The tensors of module-call values (tensors, and those inside tuples, lists and dicts), named by position: "0",
+// "1.0", "1.key".
+NamedTensors tensorsOf(c10::ArrayRef<c10::IValue> values);
+
+} // namespace kforge::measure

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// One tensor of a plan's forward against the baseline's: errors, cosine, NaN/Inf, top-k agreement and the verdict
+// against VerifyThresholds (kforge/verify.h).
+#include <kforge/verify.h>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+
+#include <string>
+#include <vector>
+
+namespace kforge::measure {
+
+TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline, const at::Tensor& plan,
+                            const VerifyThresholds& thresholds);
+// Every output tensor of a forward's result (as TensorDigest names them) against the baseline's; an output one side
+// lacks fails with that reason.
+std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, const c10::IValue& plan,
+                                                const VerifyThresholds& thresholds);
+
+} // namespace kforge::measure

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// kforge verify: the plan's forward against the baseline's on the model's own outputs, then where it diverges.
+#include "measure/module_comparison.h"
+#include "measure/tensor_agreement.h"
+#include "model/output_digest.h"
+#include "model/session_impl.h"
+#include "runtime/observer.h"
+
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/module_path.h>
+#include <kforge/runtime.h>
+#include <kforge/verify.h>
+
+namespace kforge {
+namespace {
+
+constexpr const char* kWhere = "verify";
+
+// Counts forwards for the progress callback; a cancel stops before the next one.
+class ForwardCounter {
+public:
+    ForwardCounter(const ProgressCallback& progress, int total) : m_progress(progress), m_total(total) {}
+    void grow(int more) { m_total += more; }
+    c10::IValue forward(ModelSession& session)
+    {
+        c10::IValue output = guardedForward(session.impl());
+        if (!keepGoing(m_progress, ++m_done, m_total))
+            throw Error(kWhere, "cancelled");
+        return output;
+    }
+
+private:
+    const ProgressCallback& m_progress;
+    int m_total;
+    int m_done = 0;
+};
+
+// The enabled entries whose scope holds the module.
+std::vector<int> entriesAt(const Plan& plan, const std::string& module)
+{
+    std::vector<int> out;
+    for (size_t i = 0; i < plan.entries.size(); ++i)
+        if (plan.entries[i].enabled && module_path::isWithin(module, plan.entries[i].scope))
+            out.push_back(int(i));
+    return out;
+}
+
+// Windows of module calls, each a baseline forward that keeps its calls and a plan forward that compares against
+// them, until one diverges or the calls run out.
+void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyOptions& options,
+            ForwardCounter& forwards, VerifyReport& report)
+{
+    int first = 0;
+    for (;;) {
+        forwards.grow(2);
+        measure::BaselineModuleRecorder baseline(first, options.moduleOutputBudgetBytes);
+        {
+            runtime::ObserverScope watch(baseline);
+            forwards.forward(session);
+        }
+        measure::PlanModuleComparer plan(baseline, options.thresholds);
+        {
+            auto applied = runtime.applied();
+            runtime::ObserverScope watch(plan);
+            forwards.forward(session);
+        }
+        ++report.passes;
+        if (plan.divergence()) {
+            report.divergence = plan.divergence();
+            report.divergence->entries = entriesAt(runtime.plan(), report.divergence->module);
+            return;
+        }
+        if (!plan.mismatch().empty()) {
+            report.localisationNote = plan.mismatch();
+            return;
+        }
+        const int end = baseline.windowEnd();
+        if (end >= int(baseline.endOrder().size()) || end <= first) {
+            report.localisationNote =
+                baseline.endOrder().empty()
+                    ? "the forward made no module call that could be compared"
+                    : "no module call's output diverges while its inputs agree (" +
+                          std::to_string(baseline.endOrder().size()) +
+                          " module calls compared): the outputs diverge after the last module call ends" +
+                          (session.impl().forksTasks ? ", or in a task the forward forked (not compared)" : "");
+            return;
+        }
+        first = end;
+    }
+}
+
+} // namespace
+
+VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOptions& options)
+{
+    if (!plan.hasEnabledEntry())
+        throw Error(kWhere, "the plan has no enabled entry: there is nothing to verify");
+    KernelProviderRuntime runtime(session, plan); // refuses a plan it cannot run, naming each problem
+    ForwardCounter forwards(options.progress, 2);
+    VerifyReport report;
+    const c10::IValue baseline = forwards.forward(session);
+    c10::IValue withPlan;
+    {
+        auto applied = runtime.applied();
+        withPlan = forwards.forward(session);
+    }
+    report.outputs = measure::agreementOfOutputs(baseline, withPlan, options.thresholds);
+    report.passed = !report.outputs.empty();
+    for (const auto& o : report.outputs)
+        report.passed = report.passed && o.passed;
+    if (report.outputs.empty())
+        report.localisationNote = "the forward returns no tensor to compare";
+    if (!report.passed && !report.outputs.empty() && options.locate)
+        locate(session, runtime, options, forwards, report);
+    return report;
+}
+
+} // namespace kforge

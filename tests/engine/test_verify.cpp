@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// kforge verify (kforge/verify.h): the plan's outputs against the baseline's, the verdict, and the first module whose
+// output diverges while its inputs agree, with seeded faults whose place is known by construction (seeded_faults.h).
+// The real-model corpus runs the same faults through the CLI (tests/corpus/test_verify_faults.py).
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/verify.h>
+
+#include "build_path.h"
+#include "runtime/hook_ops.h"
+#include "runtime/hook_table.h"
+#include "seeded_faults.h"
+#include "test_helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+const std::string kModels = std::string(KFORGE_TEST_DATA) + "/models/";
+
+void registerSeededFaults()
+{
+    static const bool done = [] {
+        for (auto& info : seededFaultTypes())
+            ProviderRegistry::instance().add(std::move(info));
+        return true;
+    }();
+    (void)done;
+}
+
+PlanEntry seeded(const std::string& scope, SeededFault fault, Function function, nlohmann::json settings = {})
+{
+    PlanEntry e = entry(scope, std::string(functionName(function)), seededTypeName(fault, function));
+    for (const auto& [key, value] : settings.items())
+        e.provider[key] = value;
+    return e;
+}
+
+VerifyReport verifyOne(const std::string& model, PlanEntry e, VerifyOptions options = {})
+{
+    registerSeededFaults();
+    auto session = ModelSession::open(model);
+    if (model.find(".pt2") != std::string::npos)
+        session->setInputSpecs({"float32[2,16]"});
+    return verifyPlan(*session, planOf({std::move(e)}), options);
+}
+
+} // namespace
+
+TEST(Verify, AnExactProviderPassesWithIdenticalOutputs)
+{
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::Exact, Function::Gelu));
+    EXPECT_TRUE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].maxAbsError, 0.0);
+    EXPECT_NEAR(r.outputs[0].cosine, 1.0, 1e-12);
+    ASSERT_TRUE(r.outputs[0].top1Agreement); // [1, 16, 256] logits: per-token top-k
+    EXPECT_DOUBLE_EQ(*r.outputs[0].top1Agreement, 1.0);
+    EXPECT_DOUBLE_EQ(*r.outputs[0].top5Agreement, 1.0);
+    EXPECT_FALSE(r.divergence);
+    EXPECT_EQ(r.passes, 0); // nothing to locate
+}
+
+TEST(Verify, NoiseInOneMlpFailsAndNamesThatMlpNotTheLinearAfterIt)
+{
+    // gelu runs in MLP.forward between fc and proj: proj's output diverges first, but its input already did.
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("blocks.1", SeededFault::Noise, Function::Gelu));
+    EXPECT_FALSE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_FALSE(r.outputs[0].passed);
+    EXPECT_GT(r.outputs[0].outsideTolerance, 0);
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    EXPECT_EQ(r.divergence->module, "blocks.1.mlp");
+    EXPECT_EQ(r.divergence->call, 0);
+    EXPECT_EQ(r.divergence->entries, std::vector<int>{0});
+    ASSERT_FALSE(r.divergence->calls.empty());
+    bool servedBySeeded = false;
+    for (const auto& c : r.divergence->calls)
+        servedBySeeded |= c.function == "gelu" && c.provider.find("SeededNoise_gelu") == 0 && c.calls == 1;
+    EXPECT_TRUE(servedBySeeded);
+}
+
+TEST(Verify, AZeroedAttentionHeadIsLocatedToItsAttentionModule)
+{
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("blocks.0", SeededFault::ZeroHead,
+                                                                Function::ScaledDotProductAttention, {{"head", 1}}));
+    EXPECT_FALSE(r.passed);
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    EXPECT_EQ(r.divergence->module, "blocks.0.attn");
+}
+
+TEST(Verify, NaNForOneShapeFailsOnNewNonFiniteValues)
+{
+    // The root's softmax runs on [1, 16, 256] logits, the attention's on none: NaN only there.
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax,
+                                                                {{"shape", {1, 16, 256}}}));
+    EXPECT_FALSE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_GT(r.outputs[0].newNonFinite, 0);
+    EXPECT_NE(r.outputs[0].problem.find("NaN/Inf"), std::string::npos) << r.outputs[0].problem;
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    EXPECT_EQ(r.divergence->module, ""); // the root's own softmax
+    // And allowed, it fails on cosine and tolerance only: the NaN rows drop out of the cosine.
+    VerifyOptions allow;
+    allow.thresholds.allowNewNonFinite = true;
+    allow.locate = false;
+    const VerifyReport allowed = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax,
+                                                                      {{"shape", {1, 16, 256}}}),
+                                           allow);
+    EXPECT_EQ(allowed.outputs[0].problem.find("NaN/Inf"), std::string::npos) << allowed.outputs[0].problem;
+    EXPECT_FALSE(allowed.divergence);
+}
+
+TEST(Verify, ALooseThresholdPassesWhatTheDefaultsFail)
+{
+    VerifyOptions loose;
+    loose.thresholds.minCosine = 0.9;
+    loose.thresholds.absolute = 1.0;
+    loose.thresholds.relative = 1.0;
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("blocks.1", SeededFault::Noise, Function::Gelu), loose);
+    EXPECT_TRUE(r.passed) << r.outputs[0].problem;
+}
+
+TEST(Verify, ATinyBudgetLocatesTheSameModuleInMorePasses)
+{
+    VerifyOptions tiny;
+    tiny.moduleOutputBudgetBytes = 1; // one module call per window
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("blocks.1", SeededFault::Noise, Function::Gelu), tiny);
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    EXPECT_EQ(r.divergence->module, "blocks.1.mlp");
+    EXPECT_GT(r.passes, 1);
+    const VerifyReport wide = verifyOne("builtin:tiny-gpt", seeded("blocks.1", SeededFault::Noise, Function::Gelu));
+    EXPECT_EQ(wide.passes, 1);
+    EXPECT_EQ(r.divergence->moduleCalls, wide.divergence->moduleCalls);
+}
+
+TEST(Verify, APt2ProgramIsLocatedThroughItsModuleFrames)
+{
+    // exported_block.pt2: relu runs in blocks.N.mlp.act; `shared` is called twice. Its softmax output shrinks the
+    // noise below the default tolerance (max abs error 1.5e-4 on values near 0.06), so the tolerance is tightened.
+    VerifyOptions tight;
+    tight.thresholds.absolute = 1e-6;
+    tight.thresholds.relative = 1e-5;
+    const VerifyReport relu = verifyOne(kModels + "exported_block.pt2", seeded("blocks.1", SeededFault::Noise,
+                                                                              Function::Relu), tight);
+    EXPECT_FALSE(relu.passed);
+    ASSERT_TRUE(relu.divergence) << relu.localisationNote;
+    EXPECT_EQ(relu.divergence->module, "blocks.1.mlp.act");
+    const VerifyReport shared = verifyOne(kModels + "exported_block.pt2", seeded("shared", SeededFault::Noise,
+                                                                                Function::Linear), tight);
+    ASSERT_TRUE(shared.divergence) << shared.localisationNote;
+    EXPECT_EQ(shared.divergence->module, "shared");
+    EXPECT_EQ(shared.divergence->call, 0);
+    const VerifyReport exact =
+        verifyOne(kModels + "exported_block.pt2", seeded("", SeededFault::Exact, Function::Linear), tight);
+    EXPECT_TRUE(exact.passed);
+}
+
+TEST(Verify, LeavesNoBindingAndCancelsBetweenForwards)
+{
+    registerSeededFaults();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const Plan plan = planOf({seeded("blocks.1", SeededFault::Noise, Function::Gelu)});
+    verifyPlan(*session, plan);
+    EXPECT_FALSE(runtime::Hooks::anyBound());
+    VerifyOptions cancel;
+    cancel.progress = [](int done, int) { return done < 1; };
+    EXPECT_THROW(verifyPlan(*session, plan, cancel), Error);
+    EXPECT_FALSE(runtime::Hooks::anyBound());
+    EXPECT_THROW(verifyPlan(*session, Plan{}), Error); // no enabled entry: nothing to verify
+}
