@@ -136,14 +136,7 @@ Command addBenchCommand(CLI::App& app)
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
-                auto session = openModel(o->model, report);
-                if (o->device != "cpu")
-                    session->setDevice(o->device);
-                requireInputs(*session);
-                const Plan plan = o->plan.read();
-                if (plan.entries.empty())
-                    throw Error("bench", "no plan: give --plan FILE or --provide SCOPE:FUNCTION:PROVIDER");
-                warnPlan(report, plan, *session, session->device());
+                const auto [session, plan] = openWithPlan("bench", o->model, o->plan, o->device, report);
                 BenchmarkResult result;
                 {
                     InterruptGuard guard;

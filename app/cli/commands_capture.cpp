@@ -72,7 +72,7 @@ Command addCaptureCommand(CLI::App& app)
         ->capture_default_str();
     addJsonFlag(cmd);
     return {cmd, [o](Report& report) {
-                const Plan plan = o->plan.read();
+                Plan plan = o->plan.read();
                 const bool hasLaterPlan = !o->thenPlanFile.empty() || !o->thenProvides.empty();
                 const Plan later = planFromOptions(o->thenPlanFile, o->thenProvides);
                 auto session = openModel(o->model, report);
@@ -80,8 +80,8 @@ Command addCaptureCommand(CLI::App& app)
                 session->setDevice("cuda");
                 const auto eager = session->forward();
 
+                landPlan(report, plan, *session, session->device(), o->plan); // re-validated, never-fire warned
                 KernelProviderRuntime runtime(*session, plan);
-                warnPlan(report, plan, *session, session->device()); // entries that can never fire
                 runtime.activate();
                 const CaptureRecord record = session->capture(o->warmup);
                 // Unwinds what a failed capture left behind; the record keeps the leftovers as they were.

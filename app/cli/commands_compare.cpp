@@ -18,10 +18,10 @@ Command addCompareCommand(CLI::App& app)
     return {cmd, [o](Report& report) {
                 if (!o->plan.given())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
-                const Plan plan = o->plan.read();
+                Plan plan = o->plan.read();
                 auto session = openModel(o->model, report);
                 requireInputs(*session);
-                warnPlan(report, plan, *session, o->device);
+                landPlan(report, plan, *session, o->device, o->plan);
                 InterruptGuard guard;
                 const StudyResult study = runStudy(*session, *o, StudyKind::Compare, plan);
                 const ProfileRun& baseline = *study.baseline;

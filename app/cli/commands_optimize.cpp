@@ -23,7 +23,7 @@ Command addOptimizeCommand(CLI::App& app)
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 7;
-        bool quiet = false, reference = false;
+        bool quiet = false, reference = false, noVerify = false;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("optimize", "Find the fastest correct provider per function and write a plan");
@@ -37,6 +37,9 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
+    cmd->add_flag("--no-verify", o->noVerify,
+                  "keep the plan without checking it on the model's outputs (by default entries in effect where the "
+                  "outputs diverge are dropped, as kforge verify would find them)");
     cmd->add_option("--providers", o->providers,
                     "try only these provider types (kforge providers; default: every type for the device)")
         ->delimiter(',');
@@ -73,6 +76,7 @@ Command addOptimizeCommand(CLI::App& app)
                     options.generators.clear();
                 options.generationTimeoutSeconds = o->generationTimeout;
                 options.granularity = o->granularity;
+                options.verifyOutputs = !o->noVerify;
                 // Its lines are progress: shown on a terminal only, as every command's progress is.
                 if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
@@ -111,7 +115,11 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"speedup", c.speedup},
                                                      {"max_abs_error", c.correctness.maxAbsError},
                                                      {"kept", c.kept},
-                                                     {"rejected", c.rejected}});
+                                                     {"rejected", c.rejected},
+                                                     {"speedup_interval", {c.speedupLow, c.speedupHigh}}});
+                    out["verified"] = result.verification ? nlohmann::ordered_json(result.verification->passed)
+                                                          : nlohmann::ordered_json();
+                    out["dropped_by_verify"] = result.droppedByVerify;
                 }
                 std::ostream& out = report.text;
                 std::vector<std::vector<std::string>> functions;
@@ -137,6 +145,11 @@ Command addOptimizeCommand(CLI::App& app)
                 for (const auto& f : result.functions) // per-module choices, or why one choice was kept
                     if (!f.perModule.empty())
                         out << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';
+                for (const std::string& line : result.droppedByVerify)
+                    out << "  verify dropped " << line << '\n';
+                if (result.verification)
+                    out << "verify: " << (result.verification->passed ? "the plan keeps the model's outputs" : "FAIL")
+                        << '\n';
                 out << "\nplan: " << o->out << " (" << result.plan.entries.size() << " entries)\n";
             }};
 }

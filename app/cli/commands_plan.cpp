@@ -61,6 +61,7 @@ void runNew(const PlanCommandOptions& o, Report& report)
         for (const auto& p : validatePlan(plan, *session))
             report.warn(problemLine(o.out, p));
     }
+    stampProvenance(plan, o.device, "kforge plan new");
     savePlan(plan, o.out);
     report.text << "wrote " << o.out << ": " << plan.entries.size() << " entr"
                 << (plan.entries.size() == 1 ? "y" : "ies") << (plan.modelName.empty() ? "" : " for " + plan.modelName)
@@ -187,6 +188,9 @@ Command addPlanCommand(CLI::App& app)
                        "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
     addProgramOption(create, o->model.open.program);
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
+    create->add_option("--device", o->device, "the device the plan is meant for, recorded in its provenance")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
 
     auto* show = cmd->add_subcommand("show", "Print a plan's entries (either dialect)");
     show->add_option("PLAN", o->plan, "plan file")->required();

@@ -30,9 +30,9 @@ Command addProfileCommand(CLI::App& app)
                 auto session = openModel(o->model, report);
                 requireInputs(*session);
                 const bool usePlan = o->plan.given();
-                const Plan plan = o->plan.read();
+                Plan plan = o->plan.read();
                 if (usePlan)
-                    warnPlan(report, plan, *session, o->device);
+                    landPlan(report, plan, *session, o->device, o->plan);
                 else
                     report.setPlanWarnings({});
                 InterruptGuard guard;

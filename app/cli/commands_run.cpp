@@ -81,10 +81,10 @@ Command addRunCommand(CLI::App& app)
         cmd, [o](Report& report) {
             auto session = openModel(o->model, report);
             requireInputs(*session);
-            const Plan plan = o->plan.read();
+            Plan plan = o->plan.read();
+            landPlan(report, plan, *session, session->device(), o->plan); // re-validated, never-fire warned
             EventCollector collector;
             KernelProviderRuntime runtime(*session, plan);
-            warnPlan(report, plan, *session, session->device()); // entries that can never fire
             std::vector<TensorDigest> outputs;
             std::string error;
             bool stopped = false;

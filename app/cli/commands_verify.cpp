@@ -74,12 +74,9 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
         thresholds["rtol"] = *o.thresholds.relative;
     if (o.thresholds.minTop1Agreement)
         thresholds["min_top1_agreement"] = *o.thresholds.minTop1Agreement;
-    nlohmann::ordered_json out{{"model", session.displayName()},
-                               {"inputs", session.describeInputs()},
-                               {"device", session.device()},
-                               {"passed", r.passed},
-                               {"thresholds", thresholds},
-                               {"outputs", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json out{{"model", session.displayName()}, {"inputs", session.describeInputs()},
+                               {"device", session.device()},     {"passed", r.passed},
+                               {"thresholds", thresholds},       {"outputs", nlohmann::ordered_json::array()}};
     for (const auto& a : r.outputs)
         out["outputs"].push_back(toJson(a));
     if (r.divergence) {
@@ -93,7 +90,7 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
         nlohmann::ordered_json calls = nlohmann::ordered_json::array();
         for (const auto& c : d.calls)
             calls.push_back({{"function", c.function}, {"provider", c.provider}, {"calls", c.calls}});
-        out["first_divergence"] = {{"module", d.module}, {"call", d.call},         {"module_calls", d.moduleCalls},
+        out["first_divergence"] = {{"module", d.module},         {"call", d.call},     {"module_calls", d.moduleCalls},
                                    {"output", toJson(d.output)}, {"entries", entries}, {"function_calls", calls}};
     }
     if (!r.localisationNote.empty())
@@ -114,15 +111,15 @@ void printText(std::ostream& out, const ModelSession& session, const Plan& plan,
                         number(a.cosine), std::to_string(a.newNonFinite),
                         a.top1Agreement ? number(*a.top1Agreement) : "-",
                         a.top5Agreement ? number(*a.top5Agreement) : "-", a.passed ? "pass" : "FAIL"});
-    const std::vector<Column> columns{{"OUTPUT", false}, {"TENSOR", false}, {"MAX ABS ERR", true},
-                                      {"MAX REL ERR", true}, {"COSINE", true}, {"NEW NAN/INF", true},
-                                      {"TOP-1", true},   {"TOP-5", true},  {"", false}};
+    const std::vector<Column> columns{{"OUTPUT", false},     {"TENSOR", false}, {"MAX ABS ERR", true},
+                                      {"MAX REL ERR", true}, {"COSINE", true},  {"NEW NAN/INF", true},
+                                      {"TOP-1", true},       {"TOP-5", true},   {"", false}};
     out << formatTable(columns, rows);
     for (const auto& a : r.outputs)
         if (!a.passed)
             out << "output " << a.path << ": " << a.problem << '\n';
-    out << "\nverdict: " << (r.passed ? "the plan keeps the model's outputs" : "FAIL: the plan changes the model's outputs")
-        << '\n';
+    out << "\nverdict: "
+        << (r.passed ? "the plan keeps the model's outputs" : "FAIL: the plan changes the model's outputs") << '\n';
     if (r.divergence) {
         const ModuleDivergence& d = *r.divergence;
         out << "\nfirst diverging module: " << module_path::displayName(d.module) << " (call " << d.call + 1
@@ -167,14 +164,7 @@ Command addVerifyCommand(CLI::App& app)
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
-                auto session = openModel(o->model, report);
-                if (o->device != "cpu")
-                    session->setDevice(o->device);
-                requireInputs(*session);
-                const Plan plan = o->plan.read();
-                if (plan.entries.empty())
-                    throw Error("verify", "no plan: give --plan FILE or --provide SCOPE:FUNCTION:PROVIDER");
-                warnPlan(report, plan, *session, session->device());
+                const auto [session, plan] = openWithPlan("verify", o->model, o->plan, o->device, report);
                 VerifyOptions run = o->run;
                 if (o->atol >= 0)
                     run.thresholds.absolute = o->atol;

@@ -133,6 +133,25 @@ void warnPlan(Report& report, const Plan& plan, const ModelSession& session, con
     report.setPlanWarnings(planWarnings(plan, session, device));
 }
 
+void landPlan(Report& report, Plan& plan, ModelSession& session, const std::string& device, const PlanOptions& options)
+{
+    if (device != "cpu" && session.device().rfind(device, 0) != 0)
+        session.setDevice(device);
+    if (!options.file.empty()) {
+        RevalidateOptions revalidate;
+        revalidate.acceptChangedPlugins = options.acceptChangedPlugins;
+        revalidate.log = [&](const std::string& line) { report.diagnostic(line); };
+        RevalidationReport revalidation = revalidatePlan(session, plan, revalidate);
+        if (!revalidation.note.empty())
+            report.diagnostic(options.file + ": " + revalidation.note);
+        for (const EntryRevalidation& e : revalidation.entries)
+            if (!e.kept)
+                report.warn(options.file + ": plan entry " + std::to_string(e.entry) + " disabled: " + e.verdict);
+        report.setRevalidation(std::move(revalidation));
+    }
+    warnPlan(report, plan, session, session.device());
+}
+
 std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report)
 {
     auto session = ModelSession::open(options.source, options.open);
@@ -143,6 +162,19 @@ std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& rep
     else if (!options.inputs.empty())
         session->setInputSpecs(options.inputs);
     return session;
+}
+
+SessionWithPlan openWithPlan(const std::string& command, const ModelOptions& model, const PlanOptions& plan,
+                             const std::string& device, Report& report)
+{
+    SessionWithPlan opened{openModel(model, report), plan.read()};
+    if (device != "cpu")
+        opened.session->setDevice(device);
+    requireInputs(*opened.session);
+    if (opened.plan.entries.empty())
+        throw Error(command, "no plan: give --plan FILE or --provide SCOPE:FUNCTION:PROVIDER");
+    landPlan(report, opened.plan, *opened.session, device, plan);
+    return opened;
 }
 
 void addPlanOptions(CLI::App* command, PlanOptions& options, const std::string& what)
@@ -157,6 +189,9 @@ void addPlanOptions(CLI::App* command, PlanOptions& options, const std::string& 
                      "SCOPE:FUNCTION:PROVIDER[:{json settings}] plan entry" + tail +
                          ", e.g. \"blocks.0:scaled_dot_product_attention:TorchSDPAKernelProvider\"")
         ->type_name("SPEC");
+    command->add_flag("--accept-changed-plugins", options.acceptChangedPlugins,
+                      "use a plan whose provider plugin differs (SHA-256) from the one it was measured with: its "
+                      "entries are re-validated here instead of the plan being refused");
 }
 
 void addDeviceOption(CLI::App* command, std::string& device, const std::string& help)

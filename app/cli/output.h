@@ -41,6 +41,7 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
 struct PlanOptions {
     std::string file;
     std::vector<std::string> provides;
+    bool acceptChangedPlugins = false; // --accept-changed-plugins
     bool given() const { return !file.empty() || !provides.empty(); }
     Plan read() const { return planFromOptions(file, provides); }
 };
@@ -57,6 +58,11 @@ void addJsonFlag(CLI::App* command, const std::string& help = "JSON output");
 // "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON", and listed in the --json output as
 // "warnings". Every command that runs a plan calls this once the plan is known.
 void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device);
+
+// A plan read from a file, landing on this machine: the entries whose provenance differs are re-validated on the
+// session (kforge::revalidatePlan; those that fail are disabled and warned), a plan without provenance is noted as
+// not re-validated, then warnPlan. The session is moved to `device` first (re-validation measures there).
+void landPlan(Report& report, Plan& plan, ModelSession& session, const std::string& device, const PlanOptions& options);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.
 void requireInputs(const ModelSession& session);
@@ -77,5 +83,14 @@ std::string describeGraphExecutor(const std::string& name);
 
 // Opens the model and applies --input / --inputs-file; the session's warnings go to the report.
 std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report);
+
+// A model and the plan a command runs on it whole (bench, verify): opened and moved to `device`, its inputs
+// required, the plan read (none refused in `command`'s name) and its never-fire warnings reported.
+struct SessionWithPlan {
+    std::unique_ptr<ModelSession> session;
+    Plan plan;
+};
+SessionWithPlan openWithPlan(const std::string& command, const ModelOptions& model, const PlanOptions& plan,
+                             const std::string& device, Report& report);
 
 } // namespace kforge::cli

@@ -4,6 +4,7 @@
 // JSON form on stdout for --json, else the text form, and every diagnostic ("kforge: warning: ...") on stderr as it
 // is raised, so a long run shows its warnings before it ends and an error later does not lose them.
 #include <kforge/plan.h>
+#include <kforge/revalidate.h>
 
 #include <nlohmann/json.hpp>
 
@@ -31,10 +32,14 @@ public:
     // The plan's entries that can never fire: each warned now, and listed as "warnings" in the JSON object.
     void setPlanWarnings(std::vector<PlanWarning> warnings);
     const std::optional<std::vector<PlanWarning>>& planWarnings() const { return m_planWarnings; }
+    // What re-validating the plan where it landed found: listed as "revalidation" in the JSON object.
+    void setRevalidation(RevalidationReport revalidation) { m_revalidation = std::move(revalidation); }
+    const std::optional<RevalidationReport>& revalidation() const { return m_revalidation; }
 
 private:
     DiagnosticSink m_diagnostics;
     std::optional<std::vector<PlanWarning>> m_planWarnings;
+    std::optional<RevalidationReport> m_revalidation;
 };
 
 // The report as main prints it: the JSON form (with the plan warnings, when the command ran a plan) or the text.

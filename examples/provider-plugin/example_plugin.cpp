@@ -47,3 +47,4 @@ void registerExampleProviders(kforge::ProviderRegistry& registry)
 } // namespace
 
 KFORGE_PROVIDER_PLUGIN(registerExampleProviders)
+KFORGE_PROVIDER_PLUGIN_VERSION("example-relu 1.0")

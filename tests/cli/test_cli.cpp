@@ -451,7 +451,10 @@ TEST(CliPlan, NewShowAndValidate)
     EXPECT_TRUE(created.err.empty()) << created;
     const json file = json::parse(readFile(plan));
     EXPECT_EQ(file.at("format"), "kforge-plan");
-    EXPECT_EQ(file.at("version"), 1);
+    EXPECT_EQ(file.at("version"), 2) << "it carries its provenance";
+    EXPECT_EQ(file.at("provenance").at("written_by"), "kforge plan new");
+    EXPECT_EQ(file.at("provenance").at("machine").at("device"), "cpu");
+    EXPECT_EQ(file.at("provenance").at("providers").size(), 2u);
     EXPECT_EQ(file.at("model").at("name"), "tiny-gpt");
     ASSERT_EQ(file.at("entries").size(), 2u);
     EXPECT_EQ(file.at("entries")[1].at("provider"), (json{{"type", "TorchSDPAKernelProvider"}, {"backend", "MATH"}}));

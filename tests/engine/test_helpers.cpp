@@ -95,6 +95,38 @@ private:
     double m_tag;
 };
 
+// Caches its output by input shape, not content: right on the first tensor of each shape, which is every call
+// make_plan's per-call check makes (one per signature), and wrong on the next tensor of that shape. A provider that
+// passes a per-call check and still ruins the model's output (the end-to-end check in make_plan catches it).
+class StaleCacheGeluProvider final : public KernelProvider {
+public:
+    Function function() const override { return Function::Gelu; }
+    std::string typeName() const override { return "TestStaleCacheGeluProvider"; }
+
+protected:
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        const auto args = parseGelu(stack);
+        if (!args)
+            return CallResult::decline("not gelu's normal form");
+        const std::vector<std::int64_t> shape = args->self.sizes().vec();
+        std::lock_guard lock(m_mutex);
+        for (const auto& [cachedShape, output] : m_cache)
+            if (cachedShape == shape) {
+                torch::jit::drop(stack, GeluArgs::kArguments);
+                torch::jit::push(stack, output);
+                return CallResult::served();
+            }
+        op.callBoxed(stack);
+        m_cache.emplace_back(shape, stack.back().toTensor());
+        return CallResult::served();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<std::pair<std::vector<std::int64_t>, at::Tensor>> m_cache;
+};
+
 class SlowGeluProvider final : public KernelProvider {
 public:
     Function function() const override { return Function::Gelu; }
@@ -255,6 +287,9 @@ void registerTestProviders()
                }});
         r.add({"TestMemoizedGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<MemoizedGeluProvider>(kMemoFastNumel);
+               }});
+        r.add({"TestStaleCacheGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
+                   return std::make_unique<StaleCacheGeluProvider>();
                }});
     });
 }

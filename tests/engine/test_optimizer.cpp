@@ -142,7 +142,7 @@ TEST(Optimizer, PerModulePlanServesOnlyTheModuleWhereTheProviderWins)
         if (e.function == "gelu") {
             scopes.push_back(e.scope);
             EXPECT_EQ(e.providerType(), "TestMemoizedGeluProvider");
-            EXPECT_NE(e.note.find("Float[8,512,768]"), std::string::npos) << e.note;
+            EXPECT_NE(e.note.find("float32[8,512,768]"), std::string::npos) << e.note;
         }
     EXPECT_EQ(scopes, std::vector<std::string>{"large"}) << gelu->perModule;
     for (const CandidateReport& c : result.candidates)
@@ -209,4 +209,66 @@ TEST(Optimizer, MakePlanRejectsSlowAndWrongProviders)
     ASSERT_NE(gelu, result.functions.end());
     EXPECT_EQ(gelu->uniqueSamples, 1); // both blocks call gelu on [1,16,256]
     EXPECT_EQ(gelu->benchmarkSamples, 1);
+}
+
+namespace {
+
+// Two gelu modules called on tensors of one shape and different values: a provider caching by shape is right on the
+// first and wrong on the second.
+std::unique_ptr<ModelSession> twoGelusOfOneShape(const TempDir& dir)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.TwoGelusOneShape"), cu, true);
+    for (const char* name : {"first", "second"}) {
+        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
+        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
+        root.register_module(name, m);
+    }
+    root.define("def forward(self, x: Tensor) -> Tensor:\n"
+                "    return self.second.forward(self.first.forward(x) * 2.0 + 1.0)\n");
+    const std::string path = dir.path("two_gelus_one_shape.pt").string();
+    root.save(path);
+    auto session = ModelSession::open(path);
+    session->setInputSpecs({"float32[64,4096]"});
+    return session;
+}
+
+} // namespace
+
+// Item 1 of the trust issue inside optimize: TestStaleCacheGeluProvider passes the per-call check (one call per
+// signature) and is faster (a cache hit), but the plan's output diverges at `second`; the end-to-end check drops it.
+TEST(Optimizer, AProviderRightCallByCallButWrongEndToEndIsDropped)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = twoGelusOfOneShape(dir);
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 1;
+    options.benchmarkRounds = 3;
+    options.generators.clear();
+    options.providers = {"TestStaleCacheGeluProvider"};
+    options.granularity = OptimizeOptions::Granularity::Model;
+
+    options.verifyOutputs = false;
+    const OptimizeResult unchecked = makePlan(*session, options);
+    ASSERT_EQ(unchecked.plan.entries.size(), 1u) << "right on every sample and faster: kept without the check";
+    EXPECT_FALSE(unchecked.verification);
+
+    options.verifyOutputs = true;
+    const OptimizeResult result = makePlan(*session, options);
+    EXPECT_TRUE(result.plan.entries.empty());
+    ASSERT_EQ(result.droppedByVerify.size(), 1u);
+    EXPECT_NE(
+        result.droppedByVerify[0].find("gelu -> TestStaleCacheGeluProvider: the model's output diverges at second"),
+        std::string::npos)
+        << result.droppedByVerify[0];
+    ASSERT_TRUE(result.verification);
+    EXPECT_FALSE(result.verification->passed);
+    const auto c = std::find_if(result.candidates.begin(), result.candidates.end(),
+                                [](const CandidateReport& r) { return r.provider == "TestStaleCacheGeluProvider"; });
+    ASSERT_NE(c, result.candidates.end());
+    EXPECT_TRUE(c->correctness.passed);
+    EXPECT_FALSE(c->kept);
+    EXPECT_NE(c->rejected.find("ruins the model's output"), std::string::npos) << c->rejected;
 }

@@ -4,9 +4,12 @@
 #include "build_path.h"
 #include <kforge/error.h>
 #include <kforge/events.h>
+#include <kforge/file_hash.h>
+#include <kforge/model_session.h>
 #include <kforge/plugins.h>
 #include <kforge/provider_catalog.h>
 #include <kforge/provider_sdk.h>
+#include <kforge/revalidate.h>
 #include <kforge/runtime.h>
 
 #include "test_helpers.h"
@@ -145,4 +148,57 @@ TEST(Plugins, ProviderPathLoadsFoldersAndReportsFailures)
     ASSERT_EQ(errors.size(), 2u);
     EXPECT_NE(errors[0].find("broken.so"), std::string::npos);
     EXPECT_NE(errors[1].find("/nonexistent-folder"), std::string::npos);
+}
+
+namespace {
+
+// The example plugin, loaded once per process whichever test comes first.
+void loadExamplePlugin()
+{
+    for (const PluginInfo& p : loadedProviderPlugins())
+        if (std::find(p.providerTypes.begin(), p.providerTypes.end(), "ExampleReluProvider") != p.providerTypes.end())
+            return;
+    loadProviderPlugin(KFORGE_EXAMPLE_PLUGIN);
+}
+
+} // namespace
+
+// Item 4/5 of the trust issue: a plugin's origin is its file's SHA-256 and its own version; a plan measured with
+// another build of the plugin is refused until the user accepts it, then re-validated.
+TEST(PluginProvenance, APlanMeasuredWithAnotherBuildOfThePluginIsRefusedUnlessAccepted)
+{
+    loadExamplePlugin();
+    const ProviderOrigin origin = providerOrigin("ExampleReluProvider");
+    EXPECT_EQ(origin.origin, "plugin");
+    EXPECT_EQ(origin.sha256, fileSha256(origin.path));
+    EXPECT_EQ(origin.version, "example-relu 1.0");
+
+    auto session = ModelSession::open("builtin:convnet");
+    Plan plan = planOf({entry("stage", "relu", "ExampleReluProvider")});
+    stampProvenance(plan, "cpu", "kforge plan new");
+    ASSERT_TRUE(plan.provenance);
+    ASSERT_EQ(plan.provenance->providers.size(), 1u);
+    EXPECT_EQ(plan.provenance->providers[0].sha256, origin.sha256);
+    EXPECT_TRUE(revalidatePlan(*session, plan).entries.empty()) << "the same plugin file: nothing to re-validate";
+
+    plan.provenance->providers[0].sha256 = std::string(64, 'a');
+    const std::string refused = errorOf([&] { revalidatePlan(*session, plan); });
+    EXPECT_NE(refused.find("refused: a provider plugin differs"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("entry 0"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("--accept-changed-plugins"), std::string::npos) << refused;
+    EXPECT_TRUE(plan.entries[0].enabled) << "a refusal changes nothing";
+
+    RevalidateOptions accept;
+    accept.acceptChangedPlugins = true;
+    const RevalidationReport report = revalidatePlan(*session, plan, accept);
+    ASSERT_EQ(report.entries.size(), 1u);
+    EXPECT_TRUE(report.entries[0].kept) << report.entries[0].verdict;
+    EXPECT_NE(report.entries[0].verdict.find("correct on"), std::string::npos) << report.entries[0].verdict;
+
+    plan.provenance->providers[0].sha256 = origin.sha256;
+    plan.provenance->providers[0].version = "example-relu 0.9";
+    const auto changes = provenanceChanges(plan, machineFingerprint("cpu"));
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_FALSE(changes[0].pluginChanged) << "another version of the same file is re-validated, not refused";
+    EXPECT_EQ(changes[0].reasons[0], "measured with plugin version 'example-relu 0.9', here 'example-relu 1.0'");
 }

@@ -97,8 +97,8 @@ TEST(Verify, AZeroedAttentionHeadIsLocatedToItsAttentionModule)
 TEST(Verify, NaNForOneShapeFailsOnNewNonFiniteValues)
 {
     // The root's softmax runs on [1, 16, 256] logits, the attention's on none: NaN only there.
-    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax,
-                                                                {{"shape", {1, 16, 256}}}));
+    const VerifyReport r = verifyOne("builtin:tiny-gpt",
+                                     seeded("", SeededFault::NanOnShape, Function::Softmax, {{"shape", {1, 16, 256}}}));
     EXPECT_FALSE(r.passed);
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_GT(r.outputs[0].newNonFinite, 0);
@@ -109,9 +109,8 @@ TEST(Verify, NaNForOneShapeFailsOnNewNonFiniteValues)
     VerifyOptions allow;
     allow.thresholds.allowNewNonFinite = true;
     allow.locate = false;
-    const VerifyReport allowed = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax,
-                                                                      {{"shape", {1, 16, 256}}}),
-                                           allow);
+    const VerifyReport allowed = verifyOne(
+        "builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax, {{"shape", {1, 16, 256}}}), allow);
     EXPECT_EQ(allowed.outputs[0].problem.find("NaN/Inf"), std::string::npos) << allowed.outputs[0].problem;
     EXPECT_FALSE(allowed.divergence);
 }
@@ -146,13 +145,13 @@ TEST(Verify, APt2ProgramIsLocatedThroughItsModuleFrames)
     VerifyOptions tight;
     tight.thresholds.absolute = 1e-6;
     tight.thresholds.relative = 1e-5;
-    const VerifyReport relu = verifyOne(kModels + "exported_block.pt2", seeded("blocks.1", SeededFault::Noise,
-                                                                              Function::Relu), tight);
+    const VerifyReport relu =
+        verifyOne(kModels + "exported_block.pt2", seeded("blocks.1", SeededFault::Noise, Function::Relu), tight);
     EXPECT_FALSE(relu.passed);
     ASSERT_TRUE(relu.divergence) << relu.localisationNote;
     EXPECT_EQ(relu.divergence->module, "blocks.1.mlp.act");
-    const VerifyReport shared = verifyOne(kModels + "exported_block.pt2", seeded("shared", SeededFault::Noise,
-                                                                                Function::Linear), tight);
+    const VerifyReport shared =
+        verifyOne(kModels + "exported_block.pt2", seeded("shared", SeededFault::Noise, Function::Linear), tight);
     ASSERT_TRUE(shared.divergence) << shared.localisationNote;
     EXPECT_EQ(shared.divergence->module, "shared");
     EXPECT_EQ(shared.divergence->call, 0);

@@ -118,16 +118,18 @@ private:
 inline std::vector<ProviderTypeInfo> seededFaultTypes()
 {
     std::vector<ProviderTypeInfo> out;
-    const Function spoilt[] = {Function::Gelu,   Function::Relu,     Function::Linear, Function::LayerNorm,
-                               Function::Conv2d, Function::Hardswish, Function::Silu,  Function::Softmax,
-                               Function::ScaledDotProductAttention};
+    const Function spoilt[] = {Function::Gelu,      Function::Relu,    Function::Linear,
+                               Function::LayerNorm, Function::Conv2d,  Function::Hardswish,
+                               Function::Silu,      Function::Softmax, Function::ScaledDotProductAttention};
     for (const Function function : spoilt)
         for (const SeededFault fault :
              {SeededFault::Noise, SeededFault::ZeroHead, SeededFault::NanOnShape, SeededFault::Exact}) {
             if (fault == SeededFault::ZeroHead && function != Function::ScaledDotProductAttention)
                 continue;
-            out.push_back({seededTypeName(fault, function), function, {"cpu", "cuda"}, "test: a seeded fault",
-                           [fault, function] { return std::make_unique<SeededFaultProvider>(fault, function); }});
+            out.push_back(
+                {seededTypeName(fault, function), function, {"cpu", "cuda"}, "test: a seeded fault", [fault, function] {
+                     return std::make_unique<SeededFaultProvider>(fault, function);
+                 }});
             if (fault == SeededFault::ZeroHead)
                 out.back().settingsSchema = {{"head", {{"type", "integer"}, {"default", 0}}}};
             if (fault == SeededFault::NanOnShape)

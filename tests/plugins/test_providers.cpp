@@ -16,3 +16,4 @@ void registerTestProviders(kforge::ProviderRegistry& registry)
 } // namespace
 
 KFORGE_PROVIDER_PLUGIN(registerTestProviders)
+KFORGE_PROVIDER_PLUGIN_VERSION("test-providers 1.0")

@@ -18,6 +18,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/run_controller.h"
 #include "views/profile_page.h"
+#include "views/provenance_banner.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
 
@@ -34,6 +35,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -395,6 +397,44 @@ private Q_SLOTS:
         QVERIFY2(ok, qPrintable(message));
         QVERIFY2(message.startsWith(QStringLiteral("Verify: the plan keeps")), qPrintable(message));
         QVERIFY(!window->profileController()->verifyReport()->divergence);
+    }
+
+    // A plan measured on another machine (its recorded ISA faked): the banner above the plan editor names each
+    // flagged entry and why; Re-validate checks them on the model here and disables the wrong one (undoable).
+    void revalidatesAPlanFromAnotherMachine()
+    {
+        const auto window = openTinyGpt();
+        kforge::Plan plan;
+        plan.entries.push_back(kforge::parseProvideSpec("blocks.1:gelu:SeededNoise_gelu"));
+        plan.entries.push_back(kforge::parseProvideSpec("blocks.0:gelu:SeededExact_gelu"));
+        kforge::stampProvenance(plan, "cpu", "kforge optimize");
+        plan.provenance->machine.cpuIsa = "AVX512-elsewhere";
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("elsewhere.kfplan.json"));
+        kforge::savePlan(plan, path.toStdString());
+        QVERIFY(window->openPlan(path));
+
+        auto* banner = part<kforge::ui::ProvenanceBanner>(*window, "provenanceBanner");
+        QVERIFY(banner->isVisibleTo(window.get()));
+        QVERIFY2(banner->text().contains(QStringLiteral("2 entries need re-validating")), qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("measured with the CPU ISA level AVX512-elsewhere")),
+                 qPrintable(banner->text()));
+
+        banner->revalidateButton()->click();
+        QVERIFY(QTest::qWaitFor([&] { return !banner->isVisibleTo(window.get()); }, kTimeoutMs));
+        const kforge::Plan& after = window->planDocument()->plan();
+        QVERIFY2(!after.entries[0].enabled, after.entries[0].note.c_str());
+        QVERIFY(after.entries[0].note.find("incorrect here") != std::string::npos);
+        QVERIFY2(after.entries[1].enabled, after.entries[1].note.c_str());
+        QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("1 kept, 1 disabled")));
+        window->planDocument()->undoStack()->undo();
+        QVERIFY(window->planDocument()->plan().entries[0].enabled); // one undoable step
+
+        QVERIFY(window->openPlan(path)); // a file opened again is asked about again; Accept keeps it as it is
+        QVERIFY(banner->isVisibleTo(window.get()));
+        banner->acceptButton()->click();
+        QVERIFY(!banner->isVisibleTo(window.get()));
+        QVERIFY(window->planDocument()->plan().entries[0].enabled);
     }
 
     // After a profile the module tree shows each module's time per forward: total, self, share (the root's is the

@@ -44,6 +44,7 @@ bool OptimizeController::start(QString* error)
     Q_EMIT runningChanged(true);
 
     kforge::OptimizeOptions options = m_options;
+    options.writtenBy = "KernelForge Studio (Optimize)";
     // Called on the worker thread: everything travels to the UI thread queued.
     options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
     options.log = [this](const std::string& line) {

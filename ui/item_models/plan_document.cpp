@@ -141,6 +141,8 @@ void PlanDocument::replaceEntries(const kforge::Plan& plan, const QString& descr
 {
     kforge::Plan after = m_model->plan();
     after.entries = plan.entries;
+    if (plan.provenance) // an optimised plan brings where it was measured
+        after.provenance = plan.provenance;
     m_undo->push(new ReplaceEntries(m_model, std::move(after), description));
 }
 
@@ -149,6 +151,7 @@ void PlanDocument::setPlan(kforge::Plan plan, const QString& filePath)
     m_undo->clear(); // emits cleanChanged(true) when there were unsaved edits
     m_model->setPlan(std::move(plan));
     setFilePath(filePath);
+    Q_EMIT planReplaced();
 }
 
 bool PlanDocument::load(const QString& path, QString* error)
@@ -165,7 +168,10 @@ bool PlanDocument::load(const QString& path, QString* error)
 bool PlanDocument::save(const QString& path, QString* error)
 {
     try {
-        kforge::savePlan(plan(), path.toStdString());
+        kforge::Plan saved = plan();
+        kforge::ensureProvenance(saved, "cpu", "KernelForge Studio");
+        kforge::savePlan(saved, path.toStdString());
+        m_model->setProvenance(saved.provenance); // the document is what the file holds
     } catch (const std::exception& e) {
         return fail(error, QString::fromUtf8(e.what()));
     }

@@ -48,6 +48,7 @@ public:
 
 Q_SIGNALS:
     void planChanged();
+    void planReplaced(); // a new or opened plan took the place of the one edited (setPlan)
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& path);
 

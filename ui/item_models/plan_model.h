@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace kforge::ui {
@@ -46,6 +47,8 @@ public:
     int entryCount() const { return int(m_plan.entries.size()); }
 
     void setPlan(kforge::Plan plan);
+    // Where the plan was made, as saving recorded it: no row changes, so no signal and no undo step.
+    void setProvenance(std::optional<kforge::Provenance> provenance) { m_plan.provenance = std::move(provenance); }
     void insertEntry(int row, kforge::PlanEntry entry);
     kforge::PlanEntry takeEntry(int row);
     void moveEntry(int from, int to);

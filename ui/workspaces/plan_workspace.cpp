@@ -5,9 +5,11 @@
 #include "application/status_reporter.h"
 #include "application/view_registry.h"
 #include "controllers/plan_file_controller.h"
+#include "controllers/revalidate_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/plan_document.h"
 #include "views/plan_editor_view.h"
+#include "views/provenance_banner.h"
 #include "window_actions.h"
 
 #include <kforge/model_session.h>
@@ -19,6 +21,7 @@
 #include <QMenu>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 namespace kforge::ui {
 
@@ -29,16 +32,74 @@ PlanWorkspace::PlanWorkspace(WorkspaceContext& context)
                                          const auto& session = owner->session();
                                          return session ? QString::fromStdString(session->displayName()) : QString();
                                      })),
-      m_editor(new PlanEditorView(context.document, context.window))
+      m_editor(new PlanEditorView(context.document, context.window)), m_banner(new ProvenanceBanner(context.window)),
+      m_revalidator(new RevalidateController(context.owner, this))
 {
     auto* dock = new QDockWidget(tr("Plan"), context.window);
     dock->setObjectName(QStringLiteral("planDock")); // saveState() needs it
-    dock->setWidget(m_editor);
+    auto* pane = new QWidget(dock);
+    auto* layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_editor, 1);
+    dock->setWidget(pane);
     context.window->addDockWidget(Qt::BottomDockWidgetArea, dock);
     context.bottomDock = m_context.bottomDock = dock;
     context.views->add(QStringLiteral("plan"), m_editor, dock);
     connect(m_files, &PlanFileController::statusMessage, this, [this](const QString& m) { m_context.status->show(m); });
+    connectRevalidation();
     createActions();
+}
+
+void PlanWorkspace::connectRevalidation()
+{
+    PlanDocument* document = m_context.document;
+    connect(document, &PlanDocument::planReplaced, this, [this] {
+        m_provenanceAccepted = false; // another plan: its provenance is asked about afresh
+        refreshProvenance();
+    });
+    connect(document, &PlanDocument::planChanged, this, &PlanWorkspace::refreshProvenance);
+    connect(m_banner, &ProvenanceBanner::acceptRequested, this, [this] {
+        m_provenanceAccepted = true;
+        refreshProvenance();
+        m_context.status->show(tr("Plan accepted as measured elsewhere: its entries were not re-validated here"));
+    });
+    connect(m_banner, &ProvenanceBanner::revalidateRequested, this, [this] { revalidate(); });
+    connect(m_revalidator, &RevalidateController::runningChanged, m_banner, &ProvenanceBanner::setBusy);
+    connect(m_revalidator, &RevalidateController::progress, this,
+            [this](const QString& line) { m_context.status->show(line.trimmed()); });
+    connect(m_revalidator, &RevalidateController::finished, this,
+            [this](bool ok, const QString& message, const kforge::Plan& revised) {
+                if (ok) {
+                    m_provenanceAccepted = true; // checked here: the banner's question is answered
+                    m_context.document->replaceEntries(revised, tr("Re-validate Plan"));
+                    refreshProvenance();
+                }
+                m_context.status->show(message);
+                Q_EMIT revalidated(ok, message);
+            });
+}
+
+void PlanWorkspace::refreshProvenance()
+{
+    const kforge::Plan& plan = m_context.document->plan();
+    if (m_provenanceAccepted || !m_context.owner->session() || !plan.provenance) {
+        m_banner->hide();
+        return;
+    }
+    m_banner->setChanges(plan, RevalidateController::changes(plan, m_device));
+}
+
+bool PlanWorkspace::revalidate(QString* error)
+{
+    QString why;
+    if (!m_revalidator->start(m_context.document->plan(), &why)) {
+        m_context.status->show(tr("Cannot re-validate: %1").arg(why));
+        if (error)
+            *error = why;
+        return false;
+    }
+    return true;
 }
 
 void PlanWorkspace::createActions()
@@ -103,10 +164,13 @@ void PlanWorkspace::addEntry(const QString& scope, const QString& function, cons
 
 void PlanWorkspace::setSession(const kforge::ModelSession* session)
 {
-    if (session)
-        m_editor->setSession(session, QString::fromStdString(session->device()));
-    else
+    if (session) {
+        m_device = QString::fromStdString(session->device());
+        m_editor->setSession(session, m_device);
+    } else {
         m_editor->setSession(nullptr);
+    }
+    refreshProvenance();
 }
 
 void PlanWorkspace::setCatalog(const std::vector<kforge::ProviderCatalogEntry>& catalog)

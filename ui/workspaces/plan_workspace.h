@@ -2,7 +2,8 @@
 #pragma once
 // The plan workspace: the plan editor (the Plan dock), the plan files in the File menu (new, open, save, save as,
 // export in AITune's form) and undo/redo in the Edit menu. Entries come from the module tree (Add provider, drops)
-// and the optimizer; the editor validates them against the session and its device.
+// and the optimizer; the editor validates them against the session and its device. A plan measured on another
+// machine gets a banner: re-validate its flagged entries here, or accept them.
 #include "workspaces/workspace_context.h"
 
 #include <kforge/provider_catalog.h>
@@ -23,6 +24,8 @@ namespace kforge::ui {
 
 class PlanEditorView;
 class PlanFileController;
+class ProvenanceBanner;
+class RevalidateController;
 
 class PlanWorkspace : public QObject {
     Q_OBJECT
@@ -44,12 +47,26 @@ public:
     void setCatalog(const std::vector<kforge::ProviderCatalogEntry>& catalog);
     void setDefaultScope(const QString& path);
 
+    // A plan measured elsewhere (its provenance differs from this machine): the banner above the editor names the
+    // flagged entries; revalidate() checks them on the session (the banner's Re-validate), disabling those that fail.
+    ProvenanceBanner* provenanceBanner() const { return m_banner; }
+    bool revalidate(QString* error = nullptr);
+
+Q_SIGNALS:
+    void revalidated(bool ok, const QString& message);
+
 private:
     void createActions();
+    void connectRevalidation();
+    void refreshProvenance();
 
     WorkspaceContext m_context;
     PlanFileController* m_files;
     PlanEditorView* m_editor;
+    ProvenanceBanner* m_banner;
+    RevalidateController* m_revalidator;
+    QString m_device = QStringLiteral("cpu");
+    bool m_provenanceAccepted = false;
 };
 
 } // namespace kforge::ui

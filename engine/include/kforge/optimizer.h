@@ -7,6 +7,7 @@
 #include <kforge/correctness.h>
 #include <kforge/plan.h>
 #include <kforge/profiling.h>
+#include <kforge/verify.h>
 
 #include <functional>
 #include <memory>
@@ -25,9 +26,10 @@ struct CandidateReport {
     nlohmann::json settings;
     bool eligible = false;
     CorrectnessReport correctness;
-    double latencyUs = 0;         // fastest round on the benchmark samples
-    double originalLatencyUs = 0; // the original's fastest round, alternating with the candidates'
-    double speedup = 0;           // original / candidate
+    double latencyUs = 0;                   // fastest round on the benchmark samples
+    double originalLatencyUs = 0;           // the original's fastest round, alternating with the candidates'
+    double speedup = 0;                     // original / candidate
+    double speedupLow = 0, speedupHigh = 0; // 95% bootstrap interval of the per-round ratio
     bool kept = false;
     std::string rejected; // why not kept: "not eligible", "incorrect: ...", "not faster", "slower than X"
 };
@@ -70,6 +72,11 @@ struct OptimizeOptions {
     // its own candidate.
     std::vector<std::string> generators{"all"};
     double generationTimeoutSeconds = defaultGenerationTimeoutSeconds();
+    // Step 6: the plan made must keep the model's outputs (kforge verify's default thresholds): while it does not, the
+    // entries in effect at the first diverging module are dropped (a provider right call by call can still ruin a
+    // model, as attention providers have done in practice).
+    bool verifyOutputs = true;
+    std::string writtenBy = "kforge optimize";   // the plan's provenance: who wrote it
     std::function<void(const std::string&)> log; // progress lines
     // Called after each forward of the first profile with (forwards done, forwards in all), then before each
     // function is tried with (functions done, functions ranked); returning false stops with the plan of the
@@ -81,10 +88,14 @@ struct OptimizeOptions {
 };
 
 struct OptimizeResult {
-    Plan plan; // kforge dialect, scope "" (the model), winners in profiled-time order
+    Plan plan; // kforge dialect, scope "" (the model), winners in profiled-time order, with its provenance
     std::vector<FunctionReport> functions;
     std::vector<CandidateReport> candidates;
     bool cancelled = false; // progress said stop: functions after the last one reported were not tried
+    // Step 6's last verification of the plan (absent when off, cancelled, or the plan is empty), and one line per
+    // entry it dropped: "gelu -> P: the model's output diverges at blocks.1 (cosine 0.93 < 0.999)".
+    std::optional<VerifyReport> verification;
+    std::vector<std::string> droppedByVerify;
 };
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/atomic_file.h>
+#include <kforge/provenance.h>
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +18,13 @@ struct PlanEntry {
     nlohmann::json provider; // the provider's settings, "type" included
     bool enabled = true;
     std::string note;
+    std::optional<EntryMeasurement> measured; // "measured": what it was measured on and its speedup there
 
     std::string providerType() const { return provider.value("type", std::string{}); }
 };
 
 // The plan file format version this build reads and writes (docs/design/plan-format.md).
-inline constexpr int kPlanFormatVersion = 1;
+inline constexpr int kPlanFormatVersion = 2; // 2: provenance and measured entries
 // kforge {"format": "kforge-plan", ...} or AITune {"providers": [...]}.
 enum class PlanDialect { Kforge, Aitune };
 
@@ -32,6 +35,7 @@ struct Plan {
     int version = kPlanFormatVersion;
     nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, kept on a round trip
     PlanDialect dialect = PlanDialect::Kforge;       // the dialect it was read from (writing is always kforge)
+    std::optional<Provenance> provenance;            // where it was measured; absent in AITune's and hand-written plans
 
     // Whether any entry is enabled: a plan without one does nothing (the runtime skips disabled entries).
     bool hasEnabledEntry() const

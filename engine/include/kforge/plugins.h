@@ -9,7 +9,9 @@ namespace kforge {
 
 struct PluginInfo {
     std::string path;
-    std::string abi; // what the plugin was built against: "kforge-provider-abi-1 torch-2.11.0 cxx11-abi-1"
+    std::string abi;     // what the plugin was built against: "kforge-provider-abi-1 torch-2.11.0 cxx11-abi-1"
+    std::string version; // its KFORGE_PROVIDER_PLUGIN_VERSION, "" when it declares none
+    std::string sha256;  // of the file as loaded
     std::vector<std::string> providerTypes;
     std::vector<std::string> generators; // KFORGE_GENERATOR_PLUGIN's registrations (kforge/generator_sdk.h)
 };

@@ -135,3 +135,7 @@ public:
     {                                                                                                                  \
         registerFunction(r);                                                                                           \
     }
+// Optional, beside KFORGE_PROVIDER_PLUGIN: the plugin's own version ("1.4.2"), recorded in the provenance of every
+// plan that uses its providers; a plan measured with another version is re-validated where it loads.
+#define KFORGE_PROVIDER_PLUGIN_VERSION(text)                                                                           \
+    extern "C" __attribute__((visibility("default"))) const char* kforge_provider_plugin_version() { return text; }

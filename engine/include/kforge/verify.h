@@ -3,6 +3,7 @@
 // Whether a plan can be trusted on a model: the model's own outputs with the plan in effect against the baseline's
 // on the same inputs, and, when they differ, the first module in execution order whose output diverges (kforge verify,
 // docs/verify.md). A provider checked call by call can still ruin a model's output; this checks the whole forward.
+#include <kforge/correctness.h>
 #include <kforge/plan.h>
 #include <kforge/progress.h>
 
@@ -27,12 +28,9 @@ struct VerifyThresholds {
     std::optional<double> minTop1Agreement;
 };
 
-// The element-wise tolerance of a whole forward's output, per dtype ("float32": 1e-4 absolute, 1e-3 relative).
-struct ElementTolerance {
-    double absolute = 0.0;
-    double relative = 0.0;
-};
-ElementTolerance verifyTolerance(const std::string& dtype);
+// The element-wise tolerance of a whole forward's output, per dtype ("float32": 1e-4 absolute, 1e-3 relative):
+// looser than a single call's (defaultTolerance), because error grows through a model.
+Tolerance verifyTolerance(const std::string& dtype);
 
 // One output tensor of the plan's forward against the baseline's.
 struct TensorAgreement {
@@ -62,12 +60,12 @@ struct CallTally {
 // The first module call, in the order calls end, whose output diverges: the module whose own code or providers
 // turned agreeing inputs into a diverging output.
 struct ModuleDivergence {
-    std::string module;   // its path ("" the root)
-    int call = 0;         // which of its calls in the forward, from 0
-    int moduleCalls = 0;  // module calls the forward made before it ends, itself included
-    TensorAgreement output; // its first output that diverges
-    std::vector<int> entries;       // indexes of the plan's enabled entries whose scope holds the module
-    std::vector<CallTally> calls;   // the function calls made inside the module call, its submodules' included
+    std::string module;           // its path ("" the root)
+    int call = 0;                 // which of its calls in the forward, from 0
+    int moduleCalls = 0;          // module calls the forward made before it ends, itself included
+    TensorAgreement output;       // its first output that diverges
+    std::vector<int> entries;     // indexes of the plan's enabled entries whose scope holds the module
+    std::vector<CallTally> calls; // the function calls made inside the module call, its submodules' included
     std::string note; // when the module calls of the two forwards differ, where ("the plan forward called X where ...")
 };
 

@@ -37,7 +37,8 @@ std::optional<TensorAgreement> firstDisagreement(const NamedTensors& baseline, c
     if (baseline.size() != plan.size()) {
         TensorAgreement a;
         a.passed = false;
-        a.problem = std::to_string(plan.size()) + " tensor(s) where the baseline has " + std::to_string(baseline.size());
+        a.problem =
+            std::to_string(plan.size()) + " tensor(s) where the baseline has " + std::to_string(baseline.size());
         return a;
     }
     for (size_t i = 0; i < baseline.size(); ++i) {

@@ -10,7 +10,7 @@
 
 namespace kforge {
 
-ElementTolerance verifyTolerance(const std::string& dtype)
+Tolerance verifyTolerance(const std::string& dtype)
 {
     if (dtype == "float32")
         return {1e-4, 1e-3};
@@ -36,7 +36,10 @@ std::string number(double value)
 std::int64_t countOf(const at::Tensor& mask) { return mask.sum().item<std::int64_t>(); }
 
 // Rows of a [batch, classes] or [batch, tokens, vocab] output: the last dimension scores classes.
-bool scoresClasses(const at::Tensor& t) { return t.is_floating_point() && (t.dim() == 2 || t.dim() == 3) && t.size(-1) >= 2; }
+bool scoresClasses(const at::Tensor& t)
+{
+    return t.is_floating_point() && (t.dim() == 2 || t.dim() == 3) && t.size(-1) >= 2;
+}
 
 void addTopK(TensorAgreement& a, const at::Tensor& baseline, const at::Tensor& plan)
 {
@@ -93,11 +96,11 @@ TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline,
     if (countOf(nonZero) > 0)
         a.maxRelError = (diff / bb.abs()).where(nonZero, 0.0).max().item<double>();
     const double bNorm = bb.norm().item<double>(), pNorm = pp.norm().item<double>();
-    a.cosine = bNorm == 0.0 && pNorm == 0.0 ? 1.0
+    a.cosine = bNorm == 0.0 && pNorm == 0.0   ? 1.0
                : bNorm == 0.0 || pNorm == 0.0 ? 0.0
                                               : (bb * pp).sum().item<double>() / (bNorm * pNorm);
 
-    const ElementTolerance byType = verifyTolerance(a.dtype);
+    const Tolerance byType = verifyTolerance(a.dtype);
     const double atol = thresholds.absolute.value_or(byType.absolute);
     const double rtol = thresholds.relative.value_or(byType.relative);
     a.outsideTolerance = countOf(both.logical_and(diff.gt(atol + rtol * bb.abs()))) + lostNonFinite;
@@ -109,9 +112,8 @@ TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline,
     if (a.cosine < thresholds.minCosine)
         fail("cosine similarity " + number(a.cosine) + " < " + number(thresholds.minCosine));
     if (a.outsideTolerance > 0)
-        fail(std::to_string(a.outsideTolerance) + " of " + std::to_string(baseline.numel()) +
-             " elements outside " + number(atol) + " + " + number(rtol) + " x |baseline| (max abs error " +
-             number(a.maxAbsError) + ")");
+        fail(std::to_string(a.outsideTolerance) + " of " + std::to_string(baseline.numel()) + " elements outside " +
+             number(atol) + " + " + number(rtol) + " x |baseline| (max abs error " + number(a.maxAbsError) + ")");
     if (thresholds.minTop1Agreement && a.top1Agreement && *a.top1Agreement < *thresholds.minTop1Agreement)
         fail("top-1 agreement " + number(*a.top1Agreement) + " < " + number(*thresholds.minTop1Agreement));
     return a;

@@ -6,9 +6,11 @@
 #include <kforge/optimizer.h>
 #include <kforge/profiling.h>
 #include <kforge/provider_catalog.h>
+#include <kforge/verify.h>
 
 #include "measure/benchmark_lock.h"
 #include "measure/correctness.h"
+#include "optimizer/candidate_timing.h"
 #include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
 #include "optimizer/settings_tuner.h"
@@ -37,42 +39,6 @@ void log(const OptimizeOptions& o, const std::string& line)
 {
     if (o.log)
         o.log(line);
-}
-
-// Runs `call` once on every benchmark sample: one round, in µs.
-double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std::string& device,
-                 const std::function<void(torch::jit::Stack&)>& call)
-{
-    std::vector<torch::jit::Stack> inputs;
-    inputs.reserve(samples.size());
-    for (const auto* s : samples)
-        inputs.push_back(*s);
-    optimizer::synchronizeDevice(device);
-    const std::int64_t start = runtime::nowNs();
-    for (auto& stack : inputs)
-        call(stack);
-    optimizer::synchronizeDevice(device);
-    return double(runtime::nowNs() - start) / 1000.0;
-}
-
-// Candidate and original in alternating rounds, so load on the machine hits both alike; the fastest round
-// of each counts (scheduling stalls only ever add time). Two untimed rounds warm caches and allocators.
-std::pair<double, double> benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
-                                                   const std::string& device,
-                                                   const std::function<void(torch::jit::Stack&)>& candidate,
-                                                   const std::function<void(torch::jit::Stack&)>& original)
-{
-    double bestCandidate = std::numeric_limits<double>::infinity();
-    double bestOriginal = std::numeric_limits<double>::infinity();
-    for (int round = -2; round < rounds; ++round) {
-        const double c = timeRound(samples, device, candidate);
-        const double o = timeRound(samples, device, original);
-        if (round >= 0) {
-            bestCandidate = std::min(bestCandidate, c);
-            bestOriginal = std::min(bestOriginal, o);
-        }
-    }
-    return {bestCandidate, bestOriginal};
 }
 
 // Settings to try for a provider type: every value of each enumerated setting (e.g. SDPA backends).
@@ -174,18 +140,28 @@ nlohmann::json collectGeneration(PendingGeneration& p, double timeoutSeconds, st
     }
 }
 
-// "float32[1,16,256]": a sample's first tensor argument.
-std::string sampleShape(const torch::jit::Stack& sample)
+// What a kept entry was measured on: each observed signature once, with the speedup found there.
+EntryMeasurement measurementOf(const std::vector<const torch::jit::Stack*>& samples, double speedup, double low,
+                               double high)
 {
-    for (const c10::IValue& v : sample)
-        if (v.isTensor()) {
-            const at::Tensor& t = v.toTensor();
-            std::string s = std::string(c10::toString(t.scalar_type())) + "[";
-            for (int64_t d = 0; d < t.dim(); ++d)
-                s += (d ? "," : "") + std::to_string(t.size(d));
-            return s + "]";
-        }
-    return "?";
+    EntryMeasurement m;
+    for (const torch::jit::Stack* sample : samples) {
+        const std::string signature = optimizer::signatureOf(*sample);
+        if (std::find(m.signatures.begin(), m.signatures.end(), signature) == m.signatures.end())
+            m.signatures.push_back(signature);
+    }
+    m.speedup = speedup;
+    m.speedupLow = low;
+    m.speedupHigh = high;
+    return m;
+}
+
+EntryMeasurement measurementOf(const std::vector<torch::jit::Stack>& samples, double speedup, double low, double high)
+{
+    std::vector<const torch::jit::Stack*> pointers;
+    for (const torch::jit::Stack& s : samples)
+        pointers.push_back(&s);
+    return measurementOf(pointers, speedup, low, high);
 }
 
 // Step 5 (granularity module/auto): where the function's calls differ between modules, times every correct
@@ -221,9 +197,10 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
             t.candidateUs.assign(providers.size(), std::numeric_limits<double>::infinity());
             const std::vector<const torch::jit::Stack*> one{&samples.unique[i]};
             for (int round = -1; round < options.benchmarkRounds; ++round) { // the first round warms up
-                const double o = timeRound(one, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
+                const double o =
+                    optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
                 for (size_t k = 0; k < providers.size(); ++k) {
-                    const double us = timeRound(one, options.device, [&](torch::jit::Stack& s) {
+                    const double us = optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) {
                         if (!providers[k]->call(op, s).wasServed())
                             op.callBoxed(s); // declined: the original serves, as at run time
                     });
@@ -268,9 +245,12 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
     }
     for (const auto& c : choices) {
         std::string shapes;
+        std::vector<const torch::jit::Stack*> inScope;
         for (size_t i = 0; i < samples.unique.size(); ++i)
-            if (times[i].scopeCounts.count(c.scope))
-                shapes += (shapes.empty() ? "" : ", ") + sampleShape(samples.unique[i]);
+            if (times[i].scopeCounts.count(c.scope)) {
+                shapes += (shapes.empty() ? "" : ", ") + optimizer::signatureOf(samples.unique[i]);
+                inScope.push_back(&samples.unique[i]);
+            }
         const double speedup = c.chosenUs > 0 ? c.originalUs / c.chosenUs : 1.0;
         const std::string where = module_path::displayName(c.scope);
         char line[256];
@@ -285,6 +265,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
         if (c.candidate >= 0) {
             e.provider = correct[size_t(c.candidate)]->settings;
             e.note = std::string("make_plan, per module: ") + line;
+            e.measured = measurementOf(inScope, speedup, 0, 0);
         } else {
             // The original here, inside a module whose entry would otherwise serve these calls.
             const bool covered = std::any_of(choices.begin(), choices.end(), [&](const auto& other) {
@@ -297,6 +278,49 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
                      "), inside a module with another provider";
         }
         plan.entries.push_back(std::move(e));
+    }
+}
+
+// Why the plan's outputs fail, in one line: where they diverge first, or the first failing output.
+std::string divergenceText(const VerifyReport& report)
+{
+    if (report.divergence)
+        return "the model's output diverges at " + module_path::displayName(report.divergence->module) + " (" +
+               report.divergence->output.problem + ")";
+    for (const TensorAgreement& a : report.outputs)
+        if (!a.passed)
+            return "output " + a.path + " fails (" + a.problem + ")";
+    return "the outputs fail";
+}
+
+// Step 6: verify the plan end to end; while it fails, drop the entries in effect where it diverges first (every
+// entry when no module is named), and mark their candidates rejected.
+void verifyMadePlan(ModelSession& session, OptimizeResult& result, const OptimizeOptions& options)
+{
+    while (result.plan.hasEnabledEntry()) {
+        result.verification = verifyPlan(session, result.plan);
+        if (result.verification->passed)
+            return;
+        std::vector<int> culprits;
+        if (result.verification->divergence)
+            culprits = result.verification->divergence->entries;
+        if (culprits.empty())
+            for (size_t i = 0; i < result.plan.entries.size(); ++i)
+                culprits.push_back(int(i));
+        const std::string why = divergenceText(*result.verification);
+        std::sort(culprits.rbegin(), culprits.rend());
+        for (int index : culprits) {
+            const PlanEntry& e = result.plan.entries[size_t(index)];
+            const std::string line = e.function + " -> " + e.providerType() + ": " + why;
+            result.droppedByVerify.push_back(line);
+            log(options, "  verify dropped " + line);
+            for (CandidateReport& c : result.candidates)
+                if (c.kept && c.function == e.function && c.settings == e.provider) {
+                    c.kept = false;
+                    c.rejected = "ruins the model's output: " + why;
+                }
+            result.plan.entries.erase(result.plan.entries.begin() + index);
+        }
     }
 }
 
@@ -426,12 +450,13 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                     if (c.correctness.passed) {
                         c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
                         std::lock_guard timing(measure::benchmarkMutex());
-                        const auto [candidate, baseline] = benchmarkAgainstOriginal(
+                        const optimizer::PairedRounds rounds = optimizer::benchmarkAgainstOriginal(
                             bench, options.benchmarkRounds, options.device,
                             [&](torch::jit::Stack& s) { provider->call(*op, s); },
                             [&](torch::jit::Stack& s) { op->callBoxed(s); });
-                        c.latencyUs = candidate;
-                        original = std::min(original, baseline);
+                        c.latencyUs = rounds.bestCandidateUs();
+                        std::tie(c.speedupLow, c.speedupHigh) = rounds.speedupInterval();
+                        original = std::min(original, rounds.bestOriginalUs());
                     }
                 }
             } catch (const std::exception& e) {
@@ -483,7 +508,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         if (!std::isfinite(original)) {
             c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
             std::lock_guard timing(measure::benchmarkMutex());
-            original = timeRound(bench, options.device, [&](torch::jit::Stack& s) { op->callBoxed(s); });
+            original = optimizer::timeRound(bench, options.device, [&](torch::jit::Stack& s) { op->callBoxed(s); });
         }
         std::vector<CandidateReport*> mine;
         for (size_t i = first; i < result.candidates.size(); ++i)
@@ -498,6 +523,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 e.note = "make_plan: " + std::to_string(c->speedup) + "x faster than the original on " +
                          std::to_string(fr.benchmarkSamples) + " observed samples" +
                          (c->generator.empty() ? "" : "; generated by " + c->generator + ": " + c->generation);
+                e.measured = measurementOf(samples.unique, c->speedup, c->speedupLow, c->speedupHigh);
                 result.plan.entries.push_back(std::move(e));
             }
         if (options.granularity != OptimizeOptions::Granularity::Model)
@@ -507,6 +533,11 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
             options.onFunction(
                 fr, std::vector<CandidateReport>(result.candidates.begin() + long(first), result.candidates.end()));
     }
+    if (options.verifyOutputs && !result.cancelled) {
+        log(options, "verifying the plan on the model's outputs");
+        verifyMadePlan(session, result, options);
+    }
+    stampProvenance(result.plan, options.device, options.writtenBy);
     return result;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "optimizer/sample_capture.h"
+#include "model/model_inputs.h"
 
 #include <ATen/ATen.h>
 
@@ -84,6 +85,14 @@ std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& sa
         for (long r = 0; r < samples.counts[i] / std::max(1L, divisor); ++r)
             out.push_back(&samples.unique[i]);
     return out;
+}
+
+std::string signatureOf(const torch::jit::Stack& sample)
+{
+    for (const c10::IValue& v : sample)
+        if (v.isTensor())
+            return describeIValue(v); // "float32[1,16,256]", as --input spells it
+    return "?";
 }
 
 } // namespace kforge::optimizer

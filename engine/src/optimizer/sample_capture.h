@@ -59,6 +59,9 @@ private:
     std::map<std::uint64_t, std::shared_ptr<SampleCapture>> m_companions; // by thread
 };
 
+// "float32[1,16,256]": a sample's first tensor argument (how plans record the calls an entry was measured on).
+std::string signatureOf(const torch::jit::Stack& sample);
+
 // Each unique sample repeated count / gcd(all counts) times: the observed mix with few repetitions.
 std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& samples);
 

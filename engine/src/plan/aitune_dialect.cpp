@@ -21,6 +21,27 @@ namespace {
 const char* const kAituneTypes[] = {"TorchSDPAKernelProvider", "FlashAttention4KernelProvider",
                                     "SageAttentionKernelProvider", "DiffusersAttentionKernelProvider"};
 
+// Our provenance in an AITune export: a top-level key that KernelOptimizationPlan.from_dict never reads (it takes
+// "providers" only), with each provider's measurement in "entries", parallel to "providers".
+const char* const kProvenanceKey = "kforge_provenance";
+
+void readExportedProvenance(const nlohmann::json& value, Plan& plan, std::vector<std::string>& problems)
+{
+    const std::string at = std::string("/") + kProvenanceKey;
+    plan.provenance = readProvenanceJson(value, at, problems);
+    if (!value.is_object() || !value.contains("entries"))
+        return;
+    const auto& entries = value["entries"];
+    if (!entries.is_array() || entries.size() != plan.entries.size()) {
+        problems.push_back(at + "/entries: expected an array with one item per provider (" +
+                           std::to_string(plan.entries.size()) + "), found " + entries.dump());
+        return;
+    }
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (!entries[i].is_null())
+            plan.entries[i].measured = readMeasurementJson(entries[i], at + "/entries/" + std::to_string(i), problems);
+}
+
 } // namespace
 
 bool isKnownAituneOnlyType(const std::string& type)
@@ -78,10 +99,12 @@ Plan plan_detail::importAituneJson(const nlohmann::json& root, const std::string
         entry.function = functionOfProviderType(entry.providerType());
         plan.entries.push_back(std::move(entry));
     }
+    if (problems.empty() && root.contains(kProvenanceKey))
+        readExportedProvenance(root[kProvenanceKey], plan, problems);
     if (!problems.empty())
         throw Error(where, joinProblems(problems));
     for (const auto& [key, item] : root.items())
-        if (key != "providers")
+        if (key != "providers" && key != kProvenanceKey)
             plan.extra[key] = item;
     return plan;
 }
@@ -105,6 +128,7 @@ std::string exportAitune(const Plan& plan)
     std::vector<std::string> reasons;
     std::unordered_map<std::string, size_t> byFunction;
     nlohmann::ordered_json providers = nlohmann::ordered_json::array();
+    nlohmann::ordered_json measurements = nlohmann::ordered_json::array();
     for (size_t i = 0; i < plan.entries.size(); ++i) {
         const PlanEntry& e = plan.entries[i];
         if (!e.enabled)
@@ -132,6 +156,7 @@ std::string exportAitune(const Plan& plan)
                                   "': an AITune plan holds at most one provider per function (disable one of them)");
         }
         providers.push_back(providerToOrdered(e.provider));
+        measurements.push_back(e.measured ? measurementJson(*e.measured) : nlohmann::ordered_json());
     }
     if (!reasons.empty())
         throw Error("export to the AITune dialect", "refused: " + joinProblems(reasons));
@@ -139,8 +164,13 @@ std::string exportAitune(const Plan& plan)
     out["providers"] = std::move(providers);
     if (plan.extra.is_object())
         for (const auto& [key, item] : plan.extra.items())
-            if (key != "providers")
+            if (key != "providers" && key != kProvenanceKey)
                 out[key] = toOrdered(item);
+    if (plan.provenance) {
+        nlohmann::ordered_json provenance = provenanceJson(*plan.provenance);
+        provenance["entries"] = std::move(measurements);
+        out[kProvenanceKey] = std::move(provenance);
+    }
     try {
         return out.dump(2) + "\n";
     } catch (const nlohmann::json::exception& err) {

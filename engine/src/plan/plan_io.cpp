@@ -107,6 +107,8 @@ void readEntry(const nlohmann::json& value, const std::string& path, std::vector
                 continue;
             }
             entry.enabled = item.get<bool>();
+        } else if (key == "measured") {
+            entry.measured = readMeasurementJson(item, at, problems);
         } else if (key == "provider") {
             if (!item.is_object()) {
                 problems.push_back(at + ": expected an object with the provider's \"type\" and settings, found " +
@@ -125,7 +127,7 @@ void readEntry(const nlohmann::json& value, const std::string& path, std::vector
             entry.provider = item;
         } else {
             problems.push_back(at + ": unknown key '" + key +
-                               "' in a plan entry (known: scope, function, provider, enabled, note)");
+                               "' in a plan entry (known: scope, function, provider, enabled, note, measured)");
         }
     }
     if (!value.contains("provider"))
@@ -171,6 +173,8 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
                     (mkey == "name" ? plan.modelName : plan.modelSha256) = mitem.get<std::string>();
                 }
             }
+        } else if (key == "provenance") {
+            plan.provenance = readProvenanceJson(item, "/provenance", problems);
         } else if (key == "entries") {
             if (!item.is_array()) {
                 problems.push_back("/entries: expected an array, found " + jsonTypeName(item));
@@ -232,6 +236,14 @@ Plan parsePlanJson(const nlohmann::json& root, const std::string& where)
     return parseKforge(root, where);
 }
 
+int plan_detail::formatVersionFor(const Plan& plan)
+{
+    bool measured = false;
+    for (const PlanEntry& e : plan.entries)
+        measured |= e.measured.has_value();
+    return plan.provenance || measured ? 2 : 1;
+}
+
 std::string plan_detail::readTextFile(const std::string& path)
 {
     return kforge::readTextFile(path, "is a directory, not a plan file");
@@ -249,7 +261,7 @@ void to_json(nlohmann::ordered_json& out, const Plan& plan)
 {
     out = nlohmann::ordered_json::object();
     out["format"] = kFormatName;
-    out["version"] = kPlanFormatVersion;
+    out["version"] = formatVersionFor(plan);
     if (!plan.modelName.empty() || !plan.modelSha256.empty()) {
         nlohmann::ordered_json model = nlohmann::ordered_json::object();
         if (!plan.modelName.empty())
@@ -260,8 +272,10 @@ void to_json(nlohmann::ordered_json& out, const Plan& plan)
     }
     if (plan.extra.is_object())
         for (const auto& [key, item] : plan.extra.items())
-            if (key != "format" && key != "version" && key != "model" && key != "entries")
+            if (key != "format" && key != "version" && key != "model" && key != "entries" && key != "provenance")
                 out[key] = toOrdered(item);
+    if (plan.provenance)
+        out["provenance"] = provenanceJson(*plan.provenance);
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();
     for (const PlanEntry& e : plan.entries) {
         nlohmann::ordered_json entry = nlohmann::ordered_json::object();
@@ -271,6 +285,8 @@ void to_json(nlohmann::ordered_json& out, const Plan& plan)
         entry["enabled"] = e.enabled;
         if (!e.note.empty())
             entry["note"] = e.note;
+        if (e.measured)
+            entry["measured"] = measurementJson(*e.measured);
         entries.push_back(std::move(entry));
     }
     out["entries"] = std::move(entries);

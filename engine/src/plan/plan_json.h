@@ -18,6 +18,15 @@ std::string joinProblems(const std::vector<std::string>& problems);
 PlanDialect planDialectOf(const nlohmann::json& root, const std::string& where);
 Plan importAituneJson(const nlohmann::json& root, const std::string& scope, const std::string& where);
 std::string readTextFile(const std::string& path); // kforge::Error "not found", "is a directory", ...
+// provenance_json.cpp: "provenance" of a kforge plan ("kforge_provenance" of an AITune export), "measured" of an entry.
+nlohmann::ordered_json provenanceJson(const Provenance& provenance);
+Provenance readProvenanceJson(const nlohmann::json& value, const std::string& at, std::vector<std::string>& problems);
+nlohmann::ordered_json measurementJson(const EntryMeasurement& measurement);
+EntryMeasurement readMeasurementJson(const nlohmann::json& value, const std::string& at,
+                                     std::vector<std::string>& problems);
+// The lowest format version that holds `plan`: 2 once it carries provenance or measurements, else 1, so that a
+// plan without them stays readable by builds that read version 1 only.
+int formatVersionFor(const Plan& plan);
 } // namespace plan_detail
 
 } // namespace kforge

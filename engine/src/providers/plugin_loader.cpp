@@ -3,6 +3,7 @@
 // once, so a failing plugin leaves the process registry as it was.
 #include <kforge/error.h>
 #include <kforge/generator_sdk.h>
+#include <kforge/file_hash.h>
 #include <kforge/plugins.h>
 #include <kforge/provider_sdk.h>
 
@@ -69,6 +70,9 @@ PluginInfo loadProviderPlugin(const std::string& path)
     PluginInfo info;
     info.path = canonical;
     info.abi = abiFn();
+    using VersionFn = const char* (*)();
+    if (auto versionFn = reinterpret_cast<VersionFn>(dlsym(lib.handle, "kforge_provider_plugin_version")))
+        info.version = versionFn();
     if (info.abi != providerPluginAbi())
         throw Error(where, "was built for '" + info.abi + "', this kforge needs '" + providerPluginAbi() +
                                "': rebuild the plugin against this kforge and LibTorch");
@@ -102,6 +106,7 @@ PluginInfo loadProviderPlugin(const std::string& path)
     }
     for (auto& g : generators)
         GeneratorRegistry::instance().add(std::move(g));
+    info.sha256 = fileSha256(canonical);
     lib.release(); // providers' code lives in the library: it stays loaded for the process's life
     loaded().push_back(info);
     return info;

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Re-validation where a plan lands (kforge/revalidate.h): the recorded provenance is faked to be another machine's,
+// and each flagged entry is checked again on the model's own calls. Faster, slower and wrong by construction
+// (test_helpers.h's providers), never by this machine's speed.
+#include <kforge/error.h>
+#include <kforge/model_session.h>
+#include <kforge/optimizer.h>
+#include <kforge/revalidate.h>
+
+#include "test_helpers.h"
+
+#include <torch/script.h>
+
+#include <gtest/gtest.h>
+
+using namespace kforge;
+using namespace kforge::test;
+
+namespace {
+
+// Three modules, each one gelu on its own 1 M-element input: big enough for TestMemoizedGeluProvider's lookup.
+std::unique_ptr<ModelSession> threeGelus(const TempDir& dir)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.ThreeGelus"), cu, true);
+    for (const char* name : {"fast", "wrong", "slow"}) {
+        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
+        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
+        root.register_module(name, m);
+    }
+    root.define("def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:\n"
+                "    return self.fast.forward(x), self.wrong.forward(x), self.slow.forward(x)\n");
+    const std::string path = dir.path("three_gelus.pt").string();
+    root.save(path);
+    auto session = ModelSession::open(path);
+    session->setInputSpecs({"float32[256,4096]"});
+    return session;
+}
+
+PlanEntry measured(const std::string& spec, double speedup)
+{
+    PlanEntry e = parseProvideSpec(spec);
+    EntryMeasurement m;
+    m.signatures = {"float32[256,4096]"};
+    m.speedup = speedup;
+    e.measured = m;
+    return e;
+}
+
+// A plan "measured" on an AVX512 machine: entries faster, wrong and slower here by construction.
+Plan planFromAnotherMachine()
+{
+    Plan plan;
+    plan.entries.push_back(measured("fast:gelu:TestMemoizedGeluProvider", 20.0));
+    plan.entries.push_back(measured("wrong:gelu:TestTagGeluProvider", 1.5));
+    plan.entries.push_back(measured("slow:gelu:TestSlowGeluProvider", 1.2));
+    stampProvenance(plan, "cpu", "kforge optimize");
+    plan.provenance->machine.cpuIsa = "AVX512-elsewhere";
+    return plan;
+}
+
+} // namespace
+
+TEST(Revalidate, EachFlaggedEntryIsCheckedAndTheFailingOnesAreDisabled)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    Plan plan = planFromAnotherMachine();
+    std::vector<std::string> lines;
+    RevalidateOptions options;
+    options.secondsPerEntry = 5;
+    options.benchmarkRounds = 3;
+    options.log = [&](const std::string& line) { lines.push_back(line); };
+    const RevalidationReport report = revalidatePlan(*session, plan, options);
+
+    EXPECT_TRUE(report.hadProvenance);
+    EXPECT_TRUE(report.note.empty()) << report.note;
+    ASSERT_EQ(report.entries.size(), 3u);
+    for (const EntryRevalidation& e : report.entries) {
+        ASSERT_EQ(e.reasons.size(), 1u);
+        EXPECT_NE(e.reasons[0].find("AVX512-elsewhere"), std::string::npos) << e.reasons[0];
+        EXPECT_EQ(e.signatures, 1) << "the recorded signature, as the model calls it in that module";
+    }
+    EXPECT_TRUE(report.entries[0].kept) << report.entries[0].verdict;
+    EXPECT_GT(report.entries[0].speedup, 1.0);
+    EXPECT_TRUE(plan.entries[0].enabled);
+    EXPECT_NE(report.entries[0].verdict.find("x where it was measured"), std::string::npos);
+
+    EXPECT_FALSE(report.entries[1].kept);
+    EXPECT_NE(report.entries[1].verdict.find("incorrect here"), std::string::npos) << report.entries[1].verdict;
+    EXPECT_FALSE(plan.entries[1].enabled);
+    EXPECT_NE(plan.entries[1].note.find("disabled by re-validation: incorrect here"), std::string::npos);
+
+    EXPECT_FALSE(report.entries[2].kept);
+    EXPECT_NE(report.entries[2].verdict.find("not faster"), std::string::npos) << report.entries[2].verdict;
+    EXPECT_LT(report.entries[2].speedup, 1.0);
+    EXPECT_FALSE(plan.entries[2].enabled);
+    EXPECT_EQ(lines.size(), 6u) << "a line before and after each entry";
+}
+
+TEST(Revalidate, APlanFromThisMachineOrWithoutProvenanceIsLeftAsItIs)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    Plan here = planFromAnotherMachine();
+    here.provenance->machine = machineFingerprint("cpu");
+    const RevalidationReport same = revalidatePlan(*session, here);
+    EXPECT_TRUE(same.entries.empty());
+    EXPECT_EQ(same.note, "the plan's provenance matches this machine: not re-validated");
+    EXPECT_TRUE(here.entries[1].enabled) << "nothing re-validated, nothing disabled";
+
+    Plan aitune = planFromAnotherMachine();
+    aitune.provenance.reset();
+    const RevalidationReport none = revalidatePlan(*session, aitune);
+    EXPECT_FALSE(none.hadProvenance);
+    EXPECT_NE(none.note.find("no provenance"), std::string::npos);
+    EXPECT_TRUE(aitune.entries[1].enabled);
+}
+
+TEST(Revalidate, AnUnmeasuredEntryIsCheckedForCorrectnessOnly)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    Plan plan;
+    plan.entries.push_back(parseProvideSpec("slow:gelu:TestSlowGeluProvider"));
+    stampProvenance(plan, "cpu", "kforge plan new");
+    plan.provenance->machine.cpuModel = "Some Other CPU";
+    const RevalidationReport report = revalidatePlan(*session, plan);
+    ASSERT_EQ(report.entries.size(), 1u);
+    EXPECT_TRUE(report.entries[0].kept) << "no speed was claimed, so none is checked";
+    EXPECT_NE(report.entries[0].verdict.find("not benchmarked"), std::string::npos) << report.entries[0].verdict;
+    EXPECT_EQ(report.entries[0].speedup, 0.0);
+}
+
+TEST(Revalidate, OtherInputsThanTheRecordedOnesAreCheckedOnTheCallsThatAreMade)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    session->setInputSpecs({"float32[128,4096]"});
+    Plan plan = planFromAnotherMachine();
+    plan.entries.resize(2);
+    const RevalidationReport report = revalidatePlan(*session, plan);
+    ASSERT_EQ(report.entries.size(), 2u);
+    EXPECT_EQ(report.entries[1].signatures, 1);
+    EXPECT_FALSE(report.entries[1].kept) << "still caught: checked on the calls the model makes";
+    EXPECT_NE(report.entries[1].verdict.find("none of the recorded signatures is called"), std::string::npos)
+        << report.entries[1].verdict;
+}
+
+TEST(Revalidate, MakePlanRecordsWhatItMeasured)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 1;
+    options.benchmarkRounds = 3;
+    options.generators.clear();
+    options.providers = {"TestMemoizedGeluProvider"};
+    options.granularity = OptimizeOptions::Granularity::Model;
+    const OptimizeResult result = makePlan(*session, options);
+    ASSERT_TRUE(result.plan.provenance);
+    EXPECT_EQ(result.plan.provenance->writtenBy, "kforge optimize");
+    ASSERT_EQ(result.plan.provenance->providers.size(), 1u);
+    EXPECT_EQ(result.plan.provenance->providers[0].type, "TestMemoizedGeluProvider");
+    ASSERT_EQ(result.plan.entries.size(), 1u);
+    const auto& m = result.plan.entries[0].measured;
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->signatures, std::vector<std::string>{"float32[256,4096]"});
+    EXPECT_GT(m->speedup, 1.0);
+    EXPECT_GT(m->speedupHigh, 0.0);
+    EXPECT_LE(m->speedupLow, m->speedupHigh);
+}

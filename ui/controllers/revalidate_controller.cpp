@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "controllers/revalidate_controller.h"
+
+#include "controllers/session_owner.h"
+#include "item_models/format.h"
+
+#include <kforge/model_session.h>
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace kforge::ui {
+
+RevalidateController::RevalidateController(SessionOwner* owner, QObject* parent)
+    : QObject(parent), m_owner(owner), m_watcher(new QFutureWatcher<Result>(this))
+{
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &RevalidateController::finish);
+    connect(m_owner, &SessionOwner::aboutToChangeSession, this, &RevalidateController::stop);
+}
+
+RevalidateController::~RevalidateController() { stop(); }
+
+std::vector<kforge::ProvenanceChange> RevalidateController::changes(const kforge::Plan& plan, const QString& device)
+{
+    return kforge::provenanceChanges(plan, kforge::machineFingerprint(device.toStdString()));
+}
+
+bool RevalidateController::start(const kforge::Plan& plan, QString* error)
+{
+    if (!m_owner->claim(SessionOwner::Activity::Verify, error))
+        return false;
+    m_running = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    Q_EMIT runningChanged(true);
+    kforge::RevalidateOptions options;
+    options.acceptChangedPlugins = true; // the user clicked Re-validate with the changed plugin named
+    options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
+    options.log = [this](const std::string& line) { // on the worker thread
+        QMetaObject::invokeMethod(
+            this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
+    };
+    auto work = [session = m_owner->session(), plan, options] {
+        Result r;
+        r.plan = plan;
+        try {
+            r.report = kforge::revalidatePlan(*session, r.plan, options);
+        } catch (const std::exception& e) {
+            r.error = oneLine(e.what());
+        }
+        return r;
+    };
+    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
+    return true;
+}
+
+void RevalidateController::cancel()
+{
+    if (m_running && m_cancel)
+        m_cancel->store(true);
+}
+
+void RevalidateController::stop()
+{
+    if (!m_running)
+        return;
+    cancel();
+    m_watcher->waitForFinished();
+    finish();
+}
+
+void RevalidateController::finish()
+{
+    if (!m_running)
+        return;
+    const Result r = m_watcher->result();
+    m_running = false;
+    m_owner->release(SessionOwner::Activity::Verify);
+    Q_EMIT runningChanged(false);
+    if (!r.error.isEmpty())
+        Q_EMIT finished(false, tr("Re-validation failed: %1").arg(r.error), {}, r.report);
+    else
+        Q_EMIT finished(true, formatRevalidation(r.report), r.plan, r.report);
+}
+
+QString formatRevalidation(const kforge::RevalidationReport& report)
+{
+    if (!report.note.empty())
+        return QString::fromStdString(report.note);
+    int kept = 0;
+    QString firstDisabled;
+    for (const kforge::EntryRevalidation& e : report.entries) {
+        kept += e.kept ? 1 : 0;
+        if (!e.kept && firstDisabled.isEmpty())
+            firstDisabled = QObject::tr("entry %1: %2").arg(e.entry).arg(QString::fromStdString(e.verdict));
+    }
+    const int all = int(report.entries.size());
+    QString text = QObject::tr("Re-validated %n entries here: ", nullptr, all) +
+                   QObject::tr("%1 kept, %2 disabled").arg(kept).arg(all - kept);
+    if (!firstDisabled.isEmpty())
+        text += QStringLiteral(" (") + firstDisabled + QStringLiteral(")");
+    if (report.cancelled)
+        text += QObject::tr("; cancelled, the rest disabled");
+    return text;
+}
+
+} // namespace kforge::ui

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Re-validates a plan measured elsewhere on the owner's session (kforge::revalidatePlan, as the CLI does when a plan
+// file lands): the entries whose provenance differs from this machine are checked again on the worker thread, and
+// the plan comes back with those that failed disabled. It claims the session like a verification.
+#include <kforge/plan.h>
+#include <kforge/revalidate.h>
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace kforge::ui {
+
+class SessionOwner;
+
+class RevalidateController : public QObject {
+    Q_OBJECT
+public:
+    explicit RevalidateController(SessionOwner* owner, QObject* parent = nullptr);
+    ~RevalidateController() override; // cancels and waits
+
+    // The entries of `plan` that differ from this machine on `device` ("cpu", "cuda").
+    static std::vector<kforge::ProvenanceChange> changes(const kforge::Plan& plan, const QString& device);
+
+    // Starts on a copy of `plan`; the user's click accepts a changed plugin. False with a one-line `error` when the
+    // session is taken or there is none.
+    bool start(const kforge::Plan& plan, QString* error = nullptr);
+    void cancel(); // the entries not yet checked are disabled
+    void stop();   // cancels and waits
+    bool isRunning() const { return m_running; }
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    void progress(const QString& line);
+    // `revised` is the plan with the failing entries disabled (empty on failure); `message` one line.
+    void finished(bool ok, const QString& message, const kforge::Plan& revised,
+                  const kforge::RevalidationReport& report);
+
+private:
+    struct Result {
+        kforge::Plan plan;
+        kforge::RevalidationReport report;
+        QString error;
+    };
+    void finish();
+
+    SessionOwner* m_owner;
+    QFutureWatcher<Result>* m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_running = false;
+};
+
+// "Re-validated 3 entries here: 1 kept, 2 disabled (entry 1: incorrect here: ...)".
+QString formatRevalidation(const kforge::RevalidationReport& report);
+
+} // namespace kforge::ui
