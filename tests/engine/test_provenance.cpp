@@ -182,7 +182,8 @@ TEST(Provenance, AnotherTorchOrDeviceOrKforgeBuildFlagsTheEntries)
 namespace {
 ProviderOrigin changedPlugin(const std::string& type)
 {
-    return {type, "plugin", "/opt/p/libgelu.so", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "1.0"};
+    return {type, "plugin", "/opt/p/libgelu.so", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+            "1.0"};
 }
 } // namespace
 

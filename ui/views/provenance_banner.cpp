@@ -49,10 +49,10 @@ void ProvenanceBanner::setChanges(const kforge::Plan& plan, const std::vector<kf
         QString reasons;
         for (const std::string& r : c.reasons)
             reasons += (reasons.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(r);
-        text += QStringLiteral("\n") + tr("Entry %1 (%2 -> %3): %4")
-                                           .arg(c.entry)
-                                           .arg(QString::fromStdString(e.function),
-                                                QString::fromStdString(e.providerType()), reasons);
+        text += QStringLiteral("\n") +
+                tr("Entry %1 (%2 -> %3): %4")
+                    .arg(c.entry)
+                    .arg(QString::fromStdString(e.function), QString::fromStdString(e.providerType()), reasons);
         pluginChanged |= c.pluginChanged;
     }
     if (pluginChanged)

@@ -45,8 +45,9 @@ std::vector<torch::jit::Stack> callsToCheck(const optimizer::ObservedSamples& ob
 {
     std::vector<torch::jit::Stack> inScope, recorded;
     for (size_t i = 0; i < observed.unique.size(); ++i) {
-        const bool within = std::any_of(observed.scopeCounts[i].begin(), observed.scopeCounts[i].end(),
-                                        [&](const auto& count) { return module_path::isWithin(count.first, entry.scope); });
+        const bool within =
+            std::any_of(observed.scopeCounts[i].begin(), observed.scopeCounts[i].end(),
+                        [&](const auto& count) { return module_path::isWithin(count.first, entry.scope); });
         if (!within)
             continue;
         inScope.push_back(observed.unique[i]);
@@ -139,9 +140,9 @@ RevalidationReport revalidatePlan(ModelSession& session, Plan& plan, const Reval
         if (c.pluginChanged)
             refused.push_back(entryName(plan, c.entry) + ": " + joined(c.reasons));
     if (!refused.empty() && !options.acceptChangedPlugins)
-        throw Error("plan", "refused: a provider plugin differs from the one the plan was measured with: " +
-                                joined(refused) +
-                                "; accept it to re-validate those entries here (--accept-changed-plugins)");
+        throw Error("plan",
+                    "refused: a provider plugin differs from the one the plan was measured with: " + joined(refused) +
+                        "; accept it to re-validate those entries here (--accept-changed-plugins)");
 
     at::NoGradGuard noGrad;
     optimizer::SampleCapture capture;

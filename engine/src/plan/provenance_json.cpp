@@ -46,17 +46,22 @@ void readStringFields(const nlohmann::json& object, const std::string& at, const
 
 std::vector<StringField> machineFields(MachineFingerprint& m)
 {
-    return {{"device", &m.device},  {"cpu_model", &m.cpuModel},
-            {"cpu_isa", &m.cpuIsa}, {"gpu", &m.gpuName},
+    return {{"device", &m.device},
+            {"cpu_model", &m.cpuModel},
+            {"cpu_isa", &m.cpuIsa},
+            {"gpu", &m.gpuName},
             {"compute_capability", &m.computeCapability},
-            {"driver", &m.driver},  {"torch", &m.torch},
-            {"cuda", &m.cuda},      {"cudnn", &m.cudnn},
+            {"driver", &m.driver},
+            {"torch", &m.torch},
+            {"cuda", &m.cuda},
+            {"cudnn", &m.cudnn},
             {"kforge", &m.kforge}};
 }
 
 std::vector<StringField> originFields(ProviderOrigin& o)
 {
-    return {{"type", &o.type}, {"origin", &o.origin}, {"path", &o.path}, {"sha256", &o.sha256}, {"version", &o.version}};
+    return {
+        {"type", &o.type}, {"origin", &o.origin}, {"path", &o.path}, {"sha256", &o.sha256}, {"version", &o.version}};
 }
 
 void putIfSet(nlohmann::ordered_json& out, const char* key, const std::string& value)
