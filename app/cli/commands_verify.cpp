@@ -21,7 +21,11 @@ struct VerifyCommandOptions {
     PlanOptions plan;
     std::string device = "cpu";
     VerifyOptions run;
+    double minCosine = 0.999;
     double atol = -1, rtol = -1, minTop1 = -1; // < 0: not given
+    bool allowNan = false;
+    CLI::Option* minCosineOption = nullptr;
+    CLI::Option* allowNanOption = nullptr;
     bool noLocate = false;
     bool quiet = false;
 };
@@ -148,9 +152,10 @@ Command addVerifyCommand(CLI::App& app)
     addModelOptions(cmd, o->model);
     addPlanOptions(cmd, o->plan, "to verify");
     addDeviceOption(cmd, o->device, "where the model runs");
-    cmd->add_option("--min-cosine", o->run.thresholds.minCosine, "least cosine similarity of every output tensor")
-        ->check(CLI::Range(-1.0, 1.0))
-        ->capture_default_str();
+    o->minCosineOption =
+        cmd->add_option("--min-cosine", o->minCosine,
+                        "least cosine similarity of every output tensor (default: the plan's \"verify\", else 0.999)")
+            ->check(CLI::Range(-1.0, 1.0));
     cmd->add_option("--atol", o->atol, "element-wise absolute tolerance (default: per dtype, float32 1e-4)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--rtol", o->rtol, "element-wise relative tolerance (default: per dtype, float32 1e-3)")
@@ -159,13 +164,19 @@ Command addVerifyCommand(CLI::App& app)
                     "least top-1 agreement of [batch, classes] and [batch, tokens, vocab] outputs (default: report "
                     "only)")
         ->check(CLI::Range(0.0, 1.0));
-    cmd->add_flag("--allow-nan", o->run.thresholds.allowNewNonFinite, "do not fail on NaN/Inf the baseline lacks");
+    o->allowNanOption = cmd->add_flag("--allow-nan", o->allowNan, "do not fail on NaN/Inf the baseline lacks");
     cmd->add_flag("--no-locate", o->noLocate, "do not look for the first diverging module when the outputs differ");
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
                 const auto [session, plan] = openWithPlan("verify", o->model, o->plan, o->device, report);
                 VerifyOptions run = o->run;
+                // The plan's own thresholds, then each one the command line gives.
+                run.thresholds = plan.verifyThresholds.value_or(VerifyThresholds{});
+                if (o->minCosineOption->count() > 0)
+                    run.thresholds.minCosine = o->minCosine;
+                if (o->allowNanOption->count() > 0)
+                    run.thresholds.allowNewNonFinite = o->allowNan;
                 if (o->atol >= 0)
                     run.thresholds.absolute = o->atol;
                 if (o->rtol >= 0)

@@ -1079,6 +1079,32 @@ TEST(CliVerify, PassesAnExactPlanAndNamesTheModuleOfASeededFault)
     EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
 }
 
+// A plan carries its own thresholds ("verify" in the plan file); each one the command line gives overrides it.
+TEST(CliVerify, APlansOwnThresholdsApplyUnlessTheCommandLineGivesOthers)
+{
+    PlanDir dir;
+    const std::string plan = dir.path("loose.kfplan.json");
+    std::ofstream(plan) << R"({"format": "kforge-plan", "version": 2,
+        "verify": {"min_cosine": 0.9, "atol": 1, "rtol": 1},
+        "entries": [{"scope": "blocks.1", "function": "gelu", "provider": {"type": "SeededNoise_gelu"}}]})";
+    const std::vector<std::string> verify{
+        "--provider-plugin", KFORGE_SEEDED_FAULTS, "verify", "builtin:tiny-gpt", "--plan", plan, "-q", "--json"};
+    const Result loose = runKforge(verify);
+    ASSERT_EQ(loose.exitCode, 0) << loose;
+    EXPECT_EQ(json::parse(loose.out).at("thresholds").at("min_cosine"), 0.9);
+    std::vector<std::string> strict = verify;
+    for (const char* a : {"--min-cosine", "0.999", "--atol", "0.0001", "--rtol", "0.001"})
+        strict.push_back(a);
+    const Result failed = runKforge(strict);
+    EXPECT_EQ(failed.exitCode, 1) << failed;
+
+    std::ofstream(plan) << R"({"format": "kforge-plan", "version": 2, "verify": {"min_cosine": 2},
+        "entries": [{"function": "gelu", "provider": {"type": "AtenGeluProvider"}}]})";
+    const Result bad = runKforge({"verify", "builtin:tiny-gpt", "--plan", plan});
+    EXPECT_NE(bad.exitCode, 0) << bad;
+    EXPECT_NE(bad.err.find("/verify/min_cosine: expected a number from -1"), std::string::npos) << bad;
+}
+
 // --executor: direct (the default) and optimized run the same model to the same result; a profile says which ran;
 // an unknown name is a usage error naming the choices.
 TEST(CliExecutor, DirectIsTheDefaultAndAProfileSaysWhichRan)

@@ -201,3 +201,35 @@ TEST(Provenance, APluginWhoseShaDiffersIsMarkedForRefusal)
               std::string::npos)
         << changes[0].reasons[0];
 }
+
+TEST(PlanVerifyThresholds, APlansOwnThresholdsRoundTripAndAreReadStrictly)
+{
+    Plan plan;
+    plan.entries.push_back(parseProvideSpec(":gelu:CpuGeluProvider"));
+    VerifyThresholds t;
+    t.minCosine = 0.9999;
+    t.absolute = 1e-5;
+    t.minTop1Agreement = 0.99;
+    plan.verifyThresholds = t;
+    const std::string text = toJson(plan);
+    EXPECT_EQ(json::parse(text)["version"], 2);
+    EXPECT_EQ(json::parse(text)["verify"]["min_cosine"], 0.9999);
+    const Plan back = parsePlan(text, "p.json");
+    ASSERT_TRUE(back.verifyThresholds);
+    EXPECT_DOUBLE_EQ(back.verifyThresholds->minCosine, 0.9999);
+    EXPECT_DOUBLE_EQ(*back.verifyThresholds->absolute, 1e-5);
+    EXPECT_FALSE(back.verifyThresholds->relative);
+    EXPECT_DOUBLE_EQ(*back.verifyThresholds->minTop1Agreement, 0.99);
+    EXPECT_EQ(toJson(back), text);
+
+    const std::string head = R"({"format": "kforge-plan", "version": 2, "verify": )";
+    const std::string tail = R"(, "entries": []})";
+    EXPECT_NE(errorOfParse(head + R"({"cosine": 1})" + tail).find("/verify/cosine: unknown key 'cosine'"),
+              std::string::npos);
+    EXPECT_NE(errorOfParse(head + R"({"min_top1_agreement": 3})" + tail)
+                  .find("/verify/min_top1_agreement: expected a number from 0"),
+              std::string::npos);
+    EXPECT_NE(errorOfParse(head + R"({"allow_new_non_finite": 1})" + tail)
+                  .find("/verify/allow_new_non_finite: expected true or false"),
+              std::string::npos);
+}

@@ -151,6 +151,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 if (session->device() != options.device)
                     session->setDevice(options.device);
                 kforge::VerifyOptions verify;
+                verify.thresholds = options.plan.verifyThresholds.value_or(kforge::VerifyThresholds{});
                 verify.progress = options.progress;
                 result.verify =
                     std::make_shared<kforge::VerifyReport>(kforge::verifyPlan(*session, options.plan, verify));

@@ -2,6 +2,7 @@
 #pragma once
 #include <kforge/atomic_file.h>
 #include <kforge/provenance.h>
+#include <kforge/verify_thresholds.h>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,9 @@ struct Plan {
     nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, kept on a round trip
     PlanDialect dialect = PlanDialect::Kforge;       // the dialect it was read from (writing is always kforge)
     std::optional<Provenance> provenance;            // where it was measured; absent in AITune's and hand-written plans
+    // "verify": what kforge verify (and bench's "outputs agree") holds this plan to; the command line overrides each
+    // threshold it gives. Unset: the defaults.
+    std::optional<VerifyThresholds> verifyThresholds;
 
     // Whether any entry is enabled: a plan without one does nothing (the runtime skips disabled entries).
     bool hasEnabledEntry() const

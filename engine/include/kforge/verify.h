@@ -5,6 +5,7 @@
 // docs/verify.md). A provider checked call by call can still ruin a model's output; this checks the whole forward.
 #include <kforge/correctness.h>
 #include <kforge/plan.h>
+#include <kforge/verify_thresholds.h>
 #include <kforge/progress.h>
 
 #include <cstdint>
@@ -15,18 +16,6 @@
 namespace kforge {
 
 class ModelSession;
-
-// What a plan output must keep to pass. Every output tensor is compared element by element as torch.allclose does
-// (|plan - baseline| <= absolute + relative * |baseline|) and as a whole by cosine similarity; new NaN or Inf fail.
-struct VerifyThresholds {
-    double minCosine = 0.999;
-    // Element-wise tolerance; unset: per dtype (verifyTolerance), looser than a single call's because error grows
-    // through a model.
-    std::optional<double> absolute, relative;
-    bool allowNewNonFinite = false;
-    // Top-1 agreement of [batch, classes] and [batch, tokens, vocab] outputs, as a fraction; unset: reported only.
-    std::optional<double> minTop1Agreement;
-};
 
 // The element-wise tolerance of a whole forward's output, per dtype ("float32": 1e-4 absolute, 1e-3 relative):
 // looser than a single call's (defaultTolerance), because error grows through a model.

@@ -54,9 +54,9 @@ double timedForward(ModelSession& session, c10::IValue* output)
 // The first output of the plan's forward outside the tolerances, or "" when all agree.
 // The first output that fails kforge verify's default thresholds (verify.h), with why; empty when all pass: `bench`
 // and `verify` agree on what "the outputs agree" means.
-std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan)
+std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan, const VerifyThresholds& thresholds)
 {
-    for (const TensorAgreement& a : measure::agreementOfOutputs(baseline, plan, VerifyThresholds{}))
+    for (const TensorAgreement& a : measure::agreementOfOutputs(baseline, plan, thresholds))
         if (!a.passed)
             return "output " + a.path + ": " + a.problem;
     return {};
@@ -143,7 +143,8 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             result.planMs.push_back(planMs);
         }
         if (keepOutputs) {
-            result.outputsDifference = firstDifference(baselineOut, planOut);
+            result.outputsDifference =
+                firstDifference(baselineOut, planOut, plan.verifyThresholds.value_or(VerifyThresholds{}));
             result.outputsAgree = result.outputsDifference.empty();
         }
         if (!keepGoing(progress, round + 1, total) && round + 1 < total) {

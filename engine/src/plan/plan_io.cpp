@@ -175,6 +175,8 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
             }
         } else if (key == "provenance") {
             plan.provenance = readProvenanceJson(item, "/provenance", problems);
+        } else if (key == "verify") {
+            plan.verifyThresholds = readVerifyThresholdsJson(item, "/verify", problems);
         } else if (key == "entries") {
             if (!item.is_array()) {
                 problems.push_back("/entries: expected an array, found " + jsonTypeName(item));
@@ -241,7 +243,7 @@ int plan_detail::formatVersionFor(const Plan& plan)
     bool measured = false;
     for (const PlanEntry& e : plan.entries)
         measured |= e.measured.has_value();
-    return plan.provenance || measured ? 2 : 1;
+    return plan.provenance || measured || plan.verifyThresholds ? 2 : 1;
 }
 
 std::string plan_detail::readTextFile(const std::string& path)
@@ -272,8 +274,11 @@ void to_json(nlohmann::ordered_json& out, const Plan& plan)
     }
     if (plan.extra.is_object())
         for (const auto& [key, item] : plan.extra.items())
-            if (key != "format" && key != "version" && key != "model" && key != "entries" && key != "provenance")
+            if (key != "format" && key != "version" && key != "model" && key != "entries" && key != "provenance" &&
+                key != "verify")
                 out[key] = toOrdered(item);
+    if (plan.verifyThresholds)
+        out["verify"] = verifyThresholdsJson(*plan.verifyThresholds);
     if (plan.provenance)
         out["provenance"] = provenanceJson(*plan.provenance);
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();

@@ -15,6 +15,7 @@ std::string escapePointerToken(const std::string& key); // JSON pointer escaping
 nlohmann::ordered_json toOrdered(const nlohmann::json& value);
 nlohmann::ordered_json providerToOrdered(const nlohmann::json& provider); // "type" first
 std::string joinProblems(const std::vector<std::string>& problems);
+inline bool isJsonNumber(const nlohmann::json& v) { return v.is_number() && !v.is_boolean(); } // true is no number
 PlanDialect planDialectOf(const nlohmann::json& root, const std::string& where);
 Plan importAituneJson(const nlohmann::json& root, const std::string& scope, const std::string& where);
 std::string readTextFile(const std::string& path); // kforge::Error "not found", "is a directory", ...
@@ -24,8 +25,12 @@ Provenance readProvenanceJson(const nlohmann::json& value, const std::string& at
 nlohmann::ordered_json measurementJson(const EntryMeasurement& measurement);
 EntryMeasurement readMeasurementJson(const nlohmann::json& value, const std::string& at,
                                      std::vector<std::string>& problems);
-// The lowest format version that holds `plan`: 2 once it carries provenance or measurements, else 1, so that a
-// plan without them stays readable by builds that read version 1 only.
+// verify_thresholds_json.cpp: "verify", a plan's own thresholds for kforge verify.
+nlohmann::ordered_json verifyThresholdsJson(const VerifyThresholds& thresholds);
+VerifyThresholds readVerifyThresholdsJson(const nlohmann::json& value, const std::string& at,
+                                          std::vector<std::string>& problems);
+// The lowest format version that holds `plan`: 2 once it carries provenance, measurements or verify thresholds, else 1,
+// so that a plan without them stays readable by builds that read version 1 only.
 int formatVersionFor(const Plan& plan);
 } // namespace plan_detail
 

@@ -70,8 +70,6 @@ void putIfSet(nlohmann::ordered_json& out, const char* key, const std::string& v
         out[key] = value;
 }
 
-bool isNumber(const nlohmann::json& v) { return v.is_number() && !v.is_boolean(); }
-
 } // namespace
 
 nlohmann::ordered_json provenanceJson(const Provenance& p)
@@ -154,12 +152,12 @@ EntryMeasurement readMeasurementJson(const nlohmann::json& value, const std::str
                                        jsonTypeName(item[i]));
             }
         } else if (key == "speedup") {
-            if (isNumber(item) && item.get<double>() > 0)
+            if (isJsonNumber(item) && item.get<double>() > 0)
                 m.speedup = item.get<double>();
             else
                 problems.push_back(path + ": expected a positive number, found " + item.dump());
         } else if (key == "interval") {
-            if (item.is_array() && item.size() == 2 && isNumber(item[0]) && isNumber(item[1]) &&
+            if (item.is_array() && item.size() == 2 && isJsonNumber(item[0]) && isJsonNumber(item[1]) &&
                 item[0].get<double>() <= item[1].get<double>()) {
                 m.speedupLow = item[0].get<double>();
                 m.speedupHigh = item[1].get<double>();
