@@ -322,4 +322,22 @@ double geluTagOnThisThread()
     return at::gelu(x).item<double>(); // gelu(0) == 0, so the value is the tag
 }
 
+std::unique_ptr<ModelSession> geluModules(const TempDir& dir, const std::vector<std::string>& names,
+                                          const std::string& forward, const std::vector<std::string>& inputSpecs)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.GeluModules"), cu, true);
+    for (const std::string& name : names) {
+        torch::jit::Module m(c10::QualifiedName("__torch__.Gelu_" + name), cu, true);
+        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
+        root.register_module(name, m);
+    }
+    root.define(forward);
+    const std::string path = dir.path("gelu_modules.pt").string();
+    root.save(path);
+    auto session = ModelSession::open(path);
+    session->setInputSpecs(inputSpecs);
+    return session;
+}
+
 } // namespace kforge::test

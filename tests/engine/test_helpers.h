@@ -78,6 +78,12 @@ inline constexpr std::int64_t kMemoFastNumel = 100000;
 PlanEntry entry(const std::string& scope, const std::string& function, const std::string& providerType);
 Plan planOf(std::vector<PlanEntry> entries);
 
+// A scripted model saved in `dir` with one submodule per name, each `torch.gelu` of its input, and `forward` (the
+// root's TorchScript source, calling them as self.NAME.forward), opened with `inputSpecs`: the optimizer's and
+// re-validation's models whose calls differ by construction.
+std::unique_ptr<ModelSession> geluModules(const TempDir& dir, const std::vector<std::string>& names,
+                                          const std::string& forward, const std::vector<std::string>& inputSpecs);
+
 // The module object at `path` as the hook ops see it (their `self`).
 c10::IValue moduleObject(ModelSession& session, const std::string& path);
 // Calls kforge::module_enter / module_exit by hand, as AITune's test calls the pre-hook by hand.

@@ -99,20 +99,10 @@ namespace {
 // gelu on a small tensor in module `small` and on a large one in module `large`.
 std::unique_ptr<ModelSession> twoGeluSizes(const TempDir& dir)
 {
-    auto cu = std::make_shared<torch::jit::CompilationUnit>();
-    torch::jit::Module root(c10::QualifiedName("__torch__.TwoSizes"), cu, true);
-    for (const char* name : {"small", "large"}) {
-        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
-        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
-        root.register_module(name, m);
-    }
-    root.define("def forward(self, a: Tensor, b: Tensor) -> Tuple[Tensor, Tensor]:\n"
-                "    return self.small.forward(a), self.large.forward(b)\n");
-    const std::string path = dir.path("two_sizes.pt").string();
-    root.save(path);
-    auto session = ModelSession::open(path);
-    session->setInputSpecs({"float32[1,16,256]", "float32[8,512,768]"});
-    return session;
+    return geluModules(dir, {"small", "large"},
+                       "def forward(self, a: Tensor, b: Tensor) -> Tuple[Tensor, Tensor]:\n"
+                       "    return self.small.forward(a), self.large.forward(b)\n",
+                       {"float32[1,16,256]", "float32[8,512,768]"});
 }
 
 } // namespace
@@ -217,20 +207,10 @@ namespace {
 // first and wrong on the second.
 std::unique_ptr<ModelSession> twoGelusOfOneShape(const TempDir& dir)
 {
-    auto cu = std::make_shared<torch::jit::CompilationUnit>();
-    torch::jit::Module root(c10::QualifiedName("__torch__.TwoGelusOneShape"), cu, true);
-    for (const char* name : {"first", "second"}) {
-        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
-        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
-        root.register_module(name, m);
-    }
-    root.define("def forward(self, x: Tensor) -> Tensor:\n"
-                "    return self.second.forward(self.first.forward(x) * 2.0 + 1.0)\n");
-    const std::string path = dir.path("two_gelus_one_shape.pt").string();
-    root.save(path);
-    auto session = ModelSession::open(path);
-    session->setInputSpecs({"float32[64,4096]"});
-    return session;
+    return geluModules(dir, {"first", "second"},
+                       "def forward(self, x: Tensor) -> Tensor:\n"
+                       "    return self.second.forward(self.first.forward(x) * 2.0 + 1.0)\n",
+                       {"float32[64,4096]"});
 }
 
 } // namespace

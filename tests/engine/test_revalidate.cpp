@@ -21,20 +21,10 @@ namespace {
 // Three modules, each one gelu on its own 1 M-element input: big enough for TestMemoizedGeluProvider's lookup.
 std::unique_ptr<ModelSession> threeGelus(const TempDir& dir)
 {
-    auto cu = std::make_shared<torch::jit::CompilationUnit>();
-    torch::jit::Module root(c10::QualifiedName("__torch__.ThreeGelus"), cu, true);
-    for (const char* name : {"fast", "wrong", "slow"}) {
-        torch::jit::Module m(c10::QualifiedName(std::string("__torch__.Gelu_") + name), cu, true);
-        m.define("def forward(self, x: Tensor) -> Tensor:\n    return torch.gelu(x)\n");
-        root.register_module(name, m);
-    }
-    root.define("def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:\n"
-                "    return self.fast.forward(x), self.wrong.forward(x), self.slow.forward(x)\n");
-    const std::string path = dir.path("three_gelus.pt").string();
-    root.save(path);
-    auto session = ModelSession::open(path);
-    session->setInputSpecs({"float32[256,4096]"});
-    return session;
+    return geluModules(dir, {"fast", "wrong", "slow"},
+                       "def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:\n"
+                       "    return self.fast.forward(x), self.wrong.forward(x), self.slow.forward(x)\n",
+                       {"float32[256,4096]"});
 }
 
 PlanEntry measured(const std::string& spec, double speedup)

@@ -21,7 +21,11 @@ RevalidateController::~RevalidateController() { stop(); }
 
 std::vector<kforge::ProvenanceChange> RevalidateController::changes(const kforge::Plan& plan, const QString& device)
 {
-    return kforge::provenanceChanges(plan, kforge::machineFingerprint(device.toStdString()));
+    if (!m_here || m_hereDevice != device) {
+        m_here = kforge::machineFingerprint(device.toStdString());
+        m_hereDevice = device;
+    }
+    return kforge::provenanceChanges(plan, *m_here);
 }
 
 bool RevalidateController::start(const kforge::Plan& plan, QString* error)

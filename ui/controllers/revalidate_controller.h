@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 namespace kforge::ui {
 
@@ -23,8 +24,9 @@ public:
     explicit RevalidateController(SessionOwner* owner, QObject* parent = nullptr);
     ~RevalidateController() override; // cancels and waits
 
-    // The entries of `plan` that differ from this machine on `device` ("cpu", "cuda").
-    static std::vector<kforge::ProvenanceChange> changes(const kforge::Plan& plan, const QString& device);
+    // The entries of `plan` that differ from this machine on `device` ("cpu", "cuda"). The machine is read once per
+    // device: the plan editor asks after every edit.
+    std::vector<kforge::ProvenanceChange> changes(const kforge::Plan& plan, const QString& device);
 
     // Starts on a copy of `plan`; the user's click accepts a changed plugin. False with a one-line `error` when the
     // session is taken or there is none.
@@ -52,6 +54,8 @@ private:
     QFutureWatcher<Result>* m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_running = false;
+    std::optional<kforge::MachineFingerprint> m_here; // of m_hereDevice
+    QString m_hereDevice;
 };
 
 // "Re-validated 3 entries here: 1 kept, 2 disabled (entry 1: incorrect here: ...)".

@@ -87,7 +87,7 @@ void PlanWorkspace::refreshProvenance()
         m_banner->hide();
         return;
     }
-    m_banner->setChanges(plan, RevalidateController::changes(plan, m_device));
+    m_banner->setChanges(plan, m_revalidator->changes(plan, m_device));
 }
 
 bool PlanWorkspace::revalidate(QString* error)
