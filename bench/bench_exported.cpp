@@ -27,6 +27,7 @@
 //   bench_exported [--model NAME] [--corpus DIR] [benchmark flags]   (default resnet18 in the corpus cache)
 #include "build_path.h"
 #include "bench_common.h"
+#include "corpus_dir.h"
 #include "instruction_count.h"
 
 #include "model/session_impl.h"
@@ -64,22 +65,6 @@ struct Fixture {
     std::vector<c10::IValue> inputs;
 };
 Fixture* gFx = nullptr;
-
-// The corpus cache scripts/corpus_export.py writes (KFORGE_CORPUS_DIR or the newest corpus-* under KFORGE_CACHE).
-fs::path defaultCorpus()
-{
-    if (const char* dir = std::getenv("KFORGE_CORPUS_DIR"))
-        return dir;
-    const char* cache = std::getenv("KFORGE_CACHE");
-    const fs::path root =
-        cache ? fs::path(cache) : fs::path(std::getenv("HOME") ? std::getenv("HOME") : "") / ".cache/kforge";
-    fs::path best;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(root, ec))
-        if (entry.path().filename().string().rfind("corpus-", 0) == 0 && entry.path() > best)
-            best = entry.path();
-    return best;
-}
 
 // NativeRT on the package's program: "model" as torch.export.save names it, else "forward" (package_pt2's default).
 // Null, with the reason printed, when NativeRT refuses the package (it cannot run some Hugging Face exports): the
@@ -264,7 +249,7 @@ int main(int argc, char** argv)
 {
     at::set_num_threads(1);
     Fixture fx;
-    fx.corpus = defaultCorpus();
+    fx.corpus = kforge_bench::defaultCorpus();
     fx.model = "resnet18";
     std::vector<char*> rest{argv[0]};
     std::string mode; // "", "--instructions" (parent) or "--instructions-child"

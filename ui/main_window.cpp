@@ -216,6 +216,7 @@ void MainWindow::connectParts()
     connect(m_profileSpace, &ProfileWorkspace::sessionDeviceChanged, this, &MainWindow::sessionDeviceChanged);
     connect(m_profileSpace, &ProfileWorkspace::finished, this, &MainWindow::profileFinished);
     connect(m_profileSpace, &ProfileWorkspace::error, this, &MainWindow::profileError);
+    connect(m_profileSpace, &ProfileWorkspace::planVerified, m_modelSpace, &ModelWorkspace::showVerification);
     connect(m_profileSpace, &ProfileWorkspace::divergenceFound, m_modelSpace->page(), &ModuleTreePage::revealPath);
     ProfileController* profiles = m_profileSpace->controller();
     connect(profiles, &ProfileController::resultsChanged, m_modelSpace,

@@ -9,6 +9,7 @@
 #include <kforge/benchmark.h>
 #include <kforge/error.h>
 #include <kforge/model_session.h>
+#include <kforge/speed_verdict.h>
 
 #include <cstdio>
 #include <ostream>
@@ -31,13 +32,6 @@ std::string ms(double value)
     return text;
 }
 
-std::string ratio(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fx", value);
-    return text;
-}
-
 nlohmann::ordered_json latencyJson(const LatencyStats& s)
 {
     return {{"forwards", s.forwards},
@@ -56,16 +50,6 @@ std::vector<std::string> row(const std::string& side, const LatencyStats& s)
     return {side, ms(s.minMs), ms(s.medianMs), ms(s.p95Ms), ms(s.maxMs), throughput};
 }
 
-// The verdict a reader wants first: faster, slower, or within noise (the interval contains 1).
-std::string verdict(const BenchmarkResult& r)
-{
-    if (r.speedupLow > 1.0)
-        return "the plan is faster";
-    if (r.speedupHigh < 1.0)
-        return "the plan is slower";
-    return "no measurable difference (the interval contains 1.0x)";
-}
-
 void printText(std::ostream& out, const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r)
 {
     std::string inputs;
@@ -77,8 +61,8 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
     const std::vector<Column> columns{{"", false},      {"MIN MS", true}, {"MEDIAN MS", true},
                                       {"P95 MS", true}, {"MAX MS", true}, {"THROUGHPUT", true}};
     out << formatTable(columns, {row("baseline", r.baseline), row("plan", r.plan)});
-    out << "\nspeedup " << ratio(r.speedup) << " (95% interval " << ratio(r.speedupLow) << " to "
-        << ratio(r.speedupHigh) << "): " << verdict(r) << '\n';
+    // The verdict a reader wants first: faster, slower, or no detectable change, with what the run could detect.
+    out << "\nthe plan against the baseline: " << describe(r.speed) << '\n';
     out << "outputs: "
         << (r.outputsAgree ? "agree (kforge verify's default thresholds)" : "DIFFER: " + r.outputsDifference) << '\n';
     for (const auto& d : r.declines)
@@ -101,8 +85,10 @@ nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o
                                {"plan", latencyJson(r.plan)},
                                {"baseline_ms", r.baselineMs},
                                {"plan_ms", r.planMs},
-                               {"speedup", r.speedup},
-                               {"speedup_interval", {r.speedupLow, r.speedupHigh}},
+                               {"verdict", speedVerdictName(r.speed.verdict)},
+                               {"speedup", r.speed.speedup},
+                               {"speedup_interval", {r.speed.low, r.speed.high}},
+                               {"min_detectable_change", r.speed.minDetectableChange},
                                {"outputs_agree", r.outputsAgree},
                                {"notes", r.notes},
                                {"declines", nlohmann::ordered_json::array()}};
@@ -129,9 +115,6 @@ Command addBenchCommand(CLI::App& app)
         ->capture_default_str();
     cmd->add_option("--iterations", o->run.iterations, "measured rounds (one baseline and one plan forward each)")
         ->check(CLI::Range(1, 1000000))
-        ->capture_default_str();
-    cmd->add_option("--threads", o->run.threads, "LibTorch intra-op threads (0: LibTorch's default)")
-        ->check(CLI::Range(0, 1024))
         ->capture_default_str();
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);

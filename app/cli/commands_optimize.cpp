@@ -6,6 +6,7 @@
 
 #include <kforge/optimizer.h>
 #include <kforge/plan.h>
+#include <kforge/speed_verdict.h>
 
 #include <unistd.h>
 
@@ -22,7 +23,7 @@ Command addOptimizeCommand(CLI::App& app)
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
-        int warmup = 3, iterations = 5, rounds = 7;
+        int warmup = 3, iterations = 5, rounds = 9;
         bool quiet = false, reference = false, noVerify = false;
     };
     auto o = std::make_shared<Options>();
@@ -34,7 +35,9 @@ Command addOptimizeCommand(CLI::App& app)
         ->check(CLI::Range(0.0, 100.0));
     cmd->add_option("--warmup", o->warmup, "warm-up forwards of the profile")->check(CLI::Range(0, 1000));
     cmd->add_option("--iterations", o->iterations, "measured forwards of the profile")->check(CLI::Range(1, 100000));
-    cmd->add_option("--rounds", o->rounds, "benchmark rounds per candidate (the fastest counts)")
+    cmd->add_option("--rounds", o->rounds,
+                    "benchmark rounds per candidate, interleaved with the original (a candidate is kept only on a "
+                    "\"faster\" verdict, which takes 6 or more)")
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("--include-reference", o->reference, "also try the Aten*Provider reference providers");
     cmd->add_flag("--no-verify", o->noVerify,
@@ -112,11 +115,13 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"settings", c.settings},
                                                      {"latency_us", c.latencyUs},
                                                      {"original_latency_us", c.originalLatencyUs},
-                                                     {"speedup", c.speedup},
+                                                     {"verdict", speedVerdictName(c.speed.verdict)},
+                                                     {"speedup", c.speed.speedup},
                                                      {"max_abs_error", c.correctness.maxAbsError},
                                                      {"kept", c.kept},
                                                      {"rejected", c.rejected},
-                                                     {"speedup_interval", {c.speedupLow, c.speedupHigh}}});
+                                                     {"speedup_interval", {c.speed.low, c.speed.high}},
+                                                     {"min_detectable_change", c.speed.minDetectableChange}});
                     out["verified"] = result.verification ? nlohmann::ordered_json(result.verification->passed)
                                                           : nlohmann::ordered_json();
                     out["dropped_by_verify"] = result.droppedByVerify;
@@ -133,7 +138,7 @@ Command addOptimizeCommand(CLI::App& app)
                                     c.generator.empty() ? "provided" : "generated",
                                     c.latencyUs > 0 ? fixed(c.latencyUs, 1) : "-",
                                     c.originalLatencyUs > 0 ? fixed(c.originalLatencyUs, 1) : "-",
-                                    c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-",
+                                    c.speed.speedup > 0 ? fixed(c.speed.speedup, 2) + "x" : "-",
                                     c.correctness.passed ? fixed(c.correctness.maxAbsError, 7) : "-",
                                     c.kept ? "KEPT" : c.rejected});
                 out << formatTable({"FUNCTION", "CANDIDATE", "SOURCE", "LATENCY us", "ORIGINAL us", "SPEEDUP",

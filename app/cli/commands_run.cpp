@@ -21,7 +21,8 @@ struct RunOptions {
     ModelOptions model;
     PlanOptions plan;
     int iterations = 1;
-    int threads = 1;
+    int concurrency = 1; // threads running forwards at once
+    std::string device = "cpu";
     bool events = false;
     bool quiet = false;
 };
@@ -71,7 +72,10 @@ Command addRunCommand(CLI::App& app)
     addModelOptions(cmd, o->model);
     addPlanOptions(cmd, o->plan);
     cmd->add_option("--iterations", o->iterations, "forwards per thread")->check(CLI::Range(1, 1000000));
-    cmd->add_option("--threads", o->threads, "threads running forwards concurrently")->check(CLI::Range(1, 256));
+    cmd->add_option("--concurrency", o->concurrency,
+                    "threads running forwards at once (R12), each --iterations forwards")
+        ->check(CLI::Range(1, 256));
+    addDeviceOption(cmd, o->device, "where the model runs");
     cmd->add_flag("--keep-leftovers", o->model.open.keepLeftovers,
                   "leave patches of a failed forward in effect (debugging)");
     cmd->add_flag("--events", o->events, "print the runtime's event log");
@@ -81,6 +85,8 @@ Command addRunCommand(CLI::App& app)
         cmd, [o](Report& report) {
             auto session = openModel(o->model, report);
             requireInputs(*session);
+            if (session->device() != o->device)
+                session->setDevice(o->device);
             Plan plan = o->plan.read();
             landPlan(report, plan, *session, session->device(), o->plan); // re-validated, never-fire warned
             EventCollector collector;
@@ -95,7 +101,7 @@ Command addRunCommand(CLI::App& app)
                 try {
                     InterruptGuard guard; // the first Ctrl+C stops after the current forwards
                     Progress progress(o->quiet, "run: ");
-                    outputs = session->forwardMany(o->iterations, o->threads, progress.callback(0, "forward"));
+                    outputs = session->forwardMany(o->iterations, o->concurrency, progress.callback(0, "forward"));
                 } catch (const Error& e) {
                     error = e.what();
                 }
@@ -116,7 +122,9 @@ Command addRunCommand(CLI::App& app)
                 out = {{"model", session->displayName()},
                        {"inputs", session->describeInputs()},
                        {"iterations", o->iterations},
-                       {"threads", o->threads},
+                       {"concurrency", o->concurrency},
+                       {"intra_op_threads", intraOpThreadCount()},
+                       {"device", session->device()},
                        {"outputs", nlohmann::ordered_json::array()},
                        {"calls", nlohmann::ordered_json::array()},
                        {"leftovers", nlohmann::ordered_json::array()},
@@ -157,8 +165,8 @@ Command addRunCommand(CLI::App& app)
                 for (const auto& d : session->describeInputs())
                     inputs += (inputs.empty() ? "" : ", ") + d;
                 out << "model " << session->displayName() << "  inputs " << inputs << "  iterations " << o->iterations
-                    << " x " << o->threads << " thread(s)" << (stopped ? "  (stopped by Ctrl+C: partial result)" : "")
-                    << '\n';
+                    << " x " << o->concurrency << " thread(s)"
+                    << (stopped ? "  (stopped by Ctrl+C: partial result)" : "") << '\n';
                 for (const auto& d : outputs)
                     out << describe(d) << '\n';
                 std::vector<std::vector<std::string>> rows;

@@ -100,6 +100,15 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
     if (!r.localisationNote.empty())
         out["localisation_note"] = r.localisationNote;
     out["locating_passes"] = r.passes;
+    out["modules"] = nlohmann::ordered_json::array();
+    for (const ModuleAgreement& m : r.modules)
+        out["modules"].push_back({{"module", m.module},
+                                  {"calls", m.calls},
+                                  {"outputs_agree", m.outputsAgree},
+                                  {"inputs_agree", m.inputsAgree},
+                                  {"max_abs_error", m.maxAbsError},
+                                  {"min_cosine", m.minCosine},
+                                  {"new_non_finite", m.newNonFinite}});
     return out;
 }
 

@@ -228,6 +228,12 @@ void addModelOptions(CLI::App* command, ModelOptions& options)
                         "tensors saved with torch.save (tensor, tuple, list or dict)");
     addGraphExecutorOption(command, options.open.executor);
     addProgramOption(command, options.open.program);
+    command
+        ->add_option("--threads", options.open.intraOpThreads,
+                     "LibTorch intra-op threads (at::set_num_threads; 0: LibTorch's default, one per core); fewer "
+                     "make CPU timings steadier")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
 }
 
 void addProgramOption(CLI::App* command, std::string& program)

@@ -72,9 +72,10 @@ struct ModelOptions {
     std::string source;              // MODEL: a TorchScript file, a torch.export package (.pt2) or builtin:NAME
     std::vector<std::string> inputs; // --input DTYPE[SHAPE], one per forward argument
     std::string inputsFile;          // --inputs-file: tensors saved with torch.save
-    OpenOptions open;                // --executor, --program (and run's --keep-leftovers)
+    OpenOptions open;                // --executor, --program, --threads (and run's --keep-leftovers)
 };
-// MODEL, --input, --inputs-file, --executor direct|optimized and --program.
+// MODEL, --input, --inputs-file, --executor direct|optimized, --program and --threads (LibTorch's intra-op threads:
+// one meaning in every command).
 void addModelOptions(CLI::App* command, ModelOptions& options);
 // --program NAME: which program of a torch.export package to open (OpenOptions::program).
 void addProgramOption(CLI::App* command, std::string& program);

@@ -41,14 +41,18 @@ StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind,
     options.iterations = o.iterations;
     options.plan = plan;
     options.graphReplay = o.graph;
-    // A compare's runs each get their line: "baseline: iteration 3/10", then "plan: ..." (a new Progress ends the
-    // line of the one before).
+    // A compare's line says whose forwards it counts: "baseline and plan in alternating rounds: iteration 3/26" (or
+    // "baseline: ", then "plan: " for graph replays; a new Progress ends the line of the one before).
     std::unique_ptr<Progress> progress;
     ProgressCallback report;
     options.onStage = [&](StudyStage stage) {
-        const char* prefix = kind != StudyKind::Compare ? "" : stage == StudyStage::Baseline ? "baseline: " : "plan: ";
+        const char* prefix = kind != StudyKind::Compare      ? ""
+                             : stage == StudyStage::Rounds   ? "baseline and plan in alternating rounds: "
+                             : stage == StudyStage::Baseline ? "baseline: "
+                                                             : "plan: ";
         progress = std::make_unique<Progress>(o.quiet, prefix);
-        report = progress->callback(o.warmup);
+        // Rounds interleave both sides' warm-up and measured forwards: count forwards.
+        report = stage == StudyStage::Rounds ? progress->callback(0, "forward") : progress->callback(o.warmup);
     };
     options.progress = [&](int done, int total) { return report(done, total); };
     return kforge::runStudy(session, options);

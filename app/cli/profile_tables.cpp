@@ -5,6 +5,7 @@
 
 #include <kforge/module_path.h>
 #include <kforge/plan.h>
+#include <kforge/speed_verdict.h>
 
 #include <cstdio>
 #include <ostream>
@@ -120,22 +121,59 @@ std::string speedupText(const ComparisonRow& r)
     return fixed(r.speedup, 2) + "x";
 }
 
+std::string intervalText(const SpeedComparison& s)
+{
+    if (!s.enoughRounds())
+        return "-";
+    return fixed(s.low, 2) + "-" + fixed(s.high, 2) + "x";
+}
+
+// A row's verdict; rows present on one side only say so in SPEEDUP and have none.
+std::string verdictText(const ComparisonRow& r)
+{
+    if (r.planUs <= 0 || r.baselineUs <= 0)
+        return "-";
+    if (!r.speed.enoughRounds())
+        return "too few rounds";
+    return speedVerdictName(r.speed.verdict);
+}
+
 std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* title, bool modules)
 {
     std::vector<std::vector<std::string>> cells;
     for (const ComparisonRow& r : rows)
         cells.push_back({modules ? module_path::displayName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1),
-                         speedupText(r)});
-    const std::vector<Column> columns{{title, false}, {"BEFORE µs", true}, {"AFTER µs", true}, {"SPEEDUP", true}};
+                         speedupText(r), intervalText(r.speed), verdictText(r)});
+    const std::vector<Column> columns{{title, false},    {"BEFORE µs (MEDIAN)", true}, {"AFTER µs (MEDIAN)", true},
+                                      {"SPEEDUP", true}, {"95% INTERVAL", true},       {"VERDICT", false}};
     return formatTable(columns, cells);
+}
+
+nlohmann::ordered_json speedJson(const SpeedComparison& s)
+{
+    return {{"verdict", speedVerdictName(s.verdict)},
+            {"interval", {s.low, s.high}},
+            {"min_detectable_change", s.minDetectableChange},
+            {"rounds", s.rounds}};
 }
 
 nlohmann::ordered_json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
 {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const ComparisonRow& r : rows)
-        out.push_back({{"name", r.key}, {"before_us", r.baselineUs}, {"after_us", r.planUs}, {"speedup", r.speedup}});
+    for (const ComparisonRow& r : rows) {
+        nlohmann::ordered_json row{
+            {"name", r.key}, {"before_us", r.baselineUs}, {"after_us", r.planUs}, {"speedup", r.speedup}};
+        row.update(speedJson(r.speed));
+        out.push_back(std::move(row));
+    }
     return out;
+}
+
+nlohmann::ordered_json totalJson(const Comparison& c)
+{
+    nlohmann::ordered_json total{{"before_us", c.baselineTotalUs}, {"after_us", c.planTotalUs}, {"speedup", c.speedup}};
+    total.update(speedJson(c.speed));
+    return total;
 }
 
 } // namespace
@@ -218,7 +256,7 @@ nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileR
         {"plan", runJson(plan, "function", top, "plan")},
         {"functions", comparisonRowsJson(c.byFunction)},
         {"modules", comparisonRowsJson(c.byModule)},
-        {"total", {{"before_us", c.baselineTotalUs}, {"after_us", c.planTotalUs}, {"speedup", c.speedup}}},
+        {"total", totalJson(c)},
         {"output",
          {{"comparable", c.outputsComparable}, {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}}}};
 }
@@ -234,13 +272,15 @@ void printComparison(std::ostream& out, const ProfileRun& baseline, const Profil
         << "plan: " << planSummary(plan) << '\n'
         << "baseline: warm-up " << baseline.warmupIterations << ", " << baseline.iterations
         << " iteration(s); plan: warm-up " << plan.warmupIterations << ", " << plan.iterations
-        << " iteration(s); times are per iteration\n";
+        << " iteration(s); times are medians per iteration"
+        << (baseline.iterations > 1 && plan.iterations > 1 ? ", speedups the median of the per-iteration ratios" : "")
+        << "\n";
     if (baseline.cancelled || plan.cancelled)
         out << "cancelled: partial result\n";
     out << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
     out << '\n' << comparisonTable(c.byModule, "MODULE", true);
-    out << "\ntotal per iteration: " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
-        << " µs, speedup " << (c.planTotalUs > 0 ? fixed(c.speedup, 2) + "x" : std::string("-")) << '\n';
+    out << "\ntotal per iteration (median): " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
+        << " µs; the plan against the baseline: " << describe(c.speed) << '\n';
     if (c.outputsComparable)
         out << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
             << '\n';

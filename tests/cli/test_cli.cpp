@@ -297,19 +297,36 @@ TEST(Cli, RunWithUnknownProviderFails)
 
 TEST(Cli, RunOnThreadsCountsEveryGeluCallByTheRootProvider)
 {
-    const Result r = runKforge({"run", "builtin:tiny-gpt", "--iterations", "3", "--threads", "2", "--provide",
+    const Result r = runKforge({"run", "builtin:tiny-gpt", "--iterations", "3", "--concurrency", "2", "--provide",
                                 ":gelu:AtenGeluProvider", "--json"});
     ASSERT_EQ(r.exitCode, 0) << r;
     const json run = parseJson(r);
     ASSERT_TRUE(run.is_object()) << r;
     EXPECT_EQ(run.at("iterations"), 3);
-    EXPECT_EQ(run.at("threads"), 2);
+    EXPECT_EQ(run.at("concurrency"), 2);
     long long total = 0;
     for (const auto& c : callsOf(run, "gelu")) {
         EXPECT_EQ(c.at("provider"), "AtenGeluProvider") << c;
         total += c.at("calls").get<long long>();
     }
     EXPECT_EQ(total, 2 * 3 * 2) << run.at("calls").dump(2); // 2 blocks x 3 iterations x 2 threads
+}
+
+// --threads means LibTorch's intra-op threads in every command that runs the model (run, profile, compare, bench,
+// verify, optimize, capture): one meaning per flag; run's concurrent forwards are --concurrency.
+TEST(Cli, ThreadsMeansIntraOpThreadsInEveryCommand)
+{
+    for (const char* threads : {"1", "3"}) {
+        const Result r = runKforge({"run", "builtin:tiny-gpt", "--threads", threads, "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r;
+        EXPECT_EQ(parseJson(r).at("intra_op_threads"), std::stoi(threads)) << r;
+    }
+    for (const char* command : {"run", "profile", "compare", "bench", "verify", "optimize", "capture"}) {
+        const Result help = runKforge({command, "--help"});
+        EXPECT_TRUE(contains(help.out, "--threads")) << command;
+        EXPECT_TRUE(contains(help.out, "intra-op")) << command;
+    }
+    EXPECT_TRUE(contains(runKforge({"run", "--help"}).out, "--device")); // run measures on a device like the others
 }
 
 TEST(Cli, RunWithBadInputSpecFailsNamingTheSpec)
@@ -719,10 +736,12 @@ TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
     EXPECT_TRUE(contains(r.out, "AFTER µs")) << r;
     EXPECT_TRUE(contains(r.out, "layer_norm")) << r;
     EXPECT_TRUE(contains(r.out, "blocks.0.ln1")) << r; // the module table
-    EXPECT_TRUE(contains(r.out, ", speedup ")) << r;
+    EXPECT_TRUE(contains(r.out, "VERDICT")) << r;
+    EXPECT_TRUE(contains(r.out, "too few rounds")) << r; // 2 iterations: no 95% interval
+    EXPECT_TRUE(contains(r.out, "; the plan against the baseline: no detectable change: ")) << r;
     EXPECT_TRUE(contains(r.out, "output: max abs error 0, max rel error 0")) << r;
-    EXPECT_TRUE(contains(r.err, "baseline: iteration 2/2")) << r;
-    EXPECT_TRUE(contains(r.err, "plan: iteration 2/2")) << r;
+    // Both sides in alternating rounds: 3 warm-up and 2 measured forwards each, and one warm-up before round 2's.
+    EXPECT_TRUE(contains(r.err, "baseline and plan in alternating rounds: forward 12/12")) << r;
 
     ProfileDir dir;
     const std::string both = dir.path("both.kfprof");
@@ -739,8 +758,12 @@ TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
             sawLayerNorm = true;
             EXPECT_GT(row.at("before_us").get<double>(), 0.0);
             EXPECT_GT(row.at("after_us").get<double>(), 0.0);
+            EXPECT_EQ(row.at("rounds"), 2); // iteration i of each side paired
+            EXPECT_EQ(row.at("verdict"), "no detectable change") << row; // too few rounds for anything else
+            EXPECT_EQ(row.at("interval").size(), 2u);
         }
     EXPECT_TRUE(sawLayerNorm) << j;
+    EXPECT_TRUE(c.at("total").contains("min_detectable_change")) << j;
 
     // The saved file holds both runs; report shows the comparison again, without the model.
     const json file = json::parse(readFile(both));
@@ -1021,6 +1044,8 @@ TEST(CliBench, JsonHasBothSidesTheSpeedupAndTheOutputsAgreement)
     }
     EXPECT_EQ(j.at("plan_ms").size(), 3u);
     EXPECT_LE(j.at("speedup_interval")[0].get<double>(), j.at("speedup_interval")[1].get<double>());
+    EXPECT_EQ(j.at("verdict"), "no detectable change") << "three rounds are too few for any other verdict";
+    EXPECT_EQ(j.at("min_detectable_change"), 0.0) << "no 95% interval from three rounds";
     EXPECT_EQ(j.at("outputs_agree"), true);
     EXPECT_EQ(j.at("stopped"), false);
     EXPECT_TRUE(r.err.empty()) << r.err;
@@ -1028,12 +1053,43 @@ TEST(CliBench, JsonHasBothSidesTheSpeedupAndTheOutputsAgreement)
     const Result text = runKforge({"bench", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--warmup", "0",
                                    "--iterations", "2", "-q"});
     ASSERT_EQ(text.exitCode, 0) << text;
-    for (const char* part : {"MEDIAN MS", "baseline", "plan", "speedup", "95% interval", "outputs: agree"})
+    for (const char* part : {"MEDIAN MS", "baseline", "plan", "the plan against the baseline: no detectable change",
+                             "too few for a verdict (6 needed)", "outputs: agree"})
         EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
 
     const Result noPlan = runKforge({"bench", "builtin:tiny-gpt"});
     EXPECT_NE(noPlan.exitCode, 0);
     EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
+}
+
+// Item 6 of the plan-trust issue: a provider slower by construction (50 ms per gelu call, two per forward) reads
+// "slower" with its interval below 1 and the smallest change the run could detect, in the text and the JSON.
+TEST(CliBench, AProviderSlowerByConstructionReadsSlower)
+{
+    const std::vector<std::string> args{"--provider-plugin",
+                                        KFORGE_TEST_PROVIDERS_PLUGIN,
+                                        "bench",
+                                        "builtin:tiny-gpt",
+                                        "--provide",
+                                        ":gelu:TestSleepyGeluProvider",
+                                        "--warmup",
+                                        "1",
+                                        "--iterations",
+                                        "8",
+                                        "-q"};
+    std::vector<std::string> jsonArgs = args;
+    jsonArgs.push_back("--json");
+    const Result r = runKforge(jsonArgs);
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("verdict"), "slower") << j;
+    EXPECT_LT(j.at("speedup_interval")[1].get<double>(), 1.0) << j;
+    EXPECT_GT(j.at("min_detectable_change").get<double>(), 0.0) << j;
+
+    const Result text = runKforge(args);
+    ASSERT_EQ(text.exitCode, 0) << text;
+    EXPECT_NE(text.out.find("the plan against the baseline: slower: "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("% or more, 8 rounds)"), std::string::npos) << text.out;
 }
 
 // kforge verify: an exact provider passes (exit 0); a seeded fault (tests/plugins/seeded_faults.h) fails with exit 1

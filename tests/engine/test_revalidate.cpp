@@ -60,7 +60,7 @@ TEST(Revalidate, EachFlaggedEntryIsCheckedAndTheFailingOnesAreDisabled)
     std::vector<std::string> lines;
     RevalidateOptions options;
     options.secondsPerEntry = 5;
-    options.benchmarkRounds = 3;
+    options.benchmarkRounds = 9; // a "faster" verdict needs at least 6 rounds
     options.log = [&](const std::string& line) { lines.push_back(line); };
     const RevalidationReport report = revalidatePlan(*session, plan, options);
 
@@ -149,7 +149,7 @@ TEST(Revalidate, MakePlanRecordsWhatItMeasured)
     OptimizeOptions options;
     options.warmupIterations = 1;
     options.iterations = 1;
-    options.benchmarkRounds = 3;
+    options.benchmarkRounds = 9; // a "faster" verdict needs at least 6 rounds
     options.generators.clear();
     options.providers = {"TestMemoizedGeluProvider"};
     options.granularity = OptimizeOptions::Granularity::Model;

@@ -137,7 +137,7 @@ TEST_F(Leftovers, R11_KeptLeftoverIsListedAndDeactivateClearsIt)
 }
 
 // R11, R12: a kept leftover lives in its thread's table. Forwards on worker threads (forwardMany with 2 threads, as
-// `kforge run --threads 2 --keep-leftovers`) that fail keep their patches on those threads; once the workers have
+// `kforge run --concurrency 2 --keep-leftovers`) that fail keep their patches on those threads; once the workers have
 // ended, the reports say so instead of calling the patches still in effect, and no thread lists them.
 TEST_F(Leftovers, R11_R12_KeptLeftoversOfEndedWorkerThreadsAreNotInEffect)
 {

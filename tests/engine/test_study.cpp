@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ SavedRun saved(const std::string& label, bool usedPlan, const std::string& model
 
 } // namespace
 
-TEST(Study, CompareMakesBothRunsInOrderAndComparesThem)
+TEST(Study, CompareMakesBothRunsInRoundsAndComparesThem)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");
     StudyOptions options = cpuStudy(StudyKind::Compare, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
@@ -47,17 +49,21 @@ TEST(Study, CompareMakesBothRunsInOrderAndComparesThem)
     options.onStage = [&](StudyStage stage) { stages.push_back(stage); };
     int calls = 0;
     options.progress = [&](int done, int total) {
-        EXPECT_EQ(total, 3); // per run: 1 warm-up + 2 measured
-        EXPECT_GE(done, 1);
+        // Both sides: 1 warm-up + 2 measured each, and one warm-up forward before the second round's.
+        EXPECT_EQ(total, 8);
+        EXPECT_EQ(done, calls + 1);
         ++calls;
         return true;
     };
     const StudyResult study = runStudy(*session, options);
-    EXPECT_EQ(stages, (std::vector<StudyStage>{StudyStage::Baseline, StudyStage::Plan}));
-    EXPECT_EQ(calls, 6);
+    EXPECT_EQ(stages, std::vector<StudyStage>{StudyStage::Rounds});
+    EXPECT_EQ(calls, 8);
     ASSERT_TRUE(study.baseline && study.plan);
     EXPECT_FALSE(study.baseline->usedPlan);
     EXPECT_TRUE(study.plan->usedPlan);
+    EXPECT_EQ(study.baseline->iterations, 2);
+    EXPECT_EQ(study.plan->iterations, 2);
+    EXPECT_EQ(study.baseline->warmupIterations, 1);
     ASSERT_TRUE(study.comparison.has_value());
     EXPECT_FALSE(study.cancelled());
     const auto runs = study.runs();
@@ -65,6 +71,64 @@ TEST(Study, CompareMakesBothRunsInOrderAndComparesThem)
     EXPECT_EQ(runs[0].label, "baseline");
     EXPECT_EQ(runs[0].run, study.baseline.get());
     EXPECT_EQ(runs[1].label, "plan");
+}
+
+// Baseline and plan take turns going first (ABBA), so that neither always meets the machine colder or warmer; each
+// run's iterations are numbered on and its times placed one after the other, as in one profile.
+TEST(Study, CompareAlternatesWhichSideGoesFirstAndMergesTheRounds)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    StudyOptions options = cpuStudy(StudyKind::Compare, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    options.iterations = 4;
+    std::string sides; // one letter per forward: B without the plan, P with it (the tag provider served gelu)
+    long tagged = tagCalls();
+    options.progress = [&](int, int) {
+        sides += tagCalls() > tagged ? 'P' : 'B';
+        tagged = tagCalls();
+        return true;
+    };
+    const StudyResult study = runStudy(*session, options);
+    // Rounds of one warm-up and one measured forward per side: BP, PB, BP, PB.
+    EXPECT_EQ(sides, "BBPPPPBBBBPPPPBB");
+    for (const auto& run : {study.baseline, study.plan}) {
+        ASSERT_TRUE(run);
+        EXPECT_EQ(run->iterations, 4);
+        std::vector<bool> seen(4, false);
+        for (const KernelRecord& r : run->records) {
+            ASSERT_GE(r.iteration, 0);
+            ASSERT_LT(r.iteration, 4);
+            seen[size_t(r.iteration)] = true;
+        }
+        EXPECT_EQ(seen, std::vector<bool>(4, true));
+        // Later rounds come later on the run's timeline.
+        std::int64_t endOfFirst = 0, startOfLast = INT64_MAX;
+        for (const KernelRecord& r : run->records) {
+            if (r.iteration == 0)
+                endOfFirst = std::max(endOfFirst, r.startNs + r.durationNs);
+            if (r.iteration == 3)
+                startOfLast = std::min(startOfLast, r.startNs);
+        }
+        EXPECT_LT(endOfFirst, startOfLast);
+    }
+    ASSERT_TRUE(study.comparison);
+    EXPECT_EQ(study.comparison->speed.rounds, 4);
+}
+
+// Cancelled in the second round: both sides stop, each keeps what it measured, and they still compare.
+TEST(Study, CompareCancelledInALaterRoundKeepsBothSides)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    StudyOptions options = cpuStudy(StudyKind::Compare, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    options.iterations = 4;
+    options.progress = [](int done, int) { return done < 5; }; // round 1: B(w,m) P(w,m); round 2 stops in P's warm-up
+    const StudyResult study = runStudy(*session, options);
+    ASSERT_TRUE(study.baseline && study.plan);
+    EXPECT_TRUE(study.cancelled());
+    EXPECT_TRUE(study.baseline->cancelled && study.plan->cancelled);
+    EXPECT_EQ(study.baseline->iterations, 1);
+    EXPECT_EQ(study.plan->iterations, 1);
+    EXPECT_TRUE(study.comparison.has_value());
 }
 
 // Cancelled during the baseline's warm-up: nothing measured (iterations 0), no plan run, no comparison.

@@ -12,6 +12,8 @@
 #include "seeded_faults.h"
 #include "test_helpers.h"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -113,6 +115,46 @@ TEST(Verify, NaNForOneShapeFailsOnNewNonFiniteValues)
         "builtin:tiny-gpt", seeded("", SeededFault::NanOnShape, Function::Softmax, {{"shape", {1, 16, 256}}}), allow);
     EXPECT_EQ(allowed.outputs[0].problem.find("NaN/Inf"), std::string::npos) << allowed.outputs[0].problem;
     EXPECT_FALSE(allowed.divergence);
+}
+
+// Item 2 of the plan-trust issue (the module tree's Error column): every module compared, per module, past the first
+// divergence. Noise in blocks.1's gelu: blocks.0 and blocks.1.attn agree; blocks.1.mlp is where agreeing inputs
+// turn into diverging outputs; blocks.1 and the root diverge too; the final norm only gets diverged inputs.
+TEST(Verify, EveryModuleIsComparedWithItsErrorsForTheModuleTree)
+{
+    const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("blocks.1", SeededFault::Noise, Function::Gelu));
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    std::map<std::string, ModuleAgreement> byPath;
+    for (const ModuleAgreement& m : r.modules)
+        byPath[m.module] = m;
+    for (const char* path :
+         {"blocks.0", "blocks.0.attn", "blocks.0.mlp", "blocks.1.attn", "blocks.1.mlp", "blocks.1", ""})
+        ASSERT_TRUE(byPath.count(path)) << "module '" << path << "' not compared";
+    EXPECT_TRUE(byPath["blocks.0"].outputsAgree);
+    EXPECT_EQ(byPath["blocks.0.mlp"].maxAbsError, 0.0);
+    EXPECT_TRUE(byPath["blocks.1.attn"].outputsAgree);
+    EXPECT_FALSE(byPath["blocks.1.mlp"].outputsAgree);
+    EXPECT_TRUE(byPath["blocks.1.mlp"].inputsAgree);
+    EXPECT_GT(byPath["blocks.1.mlp"].maxAbsError, 0.0);
+    EXPECT_LT(byPath["blocks.1.mlp"].minCosine, 1.0);
+    EXPECT_FALSE(byPath["blocks.1"].outputsAgree);
+    EXPECT_FALSE(byPath[""].outputsAgree);
+    EXPECT_EQ(byPath["blocks.0"].calls, 1);
+    // In the order their first call ended: blocks.0's submodules before blocks.0, the root last.
+    EXPECT_EQ(r.modules.back().module, "");
+
+    // An exact plan, compared on request: every module agrees, and nothing is said to be missing.
+    VerifyOptions compare;
+    compare.compareModules = true;
+    const VerifyReport exact = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::Exact, Function::Gelu), compare);
+    EXPECT_TRUE(exact.passed);
+    EXPECT_EQ(exact.passes, 1);
+    EXPECT_TRUE(exact.localisationNote.empty()) << exact.localisationNote;
+    ASSERT_FALSE(exact.modules.empty());
+    for (const ModuleAgreement& m : exact.modules) {
+        EXPECT_TRUE(m.outputsAgree && m.inputsAgree) << m.module;
+        EXPECT_EQ(m.maxAbsError, 0.0) << m.module;
+    }
 }
 
 TEST(Verify, ALooseThresholdPassesWhatTheDefaultsFail)

@@ -140,7 +140,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setModules(parseFixture(kFixture), QStringLiteral("net"));
 
-        QCOMPARE(model.columnCount(), 12); // and five time columns, filled after a profile
+        QCOMPARE(model.columnCount(), 13); // and five time columns, filled after a profile, and the Error column
         QCOMPARE(model.rowCount(), 1);
         const QModelIndex root = model.index(0, 0);
         QCOMPARE(root.data().toString(), QStringLiteral("net"));

@@ -15,6 +15,8 @@
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
+#include "item_models/semantic_colors.h"
+#include "item_models/module_tree_filter_model.h"
 #include "controllers/profile_controller.h"
 #include "controllers/run_controller.h"
 #include "views/profile_page.h"
@@ -26,6 +28,7 @@
 #include <kforge/plugins.h>
 
 #include <QAction>
+#include <QBrush>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -358,7 +361,8 @@ private Q_SLOTS:
         QVERIFY(result);
         QCOMPARE(result->baseline.forwards, 2);
         QCOMPARE(result->plan.forwards, 2);
-        QVERIFY(result->speedupLow <= result->speedupHigh);
+        QVERIFY(result->speed.low <= result->speed.high);
+        QVERIFY2(message.contains(QStringLiteral("not judged (too few rounds)")), qPrintable(message));
         ProfilePage* page = window->profilePage();
         auto* summary = page->findChild<QLabel*>(QStringLiteral("benchmarkSummary"));
         QVERIFY(summary);
@@ -387,16 +391,42 @@ private Q_SLOTS:
         auto* summary = window->profilePage()->findChild<QLabel*>(QStringLiteral("verifySummary"));
         QVERIFY(summary);
         QCOMPARE(summary->text(), message);
-        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(),
-                 QStringLiteral("blocks.1.mlp"));
+        auto* modulePage = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
+        QCOMPARE(modulePage->currentPath(), QStringLiteral("blocks.1.mlp"));
+        // The module tree's Error column, coloured by the divergence: strongest where it is made, agreeing modules
+        // plain; the plan editor gives the entry its verdict.
+        auto* tree = qobject_cast<kforge::ui::ModuleTreeModel*>(modulePage->filterModel()->sourceModel());
+        QVERIFY(tree);
+        QVERIFY(!modulePage->view()->isColumnHidden(kforge::ui::ModuleTreeModel::ErrorColumn));
+        const auto errorCell = [&](const char* path) {
+            return tree->indexOfPath(QString::fromLatin1(path), kforge::ui::ModuleTreeModel::ErrorColumn);
+        };
+        QVERIFY2(errorCell("blocks.1.mlp").data().toString().startsWith(QStringLiteral("first divergence: ")),
+                 qPrintable(errorCell("blocks.1.mlp").data().toString()));
+        QCOMPARE(errorCell("blocks.1.mlp").data(Qt::BackgroundRole).value<QBrush>().color(),
+                 kforge::ui::semanticColor(kforge::ui::Semantic::Error));
+        QCOMPARE(errorCell("blocks.0").data().toString(), QStringLiteral("agrees"));
+        QVERIFY(!errorCell("blocks.0").data(Qt::BackgroundRole).isValid());
+        QVERIFY2(errorCell("blocks.1").data().toString().startsWith(QStringLiteral("diverges inside: ")),
+                 qPrintable(errorCell("blocks.1").data().toString()));
+        QVERIFY2(errorCell("ln_f").data().toString().startsWith(QStringLiteral("diverged: ")),
+                 qPrintable(errorCell("ln_f").data().toString())); // after blocks.1: its inputs diverged already
+        kforge::ui::PlanModel* planRows = window->planDocument()->model();
+        const QModelIndex verdict = planRows->index(0, kforge::ui::PlanModel::VerifiedColumn);
+        QCOMPARE(verdict.data().toString(),
+                 QStringLiteral("in effect where the outputs diverge first: blocks.1.mlp (call 1)"));
 
         window->planDocument()->removeEntry(0);
+        QVERIFY(verdict.data().toString().isEmpty()); // the plan changed: the verdicts were of the old one
         window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         window->actions().profileVerify->trigger();
         std::tie(ok, message) = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
         QVERIFY2(message.startsWith(QStringLiteral("Verify: the plan keeps")), qPrintable(message));
         QVERIFY(!window->profileController()->verifyReport()->divergence);
+        QCOMPARE(planRows->index(0, kforge::ui::PlanModel::VerifiedColumn).data().toString(),
+                 QStringLiteral("outputs agree"));
+        QCOMPARE(errorCell("blocks.1.mlp").data().toString(), QStringLiteral("agrees")); // compared although passing
     }
 
     // A plan measured on another machine (its recorded ISA faked): the banner above the plan editor names each

@@ -8,6 +8,7 @@
 #include "views/time_share_chart.h"
 #include "item_models/semantic_colors.h"
 #include "views/timeline_view.h"
+#include "views/flame_graph_view.h"
 
 #include <QApplication>
 #include <QImage>
@@ -112,6 +113,28 @@ std::shared_ptr<ProfileRun> manyFunctionsRun(int functions)
     return run;
 }
 
+// Eight iterations of gelu and silu at the root: gelu takes `geluUs` (±10% noise, the same in every run), silu 100 µs
+// with the noise of `silu` (a stall multiplies one iteration).
+std::shared_ptr<ProfileRun> flameRounds(double geluUs, const std::vector<double>& silu)
+{
+    const std::vector<double> noise{1.0, 1.1, 0.9, 1.05, 0.95, 1.08, 0.92, 1.02};
+    auto run = std::make_shared<ProfileRun>();
+    run->iterations = int(noise.size());
+    std::int64_t t = 0;
+    for (size_t i = 0; i < noise.size(); ++i)
+        for (const auto& [function, us] : {std::pair{"gelu", geluUs * noise[i]}, std::pair{"silu", 100.0 * silu[i]}}) {
+            kforge::KernelRecord r;
+            r.name = std::string("aten::") + function;
+            r.function = function;
+            r.iteration = int(i);
+            r.startNs = t;
+            r.durationNs = std::int64_t(us * 1000);
+            t += r.durationNs;
+            run->records.push_back(r);
+        }
+    return run;
+}
+
 void sendWheel(QWidget* widget, QPoint pos, QPoint angle, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
     QWheelEvent event(pos, widget->mapToGlobal(pos), QPoint(), angle, Qt::NoButton, modifiers, Qt::NoScrollPhase,
@@ -140,6 +163,7 @@ private Q_SLOTS:
     void forwardsAreMarkedAndZoomable();
     void semanticColorsFollowThePalette();
     void shiftDragMeasuresASpan();
+    void differentialFlameGraphColoursOnlyVerdicts();
 };
 
 void TestProfileWidgets::timeShareSlicesKeepTopAndSumTheRest()
@@ -534,6 +558,39 @@ void TestProfileWidgets::shiftDragMeasuresASpan()
     QVERIFY(!view.grab().isNull());
     QTest::keyClick(&view, Qt::Key_Escape);
     QVERIFY(!view.hasMeasuredSpan());
+}
+
+// The differential flame graph colours a frame only when its speed verdict is faster or slower: gelu, twice as fast
+// in every iteration, is coloured; silu, 1.6x "faster" on average from one 6x stall in the baseline, stays grey.
+void TestProfileWidgets::differentialFlameGraphColoursOnlyVerdicts()
+{
+    const std::vector<double> steady{1.0, 0.97, 1.03, 1.0, 0.98, 1.02, 1.01, 0.99};
+    std::vector<double> stalled{1.0, 1.03, 0.97, 1.0, 1.02, 0.98, 0.99, 1.01};
+    stalled[2] *= 6.0;
+    kforge::ui::FlameGraphView view;
+    view.resize(800, 200);
+    view.setRuns(flameRounds(50.0, steady), flameRounds(100.0, stalled));
+    QVERIFY(view.isDifferential());
+    int gelu = -1, silu = -1;
+    for (size_t i = 0; i < view.frames().size(); ++i) {
+        if (view.frames()[i].name == "gelu")
+            gelu = int(i);
+        if (view.frames()[i].name == "silu")
+            silu = int(i);
+    }
+    QVERIFY(gelu > 0 && silu > 0);
+    QVERIFY(view.baselineUs(silu) > 1.5 * view.frames()[size_t(silu)].us); // the mean says 1.6x
+    QCOMPARE(view.verdictOf(gelu), kforge::SpeedVerdict::Faster);
+    QCOMPARE(view.verdictOf(silu), kforge::SpeedVerdict::NoDetectableChange);
+    QVERIFY(view.frameToolTip(silu).contains(QStringLiteral("no detectable change")));
+    const QImage image = view.grab().toImage();
+    const QPoint siluCentre = view.frameRect(silu).center().toPoint();
+    const QPoint geluCentre = view.frameRect(gelu).center().toPoint();
+    // Labels are drawn from the left: sample each frame near its right edge, away from the text.
+    const QColor grey = image.pixelColor(QPoint(int(view.frameRect(silu).right()) - 2, siluCentre.y()));
+    const QColor green = image.pixelColor(QPoint(int(view.frameRect(gelu).right()) - 2, geluCentre.y()));
+    QCOMPARE(grey.rgb(), view.palette().color(QPalette::Mid).rgb());
+    QVERIFY2(green.green() > green.red(), qPrintable(green.name()));
 }
 
 QTEST_MAIN(TestProfileWidgets)

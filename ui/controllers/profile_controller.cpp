@@ -134,11 +134,15 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     auto stage = std::make_shared<std::pair<int, QString>>(0, firstStage); // (offset, name), the worker's only
     options.onStage = [stage, perRun, kind](kforge::StudyStage s) {
         const bool plan = s == kforge::StudyStage::Plan;
-        *stage = {plan && kind == Kind::Compare ? perRun : 0,
-                  plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
+        *stage = s == kforge::StudyStage::Rounds
+                     ? std::pair{0, QStringLiteral("baseline and plan")}
+                     : std::pair{plan && kind == Kind::Compare ? perRun : 0,
+                                 plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
     options.progress = [this, cancel = m_cancel, total, stage, kind](int done, int of) {
-        const int all = kind == Kind::Verify ? of : total; // verify says how many forwards it makes
+        // Verify and an interleaved compare say how many forwards they make.
+        const bool ownTotal = kind == Kind::Verify || stage->second == QLatin1String("baseline and plan");
+        const int all = ownTotal ? of : total;
         QMetaObject::invokeMethod(
             this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
             Qt::QueuedConnection);
@@ -153,6 +157,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 kforge::VerifyOptions verify;
                 verify.thresholds = options.plan.verifyThresholds.value_or(kforge::VerifyThresholds{});
                 verify.progress = options.progress;
+                verify.compareModules = true; // the module tree's Error column, also when the outputs agree
                 result.verify =
                     std::make_shared<kforge::VerifyReport>(kforge::verifyPlan(*session, options.plan, verify));
                 return result;

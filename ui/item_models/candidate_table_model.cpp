@@ -66,9 +66,10 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
         return role == SortRole ? QVariant(c.correctness.passed ? 1 : 0)
                                 : QVariant(c.correctness.passed ? tr("yes") : tr("no"));
     case Speedup:
-        if (c.speedup <= 0)
+        if (c.speed.speedup <= 0)
             return role == SortRole ? QVariant(0.0) : QVariant(QStringLiteral("-"));
-        return role == SortRole ? QVariant(c.speedup) : QVariant(QString::number(c.speedup, 'f', 2) + QLatin1Char('x'));
+        return role == SortRole ? QVariant(c.speed.speedup)
+                                : QVariant(QString::number(c.speed.speedup, 'f', 2) + QLatin1Char('x'));
     case Result:
         return c.kept ? tr("kept") : QString::fromStdString(c.rejected);
     }

@@ -52,12 +52,18 @@ const std::vector<kforge::ComparisonRow>& ComparisonModel::rows() const
     return m_grouping == Grouping::Function ? m_comparison->byFunction : m_comparison->byModule;
 }
 
-ComparisonModel::Verdict ComparisonModel::verdict(double baselineUs, double planUs)
+ComparisonModel::Verdict ComparisonModel::verdict(const kforge::ComparisonRow& row)
 {
-    if (planUs < baselineUs * (1 - kTolerance))
+    if (row.baselineUs <= 0 || row.planUs <= 0)
+        return Unchanged;
+    switch (row.speed.verdict) {
+    case kforge::SpeedVerdict::Faster:
         return Faster;
-    if (planUs > baselineUs * (1 + kTolerance))
+    case kforge::SpeedVerdict::Slower:
         return Slower;
+    case kforge::SpeedVerdict::NoDetectableChange:
+        break;
+    }
     return Unchanged;
 }
 
@@ -92,10 +98,11 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
         r.baselineUs = m_comparison->baselineTotalUs;
         r.planUs = m_comparison->planTotalUs;
         r.speedup = m_comparison->speedup;
+        r.speed = m_comparison->speed;
     } else {
         r = rows()[size_t(index.row())];
     }
-    const Verdict v = verdict(r.baselineUs, r.planUs);
+    const Verdict v = verdict(r);
     const double change = r.baselineUs > 0 ? (r.planUs - r.baselineUs) / r.baselineUs : 0;
     const int column = index.column();
 
@@ -160,7 +167,10 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
                                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (column == BaselineColumn || column == PlanColumn)
-            return tr("%1 per iteration").arg(formatDuration(column == BaselineColumn ? r.baselineUs : r.planUs));
+            return tr("%1 per iteration (median)")
+                .arg(formatDuration(column == BaselineColumn ? r.baselineUs : r.planUs));
+        if (column == KeyColumn || column == SpeedupColumn || column == ChangeColumn)
+            return formatRowVerdict(r);
         if (total && column == ErrorColumn)
             return tr("Largest difference between the baseline's and the plan's model outputs");
         return {};
@@ -174,16 +184,19 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && (section == BaselineColumn || section == PlanColumn))
-        return tr("Microseconds per measured iteration");
+        return tr("Median over the measured iterations of the microseconds per iteration");
+    if (role == Qt::ToolTipRole && section == SpeedupColumn)
+        return tr("Median of the per-iteration ratios baseline / plan (baseline and plan ran in alternating rounds); "
+                  "coloured only when the 95% interval excludes 1.0×");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case KeyColumn:
         return m_grouping == Grouping::Function ? tr("Function") : tr("Module");
     case BaselineColumn:
-        return tr("Baseline (µs)");
+        return tr("Baseline (µs, median)");
     case PlanColumn:
-        return tr("Plan (µs)");
+        return tr("Plan (µs, median)");
     case SpeedupColumn:
         return tr("Speedup");
     case ChangeColumn:

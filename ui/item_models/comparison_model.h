@@ -8,10 +8,11 @@
 
 namespace kforge::ui {
 
-// A baseline run against a plan run: time per iteration before and after, per function or per module
-// (switchable), the speedup of each, and a last "Total" row that also carries the output error. Rows the plan
-// made faster are tinted green, slower ones red; translucent tints and mid-tone text keep both readable on
-// light and dark palettes.
+// A baseline run against a plan run: median time per iteration before and after, per function or per module
+// (switchable), the speedup of each with its speed verdict, and a last "Total" row that also carries the output
+// error. Only rows whose verdict is faster (green) or slower (red) are tinted: a change within the run's noise is
+// not coloured, whatever its size (the tooltip gives the interval and what the run could detect). Translucent
+// tints and mid-tone text keep both readable on light and dark palettes.
 class ComparisonModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -26,9 +27,6 @@ public:
     };
     enum Verdict { Unchanged = 0, Faster = 1, Slower = -1 };
 
-    // Changes within this fraction of the baseline are noise, not a verdict.
-    static constexpr double kTolerance = 0.02;
-
     explicit ComparisonModel(QObject* parent = nullptr);
 
     void setComparison(std::optional<kforge::Comparison> comparison);
@@ -36,7 +34,8 @@ public:
     void setGrouping(Grouping grouping);
     Grouping grouping() const { return m_grouping; }
 
-    static Verdict verdict(double baselineUs, double planUs);
+    // A row's colour: its speed verdict; Unchanged for "no detectable change" and for rows on one side only.
+    static Verdict verdict(const kforge::ComparisonRow& row);
     // "max |Δ| 1.2e-06, max rel. 3.4e-05", "not comparable", "" without a comparison.
     QString outputErrorText() const;
 

@@ -87,15 +87,62 @@ QString formatEntryDeclines(const kforge::EntryDeclines& d)
     return text;
 }
 
+QString formatSpeedVerdict(const kforge::SpeedComparison& speed)
+{
+    if (!speed.enoughRounds())
+        return QCoreApplication::translate("kforge::ui", "not judged (too few rounds)");
+    switch (speed.verdict) {
+    case kforge::SpeedVerdict::Faster:
+        return QCoreApplication::translate("kforge::ui", "faster");
+    case kforge::SpeedVerdict::Slower:
+        return QCoreApplication::translate("kforge::ui", "slower");
+    case kforge::SpeedVerdict::NoDetectableChange:
+        break;
+    }
+    return QCoreApplication::translate("kforge::ui", "no detectable change");
+}
+
+QString formatSpeedComparison(const kforge::SpeedComparison& speed)
+{
+    if (!speed.enoughRounds())
+        return QCoreApplication::translate("kforge::ui", "%1 %2 (%n paired round(s))", nullptr, speed.rounds)
+            .arg(formatSpeedup(speed.speedup), formatSpeedVerdict(speed));
+    return QCoreApplication::translate("kforge::ui", "%1 — %2 (95% interval %3 to %4; detects changes of %5% or more)")
+        .arg(formatSpeedVerdict(speed), formatSpeedup(speed.speedup), formatSpeedup(speed.low),
+             formatSpeedup(speed.high), QLocale().toString(100.0 * speed.minDetectableChange, 'f', 1));
+}
+
+QString formatRowVerdict(const kforge::ComparisonRow& row)
+{
+    if (row.baselineUs <= 0 || row.planUs <= 0)
+        return row.baselineUs > 0 ? QCoreApplication::translate("kforge::ui", "Not called with the plan")
+                                  : QCoreApplication::translate("kforge::ui", "Called only with the plan");
+    const kforge::SpeedComparison& s = row.speed;
+    if (!s.enoughRounds())
+        return QCoreApplication::translate("kforge::ui",
+                                           "No verdict: %n paired iteration(s), at least %1 needed for a 95% interval",
+                                           nullptr, s.rounds)
+            .arg(kforge::minRoundsForVerdict());
+    return QCoreApplication::translate(
+               "kforge::ui",
+               "%1: median speedup %2 (95% interval %3 to %4; this run detects changes of %5% or more, %n paired "
+               "iteration(s))",
+               nullptr, s.rounds)
+        .arg(formatSpeedVerdict(s), formatSpeedup(s.speedup), formatSpeedup(s.low), formatSpeedup(s.high),
+             QLocale().toString(100.0 * s.minDetectableChange, 'f', 1));
+}
+
 QString formatBenchmark(const kforge::BenchmarkResult& r)
 {
     if (r.baselineMs.empty())
         return QCoreApplication::translate("kforge::ui",
                                            "Benchmark cancelled during the warm-up: nothing was measured");
+    // The verdict first (faster, slower, no detectable change), then the spread that decided it.
     QString text =
-        QCoreApplication::translate("kforge::ui", "Benchmark: %1 with the plan (95% interval %2 to %3), median %4 → %5 "
-                                                  "per forward; %6")
-            .arg(formatSpeedup(r.speedup), formatSpeedup(r.speedupLow), formatSpeedup(r.speedupHigh),
+        QCoreApplication::translate("kforge::ui", "Benchmark: the plan is %1 — %2 (95% interval %3 to %4; detects "
+                                                  "changes of %5% or more), median %6 → %7 per forward; %8")
+            .arg(formatSpeedVerdict(r.speed), formatSpeedup(r.speed.speedup), formatSpeedup(r.speed.low),
+                 formatSpeedup(r.speed.high), QLocale().toString(100.0 * r.speed.minDetectableChange, 'f', 1),
                  formatDuration(r.baseline.medianMs * 1000.0), formatDuration(r.plan.medianMs * 1000.0),
                  r.outputsAgree ? QCoreApplication::translate("kforge::ui", "outputs agree")
                                 : QCoreApplication::translate("kforge::ui", "outputs DIFFER: %1")

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/benchmark.h>
+#include <kforge/profiling.h>
 #include <kforge/verify.h>
 #include <kforge/runtime_types.h>
+#include <kforge/speed_verdict.h>
 
 #include <QString>
 
@@ -36,6 +38,13 @@ QString formatEntryDeclines(const kforge::EntryDeclines& declines);
 // A benchmark in one line: "Benchmark: 1.12× with the plan (95% interval 0.97× to 1.26×), median 34.8 ms → 31.0 ms
 // per forward; outputs agree", with how far a stopped one got.
 QString formatBenchmark(const kforge::BenchmarkResult& result);
+// "faster", "slower", "no detectable change", or "not judged (too few rounds)" when no 95% interval exists.
+QString formatSpeedVerdict(const kforge::SpeedComparison& speed);
+// "faster — 1.23× (95% interval 1.20× to 1.26×; detects changes of 2.1% or more)"; with too few rounds the ratio and
+// "not judged (too few rounds)".
+QString formatSpeedComparison(const kforge::SpeedComparison& speed);
+// A comparison row's verdict with its interval and detection limit (tooltips), or why it has none.
+QString formatRowVerdict(const kforge::ComparisonRow& row);
 
 // A verification in one line: "Verify: the plan keeps the outputs (cosine 1.000000, max abs error 0)", or "Verify:
 // FAIL, output 0: cosine 0.87 < 0.999; first diverging module: blocks.0.attn (call 1)".

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "semantic_colors.h"
 #include "provider_mime.h"
+#include "verify_verdicts.h"
 
 #include <kforge/module_path.h>
 #include <kforge/plan.h>
@@ -119,16 +120,96 @@ void ModuleTreeModel::setRunStatistics(const std::unordered_map<std::string, Mod
 }
 
 void ModuleTreeModel::setModuleTimes(const std::vector<kforge::ModuleTime>& shown,
-                                     const std::vector<kforge::ModuleTime>& baseline)
+                                     const std::vector<kforge::ComparisonRow>& delta)
 {
     m_times.clear();
-    m_baselineTimes.clear();
+    m_delta.clear();
     for (const kforge::ModuleTime& t : shown)
         m_times.emplace(t.path, t);
     if (!m_times.empty())
-        for (const kforge::ModuleTime& t : baseline)
-            m_baselineTimes.emplace(t.path, t);
+        for (const kforge::ComparisonRow& row : delta)
+            m_delta.emplace(row.key, row);
     emitAllChanged(TimeColumn, DeltaColumn);
+}
+
+// The Δ column: the plan's median against the baseline's, in the verdict's colour when there is one.
+QVariant ModuleTreeModel::deltaData(const std::string& path, int role) const
+{
+    const auto it = m_delta.find(path);
+    if (it == m_delta.end())
+        return {};
+    const kforge::ComparisonRow& row = it->second;
+    const bool measured = row.baselineUs > 0;
+    const double change = measured ? (row.planUs - row.baselineUs) / row.baselineUs : 0.0;
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!measured)
+            return {};
+        return QStringLiteral("%1%2 %").arg(change > 0 ? QStringLiteral("+") : QString()).arg(change * 100, 0, 'f', 1);
+    case SortRole:
+        return change;
+    case Qt::ToolTipRole:
+        return tr("Δ: the change of this module's median time per forward (with everything below it).\n%1")
+            .arg(formatRowVerdict(row));
+    case Qt::ForegroundRole:
+        if (!measured || row.planUs <= 0 || row.speed.verdict == kforge::SpeedVerdict::NoDetectableChange)
+            return {};
+        return QBrush(
+            semanticTextColor(row.speed.verdict == kforge::SpeedVerdict::Faster ? Semantic::Faster : Semantic::Slower));
+    default:
+        return {};
+    }
+}
+
+void ModuleTreeModel::setModuleAgreement(const std::vector<kforge::ModuleAgreement>& modules,
+                                         const std::string& firstDiverging, bool hasFirst)
+{
+    m_agreement.clear();
+    for (const kforge::ModuleAgreement& m : modules)
+        m_agreement.emplace(m.module, m);
+    m_firstDiverging = firstDiverging;
+    m_hasFirstDiverging = hasFirst;
+    emitAllChanged(ErrorColumn, ErrorColumn);
+}
+
+// The Error column: text, tooltip, sort value and colour, strongest where the divergence is made.
+QVariant ModuleTreeModel::errorData(const std::string& path, int role) const
+{
+    const auto it = m_agreement.find(path);
+    if (it == m_agreement.end())
+        return role == Qt::ToolTipRole && !m_agreement.empty()
+                   ? QVariant(tr("Not compared by the last verification (no call in the window compared)."))
+                   : QVariant();
+    const kforge::ModuleAgreement& m = it->second;
+    const FirstDivergence position = !m_hasFirstDiverging                            ? FirstDivergence::Elsewhere
+                                     : path == m_firstDiverging                      ? FirstDivergence::Here
+                                     : module_path::isWithin(m_firstDiverging, path) ? FirstDivergence::Inside
+                                                                                     : FirstDivergence::Elsewhere;
+    const bool first = position == FirstDivergence::Here;
+    switch (role) {
+    case Qt::DisplayRole:
+        return moduleErrorText(m, position);
+    case Qt::ToolTipRole:
+        return moduleErrorToolTip(m, position);
+    case SortRole:
+        return m.maxAbsError;
+    case Qt::BackgroundRole:
+        switch (moduleErrorKind(m)) {
+        case ModuleErrorKind::Agrees:
+            return {};
+        case ModuleErrorKind::DivergesHere:
+            return QBrush(first ? semanticColor(Semantic::Error) : semanticTint(Semantic::Error));
+        case ModuleErrorKind::Diverged:
+            break;
+        }
+        return QBrush(semanticTint(Semantic::Leftover));
+    case Qt::ForegroundRole:
+        if (first)
+            return QBrush(textColorOn(semanticColor(Semantic::Error)));
+        return {};
+    default:
+        return {};
+    }
 }
 
 QVariant ModuleTreeModel::timeDisplay(const std::string& path, int column) const
@@ -148,13 +229,8 @@ QVariant ModuleTreeModel::timeDisplay(const std::string& path, int column) const
         return t.topFunction.empty() ? QString()
                                      : QStringLiteral("%1 (%2)").arg(QString::fromStdString(t.topFunction),
                                                                      formatDuration(t.topFunctionUs));
-    case DeltaColumn: {
-        const auto base = m_baselineTimes.find(path);
-        if (base == m_baselineTimes.end() || base->second.totalUs <= 0)
-            return {};
-        const double change = (t.totalUs - base->second.totalUs) / base->second.totalUs * 100.0;
-        return QStringLiteral("%1%2 %").arg(change > 0 ? QStringLiteral("+") : QString()).arg(change, 0, 'f', 1);
-    }
+    case DeltaColumn:
+        return deltaData(path, Qt::DisplayRole);
     default:
         return {};
     }
@@ -173,10 +249,8 @@ QVariant ModuleTreeModel::timeSortValue(const std::string& path, int column) con
     case TopFunctionColumn:
         return it->second.topFunctionUs;
     case DeltaColumn: {
-        const auto base = m_baselineTimes.find(path);
-        return base == m_baselineTimes.end() || base->second.totalUs <= 0
-                   ? 0.0
-                   : (it->second.totalUs - base->second.totalUs) / base->second.totalUs;
+        const QVariant change = deltaData(path, SortRole);
+        return change.isValid() ? change : QVariant(0.0);
     }
     default:
         return it->second.totalUs;
@@ -198,8 +272,10 @@ QString ModuleTreeModel::timeToolTip(const std::string& path) const
     if (!t.topFunction.empty())
         lines << tr("Most time below it: %1, %2")
                      .arg(QString::fromStdString(t.topFunction), formatDuration(t.topFunctionUs));
-    if (const auto base = m_baselineTimes.find(path); base != m_baselineTimes.end())
-        lines << tr("Baseline: %1 per forward").arg(formatDuration(base->second.totalUs));
+    if (const auto delta = m_delta.find(path); delta != m_delta.end())
+        lines << tr("Baseline: %1 per forward (median), with the plan %2; %3")
+                     .arg(formatDuration(delta->second.baselineUs), formatDuration(delta->second.planUs),
+                          formatRowVerdict(delta->second));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -365,6 +441,12 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
         return {};
     const kforge::ModuleInfo& module = m_modules[node];
     const NodeState& state = m_state[node];
+    if (index.column() == ErrorColumn && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole ||
+                                          role == Qt::BackgroundRole || role == Qt::ForegroundRole))
+        return errorData(module.path, role);
+    if (index.column() == DeltaColumn && (role == Qt::ToolTipRole || role == Qt::ForegroundRole) &&
+        m_delta.count(module.path))
+        return deltaData(module.path, role);
     switch (role) {
     case Qt::DisplayRole:
         return display(module, node, index.column());
@@ -545,6 +627,8 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Top function");
     case DeltaColumn:
         return tr("Δ vs baseline");
+    case ErrorColumn:
+        return tr("Error");
     default:
         return {};
     }

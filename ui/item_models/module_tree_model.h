@@ -4,6 +4,7 @@
 
 #include <kforge/module_info.h>
 #include <kforge/profiling.h>
+#include <kforge/verify.h>
 
 #include <QAbstractItemModel>
 #include <QIcon>
@@ -39,6 +40,7 @@ public:
         ShareColumn,       // of the forward, drawn as a bar (ShareRole)
         TopFunctionColumn, // the function with the most time below the module
         DeltaColumn,       // the plan's time against the baseline's, when both were profiled
+        ErrorColumn,       // the last Verify Plan: how the module's outputs compare with the baseline's
         ColumnCount
     };
     enum Role {
@@ -70,11 +72,18 @@ public:
     void setPlan(const kforge::Plan& plan);
     // Calls and time of the last run, by module path (RunStatistics).
     void setRunStatistics(const std::unordered_map<std::string, ModuleRunStats>& stats);
-    // Time by module of the profile run shown (kforge::moduleTimes); `baseline`, when not empty, the baseline's
-    // for the Δ column (the shown run is then the plan's). Empty `shown` clears the time columns.
-    void setModuleTimes(const std::vector<kforge::ModuleTime>& shown, const std::vector<kforge::ModuleTime>& baseline);
+    // Time by module of the profile run shown (kforge::moduleTimes); `delta`, when not empty, the comparison of the
+    // baseline with the plan by module subtree (kforge::Comparison::bySubtree) for the Δ column (the shown run is
+    // then the plan's): the change of the medians, coloured only where the speed verdict is faster or slower. Empty
+    // `shown` clears the time columns.
+    void setModuleTimes(const std::vector<kforge::ModuleTime>& shown, const std::vector<kforge::ComparisonRow>& delta);
     bool hasModuleTimes() const { return !m_times.empty(); }
-    bool hasDelta() const { return !m_baselineTimes.empty(); }
+    bool hasDelta() const { return !m_delta.empty(); }
+    // Per module, the last verification's comparison of its outputs (VerifyReport::modules) and the first diverging
+    // module ("" the root; ignored when `hasFirst` is false). Empty `modules` clears the Error column.
+    void setModuleAgreement(const std::vector<kforge::ModuleAgreement>& modules, const std::string& firstDiverging,
+                            bool hasFirst);
+    bool hasModuleAgreement() const { return !m_agreement.empty(); }
     // The module a paused forward is in; empty `path` with `paused` false clears it.
     void setPausedPath(const QString& path, bool paused = true);
     void setBreakpoints(const QSet<QString>& modulePaths);
@@ -134,6 +143,8 @@ private:
     QVariant timeSortValue(const std::string& path, int column) const;
     QString timeToolTip(const std::string& path) const;
     QString toolTip(const kforge::ModuleInfo& module, int node, int column) const;
+    QVariant errorData(const std::string& path, int role) const;
+    QVariant deltaData(const std::string& path, int role) const;
 
     std::vector<kforge::ModuleInfo> m_modules;
     std::vector<Node> m_nodes;      // parallel to m_modules
@@ -144,8 +155,11 @@ private:
     // Kept across setModules(): keyed by path.
     std::unordered_map<std::string, std::vector<std::pair<QString, bool>>> m_planByScope; // text, enabled
     std::unordered_map<std::string, ModuleRunStats> m_stats;
-    std::unordered_map<std::string, kforge::ModuleTime> m_times;         // of the run shown
-    std::unordered_map<std::string, kforge::ModuleTime> m_baselineTimes; // for Δ; empty without it
+    std::unordered_map<std::string, kforge::ModuleTime> m_times;          // of the run shown
+    std::unordered_map<std::string, kforge::ComparisonRow> m_delta;       // for Δ; empty without a baseline
+    std::unordered_map<std::string, kforge::ModuleAgreement> m_agreement; // of the last verification
+    std::string m_firstDiverging;
+    bool m_hasFirstDiverging = false;
     QString m_pausedPath;
     bool m_paused = false;
     QSet<QString> m_breakpoints;

@@ -70,6 +70,11 @@ void PlanModel::planEdited()
 {
     ++m_revision;
     clearDeclines();
+    if (!m_verdicts.empty()) {
+        m_verdicts.clear();
+        if (entryCount() > 0)
+            Q_EMIT dataChanged(index(0, VerifiedColumn), index(entryCount() - 1, VerifiedColumn));
+    }
     Q_EMIT planChanged();
 }
 
@@ -85,6 +90,22 @@ void PlanModel::setDeclines(std::vector<kforge::EntryDeclines> declines)
     m_haveDeclines = true;
     if (entryCount() > 0)
         Q_EMIT dataChanged(index(0, DeclinedColumn), index(entryCount() - 1, DeclinedColumn));
+}
+
+void PlanModel::setVerdicts(std::vector<EntryVerdict> verdicts)
+{
+    std::erase_if(verdicts, [this](const EntryVerdict& v) { return v.entry < 0 || v.entry >= entryCount(); });
+    m_verdicts = std::move(verdicts);
+    if (entryCount() > 0)
+        Q_EMIT dataChanged(index(0, VerifiedColumn), index(entryCount() - 1, VerifiedColumn));
+}
+
+const EntryVerdict* PlanModel::verdictOf(int row) const
+{
+    for (const EntryVerdict& v : m_verdicts)
+        if (v.entry == row)
+            return &v;
+    return nullptr;
 }
 
 void PlanModel::clearDeclines()
@@ -177,6 +198,12 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
             return problems.size() == 1 ? problems.first()
                                         : tr("%1 (+%2 more)").arg(problems.first()).arg(problems.size() - 1);
         }
+        case VerifiedColumn: {
+            if (role == Qt::EditRole)
+                return {};
+            const EntryVerdict* v = verdictOf(index.row());
+            return v ? v->text : QString();
+        }
         default:
             return {};
         }
@@ -199,6 +226,11 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         }
         if (column == EnabledColumn)
             return e.enabled ? tr("Enabled: the runtime applies this entry") : tr("Disabled: kept in the plan only");
+        if (column == VerifiedColumn && verdictOf(index.row()))
+            return verdictOf(index.row())->implicated
+                       ? tr("%1.\nThis entry's provider serves calls inside that module: the suspect.")
+                             .arg(verdictOf(index.row())->text)
+                       : verdictOf(index.row())->text;
         return {};
     case Qt::TextAlignmentRole:
         if (column == DeclinedColumn)
@@ -209,6 +241,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
             return QBrush(semanticTextColor(Semantic::Error));
         if (column == DeclinedColumn && declinesOf(index.row()))
             return QBrush(semanticTextColor(Semantic::Leftover)); // as leftovers: the plan did less than it says
+        if (column == VerifiedColumn && verdictOf(index.row()) && verdictOf(index.row())->implicated)
+            return QBrush(semanticTextColor(Semantic::Error));
         if (!e.enabled && column != ProblemsColumn)
             return QBrush(semanticTextColor(Semantic::Muted));
         return {};
@@ -299,13 +333,16 @@ Qt::ItemFlags PlanModel::flags(const QModelIndex& index) const
     Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     if (index.column() == EnabledColumn)
         flags |= Qt::ItemIsUserCheckable;
-    else if (index.column() != ProblemsColumn && index.column() != DeclinedColumn)
+    else if (index.column() != ProblemsColumn && index.column() != DeclinedColumn && index.column() != VerifiedColumn)
         flags |= Qt::ItemIsEditable;
     return flags;
 }
 
 QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == VerifiedColumn)
+        return tr("What the last Verify Plan (F7) found for each enabled entry: whether the model's outputs agree, and "
+                  "which entries are in effect where they diverge first. Cleared when the plan changes.");
     if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == DeclinedColumn)
         return tr("Calls the entry's provider declined (a dtype, shape or device its kernel does not handle) in the "
                   "last forward, capture or profile with this plan: the original served them and is credited with "
@@ -332,6 +369,8 @@ QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int rol
         return tr("Note");
     case ProblemsColumn:
         return tr("Problems");
+    case VerifiedColumn:
+        return tr("Verified");
     default:
         return {};
     }

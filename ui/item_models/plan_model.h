@@ -3,6 +3,8 @@
 #include <kforge/plan.h>
 #include <kforge/runtime_types.h>
 
+#include "verify_verdicts.h"
+
 #include <QAbstractTableModel>
 
 #include <cstdint>
@@ -28,6 +30,7 @@ public:
         SettingsColumn, // the provider's settings other than "type", as compact JSON
         NoteColumn,
         ProblemsColumn,
+        VerifiedColumn, // the last Verify Plan's verdict on the entry; "" until one ran on this plan
         ColumnCount
     };
     enum Role {
@@ -68,6 +71,10 @@ public:
     void clearDeclines();
     const std::vector<kforge::EntryDeclines>& declines() const { return m_declines; }
     const kforge::EntryDeclines* declinesOf(int row) const; // null when the row's provider declined nothing
+    // Each enabled entry's verdict from the last Verify Plan of this plan (entryVerdicts, verify_verdicts.h); any
+    // change of the plan clears them, as it clears the declines.
+    void setVerdicts(std::vector<EntryVerdict> verdicts);
+    const EntryVerdict* verdictOf(int row) const; // null when the row has none
     // Goes up with every change of the plan: whether the plan is still the one a run started with.
     std::uint64_t revision() const { return m_revision; }
 
@@ -93,6 +100,7 @@ private:
     kforge::Plan m_plan;
     std::vector<kforge::PlanProblem> m_problems;
     std::vector<kforge::EntryDeclines> m_declines;
+    std::vector<EntryVerdict> m_verdicts;
     bool m_haveDeclines = false; // a run's declines were set (possibly none) since the last change
     std::uint64_t m_revision = 0;
     EditHandler m_editHandler;

@@ -17,8 +17,14 @@ namespace kforge::ui {
 
 FlameGraphPage::FlameGraphPage(QWidget* parent)
     : QWidget(parent), m_view(new FlameGraphView(this)), m_breadcrumb(new QLabel(this)), m_search(new QLineEdit(this)),
-      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("&Differential"), this))
+      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("&Differential"), this)), m_legend(new QLabel(this))
 {
+    m_legend->setObjectName(QStringLiteral("flameLegend"));
+    m_legend->setWordWrap(true);
+    m_legend->setContentsMargins(4, 0, 4, 0);
+    m_legend->setText(tr("Differential: green frames are faster with the plan, red ones slower (the 95% interval of "
+                         "the per-iteration ratios excludes 1.0×; deeper colour, larger change); grey frames show no "
+                         "detectable change or are not in the baseline. Widths are mean times per forward."));
     setObjectName(QStringLiteral("flameGraphPage"));
     m_breadcrumb->setObjectName(QStringLiteral("flameBreadcrumb"));
     m_breadcrumb->setTextFormat(Qt::RichText);
@@ -29,7 +35,8 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     m_search->setMaximumWidth(320);
     m_differential->setObjectName(QStringLiteral("flameDifferential"));
     m_differential->setToolTip(tr("Colour the plan's frames by their speedup against the baseline's frames of the "
-                                  "same path: green is faster, red is slower"));
+                                  "same path where the change is beyond the run's noise: green is faster, red is "
+                                  "slower, grey no detectable change"));
     m_differential->setChecked(true);
     auto* exportButton = new QToolButton(this);
     exportButton->setObjectName(QStringLiteral("flameExport"));
@@ -52,6 +59,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(bar);
+    layout->addWidget(m_legend);
     layout->addWidget(scroll, 1);
 
     connect(m_view, &FlameGraphView::zoomChanged, this, &FlameGraphPage::updateBreadcrumb);
@@ -80,6 +88,7 @@ void FlameGraphPage::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
 void FlameGraphPage::applyRuns()
 {
     m_differential->setVisible(m_baseline != nullptr);
+    m_legend->setVisible(m_baseline != nullptr && m_differential->isChecked());
     m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr);
 }
 

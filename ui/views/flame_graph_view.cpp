@@ -57,9 +57,12 @@ void FlameGraphView::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
     m_run = std::move(run);
     m_frames = m_run ? kforge::flameGraph(*m_run) : std::vector<kforge::FlameFrame>{};
     m_baselineUs.clear();
-    if (m_run && baseline && baseline != m_run)
+    m_speeds.clear();
+    if (m_run && baseline && baseline != m_run) {
         for (const kforge::FlameFrame& f : kforge::flameGraph(*baseline))
             m_baselineUs.emplace(f.path, f.us);
+        m_speeds = kforge::flameGraphSpeeds(*baseline, *m_run);
+    }
     m_zoom = 0;
     setSearch(m_search);
     updateGeometry();
@@ -73,6 +76,14 @@ double FlameGraphView::baselineUs(int index) const
         return -1.0;
     const auto it = m_baselineUs.find(m_frames[size_t(index)].path);
     return it == m_baselineUs.end() ? -1.0 : it->second;
+}
+
+kforge::SpeedVerdict FlameGraphView::verdictOf(int index) const
+{
+    if (index < 0 || size_t(index) >= m_frames.size())
+        return kforge::SpeedVerdict::NoDetectableChange;
+    const auto it = m_speeds.find(m_frames[size_t(index)].path);
+    return it == m_speeds.end() ? kforge::SpeedVerdict::NoDetectableChange : it->second.verdict;
 }
 
 void FlameGraphView::zoomTo(int frame)
@@ -161,9 +172,11 @@ QString FlameGraphView::frameToolTip(int frame) const
         lines << tr("%1 call(s) per forward").arg(f.calls, 0, 'g', 4);
     if (isDifferential()) {
         const double base = baselineUs(frame);
-        lines << (base < 0
-                      ? tr("not in the baseline")
-                      : tr("baseline %1: %2").arg(formatDuration(base), formatSpeedup(f.us > 0 ? base / f.us : 0)));
+        const auto speed = m_speeds.find(f.path);
+        lines << (base < 0 ? tr("not in the baseline")
+                           : tr("baseline %1 (mean per forward)").arg(formatDuration(base)));
+        if (speed != m_speeds.end())
+            lines << formatSpeedComparison(speed->second);
     }
     lines << tr("Click to zoom in; Backspace goes back up");
     return lines.join(QLatin1Char('\n'));
@@ -174,7 +187,10 @@ QColor FlameGraphView::fillOf(int frame) const
     const kforge::FlameFrame& f = m_frames[size_t(frame)];
     if (isDifferential()) {
         const double base = baselineUs(frame);
-        return base < 0 || f.us <= 0 ? palette().color(QPalette::Mid) : speedupColor(base / f.us, palette());
+        // Only a verdict earns a colour: a frame within the noise stays grey, however large its ratio.
+        if (base < 0 || f.us <= 0 || verdictOf(frame) == kforge::SpeedVerdict::NoDetectableChange)
+            return palette().color(QPalette::Mid);
+        return speedupColor(base / f.us, palette());
     }
     QColor fill = semanticColor(f.kind == kforge::FlameFrame::Kind::Module     ? Semantic::Module
                                 : f.kind == kforge::FlameFrame::Kind::Function ? Semantic::Function

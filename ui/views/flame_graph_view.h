@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -15,8 +16,9 @@ namespace kforge::ui {
 // A custom-painted flame graph (icicle: the root on top) of one profile run: modules, then each module's own
 // time by function, then by op or kernel, widths proportional to time per forward. Hover tells path, time, share
 // and calls; a click zooms into a frame, Backspace/Escape or the breadcrumb go back up; a search highlights
-// matching frames. Given a baseline, each frame is coloured by its speedup against the baseline's frame of the
-// same path (differential), else by kind. Exports as PNG and SVG.
+// matching frames. Given a baseline, each frame whose speed verdict against the baseline's frame of the same path
+// is faster or slower is coloured by its speedup, the others grey (differential), else by kind. Exports as PNG and
+// SVG.
 class FlameGraphView : public QWidget {
     Q_OBJECT
 public:
@@ -30,6 +32,8 @@ public:
     bool isDifferential() const { return !m_baselineUs.empty(); }
     // The baseline's time of frame `index`'s path, per forward; negative when the baseline has no such frame.
     double baselineUs(int index) const;
+    // Frame `index`'s speed verdict against the baseline; "no detectable change" where there is none.
+    kforge::SpeedVerdict verdictOf(int index) const;
 
     void zoomTo(int frame); // 0: the whole forward
     void zoomOut();         // to the zoomed frame's parent
@@ -67,7 +71,8 @@ private:
 
     std::shared_ptr<const kforge::ProfileRun> m_run;
     std::vector<kforge::FlameFrame> m_frames;
-    std::unordered_map<std::string, double> m_baselineUs; // by frame path
+    std::unordered_map<std::string, double> m_baselineUs;    // by frame path
+    std::map<std::string, kforge::SpeedComparison> m_speeds; // by frame path, differential only
     int m_zoom = 0;
     QString m_search;
     int m_matches = 0;

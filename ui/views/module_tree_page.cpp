@@ -98,6 +98,7 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
     for (int column = ModuleTreeModel::TimeColumn; column <= ModuleTreeModel::TopFunctionColumn; ++column)
         m_view->setColumnHidden(column, !times);
     m_view->setColumnHidden(ModuleTreeModel::DeltaColumn, !m_model->hasDelta());
+    m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
 }
 
 ModuleTreePage::TimeRun ModuleTreePage::timeRun() const { return TimeRun(m_timeRun->currentData().toInt()); }

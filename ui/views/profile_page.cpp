@@ -304,6 +304,15 @@ QWidget* ProfilePage::createComparisonTab()
     layout->addWidget(m_benchmarkSummary);
     layout->addWidget(m_verifySummary);
     layout->addWidget(m_comparisonTable, 1);
+    auto* legend = new QLabel(tr("Times are medians per iteration; baseline and plan run in alternating rounds. "
+                                 "Green: faster, red: slower (the 95% interval of the per-iteration ratios excludes "
+                                 "1.0×); uncoloured: no detectable change. Hover a row for its interval."),
+                              m_comparisonTab);
+    legend->setObjectName(QStringLiteral("comparisonLegend"));
+    legend->setWordWrap(true);
+    legend->setContentsMargins(4, 0, 4, 2);
+    legend->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(legend);
 
     connect(m_comparisonGroupCombo, &QComboBox::currentIndexChanged, this, [this] {
         m_comparisonModel->setGrouping(m_comparisonGroupCombo->currentData().value<ComparisonModel::Grouping>());
@@ -392,12 +401,12 @@ void ProfilePage::showResults()
     m_comparisonModel->setComparison(m_controller->comparison());
     m_comparisonSummary->setText(
         m_controller->comparison()
-            ? tr("Total: %1 → %2 per iteration, %3 · output error: %4")
+            ? tr("Total: %1 → %2 per iteration (medians): %3 · output error: %4")
                   .arg(formatDuration(m_controller->comparison()->baselineTotalUs),
                        formatDuration(m_controller->comparison()->planTotalUs),
-                       formatSpeedup(m_controller->comparison()->speedup), m_comparisonModel->outputErrorText())
-            : tr("Compare runs the baseline and then the plan, and shows the time of each function or module "
-                 "before and after."));
+                       formatSpeedComparison(m_controller->comparison()->speed), m_comparisonModel->outputErrorText())
+            : tr("Compare runs the baseline and the plan in alternating rounds, and shows the time of each function "
+                 "or module before and after, with a verdict: faster, slower or no detectable change."));
     m_benchmarkSummary->setText(benchmarkText(m_controller->benchmarkResult()));
     m_verifySummary->setText(verifyText(m_controller->verifyReport()));
     const int index = m_showCombo->findData(QVariant::fromValue(shown));

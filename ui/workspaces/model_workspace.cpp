@@ -24,6 +24,7 @@
 
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
+#include <kforge/verify.h>
 
 #include <QAction>
 #include <QDockWidget>
@@ -375,6 +376,7 @@ void ModelWorkspace::showSession(QStringList& warnings)
     const kforge::ModelSession& session = *m_context.owner->session();
     m_model->setModules(session.modules(), QString::fromStdString(session.displayName()));
     m_model->setPausedPath({}, false);
+    m_model->setModuleAgreement({}, {}, false); // the last verification was of another session
     m_page->view()->expandAndFit();
     m_pages->setCurrentWidget(m_page);
     m_captureModel->setCaptures(session.captures());
@@ -402,9 +404,16 @@ void ModelWorkspace::updateModuleTimes()
     const bool showPlan = m_planRun && (!m_baselineRun || m_page->timeRun() == ModuleTreePage::TimeRun::Plan);
     const auto& shown = showPlan ? m_planRun : m_baselineRun;
     m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
-                            showPlan && m_baselineRun ? kforge::moduleTimes(*m_baselineRun)
-                                                      : std::vector<kforge::ModuleTime>{});
+                            showPlan && m_baselineRun ? kforge::compare(*m_baselineRun, *m_planRun).bySubtree
+                                                      : std::vector<kforge::ComparisonRow>{});
     m_page->setTimeRuns(bool(m_baselineRun), bool(m_planRun));
+}
+
+void ModelWorkspace::showVerification(const kforge::VerifyReport& report)
+{
+    m_model->setModuleAgreement(report.modules, report.divergence ? report.divergence->module : std::string(),
+                                bool(report.divergence));
+    m_page->setTimeRuns(bool(m_baselineRun), bool(m_planRun)); // shows the Error column
 }
 
 void ModelWorkspace::showCentral() { m_tabs->setCurrentWidget(m_pages); }

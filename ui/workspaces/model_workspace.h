@@ -23,6 +23,10 @@ class QStatusBar;
 class QTabWidget;
 class QToolBar;
 
+namespace kforge {
+struct VerifyReport;
+}
+
 namespace kforge::ui {
 
 class CaptureListModel;
@@ -69,6 +73,8 @@ public:
     // The Time columns: the run the page's choice names (the plan's when both exist, with Δ against the baseline).
     void setProfileRuns(std::shared_ptr<const kforge::ProfileRun> baseline,
                         std::shared_ptr<const kforge::ProfileRun> plan);
+    // The Error column: the verification's comparison of each module's outputs (cleared by a new session).
+    void showVerification(const kforge::VerifyReport& report);
     void focusFilter();
     void chooseInputs();
     void chooseInputsFile();

@@ -10,6 +10,8 @@
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/plan_document.h"
+#include "item_models/plan_model.h"
+#include "item_models/verify_verdicts.h"
 #include "views/profile_page.h"
 #include "window_actions.h"
 
@@ -188,8 +190,14 @@ void ProfileWorkspace::connectController()
                 if (outcome == ProfileController::Outcome::Failed)
                     reportError(tr("Profile Failed"), message);
                 const auto& verified = m_profile->verifyReport();
-                if (outcome == ProfileController::Outcome::Finished &&
-                    m_profile->lastKind() == ProfileController::Kind::Verify && verified && verified->divergence)
+                if (outcome != ProfileController::Outcome::Finished ||
+                    m_profile->lastKind() != ProfileController::Kind::Verify || !verified)
+                    return;
+                PlanModel* plan = m_context.document->model();
+                if (plan->revision() == m_verifiedRevision) // each entry's verdict, while the plan is the one verified
+                    plan->setVerdicts(entryVerdicts(plan->plan(), *verified));
+                Q_EMIT planVerified(*verified);
+                if (verified->divergence)
                     Q_EMIT divergenceFound(QString::fromStdString(verified->divergence->module));
             });
     connect(m_context.document, &PlanDocument::planChanged, this, &ProfileWorkspace::updateActions);
@@ -273,7 +281,11 @@ bool ProfileWorkspace::startPlanProfile(bool (ProfileController::*start)(const k
 bool ProfileWorkspace::profileWithPlan() { return startPlanProfile(&ProfileController::runWithPlan); }
 bool ProfileWorkspace::profileCompare() { return startPlanProfile(&ProfileController::compare); }
 bool ProfileWorkspace::profileBenchmark() { return startPlanProfile(&ProfileController::benchmark); }
-bool ProfileWorkspace::profileVerify() { return startPlanProfile(&ProfileController::verify); }
+bool ProfileWorkspace::profileVerify()
+{
+    m_verifiedRevision = m_context.document->model()->revision();
+    return startPlanProfile(&ProfileController::verify);
+}
 
 void ProfileWorkspace::cancelProfile() { m_profile->cancel(); }
 

@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
+
 class QLabel;
 class QMenu;
 class QMenuBar;
@@ -17,7 +19,8 @@ class QToolBar;
 
 namespace kforge {
 struct Plan;
-}
+struct VerifyReport;
+} // namespace kforge
 
 namespace kforge::ui {
 
@@ -59,6 +62,8 @@ Q_SIGNALS:
     void error(const QString& message);              // one line: a profile or a profile file failed
     void sessionDeviceChanged();                     // a CUDA profile moved the model
     void divergenceFound(const QString& modulePath); // a verification named where the plan's outputs diverge
+    // A verification finished: its per-module comparison goes to the module tree's Error column.
+    void planVerified(const kforge::VerifyReport& report);
 
 private:
     void createActions();
@@ -75,6 +80,7 @@ private:
     ProfilePage* m_page;
     ProfileFileController* m_files;
     QLabel* m_deviceLabel = nullptr;
+    std::uint64_t m_verifiedRevision = 0; // the plan's revision when the last Verify Plan started
 };
 
 } // namespace kforge::ui

@@ -5,10 +5,10 @@
 #include <kforge/plan.h>
 #include <kforge/progress.h>
 #include <kforge/runtime_types.h>
+#include <kforge/speed_verdict.h>
 
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace kforge {
@@ -19,6 +19,9 @@ struct BenchmarkOptions {
     int warmup = 3;      // rounds before measuring; each runs both sides
     int iterations = 20; // measured rounds
     int threads = 0;     // LibTorch intra-op threads during the benchmark; 0 keeps the current setting
+    // The baseline side runs with this plan in effect (plan against plan; the same plan on both sides is an A/A run,
+    // which calibrates the verdict); null: the model as it is. Must outlive the call.
+    const Plan* baselinePlan = nullptr;
 };
 
 struct LatencyStats {
@@ -30,13 +33,14 @@ struct LatencyStats {
 struct BenchmarkResult {
     std::vector<double> baselineMs, planMs; // one forward per side and measured round, in round order
     LatencyStats baseline, plan;
-    double speedup = 0.0;                       // baseline median / plan median (> 1: the plan is faster)
-    double speedupLow = 0.0, speedupHigh = 0.0; // 95% bootstrap interval over the rounds (paired)
-    bool outputsAgree = true;                   // the plan's outputs pass kforge verify's default thresholds (verify.h)
-    std::string outputsDifference;              // the first output that does not, with its errors
-    bool stopped = false;                       // the progress callback stopped it: a partial result
-    std::vector<std::string> notes;             // runtime notices while the plan was active
-    std::vector<EntryDeclines> declines;        // calls the plan's providers declined (the original served them)
+    // Faster, slower or no detectable change: the rounds' baseline / plan ratios (speed_verdict.h), with the
+    // median ratio as the speedup (> 1: the plan is faster), its 95% interval and the smallest detectable change.
+    SpeedComparison speed;
+    bool outputsAgree = true;            // the plan's outputs pass kforge verify's default thresholds (verify.h)
+    std::string outputsDifference;       // the first output that does not, with its errors
+    bool stopped = false;                // the progress callback stopped it: a partial result
+    std::vector<std::string> notes;      // runtime notices while the plan was active
+    std::vector<EntryDeclines> declines; // calls the plan's providers declined (the original served them)
 };
 
 // `progress` is called after each round with (rounds done, all rounds including warm-up).
@@ -47,8 +51,5 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
                               const ProgressCallback& progress = {});
 
 LatencyStats latencyStats(const std::vector<double>& ms);
-// The speedup's 95% interval: medians of `resamples` paired resamples of the rounds (fixed seed: reproducible).
-std::pair<double, double> speedupInterval(const std::vector<double>& baselineMs, const std::vector<double>& planMs,
-                                          int resamples = 2000);
 
 } // namespace kforge

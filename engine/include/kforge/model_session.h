@@ -29,6 +29,9 @@ enum class GraphExecutor {
     Optimized,
 };
 std::string_view graphExecutorName(GraphExecutor executor); // "direct", "optimized"
+
+// LibTorch's intra-op threads in this process now (at::get_num_threads; OpenOptions::intraOpThreads sets them).
+int intraOpThreadCount();
 std::optional<GraphExecutor> graphExecutorFromName(std::string_view name);
 
 struct OpenOptions {
@@ -38,6 +41,9 @@ struct OpenOptions {
     // A torch.export package's program to run, by name; "": its only one, else "model" (torch.export.save's name)
     // or "forward" (exportedProgramNames lists them). Ignored for TorchScript models.
     std::string program;
+    // LibTorch's intra-op threads (at::set_num_threads, for the whole process) from the moment the model opens; 0
+    // leaves LibTorch's default (one per core). Fewer threads make CPU timings steadier.
+    int intraOpThreads = 0;
 };
 
 // A loaded TorchScript model (a file, or "builtin:NAME"), its module tree and its example inputs.

@@ -2,11 +2,12 @@
 #pragma once
 // make_plan, as AITune's KernelOptimizer does it (docs/plans.md, "Letting kforge make the plan"): profile, rank
 // functions by time, keep those above a minimum time share, try every eligible provider on the observed samples
-// (prepare -> correctness check -> benchmark) and keep the fastest only if it is correct and strictly
-// faster than the original.
+// (prepare -> correctness check -> benchmark) and keep the fastest only if it is correct and measurably
+// faster than the original (a "faster" verdict from interleaved rounds, speed_verdict.h).
 #include <kforge/correctness.h>
 #include <kforge/plan.h>
 #include <kforge/profiling.h>
+#include <kforge/speed_verdict.h>
 #include <kforge/verify.h>
 
 #include <functional>
@@ -26,12 +27,14 @@ struct CandidateReport {
     nlohmann::json settings;
     bool eligible = false;
     CorrectnessReport correctness;
-    double latencyUs = 0;                   // fastest round on the benchmark samples
-    double originalLatencyUs = 0;           // the original's fastest round, alternating with the candidates'
-    double speedup = 0;                     // original / candidate
-    double speedupLow = 0, speedupHigh = 0; // 95% bootstrap interval of the per-round ratio
+    double latencyUs = 0;         // fastest round on the benchmark samples: ranks the candidates of a function
+    double originalLatencyUs = 0; // the original's fastest round, alternating with the candidates'
+    // Against the original in interleaved rounds (speed_verdict.h): speed.speedup is the median ratio original /
+    // candidate; only a "faster" verdict is kept.
+    SpeedComparison speed;
     bool kept = false;
-    std::string rejected; // why not kept: "not eligible", "incorrect: ...", "not faster", "slower than X"
+    // why not kept: "not eligible", "incorrect: ...", "no detectable change ...", "slower ...", "slower than X"
+    std::string rejected;
 };
 
 struct FunctionReport {
@@ -60,7 +63,9 @@ struct OptimizeOptions {
     int warmupIterations = 3;
     int iterations = 5;
     double minSharePercent = 0.0; // functions below this share of the profiled time are not tried
-    int benchmarkRounds = 7;      // rounds alternate candidate and original over every sample; the fastest counts
+    // Rounds interleave candidate and original over every sample; 9 lets one round in nine go the other way and still
+    // reach a "faster" verdict (speed_verdict.h), the fastest round ranks candidates against each other.
+    int benchmarkRounds = 9;
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
     // Provider types to try, by name ("CpuGeluProvider"); empty: every registered type that runs on the device.
@@ -100,8 +105,8 @@ struct OptimizeResult {
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);
 
-// The selection rule, separate so it can be checked on its own: the fastest correct candidate, kept only if
-// strictly faster than the original. Marks `kept` and `rejected` on every candidate of the function.
+// The selection rule, separate so it can be checked on its own: the fastest correct candidate, kept only if its
+// verdict against the original is "faster". Marks `kept` and `rejected` on every candidate of the function.
 void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs);
 
 } // namespace kforge

@@ -7,11 +7,13 @@
 #include <kforge/plan.h>
 #include <kforge/progress.h>
 #include <kforge/runtime_types.h>
+#include <kforge/speed_verdict.h>
 #include <kforge/tensor_digest.h>
 
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -133,16 +135,27 @@ struct FlameFrame {
 };
 std::vector<FlameFrame> flameGraph(const ProfileRun& run);
 
+// The differential flame graph's judgement: per frame path of the plan's graph, the speed verdict of its time per
+// iteration against the baseline's frame of the same path (iteration i of one run paired with iteration i of the
+// other, as compare() pairs them). Paths on one side only have no entry.
+std::map<std::string, SpeedComparison> flameGraphSpeeds(const ProfileRun& baseline, const ProfileRun& plan);
+
+// A baseline and a plan run side by side. Times are medians over the measured iterations of each side's time per
+// iteration; speed is judged on the per-iteration ratios baseline / plan, iteration i of one run paired with
+// iteration i of the other (the same round in an interleaved compare, kforge/study.h), by the speed verdict.
 struct ComparisonRow {
-    std::string key; // function or module path
-    double baselineUs = 0, planUs = 0;
-    double speedup = 0; // baseline / plan; 0 when the plan time is 0
+    std::string key;                   // function or module path
+    double baselineUs = 0, planUs = 0; // median time per iteration
+    double speedup = 0;                // the median per-iteration ratio baseline / plan; 0 when the plan time is 0
+    SpeedComparison speed;             // verdict, 95% interval, smallest detectable change
 };
 struct Comparison {
     std::vector<ComparisonRow> byFunction;
-    std::vector<ComparisonRow> byModule;
-    double baselineTotalUs = 0, planTotalUs = 0, speedup = 0;
-    double maxAbsError = 0, maxRelError = 0; // between the runs' model outputs (digests)
+    std::vector<ComparisonRow> byModule;  // a module's own time (records whose innermost module it is)
+    std::vector<ComparisonRow> bySubtree; // a module and everything below it (the module tree's Δ column)
+    double baselineTotalUs = 0, planTotalUs = 0, speedup = 0; // medians of the whole iterations' recorded time
+    SpeedComparison speed;                                    // of the whole iterations
+    double maxAbsError = 0, maxRelError = 0;                  // between the runs' model outputs (digests)
     bool outputsComparable = true;
 };
 Comparison compare(const ProfileRun& baseline, const ProfileRun& plan);

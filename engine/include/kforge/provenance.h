@@ -47,9 +47,10 @@ struct Provenance {
 
 // What an entry was measured on and how it did there (written by optimize).
 struct EntryMeasurement {
-    std::vector<std::string> signatures;    // the calls it was measured on: "float32[8,197,768]"
-    double speedup = 0;                     // original / provider on those calls (the fastest rounds)
-    double speedupLow = 0, speedupHigh = 0; // 95% bootstrap interval of the per-round ratio; 0 when not measured
+    std::vector<std::string> signatures; // the calls it was measured on: "float32[8,197,768]"
+    double speedup = 0;                  // original / provider on those calls (the fastest rounds)
+    double speedupLow = 0,
+           speedupHigh = 0; // 95% interval of the per-round ratio (speed_verdict.h); 0 when not measured
 
     bool measured() const { return speedup > 0; }
 };

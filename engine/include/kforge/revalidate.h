@@ -19,7 +19,7 @@ class ModelSession;
 struct RevalidateOptions {
     bool acceptChangedPlugins = false; // a plugin whose SHA-256 differs is re-validated instead of refused
     double secondsPerEntry = 10.0;     // the benchmark stops here (correctness always runs to the end)
-    int benchmarkRounds = 7;
+    int benchmarkRounds = 9;
     std::function<void(const std::string&)> log; // one progress line per entry
     ProgressCallback progress;                   // (entries done, entries flagged); false stops: the rest disabled
     std::optional<MachineFingerprint> here;      // default machineFingerprint(the session's device); tests fake it

@@ -18,7 +18,8 @@ namespace kforge {
 class ModelSession;
 
 enum class StudyKind { Baseline, Plan, Compare };
-enum class StudyStage { Baseline, Plan }; // the run a study is making
+// The run a study is making; a compare (without graph replay) makes both in alternating rounds (Rounds).
+enum class StudyStage { Baseline, Plan, Rounds };
 
 struct StudyOptions {
     StudyKind kind = StudyKind::Baseline;
@@ -29,15 +30,18 @@ struct StudyOptions {
     // Capture one forward into a CUDA graph (the plan in effect for the plan run) and profile its replays: replays
     // run no host code, so the providers captured are the ones replayed (device "cuda" only).
     bool graphReplay = false;
-    // A run is starting (a compare makes the baseline, then the plan unless the baseline was cancelled).
+    // A run is starting. A compare measures baseline and plan in rounds of one forward each, the side that goes
+    // first alternating (ABBA), so that drift and the order of the runs hit both alike: its stage is Rounds, and
+    // progress counts the forwards of both sides. Graph replay compares run the baseline, then the plan.
     std::function<void(StudyStage)> onStage;
-    // (done, total) forwards of the current run, warm-up included; false cancels after the current forward.
+    // (done, total) forwards of the current stage, warm-up included; false cancels after the current forward.
     ProgressCallback progress;
 };
 
 struct StudyResult {
-    // The runs made; a compare cancelled during its baseline has no plan run. A run cancelled during its warm-up
-    // measured nothing (measuredNothing): its iterations are 0.
+    // The runs made; a compare cancelled before the plan measured anything has no plan run. A run cancelled during
+    // its warm-up measured nothing (measuredNothing): its iterations are 0. In an interleaved compare iteration i of
+    // the baseline and of the plan ran in the same round.
     std::shared_ptr<const ProfileRun> baseline, plan;
     std::optional<Comparison> comparison; // both runs made and the plan run not cancelled before measuring
     bool cancelled() const;

@@ -58,10 +58,26 @@ struct ModuleDivergence {
     std::string note; // when the module calls of the two forwards differ, where ("the plan forward called X where ...")
 };
 
+// One module's calls in the plan forward against the baseline's, summed over the calls compared: what the desktop
+// app's module tree shows in its Error column.
+struct ModuleAgreement {
+    std::string module;            // its path ("" the root)
+    int calls = 0;                 // calls compared
+    bool outputsAgree = true;      // every output tensor of every call compared passes the thresholds
+    bool inputsAgree = true;       // and every input did: false where an earlier module's divergence flows in
+    double maxAbsError = 0.0;      // over the outputs of every call compared
+    double minCosine = 1.0;        // likewise
+    std::int64_t newNonFinite = 0; // likewise
+};
+
 struct VerifyReport {
     bool passed = false;
     std::vector<TensorAgreement> outputs;
     std::optional<ModuleDivergence> divergence; // set when the outputs fail and a module call's output diverges
+    // Per module, in the order their first compared call ended: the module calls of the locating passes (the last
+    // window compared: every module call of a model that fits VerifyOptions::moduleOutputBudgetBytes). Empty when
+    // no locating pass ran (the outputs passed and VerifyOptions::compareModules was false).
+    std::vector<ModuleAgreement> modules;
     // Why no module was named although the outputs fail (the forward forks tasks that were not compared, a .pt2
     // program whose diverging values are not module outputs); empty otherwise.
     std::string localisationNote;
@@ -71,6 +87,8 @@ struct VerifyReport {
 struct VerifyOptions {
     VerifyThresholds thresholds;
     bool locate = true; // name the first diverging module when the outputs fail
+    // Compare every module call even when the outputs pass (two more forwards), for VerifyReport::modules.
+    bool compareModules = false;
     // The baseline module outputs kept at once while locating; a model with more runs more pairs of forwards.
     std::int64_t moduleOutputBudgetBytes = std::int64_t(256) << 20;
     ProgressCallback progress; // (done, total) forwards; false cancels (kforge::Error "cancelled")

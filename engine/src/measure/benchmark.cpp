@@ -16,8 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
-#include <random>
-#include <tuple>
+#include <optional>
 
 namespace kforge {
 namespace {
@@ -79,30 +78,6 @@ LatencyStats latencyStats(const std::vector<double>& ms)
     return s;
 }
 
-std::pair<double, double> speedupInterval(const std::vector<double>& baselineMs, const std::vector<double>& planMs,
-                                          int resamples)
-{
-    const size_t n = std::min(baselineMs.size(), planMs.size());
-    if (n == 0)
-        return {0.0, 0.0};
-    std::mt19937 random(20261201);
-    std::uniform_int_distribution<size_t> pick(0, n - 1);
-    std::vector<double> speedups;
-    speedups.reserve(size_t(resamples));
-    std::vector<double> base(n), plan(n);
-    for (int r = 0; r < resamples; ++r) {
-        for (size_t i = 0; i < n; ++i) { // paired: a round's two forwards stay together
-            const size_t k = pick(random);
-            base[i] = baselineMs[k];
-            plan[i] = planMs[k];
-        }
-        const double planMedian = median(plan);
-        if (planMedian > 0.0)
-            speedups.push_back(median(base) / planMedian);
-    }
-    return {percentile(speedups, 0.025), percentile(speedups, 0.975)};
-}
-
 BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const BenchmarkOptions& options,
                               const ProgressCallback& progress)
 {
@@ -111,6 +86,9 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
                                      std::to_string(options.warmup) + ", iterations " +
                                      std::to_string(options.iterations) + ")");
     KernelProviderRuntime runtime(session, plan);
+    std::optional<KernelProviderRuntime> baselineRuntime;
+    if (options.baselinePlan)
+        baselineRuntime.emplace(session, *options.baselinePlan);
     const int previousThreads = at::get_num_threads();
     if (options.threads > 0)
         at::set_num_threads(options.threads);
@@ -131,12 +109,18 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
                 result.notes = runtimeNotices();
             planMs = timedForward(session, keepOutputs ? &planOut : nullptr);
         };
-        if (round % 2 == 0) {
+        const auto runBaseline = [&] {
+            std::optional<KernelProviderRuntime::Applied> applied;
+            if (baselineRuntime)
+                applied.emplace(baselineRuntime->applied());
             baselineMs = timedForward(session, keepOutputs ? &baselineOut : nullptr);
+        };
+        if (round % 2 == 0) {
+            runBaseline();
             runPlan();
         } else {
             runPlan();
-            baselineMs = timedForward(session, keepOutputs ? &baselineOut : nullptr);
+            runBaseline();
         }
         if (measured) {
             result.baselineMs.push_back(baselineMs);
@@ -155,9 +139,7 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
     result.declines = runtime.declines();
     result.baseline = latencyStats(result.baselineMs);
     result.plan = latencyStats(result.planMs);
-    if (result.plan.medianMs > 0.0)
-        result.speedup = result.baseline.medianMs / result.plan.medianMs;
-    std::tie(result.speedupLow, result.speedupHigh) = speedupInterval(result.baselineMs, result.planMs);
+    result.speed = compareSpeed(result.baselineMs, result.planMs);
     return result;
 }
 

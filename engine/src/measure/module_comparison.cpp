@@ -8,6 +8,8 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <algorithm>
+
 namespace kforge::measure {
 
 NamedTensors tensorsOf(c10::ArrayRef<c10::IValue> values)
@@ -122,9 +124,13 @@ void PlanModuleComparer::moduleOutputs(const char* /*path*/, c10::ArrayRef<c10::
         return;
     }
     const RecordedCall* baseline = m_baseline.find(open.call);
-    if (!baseline || !open.inputsAgree)
+    if (!baseline)
         return;
-    auto disagreement = firstDisagreement(baseline->outputs, tensorsOf(outputs), m_thresholds);
+    const NamedTensors planOutputs = tensorsOf(outputs);
+    tally(open.call, open.inputsAgree, baseline->outputs, planOutputs);
+    if (m_divergence || !open.inputsAgree)
+        return;
+    auto disagreement = firstDisagreement(baseline->outputs, planOutputs, m_thresholds);
     if (!disagreement)
         return;
     ModuleDivergence d;
@@ -135,6 +141,28 @@ void PlanModuleComparer::moduleOutputs(const char* /*path*/, c10::ArrayRef<c10::
     for (const auto& [key, n] : open.calls)
         d.calls.push_back({key.first, key.second, n});
     m_divergence = std::move(d);
+}
+
+void PlanModuleComparer::tally(const ModuleCall& call, bool inputsAgree, const NamedTensors& baseline,
+                               const NamedTensors& plan)
+{
+    const auto [it, added] = m_moduleIndex.emplace(call.first, m_modules.size());
+    if (added)
+        m_modules.push_back({call.first});
+    ModuleAgreement& m = m_modules[it->second];
+    ++m.calls;
+    m.inputsAgree = m.inputsAgree && inputsAgree;
+    if (baseline.size() != plan.size()) {
+        m.outputsAgree = false;
+        return;
+    }
+    for (size_t i = 0; i < baseline.size(); ++i) {
+        const TensorAgreement a = agreementOf(baseline[i].first, baseline[i].second, plan[i].second, m_thresholds);
+        m.outputsAgree = m.outputsAgree && a.passed;
+        m.maxAbsError = std::max(m.maxAbsError, a.maxAbsError);
+        m.minCosine = std::min(m.minCosine, a.cosine);
+        m.newNonFinite += a.newNonFinite;
+    }
 }
 
 void PlanModuleComparer::moduleExit(const char* /*path*/)

@@ -83,6 +83,8 @@ public:
     const std::optional<ModuleDivergence>& divergence() const { return m_divergence; }
     // Set when the plan forward's module calls are not the baseline's: control flow the plan changed.
     const std::string& mismatch() const { return m_mismatch; }
+    // Every module call of the window compared, summed per module (comparison goes on past the divergence).
+    const std::vector<ModuleAgreement>& modules() const { return m_modules; }
 
 private:
     using Tally = std::map<std::pair<std::string, std::string>, int>; // (function, provider) -> calls
@@ -91,7 +93,8 @@ private:
         bool inputsAgree = true;
         Tally calls;
     };
-    bool done() const { return m_divergence || !m_mismatch.empty(); }
+    bool done() const { return !m_mismatch.empty(); }
+    void tally(const ModuleCall& call, bool inputsAgree, const NamedTensors& baseline, const NamedTensors& plan);
 
     const BaselineModuleRecorder& m_baseline;
     const VerifyThresholds& m_thresholds;
@@ -101,6 +104,8 @@ private:
     std::unordered_map<std::uint64_t, std::pair<std::string, std::string>> m_liveCalls; // for declines
     std::optional<ModuleDivergence> m_divergence;
     std::string m_mismatch;
+    std::vector<ModuleAgreement> m_modules;
+    std::unordered_map<std::string, size_t> m_moduleIndex; // path -> m_modules
 };
 
 // The tensors of module-call values (tensors, and those inside tuples, lists and dicts), named by position: "0",

@@ -12,6 +12,8 @@
 #include <kforge/runtime.h>
 #include <kforge/verify.h>
 
+#include <algorithm>
+
 namespace kforge {
 namespace {
 
@@ -46,6 +48,24 @@ std::vector<int> entriesAt(const Plan& plan, const std::string& module)
     return out;
 }
 
+// Adds one window's per-module agreement to the report's (a module called in several windows is summed).
+void mergeModules(std::vector<ModuleAgreement>& into, const std::vector<ModuleAgreement>& window)
+{
+    for (const ModuleAgreement& w : window) {
+        const auto same = std::find_if(into.begin(), into.end(), [&](const auto& m) { return m.module == w.module; });
+        if (same == into.end()) {
+            into.push_back(w);
+            continue;
+        }
+        same->calls += w.calls;
+        same->outputsAgree = same->outputsAgree && w.outputsAgree;
+        same->inputsAgree = same->inputsAgree && w.inputsAgree;
+        same->maxAbsError = std::max(same->maxAbsError, w.maxAbsError);
+        same->minCosine = std::min(same->minCosine, w.minCosine);
+        same->newNonFinite += w.newNonFinite;
+    }
+}
+
 // Windows of module calls, each a baseline forward that keeps its calls and a plan forward that compares against
 // them, until one diverges or the calls run out.
 void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyOptions& options,
@@ -66,6 +86,7 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
             forwards.forward(session);
         }
         ++report.passes;
+        mergeModules(report.modules, plan.modules());
         if (plan.divergence()) {
             report.divergence = plan.divergence();
             report.divergence->entries = entriesAt(runtime.plan(), report.divergence->module);
@@ -77,6 +98,8 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
         }
         const int end = baseline.windowEnd();
         if (end >= int(baseline.endOrder().size()) || end <= first) {
+            if (report.passed) // compared for VerifyReport::modules only: nothing to locate
+                return;
             report.localisationNote =
                 baseline.endOrder().empty()
                     ? "the forward made no module call that could be compared"
@@ -111,7 +134,7 @@ VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOpt
         report.passed = report.passed && o.passed;
     if (report.outputs.empty())
         report.localisationNote = "the forward returns no tensor to compare";
-    if (!report.passed && !report.outputs.empty() && options.locate)
+    if (!report.outputs.empty() && ((!report.passed && options.locate) || options.compareModules))
         locate(session, runtime, options, forwards, report);
     return report;
 }

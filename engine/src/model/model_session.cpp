@@ -19,6 +19,7 @@
 #include "runtime/interposer.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
@@ -64,9 +65,15 @@ std::vector<std::string> ModelSession::builtinModels()
     return out;
 }
 
+int intraOpThreadCount() { return at::get_num_threads(); }
+
 std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, OpenOptions options)
 {
     runtime::ensureInterposer();
+    if (options.intraOpThreads < 0)
+        throw Error("model '" + source + "'", "intra-op threads must be 0 (LibTorch's default) or more");
+    if (options.intraOpThreads > 0)
+        at::set_num_threads(options.intraOpThreads);
     auto impl = std::make_unique<Impl>();
     impl->source = source;
     impl->options = options;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <kforge/benchmark.h>
+#include <kforge/speed_verdict.h>
 
 #include "optimizer/candidate_timing.h"
 #include "optimizer/settings_tuner.h"
@@ -36,18 +36,7 @@ double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std
 double PairedRounds::bestCandidateUs() const { return fastest(candidateUs); }
 double PairedRounds::bestOriginalUs() const { return fastest(originalUs); }
 
-double PairedRounds::speedup() const
-{
-    const double c = bestCandidateUs();
-    return c > 0 && c < std::numeric_limits<double>::infinity() ? bestOriginalUs() / c : 0.0;
-}
-
-std::pair<double, double> PairedRounds::speedupInterval() const
-{
-    if (candidateUs.size() < 2)
-        return {0.0, 0.0};
-    return kforge::speedupInterval(originalUs, candidateUs);
-}
+SpeedComparison PairedRounds::compare() const { return compareSpeed(originalUs, candidateUs); }
 
 PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
                                       const std::string& device, const SampleCall& candidate,
@@ -55,8 +44,14 @@ PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*
 {
     PairedRounds out;
     for (int round = -2; round < rounds; ++round) {
-        const double c = timeRound(samples, device, candidate);
-        const double o = timeRound(samples, device, original);
+        double c = 0, o = 0;
+        if (round % 2 == 0) { // which side runs first alternates: the second may find warmer caches
+            c = timeRound(samples, device, candidate);
+            o = timeRound(samples, device, original);
+        } else {
+            o = timeRound(samples, device, original);
+            c = timeRound(samples, device, candidate);
+        }
         if (round >= 0) {
             out.candidateUs.push_back(c);
             out.originalUs.push_back(o);

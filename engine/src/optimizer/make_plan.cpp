@@ -141,8 +141,7 @@ nlohmann::json collectGeneration(PendingGeneration& p, double timeoutSeconds, st
 }
 
 // What a kept entry was measured on: each observed signature once, with the speedup found there.
-EntryMeasurement measurementOf(const std::vector<const torch::jit::Stack*>& samples, double speedup, double low,
-                               double high)
+EntryMeasurement measurementOf(const std::vector<const torch::jit::Stack*>& samples, const SpeedComparison& speed)
 {
     EntryMeasurement m;
     for (const torch::jit::Stack* sample : samples) {
@@ -150,18 +149,20 @@ EntryMeasurement measurementOf(const std::vector<const torch::jit::Stack*>& samp
         if (std::find(m.signatures.begin(), m.signatures.end(), signature) == m.signatures.end())
             m.signatures.push_back(signature);
     }
-    m.speedup = speedup;
-    m.speedupLow = low;
-    m.speedupHigh = high;
+    m.speedup = speed.speedup;
+    if (speed.enoughRounds()) {
+        m.speedupLow = speed.low;
+        m.speedupHigh = speed.high;
+    }
     return m;
 }
 
-EntryMeasurement measurementOf(const std::vector<torch::jit::Stack>& samples, double speedup, double low, double high)
+EntryMeasurement measurementOf(const std::vector<torch::jit::Stack>& samples, const SpeedComparison& speed)
 {
     std::vector<const torch::jit::Stack*> pointers;
     for (const torch::jit::Stack& s : samples)
         pointers.push_back(&s);
-    return measurementOf(pointers, speedup, low, high);
+    return measurementOf(pointers, speed);
 }
 
 // Step 5 (granularity module/auto): where the function's calls differ between modules, times every correct
@@ -195,20 +196,32 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
             t.scopeCounts = samples.scopeCounts[i];
             t.originalUs = std::numeric_limits<double>::infinity();
             t.candidateUs.assign(providers.size(), std::numeric_limits<double>::infinity());
+            t.candidateRounds.resize(providers.size());
             const std::vector<const torch::jit::Stack*> one{&samples.unique[i]};
+            const auto timeOriginal = [&] {
+                return optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
+            };
+            const auto timeCandidate = [&](size_t k) {
+                return optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) {
+                    if (!providers[k]->call(op, s).wasServed())
+                        op.callBoxed(s); // declined: the original serves, as at run time
+                });
+            };
             for (int round = -1; round < options.benchmarkRounds; ++round) { // the first round warms up
-                const double o =
-                    optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
+                const bool originalFirst = round % 2 == 0;                   // the order alternates
+                const double o = originalFirst ? timeOriginal() : 0.0;
+                std::vector<double> us(providers.size());
+                for (size_t k = 0; k < providers.size(); ++k)
+                    us[k] = timeCandidate(k);
+                const double original = originalFirst ? o : timeOriginal();
+                if (round < 0)
+                    continue;
                 for (size_t k = 0; k < providers.size(); ++k) {
-                    const double us = optimizer::timeRound(one, options.device, [&](torch::jit::Stack& s) {
-                        if (!providers[k]->call(op, s).wasServed())
-                            op.callBoxed(s); // declined: the original serves, as at run time
-                    });
-                    if (round >= 0)
-                        t.candidateUs[k] = std::min(t.candidateUs[k], us);
+                    t.candidateUs[k] = std::min(t.candidateUs[k], us[k]);
+                    t.candidateRounds[k].push_back(us[k]);
                 }
-                if (round >= 0)
-                    t.originalUs = std::min(t.originalUs, o);
+                t.originalUs = std::min(t.originalUs, original);
+                t.originalRounds.push_back(original);
             }
         }
     }
@@ -251,7 +264,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
                 shapes += (shapes.empty() ? "" : ", ") + optimizer::signatureOf(samples.unique[i]);
                 inScope.push_back(&samples.unique[i]);
             }
-        const double speedup = c.chosenUs > 0 ? c.originalUs / c.chosenUs : 1.0;
+        const double speedup = c.candidate >= 0 ? c.speed.speedup : 1.0;
         const std::string where = module_path::displayName(c.scope);
         char line[256];
         std::snprintf(line, sizeof line, "%ld call(s) of %s: %.2fx the original's speed", c.calls, shapes.c_str(),
@@ -265,7 +278,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
         if (c.candidate >= 0) {
             e.provider = correct[size_t(c.candidate)]->settings;
             e.note = std::string("make_plan, per module: ") + line;
-            e.measured = measurementOf(inScope, speedup, 0, 0);
+            e.measured = measurementOf(inScope, c.speed);
         } else {
             // The original here, inside a module whose entry would otherwise serve these calls.
             const bool covered = std::any_of(choices.begin(), choices.end(), [&](const auto& other) {
@@ -274,7 +287,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
             if (!covered)
                 continue;
             e.provider = {{"type", referenceProviderType(*functionFromName(fr.function))}};
-            e.note = std::string("make_plan, per module: the original is fastest here (") + line +
+            e.note = std::string("make_plan, per module: no provider is measurably faster here (") + line +
                      "), inside a module with another provider";
         }
         plan.entries.push_back(std::move(e));
@@ -342,7 +355,6 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
     CandidateReport* best = nullptr;
     for (CandidateReport* c : candidates) {
         c->originalLatencyUs = originalLatencyUs;
-        c->speedup = c->latencyUs > 0 ? originalLatencyUs / c->latencyUs : 0.0;
         if (!c->eligible || !c->correctness.passed)
             continue;
         if (!best || c->latencyUs < best->latencyUs)
@@ -355,8 +367,8 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
             c->rejected = "incorrect: " + c->correctness.reason;
         else if (c != best)
             c->rejected = "slower than " + best->provider;
-        else if (!(c->latencyUs < originalLatencyUs))
-            c->rejected = "not faster than the original";
+        else if (c->speed.verdict != SpeedVerdict::Faster)
+            c->rejected = "against the original, " + describe(c->speed);
         else
             c->kept = true;
     }
@@ -455,7 +467,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                             [&](torch::jit::Stack& s) { provider->call(*op, s); },
                             [&](torch::jit::Stack& s) { op->callBoxed(s); });
                         c.latencyUs = rounds.bestCandidateUs();
-                        std::tie(c.speedupLow, c.speedupHigh) = rounds.speedupInterval();
+                        c.speed = rounds.compare();
                         original = std::min(original, rounds.bestOriginalUs());
                     }
                 }
@@ -520,10 +532,12 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 e.scope = "";
                 e.function = fr.function;
                 e.provider = c->settings;
-                e.note = "make_plan: " + std::to_string(c->speedup) + "x faster than the original on " +
-                         std::to_string(fr.benchmarkSamples) + " observed samples" +
+                char speed[64];
+                std::snprintf(speed, sizeof speed, "%.2fx faster than the original", c->speed.speedup);
+                e.note = "make_plan: " + std::string(speed) + " on " + std::to_string(fr.benchmarkSamples) +
+                         " observed samples" +
                          (c->generator.empty() ? "" : "; generated by " + c->generator + ": " + c->generation);
-                e.measured = measurementOf(samples.unique, c->speedup, c->speedupLow, c->speedupHigh);
+                e.measured = measurementOf(samples.unique, c->speed);
                 result.plan.entries.push_back(std::move(e));
             }
         if (options.granularity != OptimizeOptions::Granularity::Model)

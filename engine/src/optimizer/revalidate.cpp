@@ -106,13 +106,13 @@ void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::Ob
         const optimizer::PairedRounds rounds = optimizer::benchmarkAgainstOriginal(
             bench, options.benchmarkRounds, device, [&](torch::jit::Stack& s) { provider->call(*op, s); },
             [&](torch::jit::Stack& s) { op->callBoxed(s); }, deadline);
-        r.speedup = rounds.speedup();
-        char speed[160];
-        std::snprintf(speed, sizeof speed, "%.2fx the original's speed here (%.2fx where it was measured)", r.speedup,
-                      entry.measured->speedup);
-        if (!(r.speedup > 1.0))
-            return finish(false, correct + " but not faster: " + speed);
-        finish(true, correct + ", " + speed);
+        const SpeedComparison speed = rounds.compare();
+        r.speedup = speed.speedup;
+        char where[80];
+        std::snprintf(where, sizeof where, " (%.2fx where it was measured)", entry.measured->speedup);
+        if (speed.verdict != SpeedVerdict::Faster)
+            return finish(false, correct + " but not faster here: " + describe(speed) + where);
+        finish(true, correct + ", " + describe(speed) + where);
     } catch (const std::exception& e) {
         finish(false, std::string("failed here: ") + e.what());
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "optimizer/scope_selection.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -17,6 +18,23 @@ template <typename Weight> double totalOf(const std::vector<SignatureTimes>& tim
             total += double(calls) * (choice < 0 ? t.originalUs : t.candidateUs[size_t(choice)]);
     }
     return total;
+}
+
+// Per round, the calls `weight` counts with `choice` (-1: the original).
+template <typename Weight>
+std::vector<double> roundTotalsOf(const std::vector<SignatureTimes>& times, int choice, const Weight& weight)
+{
+    std::vector<double> totals;
+    for (const SignatureTimes& t : times) {
+        const long calls = weight(t);
+        const std::vector<double>& rounds = choice < 0 ? t.originalRounds : t.candidateRounds[size_t(choice)];
+        if (!calls)
+            continue;
+        totals.resize(std::max(totals.size(), rounds.size()), 0.0);
+        for (size_t r = 0; r < rounds.size(); ++r)
+            totals[r] += double(calls) * rounds[r];
+    }
+    return totals;
 }
 
 } // namespace
@@ -43,6 +61,14 @@ std::vector<ScopeChoice> choosePerScope(const std::vector<SignatureTimes>& times
             if (us < c.chosenUs) {
                 c.chosenUs = us;
                 c.candidate = int(k);
+            }
+        }
+        const bool haveRounds = !times.empty() && !times.front().originalRounds.empty();
+        if (c.candidate >= 0 && haveRounds) {
+            c.speed = compareSpeed(roundTotalsOf(times, -1, weight), roundTotalsOf(times, c.candidate, weight));
+            if (c.speed.verdict != SpeedVerdict::Faster) { // within the noise: the original stays
+                c.candidate = -1;
+                c.chosenUs = c.originalUs;
             }
         }
         out.push_back(std::move(c));

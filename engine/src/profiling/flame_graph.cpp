@@ -85,4 +85,43 @@ std::vector<FlameFrame> flameGraph(const ProfileRun& run)
     return frames;
 }
 
+namespace {
+
+// Each frame path's time in each measured iteration of `run`: the flame graph of every iteration alone.
+std::map<std::string, std::vector<double>> frameTimesPerIteration(const ProfileRun& run)
+{
+    const int iterations = std::max(1, run.iterations);
+    std::vector<ProfileRun> single(static_cast<size_t>(iterations));
+    for (ProfileRun& one : single) {
+        one.iterations = 1;
+        one.modules = run.modules;
+    }
+    for (const KernelRecord& r : run.records)
+        single[size_t(std::clamp(r.iteration, 0, iterations - 1))].records.push_back(r);
+    for (const RangeRecord& r : run.ranges)
+        single[size_t(std::clamp(r.iteration, 0, iterations - 1))].ranges.push_back(r);
+    std::map<std::string, std::vector<double>> times;
+    for (size_t i = 0; i < single.size(); ++i)
+        for (const FlameFrame& f : flameGraph(single[i])) {
+            std::vector<double>& perIteration = times[f.path];
+            perIteration.resize(single.size(), 0.0);
+            perIteration[i] = f.us;
+        }
+    return times;
+}
+
+} // namespace
+
+std::map<std::string, SpeedComparison> flameGraphSpeeds(const ProfileRun& baseline, const ProfileRun& plan)
+{
+    const auto before = frameTimesPerIteration(baseline);
+    std::map<std::string, SpeedComparison> speeds;
+    for (const auto& [path, after] : frameTimesPerIteration(plan)) {
+        const auto base = before.find(path);
+        if (base != before.end())
+            speeds.emplace(path, compareSpeed(base->second, after));
+    }
+    return speeds;
+}
+
 } // namespace kforge

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <kforge/module_path.h>
 #include <kforge/profiling.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 namespace kforge {
 namespace {
@@ -88,38 +90,104 @@ std::vector<StatRow> statistics(const std::vector<KernelRecord>& records, GroupB
     return rows;
 }
 
+namespace {
+
+// Each key's recorded time per measured iteration (µs); iterations where the key recorded nothing count 0.
+using IterationTimes = std::map<std::string, std::vector<double>>;
+
+IterationTimes timesPerIteration(const ProfileRun& run, GroupBy by)
+{
+    const size_t iterations = size_t(std::max(1, run.iterations));
+    IterationTimes times;
+    for (const KernelRecord& r : run.records) {
+        std::vector<double>& perIteration = times[keyOf(r, by)];
+        perIteration.resize(iterations, 0.0);
+        perIteration[std::clamp<size_t>(size_t(std::max(0, r.iteration)), 0, iterations - 1)] +=
+            double(r.durationNs) / 1000.0;
+    }
+    return times;
+}
+
+// A module's time with everything below it, per iteration: each record counts for its module and every ancestor.
+IterationTimes subtreeTimesPerIteration(const ProfileRun& run)
+{
+    IterationTimes times;
+    for (const auto& [path, perIteration] : timesPerIteration(run, GroupBy::Module)) {
+        std::string_view ancestor = path;
+        while (true) {
+            std::vector<double>& sum = times[std::string(ancestor)];
+            sum.resize(perIteration.size(), 0.0);
+            for (size_t i = 0; i < perIteration.size(); ++i)
+                sum[i] += perIteration[i];
+            if (ancestor.empty())
+                break;
+            ancestor = module_path::parentOf(ancestor);
+        }
+    }
+    return times;
+}
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0.0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+ComparisonRow comparisonRow(const std::string& key, const std::vector<double>& before, const std::vector<double>& after)
+{
+    ComparisonRow row;
+    row.key = key;
+    row.baselineUs = median(before);
+    row.planUs = median(after);
+    row.speed = compareSpeed(before, after);
+    row.speedup = row.planUs > 0 && row.baselineUs > 0 ? row.speed.speedup : 0.0;
+    return row;
+}
+
+std::vector<ComparisonRow> joinRows(const IterationTimes& before, const IterationTimes& after)
+{
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> joined;
+    for (const auto& [key, times] : before)
+        joined[key].first = times;
+    for (const auto& [key, times] : after)
+        joined[key].second = times;
+    std::vector<ComparisonRow> rows;
+    for (const auto& [key, sides] : joined)
+        rows.push_back(comparisonRow(key, sides.first, sides.second));
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.baselineUs != b.baselineUs ? a.baselineUs > b.baselineUs : a.key < b.key;
+    });
+    return rows;
+}
+
+std::vector<double> iterationTotals(const IterationTimes& byFunction, int iterations)
+{
+    std::vector<double> totals(size_t(std::max(1, iterations)), 0.0);
+    for (const auto& [key, times] : byFunction)
+        for (size_t i = 0; i < times.size(); ++i)
+            totals[i] += times[i];
+    return totals;
+}
+
+} // namespace
+
 Comparison compare(const ProfileRun& baseline, const ProfileRun& plan)
 {
     Comparison c;
-    const auto join = [](const std::vector<StatRow>& before, const std::vector<StatRow>& after) {
-        std::map<std::string, ComparisonRow> rows;
-        for (const auto& r : before)
-            rows[r.key].baselineUs = r.totalUs;
-        for (const auto& r : after)
-            rows[r.key].planUs = r.totalUs;
-        std::vector<ComparisonRow> out;
-        for (auto& [key, row] : rows) {
-            row.key = key;
-            row.speedup = row.planUs > 0 ? row.baselineUs / row.planUs : 0.0;
-            out.push_back(row);
-        }
-        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.baselineUs > b.baselineUs; });
-        return out;
-    };
-    // Per iteration, so runs of different lengths compare.
-    const auto perIteration = [](const ProfileRun& run, GroupBy by) {
-        auto rows = statistics(run.records, by);
-        for (auto& r : rows)
-            r.totalUs /= std::max(1, run.iterations);
-        return rows;
-    };
-    c.byFunction = join(perIteration(baseline, GroupBy::Function), perIteration(plan, GroupBy::Function));
-    c.byModule = join(perIteration(baseline, GroupBy::Module), perIteration(plan, GroupBy::Module));
-    for (const auto& r : c.byFunction) {
-        c.baselineTotalUs += r.baselineUs;
-        c.planTotalUs += r.planUs;
-    }
-    c.speedup = c.planTotalUs > 0 ? c.baselineTotalUs / c.planTotalUs : 0.0;
+    const IterationTimes baselineFunctions = timesPerIteration(baseline, GroupBy::Function);
+    const IterationTimes planFunctions = timesPerIteration(plan, GroupBy::Function);
+    c.byFunction = joinRows(baselineFunctions, planFunctions);
+    c.byModule = joinRows(timesPerIteration(baseline, GroupBy::Module), timesPerIteration(plan, GroupBy::Module));
+    c.bySubtree = joinRows(subtreeTimesPerIteration(baseline), subtreeTimesPerIteration(plan));
+    const ComparisonRow total = comparisonRow("", iterationTotals(baselineFunctions, baseline.iterations),
+                                              iterationTotals(planFunctions, plan.iterations));
+    c.baselineTotalUs = total.baselineUs;
+    c.planTotalUs = total.planUs;
+    c.speedup = total.speedup;
+    c.speed = total.speed;
     c.outputsComparable = baseline.outputValues.size() == plan.outputValues.size();
     for (size_t i = 0; c.outputsComparable && i < baseline.outputValues.size(); ++i) {
         const auto& a = baseline.outputValues[i];

@@ -32,15 +32,21 @@ std::string captureGraph(ModelSession& session, const Plan* plan, int warmup)
     return capture.id;
 }
 
-std::shared_ptr<const ProfileRun> makeRun(ModelSession& session, const StudyOptions& options, const Plan* plan)
+ProfileOptions profileOptionsFor(const StudyOptions& options)
 {
-    if (options.onStage)
-        options.onStage(plan ? StudyStage::Plan : StudyStage::Baseline);
     ProfileOptions profileOptions;
     profileOptions.device = options.device;
     profileOptions.warmupIterations = options.warmupIterations;
     profileOptions.iterations = options.iterations;
     profileOptions.progress = options.progress;
+    return profileOptions;
+}
+
+std::shared_ptr<const ProfileRun> makeRun(ModelSession& session, const StudyOptions& options, const Plan* plan)
+{
+    if (options.onStage)
+        options.onStage(plan ? StudyStage::Plan : StudyStage::Baseline);
+    ProfileOptions profileOptions = profileOptionsFor(options);
     if (options.graphReplay) {
         profileOptions.replayCapture = captureGraph(session, plan, options.warmupIterations);
     } else if (plan) {
@@ -55,6 +61,109 @@ std::shared_ptr<const ProfileRun> makeRun(ModelSession& session, const StudyOpti
     if (measuredNothing(*run))
         run->iterations = 0;
     return run;
+}
+
+// The end of the last thing `run` recorded, from the start of its profile.
+std::int64_t recordedEndNs(const ProfileRun& run)
+{
+    std::int64_t end = run.wallNs;
+    for (const KernelRecord& r : run.records)
+        end = std::max(end, r.startNs + r.durationNs);
+    for (const RangeRecord& r : run.ranges)
+        end = std::max(end, r.startNs + r.durationNs);
+    return end;
+}
+
+// `round`, a later profile of the same side, appended to `run`: its iterations numbered on and its times placed
+// after what `run` holds, so that the merged run reads like one profile of all its rounds.
+void appendRound(ProfileRun& run, ProfileRun&& round)
+{
+    const std::int64_t shiftNs = recordedEndNs(run);
+    const int shiftIterations = run.iterations;
+    for (KernelRecord& r : round.records) {
+        r.startNs += shiftNs;
+        r.iteration += shiftIterations;
+        run.records.push_back(std::move(r));
+    }
+    for (RangeRecord& r : round.ranges) {
+        r.startNs += shiftNs;
+        r.iteration += shiftIterations;
+        run.ranges.push_back(std::move(r));
+    }
+    for (EntryDeclines& d : round.declines) {
+        auto same = std::find_if(run.declines.begin(), run.declines.end(),
+                                 [&](const EntryDeclines& e) { return e.entry == d.entry; });
+        if (same == run.declines.end()) {
+            run.declines.push_back(std::move(d));
+        } else {
+            same->calls += d.calls;
+            same->lastReason = d.lastReason;
+        }
+    }
+    run.iterations += round.iterations;
+    run.wallNs += round.wallNs;
+    run.droppedRecords += round.droppedRecords;
+    run.cancelled = round.cancelled;
+    run.outputs = std::move(round.outputs);
+    run.outputValues = std::move(round.outputValues);
+}
+
+// A compare in rounds: each round one measured forward of the baseline and one of the plan, which of them goes
+// first alternating (ABBA), so that neither side always runs on a colder or hotter machine. The first forward of
+// each side gets the study's warm-up; later ones one warm-up forward each, as switching the plan on or off may make
+// the executor specialise again.
+StudyResult runInterleavedCompare(ModelSession& session, const StudyOptions& options)
+{
+    if (options.onStage)
+        options.onStage(StudyStage::Rounds);
+    const int rewarm = options.warmupIterations > 0 ? 1 : 0;
+    const int total = 2 * (options.warmupIterations + options.iterations + rewarm * (options.iterations - 1));
+    int done = 0;
+    bool stopped = false;
+    std::shared_ptr<ProfileRun> sides[2]; // baseline, plan
+    const auto measure = [&](int side, int round) {
+        ProfileOptions o = profileOptionsFor(options);
+        o.warmupIterations = round == 0 ? options.warmupIterations : rewarm;
+        o.iterations = 1;
+        if (side == 1) {
+            o.plan = options.plan;
+            o.usePlan = true;
+        }
+        const int offset = done;
+        o.progress = [&, offset](int chunkDone, int) {
+            done = offset + chunkDone;
+            return keepGoing(options.progress, done, total);
+        };
+        ProfileRun run = profile(session, o);
+        done = offset + o.warmupIterations + o.iterations;
+        stopped = run.cancelled;
+        if (measuredNothing(run))
+            run.iterations = 0;
+        if (!sides[side])
+            sides[side] = std::make_shared<ProfileRun>(std::move(run));
+        else if (!measuredNothing(run))
+            appendRound(*sides[side], std::move(run));
+        else
+            sides[side]->cancelled = true;
+    };
+    for (int round = 0; round < options.iterations && !stopped; ++round) {
+        const int first = round % 2; // baseline first in even rounds, the plan first in odd ones
+        measure(first, round);
+        if (!stopped)
+            measure(1 - first, round);
+    }
+    // Both sides stop together: the one that was not running when the user cancelled is marked too, and keeps only
+    // the rounds the other completed (iteration i of both sides is one round).
+    StudyResult result;
+    for (auto& side : sides)
+        if (side && stopped)
+            side->cancelled = true;
+    result.baseline = sides[0];
+    if (sides[1] && !measuredNothing(*sides[1]))
+        result.plan = sides[1];
+    if (result.baseline && result.plan && !measuredNothing(*result.baseline))
+        result.comparison = compare(*result.baseline, *result.plan);
+    return result;
 }
 
 } // namespace
@@ -84,6 +193,8 @@ StudyResult runStudy(ModelSession& session, const StudyOptions& options)
     if (options.kind != StudyKind::Baseline && !plan.hasEnabledEntry())
         throw Error("profile with a plan", "the plan has no enabled entry");
 
+    if (options.kind == StudyKind::Compare && !options.graphReplay)
+        return runInterleavedCompare(session, options);
     StudyResult result;
     if (options.kind != StudyKind::Plan)
         result.baseline = makeRun(session, options, nullptr);

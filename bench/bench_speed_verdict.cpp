@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// Calibrates the speed verdict (kforge/speed_verdict.h) of `kforge bench` (--study bench) or `kforge compare`
+// (--study compare: the profiled comparison in alternating rounds, kforge/study.h) on a real model of the corpus, as
+// docs/verify.md ("The speed verdict") reports it:
+//
+//   A/A     the same plan on both sides (BenchmarkOptions::baselinePlan), `--repeats` times: how often the verdict
+//           says "faster" or "slower" when nothing differs (the false-positive rate; at most 5% by design)
+//   power   the plan's side slowed by a known amount, `--power-repeats` times per slowdown: how often the verdict
+//           says "slower" (and how often, wrongly, "faster")
+//
+// Both sides run one provider, BenchDelayedProvider, for `--function` in every module: it runs the original op and
+// then spins for its "delay_ns" setting. The baseline's delay is 0, so the two sides differ only by the delay, whose
+// total per forward is the slowdown times the median forward measured first (the calls per forward are counted).
+// A compare's baseline runs without a plan, so its A/A is a pass-through provider against the model as it is; its
+// "rows" column counts the function and module rows other than the provider's function that got a verdict (the
+// rows a user would see coloured although nothing there changed), out of the rows judged.
+// Nothing passes or fails: the counts are printed for people to judge.
+//
+//   bench_speed_verdict [--model timm_vit_tiny] [--form script|trace|pt2] [--corpus DIR] [--function gelu]
+//                       [--repeats 100] [--power-repeats 30] [--rounds 20] [--warmup 2] [--threads 0]
+//                       [--slowdowns 0.01,0.02,0.05,0.1] [--study bench|compare]
+#include "corpus_dir.h"
+
+#include <kforge/benchmark.h>
+#include <kforge/functions.h>
+#include <kforge/model_session.h>
+#include <kforge/plan.h>
+#include <kforge/provider_sdk.h>
+#include <kforge/speed_verdict.h>
+#include <kforge/study.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<long> gDelayedCalls{0};
+
+class DelayedProvider final : public kforge::KernelProvider {
+public:
+    explicit DelayedProvider(kforge::Function function) : m_function(function) {}
+    kforge::Function function() const override { return m_function; }
+    std::string typeName() const override { return "BenchDelayedProvider"; }
+    nlohmann::json settings() const override { return {{"type", typeName()}, {"delay_ns", m_delayNs}}; }
+
+protected:
+    kforge::CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        op.callBoxed(stack);
+        ++gDelayedCalls;
+        // A spin, not a sleep: sleeps overshoot by tens of microseconds, and the delay must be what it says.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(m_delayNs);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        return kforge::CallResult::served();
+    }
+    void loadSettings(const nlohmann::json& settings) override { m_delayNs = settings.value("delay_ns", 0L); }
+
+private:
+    kforge::Function m_function;
+    long m_delayNs = 0;
+};
+
+kforge::Plan delayedPlan(const std::string& function, long delayNs)
+{
+    kforge::PlanEntry e;
+    e.function = function;
+    e.provider = {{"type", "BenchDelayedProvider"}, {"delay_ns", delayNs}};
+    kforge::Plan plan;
+    plan.entries.push_back(e);
+    return plan;
+}
+
+struct Tally {
+    int faster = 0, slower = 0, unchanged = 0;
+    long rowVerdicts = 0, rowsJudged = 0; // compare: untouched rows called faster or slower, of those judged
+    std::vector<double> speedups, detectable;
+
+    void add(const kforge::SpeedComparison& c)
+    {
+        faster += c.verdict == kforge::SpeedVerdict::Faster;
+        slower += c.verdict == kforge::SpeedVerdict::Slower;
+        unchanged += c.verdict == kforge::SpeedVerdict::NoDetectableChange;
+        speedups.push_back(c.speedup);
+        detectable.push_back(c.minDetectableChange);
+    }
+    int runs() const { return faster + slower + unchanged; }
+};
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void printRow(const char* what, double slowdown, const Tally& t)
+{
+    std::printf("| %-5s | %5.1f%% | %4d | %6d | %6d | %9d | %7.3fx | %6.1f%% | %ld of %ld |\n", what, 100 * slowdown,
+                t.runs(), t.faster, t.slower, t.unchanged, median(t.speedups), 100 * median(t.detectable),
+                t.rowVerdicts, t.rowsJudged);
+    std::fflush(stdout);
+}
+
+// One profiled compare (kforge compare) of the model against `plan`: the verdict on the whole iterations, and in
+// `tally` the verdicts of the rows the plan does not touch (every row but `function`'s own and the root's module).
+kforge::SpeedComparison compareOnce(kforge::ModelSession& session, const kforge::Plan& plan, int warmup, int rounds,
+                                    const std::string& function, Tally& tally)
+{
+    kforge::StudyOptions study;
+    study.kind = kforge::StudyKind::Compare;
+    study.warmupIterations = warmup;
+    study.iterations = rounds;
+    study.plan = plan;
+    const kforge::StudyResult result = kforge::runStudy(session, study);
+    if (!result.comparison)
+        return {};
+    for (const auto* rows : {&result.comparison->byFunction, &result.comparison->byModule})
+        for (const kforge::ComparisonRow& row : *rows) {
+            if (row.key == function || !row.speed.enoughRounds() || row.baselineUs <= 0 || row.planUs <= 0)
+                continue;
+            ++tally.rowsJudged;
+            tally.rowVerdicts += row.speed.verdict != kforge::SpeedVerdict::NoDetectableChange;
+        }
+    return result.comparison->speed;
+}
+
+std::vector<double> parseList(const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        out.push_back(std::stod(item));
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string model = "timm_vit_tiny", form = "script", function = "gelu", slowdowns = "0.01,0.02,0.05,0.1",
+                studyKind = "bench";
+    fs::path corpus = kforge_bench::defaultCorpus();
+    int repeats = 100, powerRepeats = 30, rounds = 20, warmup = 2, threads = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i], value = argv[i + 1];
+        if (flag == "--model")
+            model = value;
+        else if (flag == "--form")
+            form = value;
+        else if (flag == "--corpus")
+            corpus = value;
+        else if (flag == "--function")
+            function = value;
+        else if (flag == "--repeats")
+            repeats = std::stoi(value);
+        else if (flag == "--power-repeats")
+            powerRepeats = std::stoi(value);
+        else if (flag == "--rounds")
+            rounds = std::stoi(value);
+        else if (flag == "--warmup")
+            warmup = std::stoi(value);
+        else if (flag == "--threads")
+            threads = std::stoi(value);
+        else if (flag == "--slowdowns")
+            slowdowns = value;
+        else if (flag == "--study")
+            studyKind = value;
+        else {
+            std::fprintf(stderr, "bench_speed_verdict: unknown flag %s (see the comment at the top of the source)\n",
+                         flag.c_str());
+            return 2;
+        }
+    }
+    const fs::path file = corpus / (model + (form == "pt2" ? ".pt2" : "." + form + ".pt"));
+    if (!fs::exists(file)) {
+        std::printf("bench_speed_verdict: no %s (export the corpus first: ctest -R corpus_export); nothing to do\n",
+                    file.c_str());
+        return 0;
+    }
+    const auto fn = kforge::functionFromName(function);
+    if (!fn) {
+        std::fprintf(stderr, "bench_speed_verdict: no function '%s' in the catalog\n", function.c_str());
+        return 2;
+    }
+    kforge::ProviderRegistry::instance().add(
+        {"BenchDelayedProvider", *fn, {"cpu"}, "bench: the original, then a spin", [f = *fn] {
+             return std::make_unique<DelayedProvider>(f);
+         }});
+
+    kforge::OpenOptions open;
+    open.intraOpThreads = threads; // for compare; bench sets them per run as well
+    auto session = kforge::ModelSession::open(file.string(), open);
+    session->loadInputsFile((corpus / (model + ".input.pt")).string());
+    const kforge::Plan same = delayedPlan(function, 0);
+    kforge::BenchmarkOptions options;
+    options.warmup = warmup;
+    options.iterations = rounds;
+    options.threads = threads;
+    options.baselinePlan = &same;
+
+    // The forward's median and the delayed function's calls per forward, from a short A/A run.
+    const long callsBefore = gDelayedCalls;
+    kforge::BenchmarkOptions probe = options;
+    probe.iterations = 5;
+    const kforge::BenchmarkResult first = kforge::benchmarkPlan(*session, same, probe);
+    const double callsPerForward = double(gDelayedCalls - callsBefore) / (2.0 * (probe.warmup + probe.iterations));
+    const double forwardMs = first.baseline.medianMs;
+    std::printf("bench_speed_verdict: %s (%s), %s calls per forward %.0f, median forward %.2f ms; %d rounds after %d "
+                "warm-up per run\n\n",
+                file.filename().c_str(), studyKind.c_str(), function.c_str(), callsPerForward, forwardMs, rounds,
+                warmup);
+    const bool compare = studyKind == "compare";
+    const auto measure = [&](const kforge::Plan& plan, Tally& tally) {
+        return compare ? compareOnce(*session, plan, warmup, rounds, function, tally)
+                       : kforge::benchmarkPlan(*session, plan, options).speed;
+    };
+    if (callsPerForward < 1) {
+        std::printf("the model calls no %s: nothing to slow down (pick another --function)\n", function.c_str());
+        return 0;
+    }
+    std::printf("| run   | slowed | runs | faster | slower | no change | speedup | detects | rows |\n");
+    std::printf("|-------|--------|------|--------|--------|-----------|---------|---------|------|\n");
+
+    Tally aa;
+    std::vector<double> falsePositives; // their speedups: how far from 1.0x a verdict was wrong
+    for (int r = 0; r < repeats; ++r) {
+        const kforge::SpeedComparison c = measure(same, aa);
+        aa.add(c);
+        if (c.verdict != kforge::SpeedVerdict::NoDetectableChange)
+            falsePositives.push_back(c.speedup);
+    }
+    printRow("A/A", 0.0, aa);
+
+    for (const double slowdown : parseList(slowdowns)) {
+        const long delayNs = long(slowdown * forwardMs * 1e6 / callsPerForward);
+        const kforge::Plan slowed = delayedPlan(function, delayNs);
+        Tally power;
+        for (int r = 0; r < powerRepeats; ++r)
+            power.add(measure(slowed, power));
+        printRow("power", slowdown, power);
+    }
+    std::printf("\nA/A verdicts at:");
+    for (double speedup : falsePositives)
+        std::printf(" %.4fx", speedup);
+    std::printf("\nfaster/slower in the A/A row are false positives (at most 5%% by design); in the power rows "
+                "\"slower\" is the power and \"faster\" a wrong-way verdict. speedup and detects are medians over "
+                "the runs (speedup = baseline / plan; the smallest change each run could detect).\n");
+    return 0;
+}
