@@ -758,7 +758,7 @@ TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
             sawLayerNorm = true;
             EXPECT_GT(row.at("before_us").get<double>(), 0.0);
             EXPECT_GT(row.at("after_us").get<double>(), 0.0);
-            EXPECT_EQ(row.at("rounds"), 2); // iteration i of each side paired
+            EXPECT_EQ(row.at("rounds"), 2);                              // iteration i of each side paired
             EXPECT_EQ(row.at("verdict"), "no detectable change") << row; // too few rounds for anything else
             EXPECT_EQ(row.at("interval").size(), 2u);
         }
