@@ -12,8 +12,9 @@
 // then spins for its "delay_ns" setting. The baseline's delay is 0, so the two sides differ only by the delay, whose
 // total per forward is the slowdown times the median forward measured first (the calls per forward are counted).
 // A compare's baseline runs without a plan, so its A/A is a pass-through provider against the model as it is; its
-// "rows" column counts the function and module rows other than the provider's function that got a verdict (the
-// rows a user would see coloured although nothing there changed), out of the rows judged.
+// "rows" column counts the function rows other than the provider's function that got a verdict (rows a user would
+// see coloured although nothing there changed), out of the rows judged. Module rows are left out: a module's time
+// includes its calls of the provider's function, which the provider does change.
 // Nothing passes or fails: the counts are printed for people to judge.
 //
 //   bench_speed_verdict [--model timm_vit_tiny] [--form script|trace|pt2] [--corpus DIR] [--function gelu]
@@ -113,7 +114,7 @@ void printRow(const char* what, double slowdown, const Tally& t)
 }
 
 // One profiled compare (kforge compare) of the model against `plan`: the verdict on the whole iterations, and in
-// `tally` the verdicts of the rows the plan does not touch (every row but `function`'s own and the root's module).
+// `tally` the verdicts of the function rows the plan does not touch (every function but `function`).
 kforge::SpeedComparison compareOnce(kforge::ModelSession& session, const kforge::Plan& plan, int warmup, int rounds,
                                     const std::string& function, Tally& tally)
 {
@@ -125,13 +126,12 @@ kforge::SpeedComparison compareOnce(kforge::ModelSession& session, const kforge:
     const kforge::StudyResult result = kforge::runStudy(session, study);
     if (!result.comparison)
         return {};
-    for (const auto* rows : {&result.comparison->byFunction, &result.comparison->byModule})
-        for (const kforge::ComparisonRow& row : *rows) {
-            if (row.key == function || !row.speed.enoughRounds() || row.baselineUs <= 0 || row.planUs <= 0)
-                continue;
-            ++tally.rowsJudged;
-            tally.rowVerdicts += row.speed.verdict != kforge::SpeedVerdict::NoDetectableChange;
-        }
+    for (const kforge::ComparisonRow& row : result.comparison->byFunction) {
+        if (row.key == function || !row.speed.enoughRounds() || row.baselineUs <= 0 || row.planUs <= 0)
+            continue;
+        ++tally.rowsJudged;
+        tally.rowVerdicts += row.speed.verdict != kforge::SpeedVerdict::NoDetectableChange;
+    }
     return result.comparison->speed;
 }
 

@@ -5,6 +5,8 @@
 #include <kforge/events.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
+#include <kforge/profiling.h>
+#include <kforge/runtime.h>
 
 #include "model/output_digest.h"
 #include "test_helpers.h"
@@ -284,6 +286,54 @@ TEST(ModelSession, InventoryClassifiesConvolutionsOnComputedWeights)
     session->setInputSpecs({"float32[1,2,16]"});
     EXPECT_EQ(session->modules().front().subtreeFunctions, (std::map<std::string, int>{{"conv1d", 1}}));
     EXPECT_EQ(callsOfOneForward(*session), (std::map<std::string, int>{{"conv1d", 1}}));
+}
+
+// torch.jit.trace saves a submodule's second and later calls as forward1, forward2 (diffusers' ResnetBlock2D's
+// `nonlinearity`, a reused dropout, Mixtral's experts; tests/data/models/make_traced_twice.py): each is a run of that
+// module in its scope, for the inventory and for the runtime, so a scoped entry serves every call.
+TEST(ModelSession, TracedModulesCalledSeveralTimesAreInTheirScopeEveryTime)
+{
+    test::registerTestProviders();
+    auto session = ModelSession::open(kInventoryModels + "traced_twice.trace.pt");
+    session->setInputSpecs({"float32[2,8]"});
+    using Calls = std::map<std::string, int>;
+    EXPECT_EQ(moduleAt(*session, "block.act").subtreeFunctions, (Calls{{"gelu", 2}}));
+    EXPECT_EQ(moduleAt(*session, "block.proj").subtreeFunctions, (Calls{{"linear", 2}}));
+    EXPECT_EQ(moduleAt(*session, "act").subtreeFunctions, (Calls{{"gelu", 3}}));
+    EXPECT_TRUE(moduleAt(*session, "block").functions.empty()); // nothing counted under the caller
+    EXPECT_TRUE(moduleAt(*session, "").functions.empty());
+    const Calls all{{"gelu", 5}, {"linear", 2}};
+    EXPECT_EQ(session->modules().front().subtreeFunctions, all);
+    EXPECT_EQ(callsOfOneForward(*session), all);
+
+    const Plan plan = test::planOf({test::entry("block.act", "gelu", "TestTagGeluProvider")});
+    EXPECT_TRUE(validatePlan(plan, *session, "cpu").empty());
+    EXPECT_TRUE(planWarnings(plan, *session, "cpu").empty());
+    KernelProviderRuntime runtime(*session, plan);
+    runtime.activate();
+    auto stream = EventStream::attach();
+    session->forward();
+    runtime.deactivate();
+    std::vector<Event> events;
+    stream->drain(events);
+    std::map<std::pair<std::string, std::string>, int> served; // (scope, provider) -> gelu calls
+    for (const Event& e : events)
+        if ((e.kind == EventKind::OriginalCall || e.kind == EventKind::ProviderCall) && e.function == "gelu")
+            ++served[{e.modulePath, e.provider}];
+    // Calls are in the innermost hooked module (a plan scope): the root's act is none.
+    const std::map<std::pair<std::string, std::string>, int> expected{{{"block.act", "TestTagGeluProvider"}, 2},
+                                                                      {{"", "original"}, 3}};
+    EXPECT_EQ(served, expected);
+
+    // A profile hooks every module: each call is in its own module.
+    ProfileOptions options;
+    options.warmupIterations = 0;
+    options.iterations = 1;
+    Calls geluByModule;
+    for (const KernelRecord& r : profile(*session, options).records)
+        if (r.function == "gelu")
+            ++geluByModule[r.modulePath];
+    EXPECT_EQ(geluByModule, (Calls{{"block.act", 2}, {"act", 3}}));
 }
 
 // A tied weight (head.weight is embed.weight) counts in each module that holds it and once in the model's total, as

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/forward_calls.h"
 
+#include "model/graph_instrumentation.h"
+
 #include <deque>
 #include <set>
 #include <unordered_map>
@@ -36,7 +38,13 @@ public:
         }
     }
 
-    bool forwardCalled(const std::string& path) const { return m_visited.count({path, "forward"}) > 0; }
+    bool forwardCalled(const std::string& path) const
+    {
+        for (auto it = m_visited.lower_bound({path, ""}); it != m_visited.end() && it->first == path; ++it)
+            if (isForwardMethod(it->second))
+                return true;
+        return false;
+    }
     bool unresolved() const { return m_unresolved; }
 
 private:

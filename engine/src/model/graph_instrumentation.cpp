@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -13,7 +14,7 @@ namespace kforge {
 
 namespace {
 
-// The plain copy of a method: kPlainForward for forward, "_kforge_plain_<name>" for the others.
+// The plain copy of a method: kPlainForward for forward, "_kforge_plain_<name>" for the others (forward1 too).
 std::string plainNameOf(const std::string& method)
 {
     return method == "forward" ? std::string(kPlainForward) : std::string(kPlainMethodPrefix) + method;
@@ -49,7 +50,7 @@ void callPlainMethods(torch::jit::Block* block, std::vector<std::shared_ptr<torc
         const std::string plainName = plainNameOf(name);
         if (!type->findMethod(plainName)) {
             torch::jit::Function* method = type->findMethod(name);
-            if (name == "forward" || !method || !method->isGraphFunction())
+            if (isForwardMethod(name) || !method || !method->isGraphFunction())
                 continue; // a forward without a plain copy is not instrumented either
             std::shared_ptr<torch::jit::Graph> plain = torch::jit::toGraphFunction(*method).graph()->copy();
             addPlainCopy(type, *method, plainName, plain);
@@ -83,6 +84,18 @@ void bracketWithHookOps(torch::jit::Graph& graph, c10::Symbol enter, c10::Symbol
 
 } // namespace
 
+std::vector<std::string> forwardMethodsOf(const c10::ClassType& type)
+{
+    std::vector<std::string> names;
+    for (const torch::jit::Function* method : type.methods())
+        if (isForwardMethod(method->name()) && method->isGraphFunction())
+            names.push_back(method->name());
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b; // forward, forward1, forward2, ..., forward10
+    });
+    return names;
+}
+
 int instrumentModuleClasses(const torch::jit::Module& root)
 {
     const c10::Symbol enter = runtime::moduleEnterSymbol();
@@ -94,20 +107,23 @@ int instrumentModuleClasses(const torch::jit::Module& root)
         const c10::ClassTypePtr type = item.value.type();
         if (!seen.insert(type.get()).second)
             continue;
-        const auto method = item.value.find_method("forward");
-        if (!method)
-            continue;
-        auto& graph = *torch::jit::toGraphFunction(method->function()).graph();
-        const torch::jit::Node* first = graph.param_node()->next();
-        if (first != graph.return_node() && first->kind() == enter)
-            continue; // already instrumented (a class shared with another session)
-        if (!type->findMethod(kPlainForward)) {
-            std::shared_ptr<torch::jit::Graph> plain = graph.copy();
-            addPlainCopy(type, method->function(), kPlainForward, plain);
-            plainGraphs.push_back(std::move(plain));
+        bool bracketed = false;
+        for (const std::string& name : forwardMethodsOf(*type)) {
+            torch::jit::Function& method = *type->findMethod(name);
+            auto& graph = *torch::jit::toGraphFunction(method).graph();
+            const torch::jit::Node* first = graph.param_node()->next();
+            if (first != graph.return_node() && first->kind() == enter)
+                continue; // already instrumented (a class shared with another session)
+            // The plain copy before the brackets: it is the method as it was.
+            if (!type->findMethod(plainNameOf(name))) {
+                std::shared_ptr<torch::jit::Graph> plain = graph.copy();
+                addPlainCopy(type, method, plainNameOf(name), plain);
+                plainGraphs.push_back(std::move(plain));
+            }
+            bracketWithHookOps(graph, enter, exit);
+            bracketed = true;
         }
-        bracketWithHookOps(graph, enter, exit);
-        ++instrumented;
+        instrumented += bracketed;
     }
     while (!plainGraphs.empty()) { // once every class has its plain forward
         const std::shared_ptr<torch::jit::Graph> plain = std::move(plainGraphs.back());

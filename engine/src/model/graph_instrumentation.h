@@ -2,11 +2,17 @@
 #pragma once
 #include <torch/script.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace kforge {
 
-// Inserts kforge::module_enter(self, inputs...) first and kforge::module_exit(self, outputs...) last into the forward
-// graph of each module class of the tree, once per class (R2); the values pass through them (R1, hook_ops.h). Must run
-// before the first forward: executors cache optimized graphs. Returns the number of classes instrumented.
+// Inserts kforge::module_enter(self, inputs...) first and kforge::module_exit(self, outputs...) last into each forward
+// graph (isForwardMethod) of each module class of the tree, once per class (R2); the values pass through them (R1,
+// hook_ops.h). Must run before the first forward: executors cache optimized graphs. Returns the number of classes
+// instrumented.
 //
 // Each instrumented class also gets kPlainForward, the forward as it was, whose calls of module methods call their
 // plain copies (kPlainForward for forward, kPlainMethodPrefix + name for the other methods a forward calls, such as
@@ -14,6 +20,22 @@ namespace kforge {
 // that an instrumented model costs nothing per module until a scope below the root, a recorder or a listener needs
 // the hooks.
 int instrumentModuleClasses(const torch::jit::Module& root);
+
+// Whether method `name` is one of a module's forwards: "forward", or "forward1", "forward2", ...: torch.jit.trace
+// saves the second and later calls of a submodule as such methods (a traced GELU called three times has forward,
+// forward1 and forward2), each a run of that module, in its scope, like its forward.
+inline bool isForwardMethod(std::string_view name)
+{
+    constexpr std::string_view forward = "forward";
+    if (name.substr(0, forward.size()) != forward)
+        return false;
+    const std::string_view number = name.substr(forward.size());
+    return std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+           (number.empty() || number.front() != '0');
+}
+
+// The forward methods of a module class (isForwardMethod), "forward" first.
+std::vector<std::string> forwardMethodsOf(const c10::ClassType& type);
 
 inline constexpr const char* kPlainMethodPrefix = "_kforge_plain_";
 inline constexpr const char* kPlainForward = "_kforge_plain_forward";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/module_tree.h"
 
+#include "model/graph_instrumentation.h"
 #include "model/subtree_sums.h"
 #include "runtime/hook_ops.h"
 
@@ -102,7 +103,8 @@ OpCallFacts factsOf(const torch::jit::Node& node, const torch::jit::Module* self
 // Inlines into `block` the calls that run inside the calling module's scope: scripted Python helpers
 // (prim::CallFunction: F.layer_norm, F.softmax) and every method other than a forward, on the module itself or on a
 // submodule (nn.Conv2d's _conv_forward, timm attention's _attn: no module hook runs around them, so their calls are
-// the caller's). A forward called on a submodule, or through an interface, stays a call: that module's own. Callees
+// the caller's). A forward called on a submodule (forward1, ... of a traced module too: isForwardMethod), or through
+// an interface, stays a call: that module's own. Callees
 // are inlined as written: their optimized_graph() has their submodules' forwards inlined too.
 bool inlineHelpers(torch::jit::Block& block)
 {
@@ -118,7 +120,7 @@ bool inlineHelpers(torch::jit::Block& block)
                 torch::jit::inlineCallTo(node, function, function->graph().get()); // as written, not pre-inlined
                 changed = true;
             }
-        } else if (node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) != "forward") {
+        } else if (node->kind() == c10::prim::CallMethod && !isForwardMethod(node->s(c10::attr::name))) {
             const auto type = node->input(0)->type()->cast<c10::ClassType>();
             torch::jit::Function* method = type ? type->findMethod(node->s(c10::attr::name)) : nullptr;
             if (auto* function = method ? torch::jit::tryToGraphFunction(*method) : nullptr) {
@@ -180,7 +182,9 @@ std::shared_ptr<torch::jit::Graph> inventoryGraph(const torch::jit::Graph& graph
 }
 
 // What a forward calls: catalog functions, and the forwards of the modules below it (by path relative to it), each
-// as often as the graph has call sites of it (a module called twice, as BasicBlock calls its ReLU, counts twice).
+// as often as the graph has call sites of it (a module called twice, as BasicBlock calls its ReLU, counts twice; a
+// traced model calls forward, then forward1: also twice). A module's own functions are read from its forward and
+// counted for each of its runs: a traced module's forward1 is a trace of the same code.
 // `unresolved`: it calls the forward of a module it reaches through an interface (a container indexed at run time).
 struct ForwardCalls {
     std::map<std::string, int> functions;
@@ -205,7 +209,7 @@ void countCalls(const torch::jit::Block& block, ForwardCalls& calls, RelativePat
             node->output()->type()->cast<c10::ClassType>())
             paths.emplace(node->output(), owner->second.empty() ? node->s(c10::attr::name)
                                                                 : owner->second + "." + node->s(c10::attr::name));
-        if (node->kind() == c10::prim::CallMethod && node->s(c10::attr::name) == "forward") {
+        if (node->kind() == c10::prim::CallMethod && isForwardMethod(node->s(c10::attr::name))) {
             if (owner != paths.end() && !owner->second.empty())
                 ++calls.forwards[owner->second];
             else if (owner == paths.end())
