@@ -248,7 +248,8 @@ void addProgramOption(CLI::App* command, std::string& program)
 std::string describeGraphExecutor(const std::string& name)
 {
     if (name == "direct")
-        return "direct (the graph as scripted, nothing fused)";
+        return "direct (the graph as scripted, nothing fused; a LibTorch deployment runs the optimized executor: "
+               "--executor optimized profiles that program)";
     if (name == "optimized")
         return "optimized (LibTorch's profiling executor)";
     if (name == "exported")

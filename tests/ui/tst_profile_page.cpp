@@ -654,6 +654,39 @@ private Q_SLOTS:
         QVERIFY(window->actions().saveProfile->isEnabled());
     }
 
+    // A saved profile of another model keeps its own tables but never paints the loaded model's tree: tiny-gpt's
+    // profile opened over convnet leaves the tree without times and says why; convnet's own profile shows them.
+    void profileOfAnotherModelIsNotShownOnTheTree()
+    {
+        using kforge::ui::ModuleTreeModel;
+        using kforge::ui::ModuleTreePage;
+        QTemporaryDir dir;
+        const QString tiny = dir.filePath(QStringLiteral("tiny.kfprof"));
+        {
+            const auto window = openTinyGpt();
+            QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+            window->actions().profileBaseline->trigger();
+            QVERIFY(waitForProfile(finished).first);
+            QVERIFY(window->saveProfile(tiny));
+        }
+        const auto window = openForProfiles(QStringLiteral("builtin:convnet"));
+        auto* model = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
+        auto* modules = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
+        QVERIFY(window->openProfile(tiny));
+        QVERIFY(window->profileController()->baseline()); // the Profile tab shows the file
+        QVERIFY(!model->hasModuleTimes());
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
+        QVERIFY(modules->timeNotice()->isVisibleTo(modules));
+        QVERIFY2(modules->timeNotice()->text().contains(QStringLiteral("not of the loaded model convnet")),
+                 qPrintable(modules->timeNotice()->text()));
+
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(model->hasModuleTimes());
+        QVERIFY(!modules->timeNotice()->isVisibleTo(modules));
+    }
+
     void exports()
     {
         const auto window = openTinyGpt();

@@ -27,8 +27,12 @@ namespace kforge::ui {
 ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
     : QWidget(parent), m_model(model), m_filter(new ModuleTreeFilterModel(this)), m_view(new ModuleTreeView(this)),
       m_filterEdit(new QLineEdit(this)), m_regexBox(new QCheckBox(tr("Regex"), this)), m_filterStatus(new QLabel(this)),
-      m_timeRunLabel(new QLabel(tr("&Time of:"), this)), m_timeRun(new QComboBox(this))
+      m_timeRunLabel(new QLabel(tr("&Time of:"), this)), m_timeNotice(new QLabel(this)), m_timeRun(new QComboBox(this))
 {
+    m_timeNotice->setObjectName(QStringLiteral("moduleTimeNotice"));
+    m_timeNotice->setWordWrap(true);
+    m_timeNotice->setContentsMargins(4, 2, 4, 2);
+    m_timeNotice->setVisible(false);
     setObjectName(QStringLiteral("moduleTreePage"));
     m_filter->setSourceModel(model);
     m_view->setModel(m_filter);
@@ -78,6 +82,7 @@ ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(bar);
+    layout->addWidget(m_timeNotice);
     layout->addWidget(m_view, 1);
 
     connect(m_filterEdit, &QLineEdit::textChanged, this, &ModuleTreePage::applyFilter);
@@ -99,6 +104,12 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
         m_view->setColumnHidden(column, !times);
     m_view->setColumnHidden(ModuleTreeModel::DeltaColumn, !m_model->hasDelta());
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
+}
+
+void ModuleTreePage::setTimeNotice(const QString& notice)
+{
+    m_timeNotice->setText(notice);
+    m_timeNotice->setVisible(!notice.isEmpty());
 }
 
 ModuleTreePage::TimeRun ModuleTreePage::timeRun() const { return TimeRun(m_timeRun->currentData().toInt()); }

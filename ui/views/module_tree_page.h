@@ -50,6 +50,9 @@ public:
     // (the plan's by default, with its Δ against the baseline). Call after the model's times changed.
     enum class TimeRun { Baseline, Plan };
     void setTimeRuns(bool baseline, bool plan);
+    // A line above the tree saying why it shows no times (a profile of another model); "" hides it.
+    void setTimeNotice(const QString& notice);
+    QLabel* timeNotice() const { return m_timeNotice; }
     TimeRun timeRun() const;
     QComboBox* timeRunCombo() const { return m_timeRun; }
 
@@ -70,6 +73,7 @@ private:
     QCheckBox* m_regexBox;
     QLabel* m_filterStatus;
     QLabel* m_timeRunLabel;
+    QLabel* m_timeNotice;
     QComboBox* m_timeRun;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;
 };

@@ -377,6 +377,7 @@ void ModelWorkspace::showSession(QStringList& warnings)
     m_model->setModules(session.modules(), QString::fromStdString(session.displayName()));
     m_model->setPausedPath({}, false);
     m_model->setModuleAgreement({}, {}, false); // the last verification was of another session
+    updateModuleTimes();                        // the profile shown may be of the model that was loaded before
     m_page->view()->expandAndFit();
     m_pages->setCurrentWidget(m_page);
     m_captureModel->setCaptures(session.captures());
@@ -399,8 +400,29 @@ void ModelWorkspace::setProfileRuns(std::shared_ptr<const kforge::ProfileRun> ba
     updateModuleTimes();
 }
 
+// A run's times go on the tree only when the run is of the loaded model (the same module tree): an opened .kfprof
+// of another model keeps its own tables on the Profile tab, and the tree says why it shows no times.
+QString ModelWorkspace::otherModelNotice() const
+{
+    const auto& session = m_context.owner->session();
+    for (const auto* run : {m_baselineRun.get(), m_planRun.get()})
+        if (run && session && !kforge::sameModuleTree(run->modules, session->modules()))
+            return tr("The profile shown is of %1 (%n module(s)), not of the loaded model %2: its times are not shown "
+                      "on this tree. Profile this model, or open its own profile.",
+                      nullptr, int(run->modules.size()))
+                .arg(QString::fromStdString(run->model), QString::fromStdString(session->displayName()));
+    return {};
+}
+
 void ModelWorkspace::updateModuleTimes()
 {
+    const QString notice = otherModelNotice();
+    m_page->setTimeNotice(notice);
+    if (!notice.isEmpty()) {
+        m_model->setModuleTimes({}, {});
+        m_page->setTimeRuns(false, false);
+        return;
+    }
     const bool showPlan = m_planRun && (!m_baselineRun || m_page->timeRun() == ModuleTreePage::TimeRun::Plan);
     const auto& shown = showPlan ? m_planRun : m_baselineRun;
     m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},

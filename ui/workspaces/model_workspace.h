@@ -91,6 +91,7 @@ private:
     void createActions();
     void connectRunController();
     void updateRunActions();
+    QString otherModelNotice() const; // why the profile runs are not shown on the tree; "" when they are
     void updateModuleTimes();
     void captureDone(bool ok, const QString& message);
     void showCentral();

@@ -28,4 +28,17 @@ struct ModuleInfo {
     int depth = 0;
 };
 
+// Whether two module trees are the same model's: the same paths, readable types and parameter counts, in the same
+// order. A profile or a verification is shown on a module tree only when its modules are the tree's (a resnet18
+// profile opened while resnet50 is loaded has layer1.0 too, and would paint its times on the wrong modules).
+inline bool sameModuleTree(const std::vector<ModuleInfo>& a, const std::vector<ModuleInfo>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].path != b[i].path || a[i].typeName != b[i].typeName || a[i].parameterCount != b[i].parameterCount)
+            return false;
+    return true;
+}
+
 } // namespace kforge

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Is the forward kforge profiles the one that deploys? Per corpus model (TorchScript forms), Python's
+torch.jit.load(file)(x) against the same file in C++ (build/bin/bench_executor_gap: plain LibTorch with and without
+the graph optimizer, kforge's direct and optimized executors), interleaved in rounds across the process pair: each
+round runs every variant, in an order that rotates, `--forwards` forwards each after one warm-up; a variant's round
+time is the median of its forwards. Prints, per model, each variant's median and its ratio to Python's with the sign
+test's 95% interval of the per-round ratios (the speed verdict of docs/verify.md): "slower" means the variant is
+slower than Python's forward beyond the noise.
+
+    ~/.cache/kforge/torch-2.11.0/bin/python bench/bench_executor_gap.py [--models resnet18,vit] [--forms script,trace]
+        [--rounds 12] [--forwards 3] [--warmup 3] [--threads 1] [--corpus DIR] [--binary build/bin/bench_executor_gap]
+Nothing passes or fails: the figures are printed for people to judge."""
+import argparse
+import glob
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+VARIANTS = ["python", "libtorch", "libtorch_direct", "kforge_direct", "kforge_optimized"]
+# --attribution adds kforge's plain forward and its instrumented forward called without the session's call guard.
+ATTRIBUTION = ["kforge_plain_raw", "kforge_plain_raw_inputs", "kforge_hooked_raw"]
+
+
+def sign_test_interval(ratios):
+    """The 95% interval of the median ratio from the sign test's order statistics (at least 95% coverage); None with
+    fewer than 6 ratios. The same rule as kforge/speed_verdict.h."""
+    n = len(ratios)
+    k = 0
+    while k + 1 <= n // 2 and sum(math.comb(n, i) for i in range(k + 1)) / 2**n <= 0.025:
+        k += 1
+    if k == 0:
+        return None
+    r = sorted(ratios)
+    return r[k - 1], r[n - k]
+
+
+def verdict(ratios):
+    interval = sign_test_interval(ratios)
+    if interval is None:
+        return "too few rounds", None
+    low, high = interval
+    return ("slower" if low > 1 else "faster" if high < 1 else "no detectable change"), interval
+
+
+def default_corpus():
+    if os.environ.get("KFORGE_CORPUS_DIR"):
+        return os.environ["KFORGE_CORPUS_DIR"]
+    cache = os.environ.get("KFORGE_CACHE", os.path.expanduser("~/.cache/kforge"))
+    found = sorted(glob.glob(os.path.join(cache, "corpus-*")))
+    return found[-1] if found else ""
+
+
+class Server:
+    """The C++ half, holding the model loaded four ways."""
+
+    def __init__(self, binary, model, inputs, threads):
+        self.process = subprocess.Popen([binary, model, inputs, str(threads)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError(f"bench_executor_gap did not start on {model}: {line!r}")
+
+    def times(self, variant, forwards):
+        self.process.stdin.write(f"{variant} {forwards}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline().strip()
+        if answer.startswith("error"):
+            raise RuntimeError(answer)
+        return [float(t) for t in answer.split()]
+
+    def close(self):
+        self.process.stdin.write("quit\n")
+        self.process.stdin.flush()
+        self.process.wait()
+
+
+def python_times(module, inputs, forwards):
+    args, kwargs = (list(inputs), {}) if isinstance(inputs, (tuple, list)) else \
+        ({}, inputs) if isinstance(inputs, dict) else ([inputs], {})
+    out = []
+    with torch.no_grad():
+        for _ in range(forwards):
+            start = time.perf_counter()
+            module(*args, **kwargs)
+            out.append((time.perf_counter() - start) * 1e3)
+    return out
+
+
+def measure(path, inputs_path, args, variants):
+    inputs = torch.load(inputs_path)
+    module = torch.jit.load(path).eval()
+    server = Server(args.binary, path, inputs_path, args.threads)
+    run = {"python": lambda n: python_times(module, inputs, n)}
+    for variant in variants[1:]:
+        run[variant] = lambda n, v=variant: server.times(v, n)
+    for variant in variants:  # the optimized executor profiles its first forwards, then optimises
+        run[variant](args.warmup)
+    per_round = {v: [] for v in variants}
+    for r in range(args.rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for variant in order:
+            run[variant](1)
+            per_round[variant].append(statistics.median(run[variant](args.forwards)))
+    server.close()
+    return per_round
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="resnet18,mobilenet_v3_small,efficientnet_b0,vit,hf_llama,timm_vit_tiny")
+    parser.add_argument("--forms", default="script,trace")
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--forwards", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--corpus", default=default_corpus())
+    parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin",
+                                                         "bench_executor_gap"))
+    parser.add_argument("--attribution", action="store_true",
+                        help="also time kforge's plain and instrumented forwards without the call guard")
+    args = parser.parse_args()
+    variants = VARIANTS + (ATTRIBUTION if args.attribution else [])
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {args.threads or 'default'} intra-op thread(s), {args.rounds} rounds of "
+          f"{args.forwards} forwards per variant (median per round), corpus {args.corpus}\n")
+    print("| model, form | Python ms | " + " | ".join(f"{v} / Python" for v in variants[1:]) +
+          " | kforge_direct / libtorch | kforge_optimized / libtorch |")
+    print("|---|---|" + "---|" * (len(variants) + 1))
+    for model in args.models.split(","):
+        for form in args.forms.split(","):
+            path = os.path.join(args.corpus, f"{model}.{form}.pt")
+            inputs = os.path.join(args.corpus, f"{model}.input.pt")
+            if not os.path.exists(path):
+                continue
+            per_round = measure(path, inputs, args, variants)
+            pairs = [(variant, "python") for variant in variants[1:]]
+            pairs += [("kforge_direct", "libtorch"), ("kforge_optimized", "libtorch")]
+            cells = []
+            for variant, reference in pairs:
+                ratios = [a / p for a, p in zip(per_round[variant], per_round[reference])]
+                word, interval = verdict(ratios)
+                span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+                cells.append(f"{statistics.median(ratios):.3f}x{span} {word}")
+            print(f"| {model}, {form} | {statistics.median(per_round['python']):.2f} | " + " | ".join(cells) + " |",
+                  flush=True)
+    print("\nratio = the variant's time / the reference's per round (above 1: slower than Python's torch.jit.load "
+          "forward, or than the C++ LibTorch deployment); [interval] the sign test's 95% interval of the per-round "
+          "ratios; the word its verdict.")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
