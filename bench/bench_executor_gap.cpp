@@ -5,8 +5,9 @@
 //
 //   libtorch           torch::jit::load + forward under NoGradGuard: a C++ LibTorch deployment (graph optimizer on,
 //                      LibTorch's default profiling executor)
-//   libtorch_direct    the same module with the graph optimizer off: what kforge's direct executor does to LibTorch
-//                      alone, without kforge's instrumentation
+//   libtorch_direct    the file loaded a second time and only ever run with the graph optimizer off: what kforge's
+//                      direct executor does to LibTorch alone, without kforge (a GraphFunction keeps the graph
+//                      prepared by its first call, inlined or not, whatever the flag says later: hence its own copy)
 //   kforge_direct      ModelSession::forwardDiscardingOutputs, --executor direct (kforge's default)
 //   kforge_optimized   the same with --executor optimized
 //
@@ -80,8 +81,9 @@ int main(int argc, char** argv)
     if (argc > 3 && std::stoi(argv[3]) > 0)
         at::set_num_threads(std::stoi(argv[3]));
 
-    torch::jit::Module deployed = torch::jit::load(model);
+    torch::jit::Module deployed = torch::jit::load(model), deployedDirect = torch::jit::load(model);
     deployed.eval();
+    deployedDirect.eval();
     const Inputs inputs = loadInputs(argv[2]);
     kforge::OpenOptions direct, optimized;
     direct.executor = kforge::GraphExecutor::Direct;
@@ -91,20 +93,20 @@ int main(int argc, char** argv)
     kforgeDirect->loadInputsFile(argv[2]);
     kforgeOptimized->loadInputsFile(argv[2]);
 
-    const auto libtorch = [&](bool optimize) {
-        return [&deployed, &inputs, optimize] {
+    const auto libtorch = [&inputs](torch::jit::Module& module, bool optimize) {
+        return [&module, &inputs, optimize] {
             at::NoGradGuard noGrad;
             torch::jit::GraphOptimizerEnabledGuard executor(optimize);
-            deployed.get_method("forward")(inputs.args, inputs.kwargs);
+            module.get_method("forward")(inputs.args, inputs.kwargs);
         };
     };
-    // The optimizer flag is thread-local and LibTorch keeps the optimised and unoptimised plans apart.
+    // The optimizer flag is thread-local; each variant sets its own.
     const std::map<std::string, std::function<void()>> variants{
-        {"libtorch", libtorch(true)},
-        {"libtorch_direct", libtorch(false)},
+        {"libtorch", libtorch(deployed, true)},
+        {"libtorch_direct", libtorch(deployedDirect, false)},
         {"kforge_direct", [&] { kforgeDirect->forwardDiscardingOutputs(); }},
         {"kforge_optimized", [&] { kforgeOptimized->forwardDiscardingOutputs(); }},
-        // Attribution: kforge's plain copy of the forward (what an idle session runs) without the call guard.
+        // Attribution: kforge's plain copy of the forward, not inlined, without the call guard.
         {"kforge_plain_raw",
          [&] {
              at::NoGradGuard noGrad;

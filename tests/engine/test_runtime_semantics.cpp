@@ -289,6 +289,12 @@ std::pair<std::vector<std::string>, std::vector<TensorDigest>> functionsEntered(
 
 runtime::HookDemand hookDemandOf(ModelSession& session) { return runtime::hookDemand(session.impl().module._ivalue()); }
 
+// What an idle forward may enter: a plain copy, or (the direct executor) the root's inlined plain forward.
+bool isPlainCopy(const std::string& name)
+{
+    return name.rfind(kPlainMethodPrefix, 0) == 0 || name == kInlinedPlainForward;
+}
+
 } // namespace
 
 TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
@@ -306,14 +312,23 @@ TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
     ASSERT_EQ(hookDemandOf(*session), runtime::HookDemand::None);
     const auto [idle, idleOutput] = functionsEntered(*session);
     ASSERT_FALSE(idle.empty()) << "the interpreter recorded no function";
-    EXPECT_EQ(idle.front(), kPlainForward);
+    // The direct executor (the session's) runs the root's forwards with every module call inlined: the plain one
+    // holds no hook op and calls nothing, the instrumented one has every module's hooks in line.
+    EXPECT_EQ(idle.front(), kInlinedPlainForward);
+    const auto inlinedGraph = [&](const char* name) {
+        return torch::jit::toGraphFunction(root.get_method(name).function()).graph()->toString();
+    };
+    EXPECT_EQ(inlinedGraph(kInlinedPlainForward).find("kforge::module_"), std::string::npos);
+    EXPECT_EQ(inlinedGraph(kInlinedPlainForward).find("prim::CallMethod"), std::string::npos);
+    EXPECT_NE(inlinedGraph(kInlinedForward).find("kforge::module_enter"), std::string::npos);
+    EXPECT_EQ(inlinedGraph(kInlinedForward).find("prim::CallMethod"), std::string::npos);
     KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "AtenGeluProvider")}));
     runtime.activate();
     EXPECT_EQ(hookDemandOf(*session), runtime::HookDemand::EveryModule);
     const auto [active, activeOutput] = functionsEntered(*session);
     runtime.deactivate();
     ASSERT_FALSE(active.empty());
-    EXPECT_EQ(active.front(), "forward");
+    EXPECT_EQ(active.front(), kInlinedForward);
     ASSERT_EQ(idleOutput.size(), activeOutput.size());
     for (size_t i = 0; i < idleOutput.size(); ++i)
         EXPECT_EQ(idleOutput[i].sum, activeOutput[i].sum) << "output " << i;
@@ -347,7 +362,12 @@ TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)
     ASSERT_EQ(hookDemandOf(*defaults), runtime::HookDemand::None);
     const auto [entered, idleOutput] = functionsEntered(*defaults);
     ASSERT_FALSE(entered.empty());
-    EXPECT_EQ(entered.front(), kPlainForward);
+    EXPECT_EQ(entered.front(), kInlinedPlainForward);
+    const auto& inlinedArguments =
+        defaults->impl().module.get_method(kInlinedPlainForward).function().getSchema().arguments();
+    ASSERT_EQ(inlinedArguments.size(), 4u);
+    ASSERT_TRUE(inlinedArguments[2].default_value().has_value());
+    EXPECT_EQ(inlinedArguments[2].default_value()->toDouble(), 2.0);
     KernelProviderRuntime runtime(*defaults, planOf({entry("act", "gelu", "AtenGeluProvider")}));
     runtime.activate();
     const auto activeOutput = defaults->forward();
@@ -398,7 +418,7 @@ TEST_F(Runtime, R2_IdleForwardsReachSubmodulesThroughPlainCopiesOfHelperMethods)
                                                       "Block._kforge_plain_forward", "Root._kforge_plain__forward_impl",
                                                       "Root._kforge_plain_forward"}));
     // While idle the forward enters plain copies only; with a runtime active, the instrumented methods only.
-    const auto isPlain = [](const std::string& name) { return name.rfind(kPlainMethodPrefix, 0) == 0; };
+    const auto isPlain = isPlainCopy;
     ASSERT_EQ(hookDemandOf(*helpers), runtime::HookDemand::None);
     const auto [idle, idleOutput] = functionsEntered(*helpers);
     ASSERT_FALSE(idle.empty());
@@ -430,8 +450,7 @@ TEST_F(Runtime, R2_RootOnlyPlansRunThePlainForwardBetweenTheRootsHooks)
     const long served = tagCalls() - before;
     EXPECT_EQ(hooked, std::vector<std::string>{""});
     ASSERT_FALSE(entered.empty());
-    const auto isPlain = [](const std::string& name) { return name.rfind(kPlainMethodPrefix, 0) == 0; };
-    EXPECT_TRUE(std::all_of(entered.begin(), entered.end(), isPlain)) << testing::PrintToString(entered);
+    EXPECT_TRUE(std::all_of(entered.begin(), entered.end(), isPlainCopy)) << testing::PrintToString(entered);
     EXPECT_EQ(served, 2); // both blocks' gelus
 
     hooked.clear();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -131,6 +132,58 @@ int instrumentModuleClasses(const torch::jit::Module& root)
         callPlainMethods(plain->block(), plainGraphs);
     }
     return instrumented;
+}
+
+namespace {
+
+// Inlines every call of a module method in a graph, each callee's graph itself inlined first (once per method).
+class MethodInliner {
+public:
+    std::shared_ptr<torch::jit::Graph> inlined(torch::jit::GraphFunction& function)
+    {
+        auto& done = m_inlined[&function];
+        if (!done) {
+            std::shared_ptr<torch::jit::Graph> copy = function.graph()->copy();
+            inlineCalls(*copy->block());
+            done = std::move(copy);
+        }
+        return done;
+    }
+
+private:
+    void inlineCalls(torch::jit::Block& block)
+    {
+        for (auto it = block.nodes().begin(); it != block.nodes().end();) {
+            torch::jit::Node* node = *it++; // the inlined nodes go before `node`, which is then destroyed
+            for (torch::jit::Block* inner : node->blocks())
+                inlineCalls(*inner);
+            if (node->kind() != c10::prim::CallMethod)
+                continue;
+            const auto type = node->input(0)->type()->cast<c10::ClassType>();
+            torch::jit::Function* method = type ? type->findMethod(node->s(c10::attr::name)) : nullptr;
+            if (auto* function = method ? torch::jit::tryToGraphFunction(*method) : nullptr)
+                torch::jit::inlineCallTo(node, function, inlined(*function).get());
+        }
+    }
+
+    std::unordered_map<const torch::jit::GraphFunction*, std::shared_ptr<torch::jit::Graph>> m_inlined;
+};
+
+} // namespace
+
+bool addInlinedForwards(const torch::jit::Module& root)
+{
+    const c10::ClassTypePtr type = root.type();
+    torch::jit::Function* forward = type->findMethod("forward");
+    torch::jit::Function* plain = type->findMethod(kPlainForward);
+    if (!forward || !plain || !forward->isGraphFunction() || !plain->isGraphFunction())
+        return false;
+    if (type->findMethod(kInlinedForward))
+        return true; // a class shared with another session
+    MethodInliner inliner;
+    addPlainCopy(type, *forward, kInlinedForward, inliner.inlined(torch::jit::toGraphFunction(*forward)));
+    addPlainCopy(type, *plain, kInlinedPlainForward, inliner.inlined(torch::jit::toGraphFunction(*plain)));
+    return true;
 }
 
 namespace {

@@ -238,6 +238,20 @@ torch::jit::TaskLauncher launcherWithExecutor(bool optimize)
     };
 }
 
+// The direct executor's inlined forwards, made once per session by its first direct forward (LibTorch's
+// compilation unit is not safe to change while another thread compiles from it: once, under call_once).
+bool inlinedForwards(ModelSession::Impl& impl)
+{
+    std::call_once(impl.inlinedOnce, [&impl] {
+        try {
+            impl.inlined = addInlinedForwards(impl.module);
+        } catch (const std::exception&) {
+            impl.inlined = false; // the forwards run as they are, a frame per module call
+        }
+    });
+    return impl.inlined;
+}
+
 } // namespace
 
 c10::IValue runForward(ModelSession::Impl& impl)
@@ -251,7 +265,9 @@ c10::IValue runForward(ModelSession::Impl& impl)
     const runtime::HookDemand demand = runtime::hookDemand(root);
     const bool plain = demand != runtime::HookDemand::EveryModule && impl.module.find_method(kPlainForward);
     const bool rootByHand = plain && demand == runtime::HookDemand::RootOnly;
-    torch::jit::Method method = impl.module.get_method(plain ? kPlainForward : "forward");
+    const bool inlined = impl.options.executor == GraphExecutor::Direct && inlinedForwards(impl);
+    torch::jit::Method method = impl.module.get_method(plain ? (inlined ? kInlinedPlainForward : kPlainForward)
+                                                             : (inlined ? kInlinedForward : "forward"));
     if (rootByHand)
         runtime::callModuleEnter(root);
     c10::IValue output;

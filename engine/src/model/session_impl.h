@@ -7,6 +7,7 @@
 
 #include <torch/script.h>
 
+#include <mutex>
 #include <unordered_map>
 
 namespace kforge {
@@ -26,6 +27,10 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     torch::jit::Module module;                // a TorchScript model
     std::shared_ptr<ExportedRunner> exported; // or a torch.export program (.pt2); then `module` is empty
     bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
+    // The direct executor's inlined forwards (addInlinedForwards), made by the first direct forward; `inlined` is
+    // false when they could not be made (the forwards then run as they are).
+    std::once_flag inlinedOnce;
+    bool inlined = false;
     std::vector<ModuleInfo> modules;
     std::unordered_map<std::string, size_t> indexByPath;
     // Module identity at run time is the TorchScript object `self` (R2).
