@@ -54,6 +54,48 @@ VerifyReport verifyOne(const std::string& model, PlanEntry e, VerifyOptions opti
 
 } // namespace
 
+// Every output a model returns is judged, not its tensors only: an int a plan changes fails (the tensor beside it
+// agrees), a model returning only an int passes an exact plan, and a complex tensor's imaginary part counts.
+TEST(Verify, NonTensorAndComplexOutputsAreJudged)
+{
+    registerTestProviders(); // TestTagGeluProvider: gelu(x) + 1000
+    TempDir dir;
+    const auto openModel = [&](const std::string& name, const std::string& rootBody) {
+        saveModule(twoLevelModel("torch.gelu(x)", rootBody), dir.path(name));
+        auto session = ModelSession::open(dir.path(name).string());
+        session->setInputSpecs({"float32[2,3]"});
+        return session;
+    };
+    const Plan tagged = planOf({entry("", "gelu", "TestTagGeluProvider")});
+    const Plan exact = planOf({entry("", "gelu", "AtenGeluProvider")});
+
+    auto counting = openModel("count.pt", "(x * 2.0, int((self.act.forward(x) > 500.0).sum()))");
+    VerifyReport r = verifyPlan(*counting, tagged);
+    EXPECT_FALSE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_TRUE(r.outputs[0].passed) << r.outputs[0].problem;
+    EXPECT_EQ(r.outputs[1].path, "1");
+    EXPECT_EQ(r.outputs[1].dtype, "int");
+    EXPECT_FALSE(r.outputs[1].passed);
+    EXPECT_EQ(r.outputs[1].problem, "6 where the baseline's is 0");
+    EXPECT_TRUE(verifyPlan(*counting, exact).passed);
+
+    auto onlyAnInt = openModel("int.pt", "int((self.act.forward(x) > 0.0).sum())");
+    r = verifyPlan(*onlyAnInt, exact);
+    EXPECT_TRUE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].dtype, "int");
+    EXPECT_FALSE(verifyPlan(*onlyAnInt, tagged).passed) << "every gelu output now exceeds 0";
+
+    auto complex = openModel("complex.pt", "torch.complex(x, self.act.forward(x))"); // gelu in the imaginary part
+    r = verifyPlan(*complex, tagged);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].dtype, "complex64");
+    EXPECT_FALSE(r.passed);
+    EXPECT_GT(r.outputs[0].maxAbsError, 900.0);
+    EXPECT_TRUE(verifyPlan(*complex, exact).passed);
+}
+
 TEST(Verify, AnExactProviderPassesWithIdenticalOutputs)
 {
     const VerifyReport r = verifyOne("builtin:tiny-gpt", seeded("", SeededFault::Exact, Function::Gelu));

@@ -6,15 +6,17 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace kforge {
 
 Tolerance verifyTolerance(const std::string& dtype)
 {
-    if (dtype == "float32")
+    if (dtype == "float32" || dtype == "complex64") // a complex tensor compares as its float parts
         return {1e-4, 1e-3};
-    if (dtype == "float64")
+    if (dtype == "float64" || dtype == "complex128")
         return {1e-8, 1e-6};
     if (dtype == "bfloat16")
         return {1e-2, 5e-2};
@@ -55,7 +57,65 @@ void addTopK(TensorAgreement& a, const at::Tensor& baseline, const at::Tensor& p
     }
 }
 
+// "int", "float", "bool", "str", "Tensor", ...: a non-tensor output's dtype as verify reports it.
+std::string valueTypeName(const c10::IValue& v)
+{
+    if (v.isInt())
+        return "int";
+    if (v.isDouble())
+        return "float";
+    if (v.isBool())
+        return "bool";
+    if (v.isString())
+        return "str";
+    return v.tagKind();
+}
+
+std::string valueText(const c10::IValue& v)
+{
+    if (v.isDouble())
+        return number(v.toDouble());
+    if (v.isString())
+        return "'" + v.toStringRef() + "'";
+    std::ostringstream text;
+    text << v;
+    return text.str();
+}
+
 } // namespace
+
+// A number, bool or string a model returns: ints, bools and strings must be equal, floats agree within float64's
+// tolerance (NaN with NaN), anything else is compared by value.
+TensorAgreement agreementOfValues(const std::string& path, const c10::IValue& baseline, const c10::IValue& plan)
+{
+    TensorAgreement a;
+    a.path = path;
+    a.dtype = valueTypeName(baseline);
+    if (valueTypeName(plan) != a.dtype) {
+        a.passed = false;
+        a.problem = "a " + valueTypeName(plan) + " where the baseline's is a " + a.dtype;
+        return a;
+    }
+    bool same = false;
+    if (baseline.isDouble()) {
+        const double x = baseline.toDouble(), y = plan.toDouble();
+        const Tolerance t = verifyTolerance("float64");
+        a.maxAbsError = std::isnan(x) || std::isnan(y) ? 0.0 : std::abs(y - x);
+        same = (std::isnan(x) && std::isnan(y)) || x == y || a.maxAbsError <= t.absolute + t.relative * std::abs(x);
+    } else if (baseline.isTensor()) {
+        same = false; // a tensor against a non-tensor was caught above
+    } else {
+        same = baseline == plan;
+        if (!same && baseline.isInt())
+            a.maxAbsError = std::abs(double(plan.toInt()) - double(baseline.toInt()));
+    }
+    if (!same) {
+        a.passed = false;
+        a.cosine = 0.0;
+        a.problem = valueText(plan) + " where the baseline's is " + valueText(baseline);
+    }
+    return a;
+}
 
 TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline, const at::Tensor& plan,
                             const VerifyThresholds& thresholds)
@@ -78,8 +138,13 @@ TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline,
     if (baseline.numel() == 0)
         return a;
 
-    const at::Tensor b = baseline.detach().to(at::kCPU, at::kDouble);
-    const at::Tensor p = plan.detach().to(at::kCPU, at::kDouble);
+    // A complex tensor compares as its real and imaginary parts (a cast to double would keep the real parts only).
+    const auto comparable = [](const at::Tensor& t) {
+        const at::Tensor on = t.detach().to(at::kCPU);
+        return (on.is_complex() ? at::view_as_real(on.resolve_conj()) : on).to(at::kDouble);
+    };
+    const at::Tensor b = comparable(baseline);
+    const at::Tensor p = comparable(plan);
     const at::Tensor bFinite = b.isfinite(), pFinite = p.isfinite();
     const at::Tensor both = bFinite.logical_and(pFinite);
     a.baselineNonFinite = countOf(bFinite.logical_not());
@@ -123,18 +188,24 @@ std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, con
                                                 const VerifyThresholds& thresholds)
 {
     const auto named = [](const c10::IValue& output) {
-        auto tensors = flattenOutput(output);
-        std::erase_if(tensors, [](const auto& named) { return !named.second.defined(); }); // None typed as Tensor
-        for (auto& [path, tensor] : tensors)
+        auto leaves = flattenOutputLeaves(output);
+        std::erase_if(leaves, [](const auto& named) { // None, or None typed as Tensor: nothing to compare
+            return named.second.isNone() || (named.second.isTensor() && !named.second.toTensor().defined());
+        });
+        for (auto& [path, leaf] : leaves)
             if (path.empty())
                 path = "0";
-        return tensors;
+        return leaves;
     };
     const auto b = named(baseline), p = named(plan);
     std::vector<TensorAgreement> out;
     for (size_t i = 0; i < b.size(); ++i) {
         if (i < p.size() && p[i].first == b[i].first) {
-            out.push_back(agreementOf(b[i].first, b[i].second, p[i].second, thresholds));
+            const c10::IValue& before = b[i].second;
+            const c10::IValue& after = p[i].second;
+            out.push_back(before.isTensor() && after.isTensor()
+                              ? agreementOf(b[i].first, before.toTensor(), after.toTensor(), thresholds)
+                              : agreementOfValues(b[i].first, before, after));
             continue;
         }
         TensorAgreement missing;

@@ -14,8 +14,11 @@ namespace kforge::measure {
 
 TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline, const at::Tensor& plan,
                             const VerifyThresholds& thresholds);
-// Every output tensor of a forward's result (as TensorDigest names them) against the baseline's; an output one side
-// lacks fails with that reason.
+// A number, bool or string a forward returns against the baseline's (ints, bools, strings exact; floats within
+// float64's tolerance).
+TensorAgreement agreementOfValues(const std::string& path, const c10::IValue& baseline, const c10::IValue& plan);
+// Every output of a forward's result, tensors and the numbers, bools and strings beside them (as TensorDigest names
+// them; None left out), against the baseline's; an output one side lacks fails with that reason.
 std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, const c10::IValue& plan,
                                                 const VerifyThresholds& thresholds);
 

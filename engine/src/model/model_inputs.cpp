@@ -78,6 +78,10 @@ std::string dtypeName(at::ScalarType type)
     for (const auto& [known, name] : kDtypeNames)
         if (type == known)
             return name;
+    if (type == at::kComplexFloat) // outputs only: inputs are not made of complex dtypes
+        return "complex64";
+    if (type == at::kComplexDouble)
+        return "complex128";
     return c10::toString(type);
 }
 

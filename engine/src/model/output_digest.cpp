@@ -13,20 +13,38 @@
 namespace kforge {
 namespace {
 
-template <typename Visit> void visitTensors(const c10::IValue& value, const std::string& path, Visit&& visit)
+// A dict entry's path part: its key when it is a string or an int ("0", "7" for Dict[int, Tensor]), else its type.
+std::string keyName(const c10::IValue& key)
 {
-    if (value.isTensor()) {
-        visit(path, value.toTensor());
-    } else if (value.isTuple() || value.isList()) {
+    if (key.isString())
+        return key.toStringRef();
+    if (key.isInt())
+        return std::to_string(key.toInt());
+    return key.tagKind();
+}
+
+template <typename Visit> void visitLeaves(const c10::IValue& value, const std::string& path, Visit&& visit)
+{
+    if (value.isTuple() || value.isList()) {
         const auto elements = value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
         for (size_t i = 0; i < elements.size(); ++i)
-            visitTensors(elements[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), visit);
+            visitLeaves(elements[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), visit);
     } else if (value.isGenericDict()) {
         for (const auto& item : value.toGenericDict()) {
-            const std::string key = item.key().isString() ? item.key().toStringRef() : item.key().tagKind();
-            visitTensors(item.value(), path.empty() ? key : path + "." + key, visit);
+            const std::string key = keyName(item.key());
+            visitLeaves(item.value(), path.empty() ? key : path + "." + key, visit);
         }
+    } else {
+        visit(path, value);
     }
+}
+
+template <typename Visit> void visitTensors(const c10::IValue& value, const std::string& path, Visit&& visit)
+{
+    visitLeaves(value, path, [&](const std::string& at, const c10::IValue& leaf) {
+        if (leaf.isTensor())
+            visit(at, leaf.toTensor());
+    });
 }
 
 // max |x| of float32 values without NaN: the largest and the smallest value, four lanes at a time (GCC vector
@@ -109,6 +127,13 @@ std::vector<std::pair<std::string, at::Tensor>> flattenOutput(const c10::IValue&
     std::vector<std::pair<std::string, at::Tensor>> tensors;
     visitTensors(output, "", [&](const std::string& path, const at::Tensor& t) { tensors.emplace_back(path, t); });
     return tensors;
+}
+
+std::vector<std::pair<std::string, c10::IValue>> flattenOutputLeaves(const c10::IValue& output)
+{
+    std::vector<std::pair<std::string, c10::IValue>> leaves;
+    visitLeaves(output, "", [&](const std::string& path, const c10::IValue& leaf) { leaves.emplace_back(path, leaf); });
+    return leaves;
 }
 
 } // namespace kforge

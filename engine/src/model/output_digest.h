@@ -14,5 +14,8 @@ namespace kforge {
 std::vector<TensorDigest> digestOutput(const c10::IValue& output);
 // The tensors of a forward's output in the same order, each with the path its digest has.
 std::vector<std::pair<std::string, at::Tensor>> flattenOutput(const c10::IValue& output);
+// Every leaf of a forward's output (anything that is not a tuple, list or dict: tensors, numbers, bools, strings,
+// None) in the same order, with the same paths: what verify judges.
+std::vector<std::pair<std::string, c10::IValue>> flattenOutputLeaves(const c10::IValue& output);
 
 } // namespace kforge
