@@ -202,6 +202,22 @@ TEST(Provenance, APluginWhoseShaDiffersIsMarkedForRefusal)
         << changes[0].reasons[0];
 }
 
+// A plugin recorded without a SHA-256 cannot be matched with the file here: its entries are re-validated (not
+// refused: the plan claims nothing about the file).
+TEST(Provenance, APluginRecordedWithoutAShaIsReValidated)
+{
+    Plan plan = measuredPlan();
+    plan.provenance->providers[0] = {"CpuGeluProvider", "plugin", "/opt/p/libgelu.so", "", "1.0"};
+    plan.provenance->providers[1] = changedPlugin("CpuLayerNormProvider");
+    const auto changes = provenanceChanges(plan, machineFingerprint("cpu"), changedPlugin);
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].entry, 0);
+    EXPECT_FALSE(changes[0].pluginChanged);
+    ASSERT_EQ(changes[0].reasons.size(), 1u);
+    EXPECT_EQ(changes[0].reasons[0],
+              "plugin /opt/p/libgelu.so was recorded without a SHA-256: it cannot be matched with the one measured");
+}
+
 TEST(PlanVerifyThresholds, APlansOwnThresholdsRoundTripAndAreReadStrictly)
 {
     Plan plan;

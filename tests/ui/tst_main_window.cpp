@@ -22,6 +22,11 @@
 #include <QSettings>
 #include <QTableWidget>
 #include <QLabel>
+#include <QToolButton>
+#include <QTabBar>
+#include <QMenuBar>
+#include <QGroupBox>
+#include <QAbstractButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryFile>
@@ -295,6 +300,57 @@ private Q_SLOTS:
         QVERIFY(owner.size() > 20);
         QCOMPARE(window->actions().optimize->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
         QCOMPARE(window->actions().openPlan->shortcut(), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_P));
+    }
+
+    // Alt+letter opens a menu of the menu bar; a widget's mnemonic with the same letter (a tab "&Flame Graph", a
+    // label "Com&pare by:") takes the key instead while its page is shown, and an action's Alt+letter shortcut
+    // shadows the menu. No widget of any page, no tab and no action may use a menu bar mnemonic.
+    void noMnemonicOrShortcutCollidesWithTheMenuBar()
+    {
+        const auto window = makeWindow();
+        const auto mnemonicOf = [](const QString& text) -> QChar {
+            for (qsizetype i = 0; i + 1 < text.size(); ++i) {
+                if (text[i] != QLatin1Char('&'))
+                    continue;
+                if (text[i + 1] == QLatin1Char('&')) {
+                    ++i; // "&&" is a literal ampersand
+                    continue;
+                }
+                return text[i + 1].toUpper();
+            }
+            return {};
+        };
+        QMap<QChar, QString> menus; // mnemonic -> menu title
+        for (const QAction* action : window->menuBar()->actions())
+            if (const QChar key = mnemonicOf(action->text()); !key.isNull())
+                menus.insert(key, action->text());
+        QVERIFY2(menus.size() >= 4, qPrintable(QStringList(menus.values()).join(QLatin1Char(' '))));
+
+        QStringList collisions;
+        const auto check = [&](const QString& what, const QString& text) {
+            const QChar key = mnemonicOf(text);
+            if (!key.isNull() && menus.contains(key))
+                collisions << QStringLiteral("%1 \"%2\" takes Alt+%3 from the menu \"%4\"")
+                                  .arg(what, text, QString(key), menus.value(key));
+        };
+        for (const QAbstractButton* button : window->findChildren<QAbstractButton*>())
+            if (!qobject_cast<const QToolButton*>(button) || !button->text().isEmpty())
+                check(QStringLiteral("button"), button->text());
+        for (const QLabel* label : window->findChildren<QLabel*>())
+            if (label->buddy())
+                check(QStringLiteral("label"), label->text());
+        for (const QGroupBox* box : window->findChildren<QGroupBox*>())
+            check(QStringLiteral("group"), box->title());
+        for (const QTabBar* tabs : window->findChildren<QTabBar*>())
+            for (int i = 0; i < tabs->count(); ++i)
+                check(QStringLiteral("tab"), tabs->tabText(i));
+        for (const QAction* action : window->findChildren<QAction*>())
+            for (const QKeySequence& key : action->shortcuts())
+                for (const auto& [letter, menu] : menus.asKeyValueRange())
+                    if (key == QKeySequence(Qt::ALT | Qt::Key(letter.unicode())))
+                        collisions << QStringLiteral("action \"%1\" has Alt+%2, the menu \"%3\"'s key")
+                                          .arg(action->text(), QString(letter), menu);
+        QVERIFY2(collisions.isEmpty(), qPrintable(collisions.join(QLatin1Char('\n'))));
     }
 
     void dropWithoutFileIsRefused()

@@ -17,7 +17,7 @@ namespace kforge::ui {
 
 FlameGraphPage::FlameGraphPage(QWidget* parent)
     : QWidget(parent), m_view(new FlameGraphView(this)), m_breadcrumb(new QLabel(this)), m_search(new QLineEdit(this)),
-      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("&Differential"), this)), m_legend(new QLabel(this))
+      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("Differe&ntial"), this)), m_legend(new QLabel(this))
 {
     m_legend->setObjectName(QStringLiteral("flameLegend"));
     m_legend->setWordWrap(true);

@@ -94,11 +94,11 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     m_tabs->setObjectName(QStringLiteral("profileTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(createKernelsTab(), tr("&Kernels"));
-    m_tabs->addTab(m_chart, tr("C&hart"));
+    m_tabs->addTab(m_chart, tr("Ch&art"));
     m_tabs->addTab(m_timeline, tr("&Timeline"));
     m_tabs->addTab(createComparisonTab(), tr("Co&mparison"));
     m_flame = new FlameGraphPage(this);
-    m_tabs->addTab(m_flame, tr("&Flame Graph"));
+    m_tabs->addTab(m_flame, tr("F&lame Graph"));
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -291,7 +291,7 @@ QWidget* ProfilePage::createComparisonTab()
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
-    auto* groupLabel = new QLabel(tr("Com&pare by:"), m_comparisonTab);
+    auto* groupLabel = new QLabel(tr("Compare &by:"), m_comparisonTab);
     groupLabel->setBuddy(m_comparisonGroupCombo);
     bar->addWidget(groupLabel);
     bar->addWidget(m_comparisonGroupCombo);

@@ -12,7 +12,7 @@
 namespace kforge::ui {
 
 ProvenanceBanner::ProvenanceBanner(QWidget* parent)
-    : QFrame(parent), m_label(new QLabel(this)), m_revalidate(new QPushButton(tr("&Re-validate"), this)),
+    : QFrame(parent), m_label(new QLabel(this)), m_revalidate(new QPushButton(tr("Re-va&lidate"), this)),
       m_accept(new QPushButton(tr("&Accept"), this))
 {
     setObjectName(QStringLiteral("provenanceBanner"));

@@ -181,7 +181,12 @@ std::vector<ProvenanceChange> provenanceChanges(const Plan& plan, const MachineF
                 change.reasons.push_back(e.providerType() + " came from a " + recorded->origin + ", here from a " +
                                          now.origin);
                 change.pluginChanged = now.origin == "plugin";
-            } else if (!recorded->sha256.empty() && recorded->sha256 != now.sha256) {
+            } else if (recorded->sha256.empty()) {
+                // Nothing to match the file here against: it is re-validated, never taken as the one measured.
+                change.reasons.push_back("plugin " + now.path +
+                                         " was recorded without a SHA-256: it cannot be "
+                                         "matched with the one measured");
+            } else if (recorded->sha256 != now.sha256) {
                 change.reasons.push_back("plugin " + now.path + " differs from the one measured (SHA-256 " +
                                          recorded->sha256.substr(0, 12) + "..., here " + now.sha256.substr(0, 12) +
                                          "...)");
