@@ -199,6 +199,10 @@ void MainWindow::connectParts()
     connect(m_planSpace->files(), &PlanFileController::error, this, &MainWindow::planError);
     connect(m_planSpace->files(), &PlanFileController::unsavedChangesPrompted, this,
             &MainWindow::unsavedChangesPrompted);
+    connect(m_profileSpace->files(), &ProfileFileController::unsavedResultsPrompted, this,
+            &MainWindow::unsavedResultsPrompted);
+    // Opening another model replaces the results on screen: ask first when nobody saved them.
+    m_opening->setMayReplace([this] { return m_profileSpace->files()->keepResults(); });
     connect(m_document, &PlanDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &PlanDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_notes, &PlanRunNotes::warningsChanged, this, [this](const QStringList& warnings) {
@@ -234,7 +238,7 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!m_planSpace->files()->keepEdits()) {
+    if (!m_planSpace->files()->keepEdits() || !m_profileSpace->files()->keepResults()) {
         event->ignore();
         return;
     }
@@ -441,5 +445,7 @@ void MainWindow::setPersistent(bool persistent)
 
 MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planSpace->files()->unsavedChanges(); }
 void MainWindow::setUnsavedChanges(UnsavedChanges choice) { m_planSpace->files()->setUnsavedChanges(choice); }
+MainWindow::UnsavedChanges MainWindow::unsavedResults() const { return m_profileSpace->files()->unsavedResults(); }
+void MainWindow::setUnsavedResults(UnsavedChanges choice) { m_profileSpace->files()->setUnsavedResults(choice); }
 
 } // namespace kforge::ui

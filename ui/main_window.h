@@ -142,6 +142,9 @@ public:
     void setPersistent(bool persistent);
     UnsavedChanges unsavedChanges() const;
     void setUnsavedChanges(UnsavedChanges choice);
+    // Profile results nobody saved, asked about before another model opens or the window closes (Ask: a dialog).
+    UnsavedChanges unsavedResults() const;
+    void setUnsavedResults(UnsavedChanges choice);
 
 Q_SIGNALS:
     void modelLoaded(const QString& source);
@@ -156,6 +159,7 @@ Q_SIGNALS:
     // A forward, capture or profile with a plan is starting: its entries that can never fire (often none).
     void planWarningsChanged(const QStringList& warnings);
     void unsavedChangesPrompted();
+    void unsavedResultsPrompted();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -34,6 +34,7 @@ inline std::unique_ptr<MainWindow> makeTestWindow()
     window->setModalErrors(false);
     window->setPersistent(false);
     window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    window->setUnsavedResults(MainWindow::UnsavedChanges::Discard);
     window->show();
     return window;
 }

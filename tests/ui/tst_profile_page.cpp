@@ -48,6 +48,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+
+#include <kforge/model_session.h>
 #include <QTest>
 #include <QUrl>
 
@@ -685,6 +687,43 @@ private Q_SLOTS:
         QVERIFY(waitForProfile(finished).first);
         QVERIFY(model->hasModuleTimes());
         QVERIFY(!modules->timeNotice()->isVisibleTo(modules));
+    }
+
+    // Results nobody saved are never dropped without asking: opening another model or closing the window asks
+    // first (Cancel keeps both the model and the results), a saved profile is not asked about again.
+    void unsavedResultsAreAskedAboutBeforeTheyGo()
+    {
+        const auto window = openTinyGpt();
+        QSignalSpy prompted(window.get(), &MainWindow::unsavedResultsPrompted);
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        const auto results = window->profileController()->baseline();
+        QVERIFY(results);
+
+        window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel);
+        window->openSource(QStringLiteral("builtin:convnet"));
+        QCOMPARE(prompted.count(), 1);
+        QVERIFY(!window->isLoading());
+        QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("tiny-gpt"));
+        QCOMPARE(window->profileController()->baseline(), results);
+        QVERIFY(!window->close()); // Ctrl+Q / the close button ask the same
+        QCOMPARE(prompted.count(), 2);
+
+        QTemporaryDir dir;
+        QVERIFY(window->saveProfile(dir.filePath(QStringLiteral("kept.kfprof"))));
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        window->openSource(QStringLiteral("builtin:convnet")); // saved: nothing to ask
+        QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, kTimeoutMs));
+        QCOMPARE(prompted.count(), 2);
+        QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("convnet"));
+
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        window->setUnsavedResults(MainWindow::UnsavedChanges::Discard);
+        window->openSource(QStringLiteral("builtin:tiny-gpt"));
+        QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 1; }, kTimeoutMs));
+        QCOMPARE(prompted.count(), 3);
     }
 
     void exports()

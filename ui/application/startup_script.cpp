@@ -24,6 +24,7 @@ StartupScript::StartupScript(MainWindow& window, StartupSteps steps, QObject* pa
     m_window.setModalErrors(false);
     m_window.setPersistent(false);
     m_window.setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
+    m_window.setUnsavedResults(MainWindow::UnsavedChanges::Discard);
     m_window.setAttribute(Qt::WA_DontShowOnScreen); // a real display must not flash a window
     m_window.resize(kShotWidth, kShotHeight);
     m_window.show();

@@ -117,6 +117,8 @@ bool ProfileFileController::open(const QString& path)
         return false;
     }
     m_runs->setRuns(baseline, plan);
+    m_savedBaseline = baseline.get();
+    m_savedPlan = plan.get();
     m_display->setOrigin(name);
     Q_EMIT opened();
     const auto& any = baseline ? baseline : plan;
@@ -139,8 +141,45 @@ bool ProfileFileController::save(const QString& path)
     }
     if (!writeOffTheUiThread(path, tr("Cannot Save Profile"), exportWriter("kfprof", baseline, plan)))
         return false;
+    m_savedBaseline = baseline.get();
+    m_savedPlan = plan.get();
     Q_EMIT statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
     return true;
+}
+
+bool ProfileFileController::hasUnsavedResults() const
+{
+    const auto baseline = m_runs->baseline();
+    const auto plan = m_runs->plan();
+    return (baseline || plan) && (baseline.get() != m_savedBaseline || plan.get() != m_savedPlan);
+}
+
+bool ProfileFileController::keepResults()
+{
+    if (!hasUnsavedResults())
+        return true;
+    Q_EMIT unsavedResultsPrompted();
+    UnsavedChanges choice = m_unsavedResults;
+    if (choice == UnsavedChanges::Ask) {
+        const auto answer = QMessageBox::warning(
+            m_dialogParent, tr("Unsaved Profile"),
+            tr("The profile results on screen (%1) are not saved and will be lost.")
+                .arg(m_runs->baseline() && m_runs->plan() ? tr("baseline and plan") : tr("one run")),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        choice = answer == QMessageBox::Save      ? UnsavedChanges::Save
+                 : answer == QMessageBox::Discard ? UnsavedChanges::Discard
+                                                  : UnsavedChanges::Cancel;
+    }
+    switch (choice) {
+    case UnsavedChanges::Save: {
+        const QString path = chooseFileToSave(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter);
+        return !path.isEmpty() && save(path);
+    }
+    case UnsavedChanges::Discard:
+        return true;
+    default:
+        return false;
+    }
 }
 
 bool ProfileFileController::exportChromeTrace(const QString& path)

@@ -3,6 +3,7 @@
 // Profile files for the main window, on the profile side beside ProfileController and the page showing the runs:
 // opening saved .kfprof runs (no model needed), saving them, exporting traces, CSV and pictures, and their file
 // dialogs. Reading and writing run off the UI thread with a progress dialog and Cancel (FileTask).
+#include "controllers/plan_file_controller.h"
 #include "controllers/profile_display.h"
 
 #include <QObject>
@@ -34,12 +35,23 @@ public:
     bool exportChartPng(const QString& path);
     bool exportTimelinePng(const QString& path);
 
+    // Results a study made and nobody saved: the runs shown are not the ones last saved or opened.
+    bool hasUnsavedResults() const;
+    // Before something replaces the results (another model, closing the window): true when there is nothing
+    // unsaved, or the user saves or discards it; false when they cancel. unsavedResults() answers instead of a
+    // dialog where it is not Ask (tests).
+    bool keepResults();
+    using UnsavedChanges = PlanFileController::UnsavedChanges;
+    UnsavedChanges unsavedResults() const { return m_unsavedResults; }
+    void setUnsavedResults(UnsavedChanges choice) { m_unsavedResults = choice; }
+
     // The File menu's dialogs: open, and a file name to save under (suggested from the model's name), "" if none.
     void chooseToOpen();
     QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
 
 Q_SIGNALS:
-    void opened(); // runs from a file are shown
+    void opened();                 // runs from a file are shown
+    void unsavedResultsPrompted(); // keepResults() found unsaved results and asked (or took unsavedResults())
     void statusMessage(const QString& message);
     void error(const QString& message); // one line
 
@@ -57,6 +69,10 @@ private:
     QWidget* m_dialogParent;
     bool m_modalErrors = true;
     bool m_persistent = true;
+    UnsavedChanges m_unsavedResults = UnsavedChanges::Ask;
+    // The runs last saved or opened: results are unsaved while the controller shows others.
+    const void* m_savedBaseline = nullptr;
+    const void* m_savedPlan = nullptr;
 };
 
 } // namespace kforge::ui

@@ -88,6 +88,8 @@ void ModelOpening::addStatusWidgets(QStatusBar* bar)
 
 void ModelOpening::openSource(const QString& source, const QString& program)
 {
+    if (m_mayReplace && !m_mayReplace())
+        return;
     const QString normalized = normalizedSource(source);
     const std::optional<QString> chosen = program.isEmpty() ? programToOpen(normalized, m_chooseProgram) : program;
     if (chosen)

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -35,6 +36,8 @@ public:
     void chooseFile(); // File › Open (Ctrl+O), from the folder last opened from
     bool isLoading() const;
     void setProgramChooser(ProgramChooser chooser) { m_chooseProgram = std::move(chooser); }
+    // Asked before any model is opened (the results on screen would go): false cancels the open.
+    void setMayReplace(std::function<bool()> mayReplace) { m_mayReplace = std::move(mayReplace); }
     // A session opened from `source` is in use: it heads the recent files (when the window remembers them).
     void remember(const QString& source);
 
@@ -55,6 +58,7 @@ private:
     RecentFiles* m_recent;
     ModelLoader* m_loader;
     ProgramChooser m_chooseProgram; // a dialog unless a test sets one
+    std::function<bool()> m_mayReplace;
     QLabel* m_busyLabel = nullptr;
     QProgressBar* m_busyBar = nullptr;
 };
