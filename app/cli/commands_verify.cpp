@@ -51,6 +51,7 @@ nlohmann::ordered_json toJson(const TensorAgreement& a)
                                {"dtype", a.dtype},
                                {"shape", a.shape},
                                {"passed", a.passed},
+                               {"judged", a.judged},
                                {"max_abs_error", a.maxAbsError},
                                {"max_rel_error", a.maxRelError},
                                {"cosine", a.cosine},
@@ -99,6 +100,8 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
     }
     if (!r.localisationNote.empty())
         out["localisation_note"] = r.localisationNote;
+    if (!r.nondeterminism.empty())
+        out["nondeterminism"] = r.nondeterminism;
     out["locating_passes"] = r.passes;
     out["modules"] = nlohmann::ordered_json::array();
     for (const ModuleAgreement& m : r.modules)
@@ -123,14 +126,19 @@ void printText(std::ostream& out, const ModelSession& session, const Plan& plan,
         rows.push_back({a.path, a.dtype + shapeText(a.shape), number(a.maxAbsError), number(a.maxRelError),
                         number(a.cosine), std::to_string(a.newNonFinite),
                         a.top1Agreement ? number(*a.top1Agreement) : "-",
-                        a.top5Agreement ? number(*a.top5Agreement) : "-", a.passed ? "pass" : "FAIL"});
+                        a.top5Agreement ? number(*a.top5Agreement) : "-",
+                        !a.judged  ? "not judged"
+                        : a.passed ? "pass"
+                                   : "FAIL"});
     const std::vector<Column> columns{{"OUTPUT", false},     {"TENSOR", false}, {"MAX ABS ERR", true},
                                       {"MAX REL ERR", true}, {"COSINE", true},  {"NEW NAN/INF", true},
                                       {"TOP-1", true},       {"TOP-5", true},   {"", false}};
     out << formatTable(columns, rows);
     for (const auto& a : r.outputs)
-        if (!a.passed)
+        if (!a.passed || !a.judged)
             out << "output " << a.path << ": " << a.problem << '\n';
+    if (!r.nondeterminism.empty())
+        out << "\nnote: " << r.nondeterminism << '\n';
     out << "\nverdict: "
         << (r.passed ? "the plan keeps the model's outputs" : "FAIL: the plan changes the model's outputs") << '\n';
     if (r.divergence) {

@@ -52,6 +52,15 @@ VerifyReport verifyOne(const std::string& model, PlanEntry e, VerifyOptions opti
     return verifyPlan(*session, planOf({std::move(e)}), options);
 }
 
+// A saved model whose child `act` is a gelu and whose root returns `rootBody`, with float32[2,3] inputs.
+std::unique_ptr<ModelSession> rootOverGelu(const TempDir& dir, const std::string& name, const std::string& rootBody)
+{
+    saveModule(twoLevelModel("torch.gelu(x)", rootBody), dir.path(name));
+    auto session = ModelSession::open(dir.path(name).string());
+    session->setInputSpecs({"float32[2,3]"});
+    return session;
+}
+
 } // namespace
 
 // Every output a model returns is judged, not its tensors only: an int a plan changes fails (the tensor beside it
@@ -60,16 +69,10 @@ TEST(Verify, NonTensorAndComplexOutputsAreJudged)
 {
     registerTestProviders(); // TestTagGeluProvider: gelu(x) + 1000
     TempDir dir;
-    const auto openModel = [&](const std::string& name, const std::string& rootBody) {
-        saveModule(twoLevelModel("torch.gelu(x)", rootBody), dir.path(name));
-        auto session = ModelSession::open(dir.path(name).string());
-        session->setInputSpecs({"float32[2,3]"});
-        return session;
-    };
     const Plan tagged = planOf({entry("", "gelu", "TestTagGeluProvider")});
     const Plan exact = planOf({entry("", "gelu", "AtenGeluProvider")});
 
-    auto counting = openModel("count.pt", "(x * 2.0, int((self.act.forward(x) > 500.0).sum()))");
+    auto counting = rootOverGelu(dir, "count.pt", "(x * 2.0, int((self.act.forward(x) > 500.0).sum()))");
     VerifyReport r = verifyPlan(*counting, tagged);
     EXPECT_FALSE(r.passed);
     ASSERT_EQ(r.outputs.size(), 2u);
@@ -80,20 +83,54 @@ TEST(Verify, NonTensorAndComplexOutputsAreJudged)
     EXPECT_EQ(r.outputs[1].problem, "6 where the baseline's is 0");
     EXPECT_TRUE(verifyPlan(*counting, exact).passed);
 
-    auto onlyAnInt = openModel("int.pt", "int((self.act.forward(x) > 0.0).sum())");
+    auto onlyAnInt = rootOverGelu(dir, "int.pt", "int((self.act.forward(x) > 0.0).sum())");
     r = verifyPlan(*onlyAnInt, exact);
     EXPECT_TRUE(r.passed);
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_EQ(r.outputs[0].dtype, "int");
     EXPECT_FALSE(verifyPlan(*onlyAnInt, tagged).passed) << "every gelu output now exceeds 0";
 
-    auto complex = openModel("complex.pt", "torch.complex(x, self.act.forward(x))"); // gelu in the imaginary part
+    auto complex =
+        rootOverGelu(dir, "complex.pt", "torch.complex(x, self.act.forward(x))"); // gelu in the imaginary part
     r = verifyPlan(*complex, tagged);
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_EQ(r.outputs[0].dtype, "complex64");
     EXPECT_FALSE(r.passed);
     EXPECT_GT(r.outputs[0].maxAbsError, 900.0);
     EXPECT_TRUE(verifyPlan(*complex, exact).passed);
+}
+
+// A model that draws random numbers disagrees with itself: an exact plan is not failed for it, the random output is
+// not judged, a deterministic output beside it still is, and no module is blamed.
+TEST(Verify, TheModelsOwnNondeterminismIsNeverBlamedOnThePlan)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto noisy = rootOverGelu(dir, "noisy.pt", "self.act.forward(x) + torch.rand_like(x)");
+    VerifyReport r = verifyPlan(*noisy, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    EXPECT_TRUE(r.passed) << (r.outputs.empty() ? "" : r.outputs[0].problem);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_FALSE(r.outputs[0].judged);
+    EXPECT_NE(r.outputs[0].problem.find("not judged: it differs between two forwards without the plan"),
+              std::string::npos)
+        << r.outputs[0].problem;
+    EXPECT_NE(r.nondeterminism.find("draws random numbers"), std::string::npos) << r.nondeterminism;
+    EXPECT_FALSE(r.divergence);
+
+    auto half = rootOverGelu(dir, "half.pt", "(self.act.forward(x), torch.rand_like(x))");
+    r = verifyPlan(*half, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    EXPECT_FALSE(r.passed); // the deterministic output is still judged, and the tag provider changes it
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_TRUE(r.outputs[0].judged);
+    EXPECT_FALSE(r.outputs[0].passed);
+    EXPECT_FALSE(r.outputs[1].judged);
+    EXPECT_FALSE(r.divergence) << "a module of a nondeterministic model is not blamed";
+
+    auto steady = rootOverGelu(dir, "steady.pt", "self.act.forward(x)");
+    r = verifyPlan(*steady, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    EXPECT_TRUE(r.passed);
+    EXPECT_TRUE(r.nondeterminism.empty());
+    EXPECT_TRUE(r.outputs[0].judged);
 }
 
 TEST(Verify, AnExactProviderPassesWithIdenticalOutputs)

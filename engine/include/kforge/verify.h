@@ -37,6 +37,9 @@ struct TensorAgreement {
     std::optional<double> top1Agreement, top5Agreement;
     bool passed = true;
     std::string problem; // why it failed, first reason ("cosine 0.9871 < 0.999"); empty when passed
+    // False when the model's own output differs between two forwards without the plan (it draws random numbers,
+    // changes a buffer or its input): the plan is not judged on it (`passed` stays true, `problem` says why).
+    bool judged = true;
 };
 
 // One function call inside a module call, with who served it.
@@ -82,6 +85,9 @@ struct VerifyReport {
     // program whose diverging values are not module outputs); empty otherwise.
     std::string localisationNote;
     int passes = 0; // forwards made to locate the divergence, in pairs (baseline, plan)
+    // What differed between two forwards without the plan ("" when they agreed): the model is not deterministic, and
+    // the outputs that differ are not judged (TensorAgreement::judged), nor is the divergence located.
+    std::string nondeterminism;
 };
 
 struct VerifyOptions {

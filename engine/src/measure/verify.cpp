@@ -113,6 +113,28 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
     }
 }
 
+// Outputs on which the baseline disagrees with itself are not judged: they pass, say why, and the report says what
+// differed.
+void excludeUnstableOutputs(const std::vector<TensorAgreement>& selfAgreement, VerifyReport& report)
+{
+    std::string unstable;
+    for (const TensorAgreement& self : selfAgreement) {
+        if (self.passed)
+            continue;
+        unstable += (unstable.empty() ? "" : "; ") + std::string("output ") + self.path + ": " + self.problem;
+        for (TensorAgreement& output : report.outputs)
+            if (output.path == self.path) {
+                output.judged = false;
+                output.passed = true;
+                output.problem = "not judged: it differs between two forwards without the plan (" + self.problem + ")";
+            }
+    }
+    if (!unstable.empty())
+        report.nondeterminism = "the model's outputs differ between two forwards without the plan (" + unstable +
+                                "): it draws random numbers, or changes a buffer or its input; those outputs are not "
+                                "judged";
+}
+
 } // namespace
 
 VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOptions& options)
@@ -120,20 +142,30 @@ VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOpt
     if (!plan.hasEnabledEntry())
         throw Error(kWhere, "the plan has no enabled entry: there is nothing to verify");
     KernelProviderRuntime runtime(session, plan); // refuses a plan it cannot run, naming each problem
-    ForwardCounter forwards(options.progress, 2);
+    ForwardCounter forwards(options.progress, 3);
     VerifyReport report;
+    // The baseline twice: a model that disagrees with itself (random numbers, a buffer or an input it changes) must
+    // not have its own spread blamed on the plan.
     const c10::IValue baseline = forwards.forward(session);
+    const c10::IValue again = forwards.forward(session);
     c10::IValue withPlan;
     {
         auto applied = runtime.applied();
         withPlan = forwards.forward(session);
     }
     report.outputs = measure::agreementOfOutputs(baseline, withPlan, options.thresholds);
+    excludeUnstableOutputs(measure::agreementOfOutputs(baseline, again, options.thresholds), report);
     report.passed = !report.outputs.empty();
     for (const auto& o : report.outputs)
         report.passed = report.passed && o.passed;
     if (report.outputs.empty())
-        report.localisationNote = "the forward returns no tensor to compare";
+        report.localisationNote = "the forward returns no output to compare";
+    if (!report.nondeterminism.empty()) {
+        if (!report.passed)
+            report.localisationNote = "not located: the model is not deterministic, so module outputs that differ "
+                                      "may differ without the plan too";
+        return report;
+    }
     if (!report.outputs.empty() && ((!report.passed && options.locate) || options.compareModules))
         locate(session, runtime, options, forwards, report);
     return report;
