@@ -4,7 +4,6 @@
 #include "output.h"
 
 #include <kforge/error.h>
-#include <kforge/file_hash.h>
 #include <kforge/module_path.h>
 #include <kforge/plan.h>
 
@@ -54,9 +53,7 @@ void runNew(const PlanCommandOptions& o, Report& report)
         plan.entries.push_back(parseProvideSpec(spec));
     if (!o.model.source.empty()) {
         auto session = openModel(o.model, report);
-        plan.modelName = session->displayName();
-        if (!session->isBuiltin())
-            plan.modelSha256 = fileSha256(o.model.source);
+        stampModel(plan, *session);
         // The plan is written anyway (it may be meant for another device or a later model); problems are warned.
         for (const auto& p : validatePlan(plan, *session))
             report.warn(problemLine(o.out, p));

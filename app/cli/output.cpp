@@ -130,6 +130,8 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
 
 void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device)
 {
+    if (const std::string other = otherModelOf(plan, session); !other.empty())
+        report.warn(other);
     report.setPlanWarnings(planWarnings(plan, session, device));
 }
 

@@ -725,6 +725,23 @@ TEST(CliProfile, ProfileWithAPlanFileServesTheProvider)
     EXPECT_TRUE(contains(human.out, "plan: 1 entry: blocks.1 gelu -> AtenGeluProvider")) << human;
 }
 
+// A plan records the model it was made for; landing on another model is warned about (a root-scoped plan validates
+// against any model, so nothing else would say so), on its own model it is not.
+TEST(Cli, APlanMadeForAnotherModelIsWarnedAbout)
+{
+    ProfileDir dir;
+    const std::string plan = dir.path("tiny.kfplan.json");
+    ASSERT_EQ(
+        runKforge({"plan", "new", plan, "--model", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider"}).exitCode,
+        0);
+    const Result other = runKforge({"run", "builtin:convnet", "--plan", plan});
+    ASSERT_EQ(other.exitCode, 0) << other;
+    EXPECT_TRUE(contains(other.err, "the plan was made for model 'tiny-gpt', this is 'convnet'")) << other;
+    const Result same = runKforge({"run", "builtin:tiny-gpt", "--plan", plan});
+    ASSERT_EQ(same.exitCode, 0) << same;
+    EXPECT_FALSE(contains(same.err, "was made for model")) << same;
+}
+
 TEST(CliProfile, CompareReportsSpeedupAndZeroErrorForTheReferenceProvider)
 {
     const Result r = runKforge(

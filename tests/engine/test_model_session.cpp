@@ -15,6 +15,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -334,6 +335,31 @@ TEST(ModelSession, TracedModulesCalledSeveralTimesAreInTheirScopeEveryTime)
         if (r.function == "gelu")
             ++geluByModule[r.modulePath];
     EXPECT_EQ(geluByModule, (Calls{{"block.act", 2}, {"act", 3}}));
+}
+
+// A plan's model is matched by its file's digest where it has one (a renamed copy is the same model, another file
+// is not, whatever its name), else by name.
+TEST(ModelSession, APlanKnowsTheModelItWasMadeFor)
+{
+    test::TempDir dir;
+    test::saveModule(test::twoLevelModel("torch.gelu(x)"), dir.path("a.pt"));
+    test::saveModule(test::twoLevelModel("torch.relu(x)"), dir.path("b.pt"));
+    std::filesystem::copy_file(dir.path("a.pt"), dir.path("renamed.pt"));
+    Plan plan = test::planOf({test::entry("", "gelu", "AtenGeluProvider")});
+    stampModel(plan, *ModelSession::open(dir.path("a.pt").string()));
+    EXPECT_EQ(plan.modelName, "a.pt");
+    EXPECT_EQ(plan.modelSha256.size(), 64u);
+    EXPECT_EQ(otherModelOf(plan, *ModelSession::open(dir.path("renamed.pt").string())), "");
+    const std::string other = otherModelOf(plan, *ModelSession::open(dir.path("b.pt").string()));
+    EXPECT_EQ(other.rfind("the plan was made for model 'a.pt' (SHA-256 ", 0), 0u) << other;
+    EXPECT_NE(other.find("this is 'b.pt'"), std::string::npos) << other;
+
+    stampModel(plan, *ModelSession::open("builtin:tiny-gpt"));
+    EXPECT_TRUE(plan.modelSha256.empty());
+    EXPECT_EQ(otherModelOf(plan, *ModelSession::open("builtin:tiny-gpt")), "");
+    EXPECT_EQ(otherModelOf(plan, *ModelSession::open("builtin:convnet")),
+              "the plan was made for model 'tiny-gpt', this is 'convnet': its entries may not mean the same here");
+    EXPECT_EQ(otherModelOf(Plan{}, *ModelSession::open("builtin:convnet")), ""); // a plan that names no model
 }
 
 // A tied weight (head.weight is embed.weight) counts in each module that holds it and once in the model's total, as

@@ -22,6 +22,8 @@ void PlanRunNotes::noteWarnings(const QString& device)
 {
     QStringList lines;
     if (const auto& session = m_owner->session()) {
+        if (const std::string other = kforge::otherModelOf(m_document->plan(), *session); !other.empty())
+            lines << QString::fromStdString(other);
         try {
             for (const kforge::PlanWarning& w :
                  kforge::planWarnings(m_document->plan(), *session, device.toStdString()))

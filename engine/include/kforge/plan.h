@@ -130,4 +130,12 @@ struct PlanWarning {
 // validatePlan (the session's device, or the one a profile or capture will move it to).
 std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& session, const std::string& device = "cpu");
 
+// When the plan records the model it was made for ("model": its name and the file's SHA-256) and `session` holds
+// another: "the plan was made for model 'tiny-gpt', this is 'vit.pt'" (a root-scoped plan validates against any
+// model, so nothing else would say it). The digest decides where the plan has one and the session is a file (a
+// renamed copy is the same model); else the name. "" when it is the same model or the plan names none.
+std::string otherModelOf(const Plan& plan, const ModelSession& session);
+// Records `session` as the plan's model: its name, and its file's SHA-256 when it is a file (plan new, optimize).
+void stampModel(Plan& plan, const ModelSession& session);
+
 } // namespace kforge

@@ -552,6 +552,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         verifyMadePlan(session, result, options);
     }
     stampProvenance(result.plan, options.device, options.writtenBy);
+    stampModel(result.plan, session);
     return result;
 }
 

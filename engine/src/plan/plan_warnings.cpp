@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Warnings for plan entries that can never fire, printed by every path that runs a plan (kforge run, profile,
 // compare, optimize, capture and the GUI). They are validatePlan's problems of the kinds the runtime accepts.
+#include <kforge/error.h>
+#include <kforge/file_hash.h>
+#include <kforge/model_session.h>
 #include <kforge/plan.h>
 
 #include <array>
@@ -47,6 +50,34 @@ std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& sess
                             std::move(p.fix)});
     }
     return warnings;
+}
+
+void stampModel(Plan& plan, const ModelSession& session)
+{
+    plan.modelName = session.displayName();
+    plan.modelSha256 = session.isBuiltin() ? "" : fileSha256(session.source());
+}
+
+std::string otherModelOf(const Plan& plan, const ModelSession& session)
+{
+    const std::string here = session.displayName();
+    const std::string made =
+        "the plan was made for model '" + (plan.modelName.empty() ? std::string("?") : plan.modelName);
+    if (!plan.modelSha256.empty() && !session.isBuiltin()) {
+        std::string digest;
+        try {
+            digest = fileSha256(session.source());
+        } catch (const Error&) {
+            return ""; // a file that cannot be read again: the name alone would not decide it either
+        }
+        if (digest == plan.modelSha256)
+            return "";
+        return made + "' (SHA-256 " + plan.modelSha256.substr(0, 12) + "...), this is '" + here + "' (" +
+               digest.substr(0, 12) + "...): its entries may not mean the same here";
+    }
+    if (plan.modelName.empty() || plan.modelName == here)
+        return "";
+    return made + "', this is '" + here + "': its entries may not mean the same here";
 }
 
 } // namespace kforge
