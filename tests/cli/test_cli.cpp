@@ -492,6 +492,17 @@ TEST(CliPlan, NewShowAndValidate)
     EXPECT_EQ(parseJson(validJson).at("valid"), true) << validJson;
 }
 
+// A plan file without "version" is version 1, the format's default, and plan show says so.
+TEST(CliPlan, ShowSaysVersionOneForAFileWithoutAVersion)
+{
+    PlanDir dir;
+    const std::string plan = dir.write("old.kfplan.json", R"({"format": "kforge-plan", "entries": [
+        {"scope": "", "function": "gelu", "provider": {"type": "AtenGeluProvider"}}]})");
+    const Result shown = runKforge({"plan", "show", plan});
+    ASSERT_EQ(shown.exitCode, 0) << shown;
+    EXPECT_TRUE(contains(shown.out, "kforge dialect version 1,")) << shown;
+}
+
 TEST(CliPlan, ValidateListsEveryProblemOnePerLineWithWhereAndFix)
 {
     PlanDir dir;

@@ -140,6 +140,7 @@ Plan parseKforge(const nlohmann::json& root, const std::string& where)
 {
     Plan plan;
     std::vector<std::string> problems;
+    plan.version = 1; // the format's default: a file without "version" is version 1
     if (root.contains("version")) {
         const auto& v = root["version"];
         if (!v.is_number_integer() && !v.is_number_unsigned()) {
