@@ -168,6 +168,18 @@ TEST(PlanIo, MissingFunctionIsTakenFromTheProviderType)
     EXPECT_EQ(plan.entries[1].scope, "");
 }
 
+// A NUL byte is not the end of a plan: what follows it would otherwise be ignored without a word.
+TEST(PlanIo, ANulByteIsAnErrorNotTheEndOfTheFile)
+{
+    std::string text = "{\"format\": \"kforge-plan\", \"entries\": []}\n";
+    text += '\0';
+    text += "{\"scope\": \"x\"}";
+    const std::string message = errorOf([&] { parsePlan(text, "nul.kfplan.json"); });
+    EXPECT_TRUE(contains(message, "nul.kfplan.json")) << message;
+    EXPECT_TRUE(contains(message, "malformed JSON at line 2, column 1: a NUL byte")) << message;
+    EXPECT_TRUE(contains(message, "14 more byte(s) after it")) << message;
+}
+
 TEST(PlanIo, MalformedJsonNamesLineAndColumn)
 {
     const std::string text = "{\n  \"format\": \"kforge-plan\",\n  \"version\": 1,,\n  \"entries\": []\n}\n";

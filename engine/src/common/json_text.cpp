@@ -138,6 +138,14 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& where)
 
 nlohmann::json parseJsonText(const std::string& text, const std::string& where, const JsonContainerSink& sink)
 {
+    // nlohmann's lexer takes a NUL byte for the end of the input and would ignore whatever follows it.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+        const size_t lineStart = text.rfind('\n', nul) == std::string::npos ? 0 : text.rfind('\n', nul) + 1;
+        const size_t line = size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n')) + 1;
+        throw Error(where, "malformed JSON at line " + std::to_string(line) + ", column " +
+                               std::to_string(nul - lineStart + 1) + ": a NUL byte (JSON is text; the file holds " +
+                               std::to_string(text.size() - nul - 1) + " more byte(s) after it)");
+    }
     try {
         nlohmann::json root;
         DepthLimitedDomBuilder builder(root, where, sink);
