@@ -337,6 +337,22 @@ TEST(ModelSession, TracedModulesCalledSeveralTimesAreInTheirScopeEveryTime)
     EXPECT_EQ(geluByModule, (Calls{{"block.act", 2}, {"act", 3}}));
 }
 
+// A forward that takes no argument (or only defaulted ones) runs without inputs, in every command.
+TEST(ModelSession, AForwardWithoutArgumentsRunsWithoutInputs)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.Constant"), cu, true);
+    root.define("def forward(self, scale: float = 2.0):\n    return torch.gelu(torch.ones(3)) * scale\n");
+    root.eval();
+    test::TempDir dir;
+    test::saveModule(root, dir.path("constant.pt"));
+    auto session = ModelSession::open(dir.path("constant.pt").string());
+    EXPECT_TRUE(session->hasInputs());
+    const auto digests = session->forward();
+    ASSERT_EQ(digests.size(), 1u);
+    EXPECT_NEAR(digests[0].sum, 3 * 2 * 0.8413447, 1e-5);
+}
+
 // A plan's model is matched by its file's digest where it has one (a renamed copy is the same model, another file
 // is not, whatever its name), else by name.
 TEST(ModelSession, APlanKnowsTheModelItWasMadeFor)

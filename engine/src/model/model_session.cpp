@@ -42,6 +42,18 @@ std::vector<runtime::ObjectKey> objectsOf(const ModelSession::Impl& impl)
     return out;
 }
 
+// The forward's arguments without a default: a forward with none runs without any input.
+size_t requiredArguments(const ModelSession::Impl& impl)
+{
+    if (impl.exported)
+        return impl.exported->inputNames().size();
+    size_t required = 0;
+    const auto& args = impl.module.get_method("forward").function().getSchema().arguments();
+    for (size_t i = 1; i < args.size(); ++i)
+        required += args[i].default_value() ? 0 : 1;
+    return required;
+}
+
 } // namespace
 
 const c10::ivalue::Object* ModelSession::Impl::objectOf(const std::string& path) const
@@ -221,7 +233,10 @@ void ModelSession::loadInputsFile(const std::string& path)
 }
 
 std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
-bool ModelSession::hasInputs() const { return !m_impl->inputs.empty() || !m_impl->kwargs.empty(); }
+bool ModelSession::hasInputs() const
+{
+    return !m_impl->inputs.empty() || !m_impl->kwargs.empty() || requiredArguments(*m_impl) == 0;
+}
 
 namespace {
 
@@ -287,7 +302,7 @@ c10::IValue runForward(ModelSession::Impl& impl)
 c10::IValue guardedForward(ModelSession::Impl& impl)
 {
     const std::string where = "forward of '" + impl.displayName + "'";
-    if (impl.inputs.empty() && impl.kwargs.empty())
+    if (impl.inputs.empty() && impl.kwargs.empty() && requiredArguments(impl) > 0)
         throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
     at::NoGradGuard noGrad;
     // Thread-local, and LibTorch caches the optimised and the unoptimised plans apart: per forward is enough.
