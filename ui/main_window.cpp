@@ -223,8 +223,9 @@ void MainWindow::connectParts()
     connect(m_profileSpace, &ProfileWorkspace::planVerified, m_modelSpace, &ModelWorkspace::showVerification);
     connect(m_profileSpace, &ProfileWorkspace::divergenceFound, m_modelSpace->page(), &ModuleTreePage::revealPath);
     ProfileController* profiles = m_profileSpace->controller();
-    connect(profiles, &ProfileController::resultsChanged, m_modelSpace,
-            [this, profiles] { m_modelSpace->setProfileRuns(profiles->baseline(), profiles->plan()); });
+    connect(profiles, &ProfileController::resultsChanged, m_modelSpace, [this, profiles] {
+        m_modelSpace->setProfileRuns(profiles->baseline(), profiles->plan(), profiles->comparison());
+    });
     connect(m_optimizeSpace, &OptimizeWorkspace::finished, this, &MainWindow::optimizeFinished);
     connect(m_optimizeSpace, &OptimizeWorkspace::error, this, &MainWindow::profileError);
 }

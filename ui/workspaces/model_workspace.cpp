@@ -393,10 +393,12 @@ void ModelWorkspace::setCatalog(const std::vector<kforge::ProviderCatalogEntry>&
 }
 
 void ModelWorkspace::setProfileRuns(std::shared_ptr<const kforge::ProfileRun> baseline,
-                                    std::shared_ptr<const kforge::ProfileRun> plan)
+                                    std::shared_ptr<const kforge::ProfileRun> plan,
+                                    const std::optional<kforge::Comparison>& comparison)
 {
     m_baselineRun = std::move(baseline);
     m_planRun = std::move(plan);
+    m_subtreeDelta = comparison ? comparison->bySubtree : std::vector<kforge::ComparisonRow>{};
     updateModuleTimes();
 }
 
@@ -426,8 +428,7 @@ void ModelWorkspace::updateModuleTimes()
     const bool showPlan = m_planRun && (!m_baselineRun || m_page->timeRun() == ModuleTreePage::TimeRun::Plan);
     const auto& shown = showPlan ? m_planRun : m_baselineRun;
     m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
-                            showPlan && m_baselineRun ? kforge::compare(*m_baselineRun, *m_planRun).bySubtree
-                                                      : std::vector<kforge::ComparisonRow>{});
+                            showPlan && m_baselineRun ? m_subtreeDelta : std::vector<kforge::ComparisonRow>{});
     m_page->setTimeRuns(bool(m_baselineRun), bool(m_planRun));
 }
 

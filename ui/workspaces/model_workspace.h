@@ -12,6 +12,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QDockWidget;
@@ -71,8 +72,10 @@ public:
     void showSession(QStringList& warnings); // the owner's new session: its tree, captures and inputs
     void setCatalog(const std::vector<kforge::ProviderCatalogEntry>& catalog);
     // The Time columns: the run the page's choice names (the plan's when both exist, with Δ against the baseline).
+    // The runs shown on the Profile tab and their comparison (the controller's, computed once), for the tree's times.
     void setProfileRuns(std::shared_ptr<const kforge::ProfileRun> baseline,
-                        std::shared_ptr<const kforge::ProfileRun> plan);
+                        std::shared_ptr<const kforge::ProfileRun> plan,
+                        const std::optional<kforge::Comparison>& comparison);
     // The Error column: the verification's comparison of each module's outputs (cleared by a new session).
     void showVerification(const kforge::VerifyReport& report);
     void focusFilter();
@@ -118,6 +121,7 @@ private:
     QLabel* m_runtimeLabel = nullptr;
     std::shared_ptr<const kforge::ProfileRun> m_baselineRun;
     std::shared_ptr<const kforge::ProfileRun> m_planRun;
+    std::vector<kforge::ComparisonRow> m_subtreeDelta; // the comparison's bySubtree; empty without both runs
 };
 
 } // namespace kforge::ui

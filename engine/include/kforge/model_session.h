@@ -62,6 +62,8 @@ public:
     const std::string& source() const;
     std::string displayName() const; // "tiny-gpt", "resnet.pt"
     bool isBuiltin() const;
+    // Lower-case hex SHA-256 of the model file, read once per session (a plan records it); "" for a built-in.
+    const std::string& fileSha256() const;
     // A frozen model has its submodules inlined: module scoping is unavailable (a warning says so).
     bool isFrozen() const;
     const std::vector<std::string>& warnings() const;

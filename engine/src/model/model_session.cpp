@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/error.h>
 #include <kforge/exported_program.h>
+#include <kforge/file_hash.h>
 #include <kforge/model_session.h>
 
 #include "model/builtin_models.h"
@@ -233,6 +234,15 @@ void ModelSession::loadInputsFile(const std::string& path)
 }
 
 std::vector<std::string> ModelSession::describeInputs() const { return m_impl->inputDescriptions; }
+const std::string& ModelSession::fileSha256() const
+{
+    std::call_once(m_impl->digestOnce, [this] {
+        if (!m_impl->builtin)
+            m_impl->digest = kforge::fileSha256(m_impl->source);
+    });
+    return m_impl->digest;
+}
+
 bool ModelSession::hasInputs() const
 {
     return !m_impl->inputs.empty() || !m_impl->kwargs.empty() || requiredArguments(*m_impl) == 0;

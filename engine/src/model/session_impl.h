@@ -31,6 +31,8 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     // false when they could not be made (the forwards then run as they are).
     std::once_flag inlinedOnce;
     bool inlined = false;
+    std::once_flag digestOnce; // fileSha256(), read on first use
+    std::string digest;
     std::vector<ModuleInfo> modules;
     std::unordered_map<std::string, size_t> indexByPath;
     // Module identity at run time is the TorchScript object `self` (R2).

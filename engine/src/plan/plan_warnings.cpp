@@ -2,7 +2,6 @@
 // Warnings for plan entries that can never fire, printed by every path that runs a plan (kforge run, profile,
 // compare, optimize, capture and the GUI). They are validatePlan's problems of the kinds the runtime accepts.
 #include <kforge/error.h>
-#include <kforge/file_hash.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 
@@ -55,7 +54,7 @@ std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& sess
 void stampModel(Plan& plan, const ModelSession& session)
 {
     plan.modelName = session.displayName();
-    plan.modelSha256 = session.isBuiltin() ? "" : fileSha256(session.source());
+    plan.modelSha256 = session.fileSha256();
 }
 
 std::string otherModelOf(const Plan& plan, const ModelSession& session)
@@ -66,7 +65,7 @@ std::string otherModelOf(const Plan& plan, const ModelSession& session)
     if (!plan.modelSha256.empty() && !session.isBuiltin()) {
         std::string digest;
         try {
-            digest = fileSha256(session.source());
+            digest = session.fileSha256();
         } catch (const Error&) {
             return ""; // a file that cannot be read again: the name alone would not decide it either
         }
