@@ -497,3 +497,22 @@ TEST(Threads, R10_R16_AGuardThatFailsToOpenLeavesTheThreadOutsideAnyForward)
     runtime.deactivate();
     EXPECT_EQ(geluTagOnThisThread(), 0.0);
 }
+
+// R12: a forward changes no module class: every method the session runs (plain copies, inlined forwards) exists
+// once the model is open, so concurrent first forwards do not look up a class's methods while one of them adds
+// some (forwardMany's threads crashed that way when the inlined forwards were made by the first forward).
+TEST(Threads, R12_FirstForwardsAddNoMethodToAnyModuleClass)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const auto methodCounts = [&] {
+        std::vector<size_t> counts;
+        for (const auto& item : session->impl().module.named_modules())
+            counts.push_back(item.value.type()->methods().size());
+        return counts;
+    };
+    const std::vector<size_t> atOpen = methodCounts();
+    session->forwardMany(2, 4);
+    session->setGraphExecutor(GraphExecutor::Optimized);
+    session->forwardMany(1, 2);
+    EXPECT_EQ(methodCounts(), atOpen);
+}

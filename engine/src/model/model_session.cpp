@@ -55,6 +55,17 @@ size_t requiredArguments(const ModelSession::Impl& impl)
     return required;
 }
 
+// The direct executor's inlined forwards (addInlinedForwards); without them the forwards run as they are, a frame per
+// module call.
+bool inlinedForwardsOf(const torch::jit::Module& module)
+{
+    try {
+        return addInlinedForwards(module);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 } // namespace
 
 const c10::ivalue::Object* ModelSession::Impl::objectOf(const std::string& path) const
@@ -120,6 +131,7 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
     } else {
         try {
             instrumentModuleClasses(impl->module);
+            impl->inlined = inlinedForwardsOf(impl->module);
             impl->forksTasks = forksTasks(impl->module);
             impl->modules = buildModuleTree(impl->module);
             markForwardCalls(impl->module, impl->modules);
@@ -263,20 +275,6 @@ torch::jit::TaskLauncher launcherWithExecutor(bool optimize)
     };
 }
 
-// The direct executor's inlined forwards, made once per session by its first direct forward (LibTorch's
-// compilation unit is not safe to change while another thread compiles from it: once, under call_once).
-bool inlinedForwards(ModelSession::Impl& impl)
-{
-    std::call_once(impl.inlinedOnce, [&impl] {
-        try {
-            impl.inlined = addInlinedForwards(impl.module);
-        } catch (const std::exception&) {
-            impl.inlined = false; // the forwards run as they are, a frame per module call
-        }
-    });
-    return impl.inlined;
-}
-
 } // namespace
 
 c10::IValue runForward(ModelSession::Impl& impl)
@@ -290,7 +288,7 @@ c10::IValue runForward(ModelSession::Impl& impl)
     const runtime::HookDemand demand = runtime::hookDemand(root);
     const bool plain = demand != runtime::HookDemand::EveryModule && impl.module.find_method(kPlainForward);
     const bool rootByHand = plain && demand == runtime::HookDemand::RootOnly;
-    const bool inlined = impl.options.executor == GraphExecutor::Direct && inlinedForwards(impl);
+    const bool inlined = impl.options.executor == GraphExecutor::Direct && impl.inlined;
     torch::jit::Method method = impl.module.get_method(plain ? (inlined ? kInlinedPlainForward : kPlainForward)
                                                              : (inlined ? kInlinedForward : "forward"));
     if (rootByHand)

@@ -27,9 +27,9 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     torch::jit::Module module;                // a TorchScript model
     std::shared_ptr<ExportedRunner> exported; // or a torch.export program (.pt2); then `module` is empty
     bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
-    // The direct executor's inlined forwards (addInlinedForwards), made by the first direct forward; `inlined` is
-    // false when they could not be made (the forwards then run as they are).
-    std::once_flag inlinedOnce;
+    // The direct executor's inlined forwards (addInlinedForwards) were made at open; false when they could not be
+    // (the forwards then run as they are). Made at open, not by the first forward: adding methods to a class while
+    // another thread's forward looks up its methods crashed (forwardMany's threads did).
     bool inlined = false;
     std::once_flag digestOnce; // fileSha256(), read on first use
     std::string digest;
