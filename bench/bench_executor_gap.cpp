@@ -10,12 +10,18 @@
 //                      prepared by its first call, inlined or not, whatever the flag says later: hence its own copy)
 //   kforge_direct      ModelSession::forwardDiscardingOutputs, --executor direct (kforge's default)
 //   kforge_optimized   the same with --executor optimized
+//   kforge_profiled    forwards of the direct session inside one kforge::profile on the CPU (what `kforge profile`
+//                      records: module scopes, function calls, every top-level op): N + 1 measured forwards, no
+//                      warm-up, each timed from one progress callback to the next, the first dropped (it holds the
+//                      profile's start), so a time is a forward as recorded in a running profile
+//                      (bench/bench_profiling_cost.py)
 //
 // Protocol (stdin, one command a line; stdout, one answer a line): "VARIANT N" runs N forwards and answers their
 // times in ms separated by spaces; "quit" ends. Before the first command it prints "ready".
 //
 //   bench_executor_gap MODEL.pt INPUTS.pt [THREADS]
 #include <kforge/model_session.h>
+#include <kforge/profiling.h>
 
 #include "model/graph_instrumentation.h"
 #include "model/session_impl.h"
@@ -66,6 +72,25 @@ double timeMs(const std::function<void()>& forward)
     const auto start = std::chrono::steady_clock::now();
     forward();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The times of `forwards` forwards recorded inside one CPU profile (the kforge_profiled variant), space-separated ms.
+std::string profiledForwardTimes(kforge::ModelSession& session, int forwards)
+{
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    kforge::ProfileOptions options;
+    options.warmupIterations = 0;
+    options.iterations = forwards + 1;
+    options.progress = [&ends](int, int) {
+        ends.push_back(std::chrono::steady_clock::now());
+        return true;
+    };
+    kforge::profile(session, options);
+    std::string answer;
+    for (size_t i = 1; i < ends.size(); ++i)
+        answer += (i > 1 ? " " : "") +
+                  std::to_string(std::chrono::duration<double, std::milli>(ends[i] - ends[i - 1]).count());
+    return answer;
 }
 
 } // namespace
@@ -139,6 +164,11 @@ int main(int argc, char** argv)
         command >> variant >> forwards;
         if (variant == "quit")
             break;
+        if (variant == "kforge_profiled") {
+            std::printf("%s\n", profiledForwardTimes(*kforgeDirect, forwards).c_str());
+            std::fflush(stdout);
+            continue;
+        }
         const auto it = variants.find(variant);
         if (it == variants.end()) {
             std::printf("error: unknown variant '%s'\n", variant.c_str());

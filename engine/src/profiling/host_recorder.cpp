@@ -2,8 +2,10 @@
 #include "profiling/host_recorder.h"
 
 #include "runtime/clock.h"
+#include "runtime/string_pool.h"
 #include "runtime/thread_state.h"
 
+#include <cstring>
 #include <iterator>
 
 namespace kforge::profiling {
@@ -85,8 +87,8 @@ void HostRecorder::endIteration()
     for (auto& [thread, companion] : m_companions) {
         std::lock_guard records(companion->m_mutex);
         companion->closeOpenFrames();
-        append(this->records, companion->records);
-        append(ranges, companion->ranges);
+        append(m_ops, companion->m_ops);
+        append(m_ranges, companion->m_ranges);
         functionCalls.merge(companion->functionCalls);
         moduleScopes.merge(companion->moduleScopes);
     }
@@ -99,9 +101,10 @@ void HostRecorder::moduleEnter(const char* path)
     const auto lock = lockIfCompanion();
     const std::uint64_t id = runtime::nextObservationId();
     m_modules.push_back({path, runtime::nowNs(), id, nullptr});
-    moduleScopes.emplace(id, path);
-    if (hooks.pushModule)
+    if (hooks.pushModule) {
+        moduleScopes.emplace(id, path);
         hooks.pushModule(id, path);
+    }
 }
 
 void HostRecorder::moduleExit(const char* /*path*/)
@@ -118,8 +121,8 @@ void HostRecorder::exitModule()
     m_modules.pop_back();
     if (hooks.popModule)
         hooks.popModule();
-    ranges.push_back({"module", f.name, "", f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread,
-                      m_iteration->load(std::memory_order_relaxed)});
+    m_ranges.push_back({false, f.name, nullptr, f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread,
+                        m_iteration->load(std::memory_order_relaxed)});
 }
 
 void HostRecorder::callBegin(std::uint64_t id, Function function, const char* provider, const char* op)
@@ -128,10 +131,11 @@ void HostRecorder::callBegin(std::uint64_t id, Function function, const char* pr
     m_functions.push_back({functionName(function).data(), runtime::nowNs(), id, provider});
     if (m_opDepth > 0 && !m_opFunction)
         m_opFunction = m_functions.back();
-    if (hooks.pushCall)
+    if (hooks.pushCall) {
         hooks.pushCall(id);
-    functionCalls.emplace(
-        id, FunctionCallInfo{currentModule(), std::string(functionName(function)), op ? op : "", provider});
+        functionCalls.emplace(
+            id, FunctionCallInfo{currentModule(), std::string(functionName(function)), op ? op : "", provider});
+    }
 }
 
 void HostRecorder::callDeclined(std::uint64_t id)
@@ -160,8 +164,8 @@ void HostRecorder::endCall(std::uint64_t id)
         m_functions.pop_back();
         if (hooks.popCall)
             hooks.popCall();
-        ranges.push_back({"function", f.name, f.provider, f.startNs - m_originNs, runtime::nowNs() - f.startNs,
-                          m_thread, iteration});
+        m_ranges.push_back(
+            {true, f.name, f.provider, f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread, iteration});
         if (f.id == id)
             return;
     }
@@ -189,21 +193,57 @@ void HostRecorder::opEnd(const char* name)
         return; // only top-level op executions: nested ops' time is inside their parent's
     if (std::string_view(name).rfind("kforge::", 0) == 0)
         return; // our module enter/exit ops are bookkeeping, not work
-    KernelRecord r;
-    r.kind = "cpu_op";
-    r.name = name;
-    r.op = name;
-    r.modulePath = currentModule();
-    if (m_opFunction) {
-        r.function = m_opFunction->name;
-        r.provider = m_opFunction->provider;
-        r.correlation = m_opFunction->id;
+    const std::int64_t endNs = runtime::nowNs();
+    m_ops.push_back({internOpName(name), currentModule(), m_opFunction ? m_opFunction->name : nullptr,
+                     m_opFunction ? m_opFunction->provider : nullptr, m_opFunction ? m_opFunction->id : 0,
+                     m_opStartNs - m_originNs, endNs - m_opStartNs, m_thread,
+                     m_iteration->load(std::memory_order_relaxed)});
+}
+
+const char* HostRecorder::internOpName(const char* name)
+{
+    // An op named by a string of its own (not its schema) may come at another address each time: keep the map small.
+    if (m_opNames.size() > 4096)
+        m_opNames.clear();
+    auto [it, inserted] = m_opNames.try_emplace(name, nullptr);
+    if (inserted || std::strcmp(it->second, name) != 0) // the address may now hold another name
+        it->second = runtime::intern(name);
+    return it->second;
+}
+
+std::vector<KernelRecord> HostRecorder::takeRecords()
+{
+    std::vector<KernelRecord> out;
+    out.reserve(m_ops.size());
+    for (const OpSample& op : m_ops) {
+        KernelRecord& r = out.emplace_back();
+        r.kind = "cpu_op";
+        r.name = op.name;
+        r.op = op.name;
+        r.modulePath = op.modulePath;
+        if (op.function) {
+            r.function = op.function;
+            r.provider = op.provider;
+            r.correlation = op.correlation;
+        }
+        r.startNs = op.startNs;
+        r.durationNs = op.durationNs;
+        r.thread = op.thread;
+        r.iteration = op.iteration;
     }
-    r.startNs = m_opStartNs - m_originNs;
-    r.durationNs = runtime::nowNs() - m_opStartNs;
-    r.thread = m_thread;
-    r.iteration = m_iteration->load(std::memory_order_relaxed);
-    records.push_back(std::move(r));
+    m_ops.clear();
+    return out;
+}
+
+std::vector<RangeRecord> HostRecorder::takeRanges()
+{
+    std::vector<RangeRecord> out;
+    out.reserve(m_ranges.size());
+    for (const RangeSample& range : m_ranges)
+        out.push_back({range.isFunction ? "function" : "module", range.name, range.provider ? range.provider : "",
+                       range.startNs, range.durationNs, range.thread, range.iteration});
+    m_ranges.clear();
+    return out;
 }
 
 } // namespace kforge::profiling

@@ -41,9 +41,12 @@ public:
     void endIteration();
 
     std::int64_t originNs() const { return m_originNs; }
-    std::vector<KernelRecord> records;
-    std::vector<RangeRecord> ranges;
-    // For the CUDA tracer: what each pushed external correlation id stands for.
+    // What the forwards recorded, as records with strings of their own: built here, after the forwards, so that
+    // recording an op costs no allocation and no string copy (bench/bench_profiling_cost.py). Call after the last
+    // endIteration(); each empties what it returns.
+    std::vector<KernelRecord> takeRecords();
+    std::vector<RangeRecord> takeRanges();
+    // For the CUDA tracer (filled only while `hooks` are set): what each pushed external correlation id stands for.
     std::unordered_map<std::uint64_t, FunctionCallInfo> functionCalls;
     std::unordered_map<std::uint64_t, std::string> moduleScopes;
     std::vector<std::pair<std::int64_t, int>> iterationStarts; // (host steady ns, iteration)
@@ -68,6 +71,25 @@ public:
     void opEnd(const char* name) override;
 
 private:
+    // An op execution or a range as recorded: interned names (runtime::intern, never freed) and times.
+    struct OpSample {
+        const char* name;
+        const char* modulePath;
+        const char* function; // null when the op ran outside any function call
+        const char* provider;
+        std::uint64_t correlation;
+        std::int64_t startNs, durationNs;
+        std::uint64_t thread;
+        int iteration;
+    };
+    struct RangeSample {
+        bool isFunction; // else a module scope
+        const char* name;
+        const char* provider;
+        std::int64_t startNs, durationNs;
+        std::uint64_t thread;
+        int iteration;
+    };
     struct Frame {
         const char* name;
         std::int64_t startNs;
@@ -81,6 +103,7 @@ private:
     void exitModule();
     void endCall(std::uint64_t id);
     void closeOpenFrames();
+    const char* internOpName(const char* name);
 
     bool m_companion = false;
     bool m_timeCpuOps;
@@ -94,6 +117,11 @@ private:
     // The function call a top-level op serves: the interposer runs inside the op's RecordFunction, so the
     // call begins and ends within the op; remember it for the op's record.
     std::optional<Frame> m_opFunction;
+    std::vector<OpSample> m_ops;
+    std::vector<RangeSample> m_ranges;
+    // An op's name as RecordFunction gives it, by address, to its interned copy: the same op gives the same address
+    // at every call, so interning costs a pointer lookup and a comparison.
+    std::unordered_map<const char*, const char*> m_opNames;
     std::optional<at::CallbackHandle> m_callback;
     std::optional<runtime::ObserverScope> m_installed; // the primary, on its thread
     std::mutex m_mutex;                                // a companion's records: its thread writes, the primary gathers

@@ -145,9 +145,9 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         if (tracer) {
             run.records = tracer->finish(run.droppedRecords);
         } else {
-            run.records = std::move(recorder.records);
+            run.records = recorder.takeRecords();
         }
-        run.ranges = std::move(recorder.ranges);
+        run.ranges = recorder.takeRanges();
     }
     if (runtime)
         run.declines = measuredDeclines(declinedInWarmup, runtime->declines());
