@@ -180,6 +180,8 @@ protected:
             torch::jit::push(stack, at::gelu(x).sum());
         } else if (m_mode == "wrong-dtype") {
             torch::jit::push(stack, at::gelu(x).to(at::kDouble));
+        } else if (m_mode == "wrong-on-3-dims") { // right on matrices, off by one on anything with 3 dimensions
+            torch::jit::push(stack, x.dim() == 3 ? at::gelu(x) + 1 : at::gelu(x));
         } else {
             torch::jit::push(stack, at::gelu(x));
         }
@@ -222,6 +224,21 @@ protected:
         }
         op.callBoxed(stack);
         --probe.inCall;
+        return CallResult::served();
+    }
+};
+
+// Serves every interpolate call it is given, in any form, with zeros of the right shape: wrong everywhere.
+class ZeroingInterpolateProvider final : public KernelProvider {
+public:
+    Function function() const override { return Function::Interpolate; }
+    std::string typeName() const override { return "TestZeroingInterpolateProvider"; }
+
+protected:
+    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
+    {
+        op.callBoxed(stack);
+        stack.back() = at::zeros_like(stack.back().toTensor());
         return CallResult::served();
     }
 };
@@ -290,6 +307,9 @@ void registerTestProviders()
                }});
         r.add({"TestStaleCacheGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
                    return std::make_unique<StaleCacheGeluProvider>();
+               }});
+        r.add({"TestZeroingInterpolateProvider", Function::Interpolate, {"cpu"}, "test", [] {
+                   return std::make_unique<ZeroingInterpolateProvider>();
                }});
     });
 }

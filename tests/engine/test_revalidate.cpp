@@ -166,3 +166,63 @@ TEST(Revalidate, MakePlanRecordsWhatItMeasured)
     EXPECT_GT(m->speedupHigh, 0.0);
     EXPECT_LE(m->speedupLow, m->speedupHigh);
 }
+
+// An interpolate that is not nearest-2d reaches providers in its own op's schema (a Variant form: bilinear, and every
+// traced mode), which sample capture used to skip: the entry was kept as "not called" and then served the model,
+// zeros included. Every call the entry will serve is checked, in the form it will get it (tests/data/models/
+// make_upsampling.py: `up` bilinear, `near` nearest, scripted and traced).
+TEST(Revalidate, CallsInAVariantFormAreCheckedInThatForm)
+{
+    registerTestProviders();
+    for (const std::string form : {"script", "trace"}) {
+        SCOPED_TRACE(form);
+        auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/upsampling." + form + ".pt");
+        session->setInputSpecs({"float32[1,4,8,8]"});
+        Plan plan;
+        plan.entries.push_back(parseProvideSpec("up:interpolate:TestZeroingInterpolateProvider"));
+        plan.entries.push_back(parseProvideSpec("near:interpolate:TestZeroingInterpolateProvider"));
+        plan.entries.push_back(parseProvideSpec("up:interpolate:AtenInterpolateProvider"));
+        stampProvenance(plan, "cpu", "kforge plan new");
+        plan.provenance->machine.cpuModel = "Some Other CPU";
+        const RevalidationReport report = revalidatePlan(*session, plan);
+        ASSERT_EQ(report.entries.size(), 3u);
+        for (int i : {0, 1}) {
+            EXPECT_FALSE(report.entries[i].kept) << report.entries[i].verdict;
+            EXPECT_EQ(report.entries[i].signatures, 1);
+            EXPECT_NE(report.entries[i].verdict.find("incorrect here"), std::string::npos) << report.entries[i].verdict;
+            EXPECT_FALSE(plan.entries[i].enabled);
+        }
+        EXPECT_NE(report.entries[0].verdict.find("aten::upsample_bilinear2d"), std::string::npos)
+            << report.entries[0].verdict;
+        EXPECT_TRUE(report.entries[2].kept) << report.entries[2].verdict;
+        EXPECT_NE(report.entries[2].verdict.find("correct on 1 signature(s) (calls of aten::upsample_bilinear2d"),
+                  std::string::npos)
+            << report.entries[2].verdict;
+    }
+}
+
+// The entry serves every call of its function in its scope, so every signature there is checked, not only the ones
+// it was measured on: a provider right on the recorded matrix and wrong on the 3-D call of the same module is
+// disabled (it was kept when only the recorded signatures were checked).
+TEST(Revalidate, EverySignatureTheScopeCallsIsCheckedNotOnlyTheRecordedOnes)
+{
+    registerTestProviders();
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x) + torch.gelu(x.unsqueeze(0)).squeeze(0)"), dir.path("m.pt"));
+    auto session = ModelSession::open(dir.path("m.pt").string());
+    session->setInputSpecs({"float32[4,8]"});
+    Plan plan;
+    PlanEntry e = parseProvideSpec("act:gelu:TestMisbehavingGeluProvider");
+    e.provider["mode"] = "wrong-on-3-dims";
+    e.measured = EntryMeasurement{{"float32[4,8]"}};
+    plan.entries.push_back(e);
+    stampProvenance(plan, "cpu", "kforge plan new");
+    plan.provenance->machine.cpuModel = "Some Other CPU";
+    const RevalidationReport report = revalidatePlan(*session, plan);
+    ASSERT_EQ(report.entries.size(), 1u);
+    EXPECT_EQ(report.entries[0].signatures, 2) << "the recorded matrix and the 3-D call";
+    EXPECT_FALSE(report.entries[0].kept) << report.entries[0].verdict;
+    EXPECT_NE(report.entries[0].verdict.find("incorrect here"), std::string::npos) << report.entries[0].verdict;
+    EXPECT_EQ(report.entries[0].verdict.find("none of the recorded signatures"), std::string::npos)
+        << report.entries[0].verdict;
+}

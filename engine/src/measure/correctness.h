@@ -19,4 +19,11 @@ CorrectnessReport checkProvider(KernelProvider& provider, const c10::OperatorHan
                                 const std::vector<torch::jit::Stack>& samples,
                                 std::optional<Tolerance> tolerance = std::nullopt);
 
+// The provider, READY already, on calls it may decline (a Variant form's, such as every interpolate mode but one:
+// it serves those it takes and the original runs the rest): compared like checkProvider on the calls it serves; a
+// decline is no failure.
+CorrectnessReport checkServedCalls(KernelProvider& provider, const c10::OperatorHandle& op,
+                                   const std::vector<torch::jit::Stack>& samples,
+                                   std::optional<Tolerance> tolerance = std::nullopt);
+
 } // namespace kforge::measure

@@ -38,38 +38,69 @@ std::string joined(const std::vector<std::string>& parts)
     return out;
 }
 
-// The model's calls of the entry's function inside its scope, narrowed to the recorded signatures when any of them
-// was called (a plan may be loaded with other inputs than it was measured on: then every call in scope counts).
+// Whether any call of sample `i` was made inside `scope` or below.
+bool calledWithin(const optimizer::ObservedSamples& observed, size_t i, const std::string& scope)
+{
+    return std::any_of(observed.scopeCounts[i].begin(), observed.scopeCounts[i].end(),
+                       [&](const auto& count) { return module_path::isWithin(count.first, scope); });
+}
+
+// Every signature of the model's calls of the entry's function inside its scope: the entry will serve them all, not
+// only the ones it was measured on (a provider right on one shape and wrong on another was kept when only the
+// recorded signatures were checked). `note` says so when none of the recorded ones is called with these inputs.
 std::vector<torch::jit::Stack> callsToCheck(const optimizer::ObservedSamples& observed, const PlanEntry& entry,
                                             std::string& note)
 {
-    std::vector<torch::jit::Stack> inScope, recorded;
+    std::vector<torch::jit::Stack> inScope;
+    bool recordedCalled = false;
     for (size_t i = 0; i < observed.unique.size(); ++i) {
-        const bool within =
-            std::any_of(observed.scopeCounts[i].begin(), observed.scopeCounts[i].end(),
-                        [&](const auto& count) { return module_path::isWithin(count.first, entry.scope); });
-        if (!within)
+        if (!calledWithin(observed, i, entry.scope))
             continue;
         inScope.push_back(observed.unique[i]);
         const std::string signature = optimizer::signatureOf(observed.unique[i]);
-        if (entry.measured && std::find(entry.measured->signatures.begin(), entry.measured->signatures.end(),
-                                        signature) != entry.measured->signatures.end())
-            recorded.push_back(observed.unique[i]);
+        recordedCalled = recordedCalled || (entry.measured && std::find(entry.measured->signatures.begin(),
+                                                                        entry.measured->signatures.end(),
+                                                                        signature) != entry.measured->signatures.end());
     }
-    if (!recorded.empty())
-        return recorded;
-    if (entry.measured && !entry.measured->signatures.empty() && !inScope.empty())
+    if (!recordedCalled && entry.measured && !entry.measured->signatures.empty() && !inScope.empty())
         note = "none of the recorded signatures is called with these inputs; checked on the calls that are";
     return inScope;
 }
 
-void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::ObservedSamples& observed,
+// The calls of one op the entry's provider will be given: the normal form's, or a Variant form's (another op's
+// schema, passed to the provider as is). Every one of them is checked: an entry is never kept on calls it was not
+// run on.
+struct OpCalls {
+    std::string opName;
+    const c10::OperatorHandle* op = nullptr;
+    std::vector<torch::jit::Stack> calls;
+};
+
+std::vector<OpCalls> variantCallsToCheck(const optimizer::SampleCapture& capture, Function function,
+                                         const PlanEntry& entry)
+{
+    std::vector<OpCalls> out;
+    for (const auto& [name, variant] : capture.variantSamples(function)) {
+        OpCalls calls{name, &variant.op, {}};
+        for (size_t i = 0; i < variant.samples.unique.size(); ++i)
+            if (calledWithin(variant.samples, i, entry.scope))
+                calls.calls.push_back(variant.samples.unique[i]);
+        if (!calls.calls.empty())
+            out.push_back(std::move(calls));
+    }
+    return out;
+}
+
+void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::SampleCapture& capture, Function function,
                      const std::string& device, const RevalidateOptions& options)
 {
     const std::int64_t start = runtime::nowNs();
     std::string note;
-    const std::vector<torch::jit::Stack> calls = callsToCheck(observed, entry, note);
+    const std::vector<torch::jit::Stack> calls = callsToCheck(capture.samples(function), entry, note);
+    const std::vector<OpCalls> variants = variantCallsToCheck(capture, function, entry);
     r.signatures = int(calls.size());
+    for (const OpCalls& v : variants)
+        r.signatures += int(v.calls.size());
     const auto finish = [&](bool kept, const std::string& verdict) {
         r.kept = kept;
         r.verdict = verdict + (note.empty() ? "" : " (" + note + ")");
@@ -79,33 +110,45 @@ void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::Ob
             entry.note = "disabled by re-validation: " + r.verdict + (entry.note.empty() ? "" : "; " + entry.note);
         }
     };
-    if (calls.empty())
+    if (r.signatures == 0)
         return finish(true, "not checked: '" + entry.function + "' is not called in " +
                                 module_path::displayName(entry.scope) + " with these inputs");
-    const OpOverload& normalForm = functionInfo(*functionFromName(entry.function)).normalForm;
+    const OpOverload& normalForm = functionInfo(function).normalForm;
     const auto op =
         c10::Dispatcher::singleton().findSchema({std::string(normalForm.name), std::string(normalForm.overload)});
-    if (!op)
+    if (!op && !calls.empty())
         return finish(false, "the op is missing from this LibTorch");
     try {
         auto provider = ProviderRegistry::instance().create(entry.provider);
         if (!provider->prepare(calls))
             return finish(false, "prepare() rejected a call of this model");
-        const CorrectnessReport correctness = measure::checkProvider(*provider, *op, calls);
-        if (!correctness.passed)
-            return finish(false, "incorrect here: " + correctness.reason);
-        const std::string correct = "correct on " + std::to_string(calls.size()) + " signature(s)";
+        if (!calls.empty()) {
+            const CorrectnessReport correctness = measure::checkProvider(*provider, *op, calls);
+            if (!correctness.passed)
+                return finish(false, "incorrect here: " + correctness.reason);
+        }
+        std::string variantOps;
+        for (const OpCalls& v : variants) {
+            const CorrectnessReport correctness = measure::checkServedCalls(*provider, *v.op, v.calls);
+            if (!correctness.passed)
+                return finish(false, "incorrect here on its calls of " + v.opName + ": " + correctness.reason);
+            variantOps += (variantOps.empty() ? "" : ", ") + v.opName;
+        }
+        const std::string correct = "correct on " + std::to_string(r.signatures) + " signature(s)" +
+                                    (variantOps.empty() ? "" : " (calls of " + variantOps + " included)");
         if (!entry.measured || !entry.measured->measured())
             return finish(true, correct + "; not benchmarked (no measured speedup to compare with)");
+        // Timed on the normal form's calls, or on the first Variant form's when the scope makes none.
+        const OpCalls timed = calls.empty() ? variants.front() : OpCalls{"", &*op, calls};
         std::vector<const torch::jit::Stack*> bench;
-        for (const torch::jit::Stack& s : calls)
+        for (const torch::jit::Stack& s : timed.calls)
             bench.push_back(&s);
         c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
         std::lock_guard timing(measure::benchmarkMutex());
         const auto deadline = start + std::int64_t(options.secondsPerEntry * 1e9);
         const optimizer::PairedRounds rounds = optimizer::benchmarkAgainstOriginal(
-            bench, options.benchmarkRounds, device, [&](torch::jit::Stack& s) { provider->call(*op, s); },
-            [&](torch::jit::Stack& s) { op->callBoxed(s); }, deadline);
+            bench, options.benchmarkRounds, device, [&](torch::jit::Stack& s) { provider->call(*timed.op, s); },
+            [&](torch::jit::Stack& s) { timed.op->callBoxed(s); }, deadline);
         const SpeedComparison speed = rounds.compare();
         r.speedup = speed.speedup;
         char where[80];
@@ -163,7 +206,7 @@ RevalidationReport revalidatePlan(ModelSession& session, Plan& plan, const Reval
         } else {
             if (options.log)
                 options.log("re-validating " + entryName(plan, r.entry) + ": " + joined(r.reasons));
-            revalidateEntry(entry, r, capture.samples(*function), device, options);
+            revalidateEntry(entry, r, capture, *function, device, options);
         }
         if (options.log)
             options.log("  " + entryName(plan, r.entry) + ": " + (r.kept ? "kept, " : "disabled, ") + r.verdict);

@@ -53,15 +53,17 @@ void SampleCapture::moduleExit(const char* /*path*/)
         m_modules.pop_back();
 }
 
-void SampleCapture::sample(Function function, const torch::jit::Stack& stack, size_t argumentCount)
+std::string SampleCapture::currentScope() const
 {
-    const int f = static_cast<int>(function);
+    return m_modules.empty() ? std::string() : std::string(m_modules.back());
+}
+
+void SampleCapture::add(ObservedSamples& samples, std::map<std::string, size_t>& index, const torch::jit::Stack& stack,
+                        size_t argumentCount) const
+{
     const torch::jit::Stack args(stack.end() - argumentCount, stack.end());
-    const std::string key = signature(args);
-    const std::string scope = m_modules.empty() ? std::string() : std::string(m_modules.back());
-    std::lock_guard lock(m_store->mutex);
-    ObservedSamples& samples = m_store->samples[f];
-    const auto [it, added] = m_store->index[f].emplace(key, samples.unique.size());
+    const std::string scope = currentScope();
+    const auto [it, added] = index.emplace(signature(args), samples.unique.size());
     if (!added) {
         ++samples.counts[it->second];
         ++samples.scopeCounts[it->second][scope];
@@ -73,6 +75,25 @@ void SampleCapture::sample(Function function, const torch::jit::Stack& stack, si
     samples.unique.push_back(std::move(copy));
     samples.counts.push_back(1);
     samples.scopeCounts.push_back({{scope, 1}});
+}
+
+void SampleCapture::sample(Function function, const torch::jit::Stack& stack, size_t argumentCount)
+{
+    const int f = static_cast<int>(function);
+    std::lock_guard lock(m_store->mutex);
+    add(m_store->samples[f], m_store->index[f], stack, argumentCount);
+}
+
+void SampleCapture::sampleVariant(Function function, const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                                  size_t argumentCount)
+{
+    const int f = static_cast<int>(function);
+    const std::string name = c10::toString(op.operator_name());
+    std::lock_guard lock(m_store->mutex);
+    auto it = m_store->variants[f].find(name);
+    if (it == m_store->variants[f].end())
+        it = m_store->variants[f].emplace(name, VariantSamples{op, {}}).first;
+    add(it->second.samples, m_store->variantIndex[f][name], stack, argumentCount);
 }
 
 std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& samples)

@@ -7,6 +7,7 @@
 
 #include <kforge/functions.h>
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
 #include <array>
@@ -27,6 +28,12 @@ struct ObservedSamples {
     std::vector<std::map<std::string, long>> scopeCounts;
 };
 
+// The samples of one Variant form's op (FormKind::Variant): its own schema, as providers receive such calls.
+struct VariantSamples {
+    c10::OperatorHandle op;
+    ObservedSamples samples;
+};
+
 class SampleCapture final : public runtime::ForwardObserver {
 public:
     SampleCapture(); // starts capturing on this thread
@@ -36,6 +43,12 @@ public:
     void stop(); // no more samples; those taken stay
     // Read after the forwards (tasks still running may add to it otherwise).
     const ObservedSamples& samples(Function function) const { return m_store->samples[static_cast<int>(function)]; }
+    // The calls of `function` that came in a Variant form, per op (by "name.overload"). Not in samples(): the optimizer
+    // benchmarks the normal form only.
+    const std::map<std::string, VariantSamples>& variantSamples(Function function) const
+    {
+        return m_store->variants[static_cast<int>(function)];
+    }
 
     // runtime::ForwardObserver
     std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
@@ -43,13 +56,21 @@ public:
     void moduleExit(const char* path) override;
     bool wantsSamples() const override { return true; }
     void sample(Function function, const torch::jit::Stack& stack, size_t argumentCount) override;
+    void sampleVariant(Function function, const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                       size_t argumentCount) override;
 
 private:
     struct Store { // shared by the capture and its companions
         std::mutex mutex;
         std::array<ObservedSamples, kFunctionCount> samples;
         std::array<std::map<std::string, size_t>, kFunctionCount> index;
+        std::array<std::map<std::string, VariantSamples>, kFunctionCount> variants;
+        std::array<std::map<std::string, std::map<std::string, size_t>>, kFunctionCount> variantIndex; // by op
     };
+    // Adds the call to `samples` (a new signature, or one more call of a known one), with the store's lock held.
+    void add(ObservedSamples& samples, std::map<std::string, size_t>& index, const torch::jit::Stack& stack,
+             size_t argumentCount) const;
+    std::string currentScope() const;
     explicit SampleCapture(std::shared_ptr<Store> store); // a companion
 
     std::shared_ptr<Store> m_store;

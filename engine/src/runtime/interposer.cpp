@@ -52,7 +52,8 @@ void observeOriginal(ThreadState& thread, Function f, const char* declined = nul
 
 // The arguments of a call in the function's normal form, for the observers that want them (the optimizer
 // benchmarks providers on these samples).
-void tellSample(const ObserverList& observers, const OpForm& form, Function f, const torch::jit::Stack& stack, size_t n)
+void tellSample(const ObserverList& observers, const OpForm& form, const c10::OperatorHandle& op, Function f,
+                const torch::jit::Stack& stack, size_t n)
 {
     const auto tell = [&](const torch::jit::Stack& args, size_t count) {
         for (const auto& observer : observers.observers)
@@ -63,8 +64,12 @@ void tellSample(const ObserverList& observers, const OpForm& form, Function f, c
         tell(stack, n);
         return;
     }
-    if (form.kind == FormKind::Variant) // another op's schema: the optimizer benchmarks the normal form's op only
+    if (form.kind == FormKind::Variant) { // another op's schema, told apart: the optimizer benchmarks the normal form
+        for (const auto& observer : observers.observers)
+            if (observer->wantsSamples())
+                observer->sampleVariant(f, op, stack, n);
         return;
+    }
     torch::jit::Stack args(stack.end() - long(n), stack.end());
     if (!toNormalForm(form, args))
         tell(args, args.size());
@@ -240,7 +245,7 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
     if (observers && observers->empty())
         observers = nullptr;
     if (observers && observers->wantsSamples)
-        tellSample(*observers, m_form, *f, *stack, n);
+        tellSample(*observers, m_form, op, *f, *stack, n);
     ObservedCall call(observers, *f, nameOf(fn), observers ? op.schema().name().c_str() : nullptr);
     if (!fn) { // observed
         observeOriginal(thread, *f);

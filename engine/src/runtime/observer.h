@@ -17,6 +17,10 @@
 #include <memory>
 #include <vector>
 
+namespace c10 {
+class OperatorHandle;
+}
+
 namespace kforge::runtime {
 
 class ForwardObserver {
@@ -46,6 +50,12 @@ public:
     // stack. Only observers that want them get them (converting costs).
     virtual bool wantsSamples() const { return false; }
     virtual void sample(Function /*function*/, const torch::jit::Stack& /*stack*/, size_t /*argumentCount*/) {}
+    // A call in a Variant form (another op's schema, passed to providers as is: every interpolate mode but one): its
+    // arguments as that op takes them. Re-validation checks a provider on these too, since it serves them.
+    virtual void sampleVariant(Function /*function*/, const c10::OperatorHandle& /*op*/,
+                               const torch::jit::Stack& /*stack*/, size_t /*argumentCount*/)
+    {
+    }
     // Top-level ATen op executions, for observers that time them: delivered by a RecordFunction callback of the
     // observer's own (notifyOpBegin/notifyOpEnd), which LibTorch carries into the forward's tasks.
     virtual void opBegin() {}
