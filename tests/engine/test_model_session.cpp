@@ -450,3 +450,46 @@ TEST(ModelSession, R2_ASubmoduleAssignedTwiceIsAModulePerPathInEverySavedForm)
                         .empty());
     }
 }
+
+// R2: a submodule scripted before it is assigned to two attributes stays one object in the saved model
+// (make_shared_module.py's shared_scripted_first.script.pt), listed as "a" and "b". Its hooks see one `self`: every
+// call runs in the scope of its first name, an entry for either name is accepted and covers both calls, and the
+// session says so (an entry for `a` was refused with "no module 'a'", and one for `b` served the calls as `b`).
+TEST(ModelSession, R2_OneModuleObjectUnderTwoNamesRunsInItsFirstNamesScope)
+{
+    test::registerTestProviders();
+    auto session = ModelSession::open(kInventoryModels + "shared_scripted_first.script.pt");
+    session->setInputSpecs({"float32[4]"});
+    std::vector<std::string> paths;
+    for (const ModuleInfo& m : session->modules())
+        paths.push_back(m.path);
+    EXPECT_EQ(paths, (std::vector<std::string>{"", "a", "b"}));
+    ASSERT_EQ(session->warnings().size(), 1u);
+    EXPECT_NE(session->warnings()[0].find("module 'b' is module 'a' under a second name"), std::string::npos)
+        << session->warnings()[0];
+
+    const double originals = session->forward()[0].sum;
+    for (const std::string scope : {"a", "b"}) {
+        SCOPED_TRACE(scope);
+        const Plan plan = test::planOf({test::entry(scope, "gelu", "TestTagGeluProvider")});
+        EXPECT_TRUE(validatePlan(plan, *session, "cpu").empty());
+        KernelProviderRuntime runtime(*session, plan);
+        auto stream = EventStream::attach();
+        double served = 0;
+        {
+            const auto applied = runtime.applied();
+            served = session->forward()[0].sum;
+        }
+        std::vector<Event> events;
+        stream->drain(events);
+        // a(x) + 2 b(x), both calls served: 3 tags per element.
+        EXPECT_NEAR(served - originals, 4 * 3 * test::kTagA, 1e-2);
+        int calls = 0;
+        for (const Event& e : events)
+            if (e.kind == EventKind::ProviderCall) {
+                ++calls;
+                EXPECT_EQ(e.modulePath, "a");
+            }
+        EXPECT_EQ(calls, 2);
+    }
+}

@@ -70,13 +70,8 @@ bool inlinedForwardsOf(const torch::jit::Module& module)
 
 const c10::ivalue::Object* ModelSession::Impl::objectOf(const std::string& path) const
 {
-    const auto it = indexByPath.find(path);
-    if (it == indexByPath.end())
-        return nullptr;
-    for (const auto& [object, index] : indexByObject)
-        if (index == it->second)
-            return object;
-    return nullptr;
+    const auto it = objectByPath.find(path);
+    return it == objectByPath.end() ? nullptr : it->second;
 }
 
 const runtime::ModuleDirectory& ModelSession::moduleDirectory() const { return *m_impl; }
@@ -147,8 +142,18 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
     std::vector<std::pair<runtime::ObjectKey, std::string>> objects;
     for (const auto& [identity, path] : identities) {
         const auto* object = &identity.toObjectRef();
-        impl->indexByObject[object] = impl->indexByPath.at(path);
-        objects.emplace_back(object, path);
+        impl->objectByPath[path] = object;
+        // One object under two names (a submodule scripted before it was assigned to two attributes): its hooks
+        // see one `self`, so its calls run in the scope of its first name, and an entry for either name covers both.
+        const auto [first, added] = impl->indexByObject.emplace(object, impl->indexByPath.at(path));
+        if (added)
+            objects.emplace_back(object, path);
+        else
+            impl->warnings.push_back(
+                "module '" + path + "' is module '" + impl->modules[first->second].path +
+                "' under a second name (one module object, assigned to two attributes after it was scripted): the "
+                "calls made through either name run in scope '" +
+                impl->modules[first->second].path + "', and a plan entry for either name covers both");
     }
     runtime::Hooks::registerModules(objects);
 

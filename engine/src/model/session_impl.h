@@ -36,7 +36,8 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     std::vector<ModuleInfo> modules;
     std::unordered_map<std::string, size_t> indexByPath;
     // Module identity at run time is the TorchScript object `self` (R2).
-    std::unordered_map<const c10::ivalue::Object*, size_t> indexByObject;
+    std::unordered_map<const c10::ivalue::Object*, size_t> indexByObject;     // an object's first path
+    std::unordered_map<std::string, const c10::ivalue::Object*> objectByPath; // every path, second names too
 
     std::vector<c10::IValue> inputs;
     std::unordered_map<std::string, c10::IValue> kwargs;
