@@ -16,6 +16,7 @@
 #include "item_models/plan_document.h"
 #include "views/about_dialog.h"
 #include "views/module_tree_page.h"
+#include "views/module_tree_view.h"
 #include "views/profile_page.h"
 #include "views/settings_dialog.h"
 #include "workspaces/model_opening.h"
@@ -440,6 +441,7 @@ void MainWindow::setPersistent(bool persistent)
 {
     m_status->setPersistent(persistent);
     m_modelSpace->inputs()->setRemembering(persistent);
+    moduleView()->setRemembering(persistent);
     m_profileSpace->setPersistent(persistent);
     m_planSpace->files()->setPersistent(persistent);
 }

@@ -599,3 +599,50 @@ TEST(FlameGraph, ModulesThenFunctionsThenOpsPerForward)
         if (f.parent >= 0)
             EXPECT_LT(f.parent, &f - frames.data()) << "parents come first";
 }
+
+// Identical layers keep their places: child modules are laid out in the order the forward entered them (by time,
+// layer3 came first and layer1 last, and they swapped from run to run), then the module's own functions by time;
+// module frames carry their type for readable labels.
+TEST(FlameGraph, ChildModulesInTheOrderTheForwardEnteredThem)
+{
+    ProfileRun run;
+    run.iterations = 1;
+    for (const char* path : {"", "layer1", "layer2", "layer3"}) {
+        ModuleInfo m;
+        m.path = path;
+        m.typeName = *path ? "Sequential" : "ResNet";
+        run.modules.push_back(m);
+    }
+    const auto record = [&](const char* module, const char* function, std::int64_t us) {
+        KernelRecord r;
+        r.modulePath = module;
+        r.function = function;
+        r.name = "aten::op";
+        r.durationNs = us * 1000;
+        run.records.push_back(r);
+    };
+    record("layer3", "conv2d", 300);
+    record("layer1", "conv2d", 100);
+    record("layer2", "conv2d", 200);
+    record("", "linear", 500);
+    record("", "relu", 50);
+    const auto childrenOfRoot = [](const std::vector<FlameFrame>& frames) {
+        std::vector<std::string> names;
+        for (const FlameFrame& f : frames)
+            if (f.parent == 0)
+                names.push_back(f.name);
+        return names;
+    };
+    // Without module ranges: the module tree's order.
+    EXPECT_EQ(childrenOfRoot(flameGraph(run)),
+              (std::vector<std::string>{"layer1", "layer2", "layer3", "linear", "relu"}));
+    // With them: the order of first entry, whatever the tree says.
+    for (const auto& [path, start] : {std::pair{"layer2", 10}, {"layer1", 20}, {"layer3", 30}})
+        run.ranges.push_back({"module", path, "", start, 1, 0, 0});
+    const auto frames = flameGraph(run);
+    EXPECT_EQ(childrenOfRoot(frames), (std::vector<std::string>{"layer2", "layer1", "layer3", "linear", "relu"}));
+    EXPECT_EQ(frames.front().typeName, "ResNet");
+    for (const FlameFrame& f : frames)
+        if (f.name == "layer1")
+            EXPECT_EQ(f.typeName, "Sequential");
+}

@@ -164,6 +164,7 @@ private Q_SLOTS:
     void semanticColorsFollowThePalette();
     void shiftDragMeasuresASpan();
     void differentialFlameGraphColoursOnlyVerdicts();
+    void flameGraphLabelsSayWhichModule();
 };
 
 void TestProfileWidgets::timeShareSlicesKeepTopAndSumTheRest()
@@ -591,6 +592,53 @@ void TestProfileWidgets::differentialFlameGraphColoursOnlyVerdicts()
     const QColor green = image.pixelColor(QPoint(int(view.frameRect(gelu).right()) - 2, geluCentre.y()));
     QCOMPARE(grey.rgb(), view.palette().color(QPalette::Mid).rgb());
     QVERIFY2(green.green() > green.red(), qPrintable(green.name()));
+}
+
+// A module frame says which module it is: a list index with its container ("layer1.0", not "0") and the module's
+// type; functions keep their names.
+void TestProfileWidgets::flameGraphLabelsSayWhichModule()
+{
+    auto run = std::make_shared<ProfileRun>();
+    run->iterations = 1;
+    for (const auto& [path, type] : {std::pair{"", "ResNet"},
+                                     {"layer1", "Sequential"},
+                                     {"layer1.0", "Bottleneck"},
+                                     {"layer1.0.conv2", "Conv2d"}}) {
+        kforge::ModuleInfo m;
+        m.path = path;
+        m.typeName = type;
+        run->modules.push_back(m);
+    }
+    kforge::KernelRecord r;
+    r.modulePath = "layer1.0.conv2";
+    r.function = "conv2d";
+    r.name = "aten::conv2d";
+    r.durationNs = 1000;
+    run->records.push_back(r);
+    r.modulePath = "";
+    r.function = "linear";
+    r.name = "aten::linear";
+    r.durationNs = 3000;
+    run->records.push_back(r);
+    kforge::ui::FlameGraphView view;
+    view.setRuns(run);
+    // A search matches labels, types included, and says what share of the time its matches hold, counted once.
+    view.setSearch(QStringLiteral("conv"));
+    QCOMPARE(view.matchCount(), 3); // the module conv2, its function conv2d, the op aten::conv2d
+    QCOMPARE(view.matchedShare(), 0.25);
+    view.setSearch(QStringLiteral("bottleneck"));
+    QCOMPARE(view.matchCount(), 1);
+    QCOMPARE(view.matchedShare(), 0.25);
+    view.setSearch(QString());
+    QStringList labels;
+    for (size_t i = 0; i < view.frames().size(); ++i)
+        labels << view.frameLabel(int(i));
+    const QString dot(QChar(0x00B7));
+    QCOMPARE(labels,
+             (QStringList{QStringLiteral("(root) %1 ResNet").arg(dot), QStringLiteral("layer1 %1 Sequential").arg(dot),
+                          QStringLiteral("layer1.0 %1 Bottleneck").arg(dot), QStringLiteral("conv2 %1 Conv2d").arg(dot),
+                          QStringLiteral("conv2d"), QStringLiteral("aten::conv2d"), QStringLiteral("linear"),
+                          QStringLiteral("aten::linear")}));
 }
 
 QTEST_MAIN(TestProfileWidgets)

@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QToolButton>
@@ -70,7 +71,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     });
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_view->setSearch(text);
-        m_matches->setText(text.trimmed().isEmpty() ? QString() : tr("%n match(es)", nullptr, m_view->matchCount()));
+        updateMatches();
     });
     connect(m_differential, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
     connect(exportButton, &QToolButton::clicked, this, &FlameGraphPage::exportInteractively);
@@ -90,6 +91,17 @@ void FlameGraphPage::applyRuns()
     m_differential->setVisible(m_baseline != nullptr);
     m_legend->setVisible(m_baseline != nullptr && m_differential->isChecked());
     m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr);
+    updateMatches();
+}
+
+void FlameGraphPage::updateMatches()
+{
+    if (m_search->text().trimmed().isEmpty() || m_view->frames().empty()) {
+        m_matches->clear(); // no search, or no profile left to search in
+        return;
+    }
+    m_matches->setText(tr("%n match(es), %1 % of the time", nullptr, m_view->matchCount())
+                           .arg(QLocale().toString(100.0 * m_view->matchedShare(), 'f', 1)));
 }
 
 void FlameGraphPage::updateBreadcrumb()

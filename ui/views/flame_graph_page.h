@@ -34,6 +34,7 @@ public:
 
 private:
     void applyRuns();
+    void updateMatches(); // the search's count and share of time, cleared without a search or a profile
     void updateBreadcrumb();
     void exportInteractively();
 

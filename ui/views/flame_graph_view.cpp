@@ -101,6 +101,21 @@ void FlameGraphView::zoomOut()
         zoomTo(std::max(0, m_frames[size_t(m_zoom)].parent));
 }
 
+QString FlameGraphView::frameLabel(int frame) const
+{
+    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    QString label = displayName(f);
+    if (f.kind != kforge::FlameFrame::Kind::Module)
+        return label;
+    const bool listIndex =
+        !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (listIndex && f.parent > 0)
+        label = QString::fromStdString(m_frames[size_t(f.parent)].name) + QLatin1Char('.') + label;
+    if (!f.typeName.empty())
+        label += QStringLiteral(" %1 %2").arg(QChar(0x00B7), QString::fromStdString(f.typeName));
+    return label;
+}
+
 QStringList FlameGraphView::breadcrumb() const
 {
     QStringList names;
@@ -113,15 +128,23 @@ void FlameGraphView::setSearch(const QString& text)
 {
     m_search = text.trimmed();
     m_matches = 0;
-    for (size_t i = 0; i < m_frames.size(); ++i)
-        m_matches += matches(int(i)) ? 1 : 0;
+    double matchedUs = 0;
+    std::vector<bool> inMatch(m_frames.size(), false); // the frame or an ancestor matches (parents come first)
+    for (size_t i = 0; i < m_frames.size(); ++i) {
+        const bool match = matches(int(i));
+        const bool insideMatch = m_frames[i].parent >= 0 && inMatch[size_t(m_frames[i].parent)];
+        m_matches += match ? 1 : 0;
+        if (match && !insideMatch)
+            matchedUs += m_frames[i].us;
+        inMatch[i] = match || insideMatch;
+    }
+    m_matchedShare = m_frames.empty() || m_frames.front().us <= 0 ? 0.0 : matchedUs / m_frames.front().us;
     update();
 }
 
 bool FlameGraphView::matches(int frame) const
 {
-    return !m_search.isEmpty() &&
-           QString::fromStdString(m_frames[size_t(frame)].name).contains(m_search, Qt::CaseInsensitive);
+    return !m_search.isEmpty() && frameLabel(frame).contains(m_search, Qt::CaseInsensitive);
 }
 
 bool FlameGraphView::isInZoom(int frame) const
@@ -234,7 +257,7 @@ void FlameGraphView::paint(QPainter& painter, const QRect& area) const
             painter.setPen(textColorOn(fill));
             const QRectF text = r.adjusted(3, 0, -3, 0);
             painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
-                             metrics.elidedText(displayName(m_frames[i]), Qt::ElideRight, int(text.width())));
+                             metrics.elidedText(frameLabel(int(i)), Qt::ElideRight, int(text.width())));
         }
     }
 }

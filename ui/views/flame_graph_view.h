@@ -40,12 +40,17 @@ public:
     int zoomedFrame() const { return m_zoom; }
     QStringList breadcrumb() const; // frame names from the root to the zoomed frame
 
-    void setSearch(const QString& text); // case-insensitive substring of frame names; "" clears
+    void setSearch(const QString& text); // case-insensitive substring of frame labels (frameLabel); "" clears
     int matchCount() const { return m_matches; }
+    // The share of the forward's time in matching frames, each counted once (a match inside a match is not added).
+    double matchedShare() const { return m_matchedShare; }
 
     int frameAt(const QPoint& pos) const; // -1 where none is drawn
     QRectF frameRect(int frame) const;    // empty when not drawn (outside the zoomed frame)
     QString frameToolTip(int frame) const;
+    // What a frame says on screen: a module's name, with its container's when it is a list index ("layer1.0", not
+    // "0"), and its type ("layer1.0 · Bottleneck"); a function's or op's name.
+    QString frameLabel(int frame) const;
 
     bool savePng(const QString& path, QString* error = nullptr);
     bool saveSvg(const QString& path, QString* error = nullptr);
@@ -76,6 +81,7 @@ private:
     int m_zoom = 0;
     QString m_search;
     int m_matches = 0;
+    double m_matchedShare = 0;
 };
 
 } // namespace kforge::ui

@@ -10,10 +10,25 @@ class ModuleTreeView : public QTreeView {
 public:
     explicit ModuleTreeView(QWidget* parent = nullptr);
 
-    // Expands `depth` levels below the top (all of them when negative) and widens the name, type and
-    // parameter columns to their contents. Depth 1 is what a freshly loaded model should look like: the
-    // root's children and grandchildren visible, deep models still readable.
+    // Expands `depth` levels below the top (all of them when negative) and sizes the columns up to Functions to
+    // their contents in every row, collapsed ones included (a row expanded later is readable at any depth), each at
+    // most kMaxFittedWidth; then the widths the user set by hand, which are remembered across models and restarts.
+    // Depth 1 is what a freshly loaded model should look like: the root's children and grandchildren visible, deep
+    // models still readable.
     void expandAndFit(int depth = 1);
+    static constexpr int kMaxFittedWidth = 480;
+
+    // Whether widths the user sets are saved and applied (QSettings); off for runs that must leave no settings behind
+    // (screenshots, tests: MainWindow::setPersistent).
+    void setRemembering(bool remembering) { m_remembering = remembering; }
+
+    // The width every row's cell of `column` needs: indentation, decoration and text (a row's own size hint).
+    int contentWidth(int column) const;
+
+private:
+    void rememberWidth(int column, int width);
+    bool m_fitting = false; // widths set by expandAndFit are not the user's
+    bool m_remembering = true;
 };
 
 } // namespace kforge::ui

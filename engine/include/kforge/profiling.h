@@ -120,13 +120,16 @@ struct ModuleTime {
 std::vector<ModuleTime> moduleTimes(const ProfileRun& run);
 
 // A run aggregated as a tree for a flame graph (icicle): module → child modules, then the module's own time by
-// function → op or kernel. Times are per measured forward. Frame 0 is the root module; children follow their
-// parent, in order of decreasing time.
+// function → op or kernel. Times are per measured forward. Frame 0 is the root module; children follow their parent:
+// child modules first, in the order the forward first entered them (the module tree's order in a run without module
+// ranges), so identical layers keep their places, then the module's functions, and a function's ops, by decreasing
+// time.
 struct FlameFrame {
     enum class Kind { Module, Function, Op };
     Kind kind = Kind::Module;
-    std::string name; // module name (its last path component; "" for the root), function, op or kernel
-    std::string path; // "blocks.0.attn", "blocks.0.attn/gelu", "blocks.0.attn/gelu/aten::gelu": unique, stable
+    std::string name;     // module name (its last path component; "" for the root), function, op or kernel
+    std::string path;     // "blocks.0.attn", "blocks.0.attn/gelu", "blocks.0.attn/gelu/aten::gelu": unique, stable
+    std::string typeName; // a module frame's readable type ("Bottleneck") from the run's modules; "" when unknown
     int parent = -1;
     int depth = 0;
     double us = 0;       // the frame and everything below it

@@ -2,15 +2,20 @@
 #include <kforge/profiling.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <memory>
 
 namespace kforge {
 namespace {
 
-// Built as a tree of owned nodes, then flattened parent-first with children by decreasing time.
+// Built as a tree of owned nodes, then flattened parent-first: child modules in the order the forward entered them,
+// then the node's own functions (or ops) by decreasing time.
 struct Node {
     FlameFrame frame;
+    std::int64_t firstEntryNs = INT64_MAX;                 // a module's first entry (its ranges), when the run has them
+    int treeIndex = INT_MAX;                               // a module's place in the module tree (declaration order)
     std::map<std::string, std::unique_ptr<Node>> children; // by name
     Node* child(FlameFrame::Kind kind, const std::string& name)
     {
@@ -37,13 +42,38 @@ void flatten(Node& node, int parent, int depth, double offsetUs, std::vector<Fla
     std::vector<Node*> order;
     for (auto& [key, child] : node.children)
         order.push_back(child.get());
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Node* a, const Node* b) { return a->frame.us > b->frame.us; });
+    // By time, identical layers would swap places from run to run (layer4 before layer2, "1" before "0").
+    std::stable_sort(order.begin(), order.end(), [](const Node* a, const Node* b) {
+        const bool aModule = a->frame.kind == FlameFrame::Kind::Module;
+        const bool bModule = b->frame.kind == FlameFrame::Kind::Module;
+        if (aModule != bModule)
+            return aModule;
+        if (aModule && a->firstEntryNs != b->firstEntryNs)
+            return a->firstEntryNs < b->firstEntryNs;
+        if (aModule && a->treeIndex != b->treeIndex)
+            return a->treeIndex < b->treeIndex;
+        return a->frame.us > b->frame.us;
+    });
     double offset = offsetUs;
     for (Node* child : order) {
         flatten(*child, self, depth + 1, offset, out);
         offset += child->frame.us;
     }
+}
+
+// The node of module `path` when the run has one (no time recorded in it: none).
+Node* existingModuleNode(Node& root, const std::string& path)
+{
+    Node* node = &root;
+    size_t start = 0;
+    while (node && start < path.size()) {
+        const size_t dot = path.find('.', start);
+        const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        const auto it = node->children.find(std::to_string(int(FlameFrame::Kind::Module)) + part);
+        node = it == node->children.end() ? nullptr : it->second.get();
+        start = dot == std::string::npos ? path.size() : dot + 1;
+    }
+    return node;
 }
 
 } // namespace
@@ -78,8 +108,16 @@ std::vector<FlameFrame> flameGraph(const ProfileRun& run)
         op->frame.calls += 1.0 / forwards;
     }
     for (const RangeRecord& range : run.ranges)
-        if (range.kind == "module")
-            moduleNode(range.name, 0.0)->frame.calls += 1.0 / forwards;
+        if (range.kind == "module") {
+            Node* module = moduleNode(range.name, 0.0);
+            module->frame.calls += 1.0 / forwards;
+            module->firstEntryNs = std::min(module->firstEntryNs, range.startNs);
+        }
+    for (size_t i = 0; i < run.modules.size(); ++i)
+        if (Node* module = existingModuleNode(root, run.modules[i].path)) {
+            module->treeIndex = int(i);
+            module->frame.typeName = run.modules[i].typeName;
+        }
     std::vector<FlameFrame> frames;
     flatten(root, -1, 0, 0.0, frames);
     return frames;
