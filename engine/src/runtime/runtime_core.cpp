@@ -57,10 +57,15 @@ void removeEntry(ThreadState& thread, Function f, std::vector<StackEntry>& stack
 {
     StackEntry& entry = stack[index];
     StackEntry* next = nullptr; // the push of `f` right after this one, in any runtime
-    for (auto& [runtimeId, stacks] : thread.allStacks())
-        for (StackEntry& e : stacks[static_cast<int>(f)])
-            if (e.sequence > entry.sequence && (!next || e.sequence < next->sequence))
-                next = &e;
+    // Each stack is in push order, its sequences increasing: the first entry above `entry` is found by bisection (a
+    // scan of every entry made the post-hook of a scope with many entries quadratic: bench_scope_entries).
+    const auto before = [](std::uint64_t sequence, const StackEntry& e) { return sequence < e.sequence; };
+    for (auto& [runtimeId, stacks] : thread.allStacks()) {
+        std::vector<StackEntry>& other = stacks[static_cast<int>(f)];
+        const auto above = std::upper_bound(other.begin(), other.end(), entry.sequence, before);
+        if (above != other.end() && (!next || above->sequence < next->sequence))
+            next = &*above;
+    }
     if (next) {
         next->saved = std::move(entry.saved);
         next->savedScope = entry.savedScope;
