@@ -232,6 +232,31 @@ TEST(ModelSession, InputsFromTorchSaveFile)
     EXPECT_DOUBLE_EQ(s->forward()[0].sum, 20.0);
 }
 
+// A pickled list is untyped (List[Any]); a forward taking List[Tensor] (torchvision's detection models) or
+// Dict[str, List[Tensor]] gets it typed by its schema, as a Python call would: "Expected a value of type
+// 'List[Tensor]' for argument 'images' but instead found type 'List[Any]'" before.
+TEST(ModelSession, InputsFileContainersAreTypedByTheForwardsSchema)
+{
+    test::TempDir dir;
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module m(c10::QualifiedName("__torch__.Detector"), cu, true);
+    m.define("def forward(self, images: List[Tensor], extra: Dict[str, List[Tensor]]) -> Tensor:\n"
+             "    return images[0] + images[1] + extra['a'][0]\n");
+    test::saveModule(m, dir.path("m.pt"));
+    c10::impl::GenericList images(c10::AnyType::get());
+    images.push_back(torch::ones({2, 3}));
+    images.push_back(torch::ones({2, 3}));
+    c10::impl::GenericList a(c10::AnyType::get());
+    a.push_back(torch::ones({2, 3}));
+    c10::impl::GenericDict extra(c10::StringType::get(), c10::AnyType::get());
+    extra.insert("a", a);
+    const auto bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create({images, extra}));
+    test::writeBytes(dir.path("in.pt"), std::string(bytes.begin(), bytes.end()));
+    auto s = ModelSession::open(dir.path("m.pt").string());
+    s->loadInputsFile(dir.path("in.pt").string());
+    EXPECT_DOUBLE_EQ(s->forward()[0].sum, 18.0);
+}
+
 // Files made as users make them (tests/data/models/make_scripted_inventory.py).
 namespace {
 

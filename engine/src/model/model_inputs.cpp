@@ -121,6 +121,45 @@ LoadedInputs loadInputsFile(const std::string& path)
     return inputsFromValue(value, where);
 }
 
+c10::IValue typedAs(const c10::IValue& value, const c10::TypePtr& type)
+{
+    if (const auto optional = type->cast<c10::OptionalType>())
+        return value.isNone() ? value : typedAs(value, optional->getElementType());
+    if (value.isList())
+        if (const auto list = type->cast<c10::ListType>()) {
+            const c10::TypePtr element = list->getElementType();
+            c10::impl::GenericList out(element);
+            for (const c10::IValue& item : value.toListRef()) {
+                c10::IValue typed = typedAs(item, element);
+                if (!typed.type()->isSubtypeOf(*element))
+                    return value;
+                out.push_back(std::move(typed));
+            }
+            return out;
+        }
+    if (value.isGenericDict())
+        if (const auto dict = type->cast<c10::DictType>()) {
+            c10::impl::GenericDict out(dict->getKeyType(), dict->getValueType());
+            for (const auto& item : value.toGenericDict()) {
+                c10::IValue key = typedAs(item.key(), dict->getKeyType());
+                c10::IValue mapped = typedAs(item.value(), dict->getValueType());
+                if (!key.type()->isSubtypeOf(*dict->getKeyType()) || !mapped.type()->isSubtypeOf(*dict->getValueType()))
+                    return value;
+                out.insert(std::move(key), std::move(mapped));
+            }
+            return out;
+        }
+    if (value.isTuple())
+        if (const auto tuple = type->cast<c10::TupleType>();
+            tuple && tuple->elements().size() == value.toTupleRef().size()) {
+            std::vector<c10::IValue> elements;
+            for (size_t i = 0; i < tuple->elements().size(); ++i)
+                elements.push_back(typedAs(value.toTupleRef().elements()[i], tuple->elements()[i]));
+            return c10::ivalue::Tuple::create(std::move(elements));
+        }
+    return value;
+}
+
 LoadedInputs inputsFromValue(const c10::IValue& value, const std::string& where)
 {
     LoadedInputs out;

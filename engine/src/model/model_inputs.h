@@ -26,4 +26,9 @@ LoadedInputs loadInputsFile(const std::string& path);
 // The same from a value already loaded; `where` names its origin in errors.
 LoadedInputs inputsFromValue(const c10::IValue& value, const std::string& where);
 
+// `value` as an argument of type `type`: a pickle gives untyped containers (a list of tensors is a List[Any]) where a
+// Python caller's would be converted to the forward's schema (detection models take List[Tensor]); lists, dicts,
+// tuples and optionals are rebuilt with the schema's element types where every element fits, else left as they are.
+c10::IValue typedAs(const c10::IValue& value, const c10::TypePtr& type);
+
 } // namespace kforge

@@ -245,6 +245,15 @@ void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
 void ModelSession::loadInputsFile(const std::string& path)
 {
     LoadedInputs loaded = kforge::loadInputsFile(path);
+    if (!m_impl->exported) { // the forward's schema types the file's untyped containers, as Python's call would
+        const auto& arguments = m_impl->module.get_method("forward").function().getSchema().arguments();
+        for (size_t i = 0; i < loaded.args.size() && i + 1 < arguments.size(); ++i)
+            loaded.args[i] = typedAs(loaded.args[i], arguments[i + 1].type());
+        for (auto& [name, value] : loaded.kwargs)
+            for (size_t i = 1; i < arguments.size(); ++i)
+                if (arguments[i].name() == name)
+                    value = typedAs(value, arguments[i].type());
+    }
     m_impl->inputs = std::move(loaded.args);
     m_impl->kwargs = std::move(loaded.kwargs);
     m_impl->inputDescriptions = std::move(loaded.descriptions);
