@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include <kforge/error.h>
+#include <kforge/op_libraries.h>
 #include <kforge/plugins.h>
 #include <kforge/version.h>
 
@@ -58,6 +59,11 @@ int main(int argc, char** argv)
     std::vector<std::string> plugins;
     app.add_option("--provider-plugin", plugins, "load a provider plugin (.so) before running the command")
         ->type_name("LIB.so");
+    std::vector<std::string> opLibraries;
+    app.add_option("--ops-library", opLibraries,
+                   "load a library of custom ops (TORCH_LIBRARY: torchvision's, your own) before the model; also every "
+                   ".so in the folders of KFORGE_OPS_PATH")
+        ->type_name("LIB.so");
     const std::vector<kforge::cli::Command> commands{
         kforge::cli::addModulesCommand(app),    kforge::cli::addDoctorCommand(app),
         kforge::cli::addRunCommand(app),        kforge::cli::addProvidersCommand(app),
@@ -96,6 +102,13 @@ int main(int argc, char** argv)
             report.warn(message);
         for (const auto& plugin : plugins)
             kforge::loadProviderPlugin(plugin);
+        // The same for op libraries: a model calling their ops loads only after them.
+        std::vector<std::string> opLibraryErrors;
+        kforge::loadOpLibrariesFromEnvironment(opLibraryErrors);
+        for (const auto& message : opLibraryErrors)
+            report.warn(message);
+        for (const auto& library : opLibraries)
+            kforge::loadOpLibrary(library);
         for (const auto& command : commands)
             if (command.app->parsed()) {
                 command.run(report);

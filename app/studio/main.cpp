@@ -9,6 +9,7 @@
 #include "main_window.h"
 
 #include <kforge/error.h>
+#include <kforge/op_libraries.h>
 #include <kforge/plugins.h>
 
 #include <QAction>
@@ -102,6 +103,12 @@ int main(int argc, char** argv)
                                                          "folders in KFORGE_PROVIDER_PATH are loaded too."),
                                           QStringLiteral("lib.so"));
     parser.addOption(pluginOption);
+    const QCommandLineOption opsLibraryOption(
+        QStringLiteral("ops-library"),
+        QStringLiteral("Load a library of custom ops (TORCH_LIBRARY) before any model; repeatable. Also every .so in "
+                       "the folders of KFORGE_OPS_PATH."),
+        QStringLiteral("lib.so"));
+    parser.addOption(opsLibraryOption);
     const QCommandLineOption profileOption(
         QStringLiteral("profile"),
         QStringLiteral("Profile a CPU baseline once MODEL is shown (after --run, before --screenshot)."));
@@ -131,6 +138,22 @@ int main(int argc, char** argv)
             return 1;
         }
     }
+    // Op libraries before any model: LibTorch resolves a model's custom ops when it loads the file.
+    std::vector<std::string> opLibraryErrors;
+    kforge::loadOpLibrariesFromEnvironment(opLibraryErrors);
+    for (const auto& message : opLibraryErrors)
+        std::fprintf(stderr, "kforge-studio: warning: %s\n", message.c_str());
+    for (const QString& library : parser.values(opsLibraryOption)) {
+        try {
+            kforge::loadOpLibrary(library.toStdString());
+        } catch (const kforge::Error& e) {
+            printError(QString::fromStdString(e.what()));
+            return 1;
+        }
+    }
+    // Then those of Preferences › Op Libraries, a failure there a warning.
+    for (const QString& message : kforge::ui::loadStoredOpLibraries())
+        std::fprintf(stderr, "kforge-studio: warning: %s\n", qPrintable(message));
     // Then the plugins of Preferences › Provider Plugins: a failure there is a warning, shown in the window.
     const QStringList storedPluginErrors = kforge::ui::loadStoredProviderPlugins();
     for (const QString& message : storedPluginErrors)

@@ -1402,3 +1402,25 @@ TEST(CliExported, TorchExportSaveFilesOpenAndProgramsAreChosenByName)
     EXPECT_EQ(missing.exitCode, 1) << missing;
     EXPECT_TRUE(contains(missing.err, "has no exported program 'encoder' (it has: encode, decode)")) << missing;
 }
+
+// A model whose forward calls a custom op (tests/data/models/make_custom_op.py) names the op and --ops-library; with
+// the library given, it runs and its profile shows the op.
+TEST(CliOpsLibrary, AModelCallingACustomOpRunsWithItsLibrary)
+{
+    const std::string model = std::string(KFORGE_TEST_DATA) + "/models/custom_op.script.pt";
+    const Result refused = runKforge({"run", model, "--input", "float32[2,8]"});
+    EXPECT_EQ(refused.exitCode, 1) << refused;
+    EXPECT_NE(refused.err.find("custom op 'kforge_test::scale'"), std::string::npos) << refused;
+    EXPECT_NE(refused.err.find("--ops-library"), std::string::npos) << refused;
+
+    const Result run = runKforge({"--ops-library", KFORGE_TEST_CUSTOM_OPS, "run", model, "--input", "float32[2,8]"});
+    EXPECT_EQ(run.exitCode, 0) << run;
+    const Result profiled = runKforge({"--ops-library", KFORGE_TEST_CUSTOM_OPS, "profile", model, "--input",
+                                       "float32[2,8]", "--warmup", "0", "--iterations", "1", "--json"});
+    ASSERT_EQ(profiled.exitCode, 0) << profiled;
+    EXPECT_NE(profiled.out.find("kforge_test::scale"), std::string::npos) << profiled.out.substr(0, 2000);
+
+    const Result missing = runKforge({"--ops-library", "/no/such/libops.so", "run", model, "--input", "float32[2,8]"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    EXPECT_NE(missing.err.find("ops library '/no/such/libops.so': file not found"), std::string::npos) << missing;
+}

@@ -34,6 +34,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTreeWidget>
 
@@ -149,6 +150,30 @@ private Q_SLOTS:
         QCOMPARE(kforge::ui::loadStoredProviderPlugins(), QStringList());
         QVERIFY(again.pluginPage()->addPlugin(kExamplePlugin));
         QCOMPARE(kforge::ui::AppSettings::providerPluginPaths().size(), 1);
+    }
+
+    // Preferences › Op Libraries: a library of custom ops is loaded at once, listed with the ops it registered, kept
+    // for the next start; one that is not a library says why inline and is not kept.
+    void opLibraryListedWithItsOpsAndPersisted()
+    {
+        SettingsDialog dialog;
+        PluginSettingsPage* page = dialog.opLibraryPage();
+        QVERIFY(dialog.pages()->indexOf(page) >= 0);
+        QVERIFY(!page->addPlugin(QStringLiteral("/nonexistent/libno_such_ops.so")));
+        QVERIFY2(page->errorText().contains(QStringLiteral("file not found")), qPrintable(page->errorText()));
+        QVERIFY(kforge::ui::AppSettings::opLibraryPaths().isEmpty());
+
+        const QString library = QFileInfo(QString::fromUtf8(KFORGE_TEST_CUSTOM_OPS)).absoluteFilePath();
+        QVERIFY2(page->addPlugin(library), qPrintable(page->errorText()));
+        const int row = int(column(page->loadedPlugins(), 0).indexOf(QFileInfo(library).canonicalFilePath()));
+        QVERIFY2(row >= 0, qPrintable(column(page->loadedPlugins(), 0).join(',')));
+        QCOMPARE(column(page->loadedPlugins(), 1).at(row), QStringLiteral("kforge_test::scale"));
+        QCOMPARE(kforge::ui::AppSettings::opLibraryPaths(), QStringList{library});
+        QVERIFY(kforge::ui::AppSettings::providerPluginPaths().isEmpty() ||
+                !kforge::ui::AppSettings::providerPluginPaths().contains(library)); // a list of its own
+        SettingsDialog again;
+        QCOMPARE(rows(again.opLibraryPage()->startupPlugins()), QStringList{library});
+        QCOMPARE(kforge::ui::loadStoredOpLibraries(), QStringList());
     }
 
     void removalTakesEffectOnRestart()

@@ -11,6 +11,7 @@ namespace {
 const QString kKeepLeftovers = QStringLiteral("run/keepLeftovers");
 const QString kCaptureWarmup = QStringLiteral("capture/warmupIterations");
 const QString kPluginPaths = QStringLiteral("plugins/paths");
+const QString kOpLibraryPaths = QStringLiteral("opLibraries/paths");
 const QString kGraphExecutor = QStringLiteral("run/graphExecutor");
 constexpr int kDefaultCaptureWarmup = 2; // ModelSession::capture's own default
 constexpr int kMaxCaptureWarmup = 100;
@@ -51,5 +52,15 @@ QStringList providerPluginPaths()
 }
 
 void setProviderPluginPaths(const QStringList& paths) { QSettings().setValue(kPluginPaths, paths); }
+
+QStringList opLibraryPaths()
+{
+    QStringList paths = QSettings().value(kOpLibraryPaths).toStringList();
+    paths.removeAll(QString());
+    paths.removeDuplicates();
+    return paths;
+}
+
+void setOpLibraryPaths(const QStringList& paths) { QSettings().setValue(kOpLibraryPaths, paths); }
 
 } // namespace kforge::ui::AppSettings

@@ -26,5 +26,9 @@ void setGraphExecutor(kforge::GraphExecutor executor);
 QStringList providerPluginPaths();
 void setProviderPluginPaths(const QStringList& paths);
 
+// Op libraries (.so, TORCH_LIBRARY) loaded at start, after --ops-library and KFORGE_OPS_PATH.
+QStringList opLibraryPaths();
+void setOpLibraryPaths(const QStringList& paths);
+
 } // namespace AppSettings
 } // namespace kforge::ui

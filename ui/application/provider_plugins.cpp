@@ -3,6 +3,7 @@
 
 #include "application/app_settings.h"
 
+#include <kforge/op_libraries.h>
 #include <kforge/plugins.h>
 
 #include <QFileInfo>
@@ -19,6 +20,28 @@ QString canonical(const QString& path)
     return resolved.isEmpty() ? QFileInfo(path).absoluteFilePath() : resolved;
 }
 
+// Loads `path` with `load` unless `isLoaded`; the engine's one-line reason when it fails.
+template <typename Load> QString ensureLoaded(const QString& path, bool isLoaded, Load load)
+{
+    if (isLoaded)
+        return {};
+    try {
+        load(path.toStdString());
+        return {};
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what()).replace(QLatin1Char('\n'), QLatin1Char(' '));
+    }
+}
+
+template <typename Ensure> QStringList loadEach(const QStringList& paths, Ensure ensure)
+{
+    QStringList errors;
+    for (const QString& path : paths)
+        if (const QString error = ensure(path); !error.isEmpty())
+            errors << error;
+    return errors;
+}
+
 } // namespace
 
 bool isProviderPluginLoaded(const QString& path)
@@ -33,25 +56,29 @@ bool isProviderPluginLoaded(const QString& path)
 
 QString ensureProviderPluginLoaded(const QString& path)
 {
-    if (isProviderPluginLoaded(path))
-        return {};
-    try {
-        kforge::loadProviderPlugin(path.toStdString());
-        return {};
-    } catch (const std::exception& e) {
-        return QString::fromUtf8(e.what()).replace(QLatin1Char('\n'), QLatin1Char(' '));
-    }
+    return ensureLoaded(path, isProviderPluginLoaded(path),
+                        [](const std::string& p) { kforge::loadProviderPlugin(p); });
 }
 
 QStringList loadStoredProviderPlugins()
 {
-    QStringList errors;
-    for (const QString& path : AppSettings::providerPluginPaths()) {
-        const QString error = ensureProviderPluginLoaded(path);
-        if (!error.isEmpty())
-            errors << error;
-    }
-    return errors;
+    return loadEach(AppSettings::providerPluginPaths(), ensureProviderPluginLoaded);
 }
+
+bool isOpLibraryLoaded(const QString& path)
+{
+    const QString wanted = canonical(path);
+    for (const kforge::OpLibraryInfo& library : kforge::loadedOpLibraries())
+        if (canonical(QString::fromStdString(library.path)) == wanted)
+            return true;
+    return false;
+}
+
+QString ensureOpLibraryLoaded(const QString& path)
+{
+    return ensureLoaded(path, isOpLibraryLoaded(path), [](const std::string& p) { kforge::loadOpLibrary(p); });
+}
+
+QStringList loadStoredOpLibraries() { return loadEach(AppSettings::opLibraryPaths(), ensureOpLibraryLoaded); }
 
 } // namespace kforge::ui

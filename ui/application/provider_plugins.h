@@ -14,4 +14,10 @@ bool isProviderPluginLoaded(const QString& path);
 // The settings' plugin list, at start; one message per plugin that did not load.
 QStringList loadStoredProviderPlugins();
 
+// The same for op libraries (kforge/op_libraries.h): loading one again is no error in the engine, but asking first
+// keeps the messages alike.
+QString ensureOpLibraryLoaded(const QString& path);
+bool isOpLibraryLoaded(const QString& path);
+QStringList loadStoredOpLibraries();
+
 } // namespace kforge::ui

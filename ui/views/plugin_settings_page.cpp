@@ -5,6 +5,7 @@
 #include "application/app_settings.h"
 #include "application/provider_plugins.h"
 
+#include <kforge/op_libraries.h>
 #include <kforge/plugins.h>
 
 #include <QDir>
@@ -19,25 +20,88 @@
 #include <QVBoxLayout>
 
 namespace kforge::ui {
+namespace {
 
-PluginSettingsPage::PluginSettingsPage(QWidget* parent)
-    : QWidget(parent), m_loaded(new QTreeWidget(this)), m_paths(new QListWidget(this)),
+QString nativePath(const std::string& path) { return QDir::toNativeSeparators(QString::fromStdString(path)); }
+
+QString joined(const std::vector<std::string>& names)
+{
+    QStringList out;
+    for (const std::string& name : names)
+        out << QString::fromStdString(name);
+    return out.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+LibraryKind providerPluginKind()
+{
+    LibraryKind kind;
+    kind.objectPrefix = QStringLiteral("plugin");
+    kind.startupLabel =
+        PluginSettingsPage::tr("Loaded at every start (with --provider-plugin and KFORGE_PROVIDER_PATH):");
+    kind.addTitle = PluginSettingsPage::tr("Add Provider Plugin");
+    kind.fileFilter = PluginSettingsPage::tr("Provider plugins (*.so);;All files (*)");
+    kind.loadedHeaders = {PluginSettingsPage::tr("Plugin"), PluginSettingsPage::tr("Provider types"),
+                          PluginSettingsPage::tr("ABI")};
+    kind.noneLoaded = PluginSettingsPage::tr("(none: only the built-in providers)");
+    kind.ensureLoaded = ensureProviderPluginLoaded;
+    kind.isLoaded = isProviderPluginLoaded;
+    kind.loadedRows = [] {
+        QList<QStringList> rows;
+        for (const kforge::PluginInfo& plugin : kforge::loadedProviderPlugins())
+            rows.push_back({nativePath(plugin.path), joined(plugin.providerTypes), QString::fromStdString(plugin.abi)});
+        return rows;
+    };
+    kind.storedPaths = AppSettings::providerPluginPaths;
+    kind.setStoredPaths = AppSettings::setProviderPluginPaths;
+    return kind;
+}
+
+LibraryKind opLibraryKind()
+{
+    LibraryKind kind;
+    kind.objectPrefix = QStringLiteral("opLibrary");
+    kind.startupLabel = PluginSettingsPage::tr("Loaded at every start, before any model (with --ops-library and "
+                                               "KFORGE_OPS_PATH): a model calling their ops loads only after them.");
+    kind.addTitle = PluginSettingsPage::tr("Add Op Library");
+    kind.fileFilter = PluginSettingsPage::tr("Op libraries (*.so);;All files (*)");
+    kind.loadedHeaders = {PluginSettingsPage::tr("Library"), PluginSettingsPage::tr("Ops")};
+    kind.noneLoaded = PluginSettingsPage::tr("(none: only LibTorch's ops)");
+    kind.ensureLoaded = ensureOpLibraryLoaded;
+    kind.isLoaded = isOpLibraryLoaded;
+    kind.loadedRows = [] {
+        QList<QStringList> rows;
+        for (const kforge::OpLibraryInfo& library : kforge::loadedOpLibraries())
+            rows.push_back({nativePath(library.path), joined(library.ops)});
+        return rows;
+    };
+    kind.storedPaths = AppSettings::opLibraryPaths;
+    kind.setStoredPaths = AppSettings::setOpLibraryPaths;
+    return kind;
+}
+
+PluginSettingsPage::PluginSettingsPage(LibraryKind kind, QWidget* parent)
+    : QWidget(parent), m_kind(std::move(kind)), m_loaded(new QTreeWidget(this)), m_paths(new QListWidget(this)),
       m_add(new QPushButton(QIcon(QStringLiteral(":/icons/add.svg")), tr("&Add…"), this)),
       m_remove(new QPushButton(QIcon(QStringLiteral(":/icons/remove.svg")), tr("&Remove"), this)),
       m_error(new QLabel(this)), m_note(new QLabel(this))
 {
-    setObjectName(QStringLiteral("pluginSettingsPage"));
-    m_loaded->setObjectName(QStringLiteral("loadedPlugins"));
-    m_loaded->setHeaderLabels({tr("Plugin"), tr("Provider types"), tr("ABI")});
+    const QString& prefix = m_kind.objectPrefix;
+    setObjectName(prefix + QStringLiteral("SettingsPage"));
+    m_loaded->setObjectName(prefix == QStringLiteral("plugin") ? QStringLiteral("loadedPlugins")
+                                                               : prefix + QStringLiteral("Loaded"));
+    m_loaded->setHeaderLabels(m_kind.loadedHeaders);
     m_loaded->setRootIsDecorated(false);
     m_loaded->header()->setStretchLastSection(true);
-    m_paths->setObjectName(QStringLiteral("startupPlugins"));
-    m_error->setObjectName(QStringLiteral("pluginError"));
+    m_paths->setObjectName(prefix == QStringLiteral("plugin") ? QStringLiteral("startupPlugins")
+                                                              : prefix + QStringLiteral("Startup"));
+    m_error->setObjectName(prefix + QStringLiteral("Error"));
     m_error->setWordWrap(true);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     setSemanticText(m_error, Semantic::Error);
     m_error->hide();
-    m_note->setObjectName(QStringLiteral("pluginNote"));
+    m_note->setObjectName(prefix + QStringLiteral("Note"));
     m_note->setWordWrap(true);
     m_note->hide();
 
@@ -48,7 +112,9 @@ PluginSettingsPage::PluginSettingsPage(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Loaded in this session:"), this));
     layout->addWidget(m_loaded, 1);
-    layout->addWidget(new QLabel(tr("Loaded at every start (with --provider-plugin and KFORGE_PROVIDER_PATH):"), this));
+    auto* startupLabel = new QLabel(m_kind.startupLabel, this);
+    startupLabel->setWordWrap(true);
+    layout->addWidget(startupLabel);
     layout->addWidget(m_paths, 1);
     layout->addLayout(buttons);
     layout->addWidget(m_error);
@@ -62,16 +128,16 @@ PluginSettingsPage::PluginSettingsPage(QWidget* parent)
 
 bool PluginSettingsPage::addPlugin(const QString& path)
 {
-    const QString error = ensureProviderPluginLoaded(path);
+    const QString error = m_kind.ensureLoaded(path);
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
     if (!error.isEmpty())
         return false;
-    QStringList paths = AppSettings::providerPluginPaths();
+    QStringList paths = m_kind.storedPaths();
     const QString absolute = QFileInfo(path).absoluteFilePath();
     if (!paths.contains(absolute))
         paths << absolute;
-    AppSettings::setProviderPluginPaths(paths);
+    m_kind.setStoredPaths(paths);
     refresh();
     Q_EMIT pluginsChanged();
     return true;
@@ -79,14 +145,14 @@ bool PluginSettingsPage::addPlugin(const QString& path)
 
 void PluginSettingsPage::removePlugin(int row)
 {
-    QStringList paths = AppSettings::providerPluginPaths();
+    QStringList paths = m_kind.storedPaths();
     if (row < 0 || row >= paths.size())
         return;
     const QString removed = paths.takeAt(row);
-    AppSettings::setProviderPluginPaths(paths);
-    if (isProviderPluginLoaded(removed)) {
-        m_note->setText(tr("%1 is no longer loaded at start; its providers stay available until you restart "
-                           "(takes effect on restart: a loaded plugin cannot be unloaded).")
+    m_kind.setStoredPaths(paths);
+    if (m_kind.isLoaded(removed)) {
+        m_note->setText(tr("%1 is no longer loaded at start; it stays loaded until you restart "
+                           "(takes effect on restart: a loaded library cannot be unloaded).")
                             .arg(QFileInfo(removed).fileName()));
         m_note->show();
     }
@@ -103,8 +169,7 @@ QString PluginSettingsPage::noteText() const { return m_note->isHidden() ? QStri
 
 void PluginSettingsPage::chooseAndAdd()
 {
-    const QString file = QFileDialog::getOpenFileName(this, tr("Add Provider Plugin"), QString(),
-                                                      tr("Provider plugins (*.so);;All files (*)"));
+    const QString file = QFileDialog::getOpenFileName(this, m_kind.addTitle, QString(), m_kind.fileFilter);
     if (!file.isEmpty())
         addPlugin(file);
 }
@@ -112,23 +177,18 @@ void PluginSettingsPage::chooseAndAdd()
 void PluginSettingsPage::refresh()
 {
     m_loaded->clear();
-    for (const kforge::PluginInfo& plugin : kforge::loadedProviderPlugins()) {
-        QStringList types;
-        for (const std::string& type : plugin.providerTypes)
-            types << QString::fromStdString(type);
-        const QString path = QDir::toNativeSeparators(QString::fromStdString(plugin.path));
-        auto* item =
-            new QTreeWidgetItem(m_loaded, {path, types.join(QStringLiteral(", ")), QString::fromStdString(plugin.abi)});
-        item->setToolTip(0, path);
+    for (const QStringList& row : m_kind.loadedRows()) {
+        auto* item = new QTreeWidgetItem(m_loaded, row);
+        item->setToolTip(0, row.value(0));
     }
     if (m_loaded->topLevelItemCount() == 0)
-        new QTreeWidgetItem(m_loaded, {tr("(none: only the built-in providers)")});
+        new QTreeWidgetItem(m_loaded, {m_kind.noneLoaded});
     m_loaded->resizeColumnToContents(1);
 
     m_paths->clear();
-    for (const QString& path : AppSettings::providerPluginPaths()) {
+    for (const QString& path : m_kind.storedPaths()) {
         auto* item = new QListWidgetItem(QDir::toNativeSeparators(path), m_paths);
-        if (!isProviderPluginLoaded(path))
+        if (!m_kind.isLoaded(path))
             item->setToolTip(tr("Not loaded in this session: it failed at start, or was added elsewhere"));
     }
     m_remove->setEnabled(m_paths->currentRow() >= 0);

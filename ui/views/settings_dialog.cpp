@@ -12,12 +12,14 @@ namespace kforge::ui {
 
 SettingsDialog::SettingsDialog(QWidget* parent)
     : QDialog(parent), m_pages(new QTabWidget(this)), m_general(new GeneralSettingsPage(this)),
-      m_plugins(new PluginSettingsPage(this))
+      m_plugins(new PluginSettingsPage(providerPluginKind(), this)),
+      m_opLibraries(new PluginSettingsPage(opLibraryKind(), this))
 {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Preferences"));
     m_pages->addTab(m_general, tr("General"));
     m_pages->addTab(m_plugins, tr("Provider Plugins"));
+    m_pages->addTab(m_opLibraries, tr("Op Libraries"));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
@@ -30,6 +32,8 @@ SettingsDialog::SettingsDialog(QWidget* parent)
 GeneralSettingsPage* SettingsDialog::generalPage() const { return m_general; }
 
 PluginSettingsPage* SettingsDialog::pluginPage() const { return m_plugins; }
+
+PluginSettingsPage* SettingsDialog::opLibraryPage() const { return m_opLibraries; }
 
 QTabWidget* SettingsDialog::pages() const { return m_pages; }
 

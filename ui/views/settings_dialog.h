@@ -9,8 +9,8 @@ namespace kforge::ui {
 class GeneralSettingsPage;
 class PluginSettingsPage;
 
-// Edit › Preferences (Ctrl+,): the General and Provider plugins pages. Every change is saved as it is made,
-// so the dialog has a Close button only.
+// Edit › Preferences (Ctrl+,): the General, Provider plugins and Op libraries pages. Every change is saved as it is
+// made, so the dialog has a Close button only.
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -18,6 +18,7 @@ public:
 
     GeneralSettingsPage* generalPage() const;
     PluginSettingsPage* pluginPage() const;
+    PluginSettingsPage* opLibraryPage() const;
     QTabWidget* pages() const;
 
 Q_SIGNALS:
@@ -27,6 +28,7 @@ private:
     QTabWidget* m_pages;
     GeneralSettingsPage* m_general;
     PluginSettingsPage* m_plugins;
+    PluginSettingsPage* m_opLibraries;
 };
 
 } // namespace kforge::ui

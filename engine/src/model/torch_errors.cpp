@@ -6,6 +6,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -14,8 +15,11 @@ namespace kforge {
 
 std::string firstLine(const std::string& message)
 {
-    const auto end = message.find('\n');
-    return end == std::string::npos ? message : message.substr(0, end);
+    // Some errors start with a blank line ("\nUnknown builtin op: torchvision::nms..."): the cause is the first line
+    // with text.
+    const auto start = std::min(message.find_first_not_of("\n "), message.size());
+    const auto end = message.find('\n', start);
+    return message.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
 namespace {
@@ -91,6 +95,34 @@ std::string torchSaveContent(const std::string& path)
     }
 }
 
+// The op LibTorch could not resolve while loading the model's code ("Unknown builtin op: torchvision::nms."), or "".
+std::string unknownOpOf(const std::string& message)
+{
+    constexpr std::string_view marker = "Unknown builtin op: ";
+    const auto at = message.find(marker);
+    if (at == std::string::npos)
+        return {};
+    const auto start = at + marker.size();
+    const auto end =
+        message.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:", start);
+    return message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// The error for a model that calls a custom op no loaded library defines: which op, and what loads it.
+std::string unknownOpAdvice(const std::string& op)
+{
+    const std::string space = op.substr(0, op.find("::"));
+    std::string advice = "the model calls the custom op '" + op +
+                         "', which no library loaded in this process defines: load the library that registers "
+                         "it (TORCH_LIBRARY(" +
+                         space +
+                         ", ...)) with --ops-library LIB.so, from a folder of KFORGE_OPS_PATH or, in the desktop app, "
+                         "Preferences > Op Libraries";
+    if (space == "torchvision")
+        advice += " (torchvision's ops are in the torchvision wheel's torchvision/_C.so)";
+    return advice;
+}
+
 } // namespace
 
 torch::jit::Module loadTorchScriptFile(const std::string& path)
@@ -121,6 +153,8 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
             throw Error(where, "the model has no forward() method");
         return module;
     } catch (const c10::Error& e) {
+        if (const std::string op = unknownOpOf(e.what_without_backtrace()); !op.empty())
+            throw Error(where, unknownOpAdvice(op));
         std::string cause = describeTorchError(e);
         // PyTorch's zip reader appends a paragraph of advice to every error; the cause is before it.
         if (const auto advice = cause.find(". This is an internal miniz error"); advice != std::string::npos)
@@ -142,7 +176,9 @@ torch::jit::Module loadTorchScriptFile(const std::string& path)
         throw Error(where, "not a loadable TorchScript archive (" + cause + ")");
     } catch (const Error&) {
         throw;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) { // the TorchScript compiler's ErrorReport among them
+        if (const std::string op = unknownOpOf(e.what()); !op.empty())
+            throw Error(where, unknownOpAdvice(op));
         throw Error(where, std::string("not a loadable TorchScript archive (") + firstLine(e.what()) + ")");
     }
 }
