@@ -91,13 +91,10 @@ def python_times(module, inputs, forwards):
     return out
 
 
-def measure(path, inputs_path, args, variants):
-    inputs = torch.load(inputs_path)
-    module = torch.jit.load(path).eval()
-    server = Server(args.binary, path, inputs_path, args.threads)
-    run = {"python": lambda n: python_times(module, inputs, n)}
-    for variant in variants[1:]:
-        run[variant] = lambda n, v=variant: server.times(v, n)
+def interleave(run, variants, args):
+    """`args.warmup` forwards of each variant, then `args.rounds` rounds in which each runs one untimed forward and
+    `args.forwards` timed ones, the order rotating; per variant, the median of each round. `run[variant](n)` returns
+    n forward times."""
     for variant in variants:  # the optimized executor profiles its first forwards, then optimises
         run[variant](args.warmup)
     per_round = {v: [] for v in variants}
@@ -106,6 +103,17 @@ def measure(path, inputs_path, args, variants):
         for variant in order:
             run[variant](1)
             per_round[variant].append(statistics.median(run[variant](args.forwards)))
+    return per_round
+
+
+def measure(path, inputs_path, args, variants):
+    inputs = torch.load(inputs_path)
+    module = torch.jit.load(path).eval()
+    server = Server(args.binary, path, inputs_path, args.threads)
+    run = {"python": lambda n: python_times(module, inputs, n)}
+    for variant in variants[1:]:
+        run[variant] = lambda n, v=variant: server.times(v, n)
+    per_round = interleave(run, variants, args)
     server.close()
     return per_round
 

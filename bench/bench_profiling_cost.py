@@ -21,7 +21,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_executor_gap import Server, default_corpus, python_times, verdict  # noqa: E402
+from bench_executor_gap import Server, default_corpus, interleave, python_times, verdict  # noqa: E402
 
 VARIANTS = ["python", "python_profiled", "kforge_direct", "kforge_profiled"]
 
@@ -44,14 +44,7 @@ def measure(path, inputs_path, args):
         "kforge_direct": lambda n: server.times("kforge_direct", n),
         "kforge_profiled": lambda n: server.times("kforge_profiled", n),
     }
-    for variant in VARIANTS:
-        run[variant](args.warmup)
-    per_round = {v: [] for v in VARIANTS}
-    for r in range(args.rounds):
-        order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
-        for variant in order:
-            run[variant](1)
-            per_round[variant].append(statistics.median(run[variant](args.forwards)))
+    per_round = interleave(run, VARIANTS, args)
     server.close()
     return per_round
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace kforge;
 
@@ -56,4 +57,14 @@ TEST(OpLibraries, AFileThatIsNotALibraryIsAnErrorNamingIt)
     const std::string error = test::errorOf([&] { loadOpLibrary(dir.path("text.so").string()); });
     EXPECT_NE(error.find("text.so"), std::string::npos) << error;
     EXPECT_NE(error.find("cannot be loaded"), std::string::npos) << error;
+
+    // KFORGE_OPS_PATH: a name that is not a folder, and a folder's file that is not a library, each a message.
+    const std::string folders = dir.path("absent").string() + ":" + dir.path("").string();
+    ::setenv("KFORGE_OPS_PATH", folders.c_str(), 1);
+    std::vector<std::string> errors;
+    EXPECT_TRUE(loadOpLibrariesFromEnvironment(errors).empty());
+    ::unsetenv("KFORGE_OPS_PATH");
+    ASSERT_EQ(errors.size(), 2u);
+    EXPECT_EQ(errors[0], "KFORGE_OPS_PATH: '" + dir.path("absent").string() + "' is not a folder");
+    EXPECT_NE(errors[1].find("text.so"), std::string::npos) << errors[1];
 }

@@ -3,6 +3,8 @@
 #include <kforge/error.h>
 #include <kforge/op_libraries.h>
 
+#include "common/library_folders.h"
+
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
@@ -13,7 +15,6 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 namespace kforge {
 namespace {
@@ -116,31 +117,13 @@ OpLibraryInfo loadOpLibrary(const std::string& path)
 std::vector<OpLibraryInfo> loadOpLibrariesFromEnvironment(std::vector<std::string>& errors)
 {
     std::vector<OpLibraryInfo> out;
-    const char* env = std::getenv("KFORGE_OPS_PATH");
-    if (!env || !*env)
-        return out;
-    std::stringstream folders(env);
-    for (std::string folder; std::getline(folders, folder, ':');) {
-        if (folder.empty())
-            continue;
-        std::error_code ec;
-        if (!std::filesystem::is_directory(folder, ec)) {
-            errors.push_back("KFORGE_OPS_PATH: '" + folder + "' is not a folder");
-            continue;
+    forEachLibraryInFolders("KFORGE_OPS_PATH", errors, [&](const std::string& library) {
+        try {
+            out.push_back(loadOpLibrary(library));
+        } catch (const Error& e) {
+            errors.emplace_back(e.what());
         }
-        std::vector<std::filesystem::path> libraries;
-        for (const auto& file : std::filesystem::directory_iterator(folder, ec))
-            if (file.path().extension() == ".so")
-                libraries.push_back(file.path());
-        std::sort(libraries.begin(), libraries.end());
-        for (const auto& library : libraries) {
-            try {
-                out.push_back(loadOpLibrary(library.string()));
-            } catch (const Error& e) {
-                errors.emplace_back(e.what());
-            }
-        }
-    }
+    });
     return out;
 }
 

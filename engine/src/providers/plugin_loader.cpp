@@ -7,6 +7,8 @@
 #include <kforge/plugins.h>
 #include <kforge/provider_sdk.h>
 
+#include "common/library_folders.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -115,32 +117,13 @@ PluginInfo loadProviderPlugin(const std::string& path)
 std::vector<PluginInfo> loadProviderPluginsFromEnvironment(std::vector<std::string>& errors)
 {
     std::vector<PluginInfo> out;
-    const char* env = std::getenv("KFORGE_PROVIDER_PATH");
-    if (!env || !*env)
-        return out;
-    std::stringstream folders(env);
-    std::string folder;
-    while (std::getline(folders, folder, ':')) {
-        if (folder.empty())
-            continue;
-        std::error_code ec;
-        if (!std::filesystem::is_directory(folder, ec)) {
-            errors.push_back("KFORGE_PROVIDER_PATH: '" + folder + "' is not a folder");
-            continue;
+    forEachLibraryInFolders("KFORGE_PROVIDER_PATH", errors, [&](const std::string& library) {
+        try {
+            out.push_back(loadProviderPlugin(library));
+        } catch (const Error& e) {
+            errors.emplace_back(e.what());
         }
-        std::vector<std::filesystem::path> libraries;
-        for (const auto& file : std::filesystem::directory_iterator(folder, ec))
-            if (file.path().extension() == ".so")
-                libraries.push_back(file.path());
-        std::sort(libraries.begin(), libraries.end());
-        for (const auto& library : libraries) {
-            try {
-                out.push_back(loadProviderPlugin(library.string()));
-            } catch (const Error& e) {
-                errors.emplace_back(e.what());
-            }
-        }
-    }
+    });
     return out;
 }
 
