@@ -294,3 +294,18 @@ TEST(Verify, LeavesNoBindingAndCancelsBetweenForwards)
     EXPECT_FALSE(runtime::Hooks::anyBound());
     EXPECT_THROW(verifyPlan(*session, Plan{}), Error); // no enabled entry: nothing to verify
 }
+
+// A forking model (forked_gelu.pt: the root forks `act`'s forward with torch.jit.fork and waits): the module calls
+// made in the forked task are compared there, so the divergence is located to `act` (verify said "the forward made no
+// module call that could be compared": only the forward's own thread was observed).
+TEST(Verify, ModuleCallsOfAForkedTaskAreComparedAndLocated)
+{
+    registerSeededFaults();
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/forked_gelu.pt");
+    session->setInputSpecs({"float32[4,8]"});
+    const VerifyReport r = verifyPlan(*session, planOf({seeded("", SeededFault::Noise, Function::Gelu)}));
+    EXPECT_FALSE(r.passed);
+    ASSERT_TRUE(r.divergence) << r.localisationNote;
+    EXPECT_EQ(r.divergence->module, "act");
+    EXPECT_EQ(r.divergence->entries, std::vector<int>{0});
+}

@@ -58,11 +58,37 @@ std::string describeCall(const ModuleCall& call)
 
 } // namespace
 
-void BaselineModuleRecorder::moduleEnter(const char* path) { m_open.push_back({{path, m_callsOf[path]++}, {}}); }
+// A companion per thread, sharing `shared`: the observer of a forked task's (or a continuation's) module calls.
+template <typename Observer, typename Shared>
+std::shared_ptr<runtime::ForwardObserver>
+companionOf(std::mutex& mutex, std::map<std::uint64_t, std::shared_ptr<Observer>>& companions, std::uint64_t thread,
+            const std::shared_ptr<Shared>& shared, std::shared_ptr<Observer> (*make)(std::shared_ptr<Shared>))
+{
+    std::lock_guard lock(mutex);
+    auto& companion = companions[thread];
+    if (!companion)
+        companion = make(shared);
+    return companion;
+}
+
+std::shared_ptr<runtime::ForwardObserver> BaselineModuleRecorder::companionFor(std::uint64_t thread)
+{
+    return companionOf<BaselineModuleRecorder, Calls>(
+        m_companionsMutex, m_companions, thread, m_calls, [](std::shared_ptr<Calls> calls) {
+            return std::shared_ptr<BaselineModuleRecorder>(new BaselineModuleRecorder(std::move(calls)));
+        });
+}
+
+void BaselineModuleRecorder::moduleEnter(const char* path)
+{
+    std::lock_guard lock(m_calls->mutex);
+    m_open.push_back({{path, m_calls->callsOf[path]++}, {}});
+}
 
 void BaselineModuleRecorder::moduleInputs(const char* /*path*/, c10::ArrayRef<c10::IValue> inputs)
 {
-    if (m_full || m_open.empty())
+    std::lock_guard lock(m_calls->mutex);
+    if (m_calls->full || m_open.empty())
         return;
     std::int64_t bytes = 0; // counted when the call is kept
     m_open.back().inputs = cloned(tensorsOf(inputs), bytes);
@@ -70,86 +96,104 @@ void BaselineModuleRecorder::moduleInputs(const char* /*path*/, c10::ArrayRef<c1
 
 void BaselineModuleRecorder::moduleOutputs(const char* /*path*/, c10::ArrayRef<c10::IValue> outputs)
 {
-    const int number = int(m_endOrder.size());
-    if (m_full || m_open.empty() || number < m_first)
+    std::lock_guard lock(m_calls->mutex);
+    Calls& c = *m_calls;
+    const int number = int(c.endOrder.size());
+    if (c.full || m_open.empty() || number < c.first)
         return;
     Open& open = m_open.back();
     RecordedCall kept;
     for (const auto& [path, tensor] : open.inputs)
-        m_bytes += std::int64_t(tensor.nbytes());
+        c.bytes += std::int64_t(tensor.nbytes());
     kept.inputs = std::move(open.inputs);
-    kept.outputs = cloned(tensorsOf(outputs), m_bytes);
-    m_recorded.emplace(open.call, std::move(kept));
-    if (m_bytes >= m_budget) {
-        m_full = true;
-        m_windowEnd = number + 1;
+    kept.outputs = cloned(tensorsOf(outputs), c.bytes);
+    c.recorded.emplace(open.call, std::move(kept));
+    if (c.bytes >= c.budget) {
+        c.full = true;
+        c.windowEnd = number + 1;
     }
 }
 
 void BaselineModuleRecorder::moduleExit(const char* /*path*/)
 {
+    std::lock_guard lock(m_calls->mutex);
     if (m_open.empty())
-        return;
-    m_endOrder.push_back(std::move(m_open.back().call));
+        return; // a continuation leaving a module its forward entered on another thread
+    m_calls->endOrder.push_back(std::move(m_open.back().call));
     m_open.pop_back();
 }
 
 const RecordedCall* BaselineModuleRecorder::find(const ModuleCall& call) const
 {
-    const auto it = m_recorded.find(call);
-    return it == m_recorded.end() ? nullptr : &it->second;
+    const auto it = m_calls->recorded.find(call);
+    return it == m_calls->recorded.end() ? nullptr : &it->second;
 }
 
-void PlanModuleComparer::moduleEnter(const char* path) { m_open.push_back({{path, m_callsOf[path]++}, true, {}}); }
+std::shared_ptr<runtime::ForwardObserver> PlanModuleComparer::companionFor(std::uint64_t thread)
+{
+    return companionOf<PlanModuleComparer, State>(
+        m_companionsMutex, m_companions, thread, m_state, [](std::shared_ptr<State> state) {
+            return std::shared_ptr<PlanModuleComparer>(new PlanModuleComparer(std::move(state)));
+        });
+}
+
+void PlanModuleComparer::moduleEnter(const char* path)
+{
+    std::lock_guard lock(m_state->mutex);
+    m_open.push_back({{path, m_state->callsOf[path]++}, true, {}});
+}
 
 void PlanModuleComparer::moduleInputs(const char* /*path*/, c10::ArrayRef<c10::IValue> inputs)
 {
+    std::lock_guard lock(m_state->mutex);
     if (done() || m_open.empty())
         return;
-    if (const RecordedCall* baseline = m_baseline.find(m_open.back().call))
-        m_open.back().inputsAgree = !firstDisagreement(baseline->inputs, tensorsOf(inputs), m_thresholds);
+    if (const RecordedCall* baseline = m_state->baseline.find(m_open.back().call))
+        m_open.back().inputsAgree = !firstDisagreement(baseline->inputs, tensorsOf(inputs), m_state->thresholds);
 }
 
 void PlanModuleComparer::moduleOutputs(const char* /*path*/, c10::ArrayRef<c10::IValue> outputs)
 {
+    std::lock_guard lock(m_state->mutex);
+    State& st = *m_state;
     if (done() || m_open.empty())
         return;
     const Open& open = m_open.back();
-    const auto& order = m_baseline.endOrder();
-    if (size_t(m_ended) >= order.size() || order[size_t(m_ended)] != open.call) {
-        m_mismatch = "module call " + std::to_string(m_ended + 1) + " to end is " + describeCall(open.call) +
-                     " with the plan, " +
-                     (size_t(m_ended) < order.size() ? describeCall(order[size_t(m_ended)]) : "none") +
-                     " in the baseline: the plan changed the forward's control flow";
+    const auto& order = st.baseline.endOrder();
+    if (size_t(st.ended) >= order.size() || order[size_t(st.ended)] != open.call) {
+        st.mismatch = "module call " + std::to_string(st.ended + 1) + " to end is " + describeCall(open.call) +
+                      " with the plan, " +
+                      (size_t(st.ended) < order.size() ? describeCall(order[size_t(st.ended)]) : "none") +
+                      " in the baseline: the plan changed the forward's control flow";
         return;
     }
-    const RecordedCall* baseline = m_baseline.find(open.call);
+    const RecordedCall* baseline = st.baseline.find(open.call);
     if (!baseline)
         return;
     const NamedTensors planOutputs = tensorsOf(outputs);
     tally(open.call, open.inputsAgree, baseline->outputs, planOutputs);
-    if (m_divergence || !open.inputsAgree)
+    if (st.divergence || !open.inputsAgree)
         return;
-    auto disagreement = firstDisagreement(baseline->outputs, planOutputs, m_thresholds);
+    auto disagreement = firstDisagreement(baseline->outputs, planOutputs, st.thresholds);
     if (!disagreement)
         return;
     ModuleDivergence d;
     d.module = open.call.first;
     d.call = open.call.second;
-    d.moduleCalls = m_ended + 1;
+    d.moduleCalls = st.ended + 1;
     d.output = std::move(*disagreement);
     for (const auto& [key, n] : open.calls)
         d.calls.push_back({key.first, key.second, n});
-    m_divergence = std::move(d);
+    st.divergence = std::move(d);
 }
 
 void PlanModuleComparer::tally(const ModuleCall& call, bool inputsAgree, const NamedTensors& baseline,
                                const NamedTensors& plan)
 {
-    const auto [it, added] = m_moduleIndex.emplace(call.first, m_modules.size());
+    const auto [it, added] = m_state->moduleIndex.emplace(call.first, m_state->modules.size());
     if (added)
-        m_modules.push_back({call.first});
-    ModuleAgreement& m = m_modules[it->second];
+        m_state->modules.push_back({call.first});
+    ModuleAgreement& m = m_state->modules[it->second];
     ++m.calls;
     m.inputsAgree = m.inputsAgree && inputsAgree;
     if (baseline.size() != plan.size()) {
@@ -157,7 +201,8 @@ void PlanModuleComparer::tally(const ModuleCall& call, bool inputsAgree, const N
         return;
     }
     for (size_t i = 0; i < baseline.size(); ++i) {
-        const TensorAgreement a = agreementOf(baseline[i].first, baseline[i].second, plan[i].second, m_thresholds);
+        const TensorAgreement a =
+            agreementOf(baseline[i].first, baseline[i].second, plan[i].second, m_state->thresholds);
         m.outputsAgree = m.outputsAgree && a.passed;
         m.maxAbsError = std::max(m.maxAbsError, a.maxAbsError);
         m.minCosine = std::min(m.minCosine, a.cosine);
@@ -167,28 +212,31 @@ void PlanModuleComparer::tally(const ModuleCall& call, bool inputsAgree, const N
 
 void PlanModuleComparer::moduleExit(const char* /*path*/)
 {
+    std::lock_guard lock(m_state->mutex);
     if (m_open.empty())
         return;
     if (m_open.size() > 1) // the calls inside a module call are its parent's too
         for (const auto& [key, n] : m_open.back().calls)
             m_open[m_open.size() - 2].calls[key] += n;
     m_open.pop_back();
-    ++m_ended;
+    ++m_state->ended;
 }
 
 void PlanModuleComparer::callBegin(std::uint64_t id, Function function, const char* provider, const char* /*op*/)
 {
+    std::lock_guard lock(m_state->mutex);
     if (m_open.empty())
         return;
     std::pair<std::string, std::string> key{std::string(functionName(function)), provider ? provider : "original"};
     ++m_open.back().calls[key];
-    m_liveCalls.emplace(id, std::move(key));
+    m_state->liveCalls.emplace(id, std::move(key));
 }
 
 void PlanModuleComparer::callDeclined(std::uint64_t id)
 {
-    const auto it = m_liveCalls.find(id);
-    if (it == m_liveCalls.end() || m_open.empty())
+    std::lock_guard lock(m_state->mutex);
+    const auto it = m_state->liveCalls.find(id);
+    if (it == m_state->liveCalls.end() || m_open.empty())
         return;
     auto& calls = m_open.back().calls;
     if (const auto served = calls.find(it->second); served != calls.end() && --served->second == 0)
@@ -197,6 +245,10 @@ void PlanModuleComparer::callDeclined(std::uint64_t id)
     ++calls[it->second];
 }
 
-void PlanModuleComparer::callEnd(std::uint64_t id) { m_liveCalls.erase(id); }
+void PlanModuleComparer::callEnd(std::uint64_t id)
+{
+    std::lock_guard lock(m_state->mutex);
+    m_state->liveCalls.erase(id);
+}
 
 } // namespace kforge::measure

@@ -11,6 +11,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,11 +29,15 @@ struct RecordedCall {
 };
 
 // Module calls are numbered in the order they end. The recorder keeps the calls numbered from `first` on until it
-// has kept `budgetBytes` (one call at least): the window [first, windowEnd()).
+// has kept `budgetBytes` (one call at least): the window [first, windowEnd()). Calls made in the tasks a forward forks
+// are recorded on their threads by companions sharing the calls (a forking model's module calls were all missed).
 class BaselineModuleRecorder final : public runtime::ForwardObserver {
 public:
-    BaselineModuleRecorder(int first, std::int64_t budgetBytes) : m_first(first), m_budget(budgetBytes) {}
+    BaselineModuleRecorder(int first, std::int64_t budgetBytes) : m_calls(std::make_shared<Calls>(first, budgetBytes))
+    {
+    }
 
+    std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
     bool wantsModuleOutputs() const override { return true; }
     void moduleEnter(const char* path) override;
     void moduleInputs(const char* path, c10::ArrayRef<c10::IValue> inputs) override;
@@ -40,35 +46,45 @@ public:
 
     // After the forward: the calls kept, every call in the order they ended, and where the window ends.
     const RecordedCall* find(const ModuleCall& call) const;
-    const std::vector<ModuleCall>& endOrder() const { return m_endOrder; }
-    int windowEnd() const { return m_full ? m_windowEnd : int(m_endOrder.size()); }
+    const std::vector<ModuleCall>& endOrder() const { return m_calls->endOrder; }
+    int windowEnd() const { return m_calls->full ? m_calls->windowEnd : int(m_calls->endOrder.size()); }
 
 private:
     struct Open {
         ModuleCall call;
         NamedTensors inputs;
     };
+    // What the recorder and its companions share, under `mutex`.
+    struct Calls {
+        Calls(int f, std::int64_t b) : first(f), budget(b) {}
+        std::mutex mutex;
+        int first;
+        std::int64_t budget;
+        std::int64_t bytes = 0;
+        bool full = false;
+        int windowEnd = 0;
+        std::unordered_map<std::string, int> callsOf;
+        std::vector<ModuleCall> endOrder;
+        std::map<ModuleCall, RecordedCall> recorded;
+    };
+    explicit BaselineModuleRecorder(std::shared_ptr<Calls> calls) : m_calls(std::move(calls)) {}
 
-    int m_first;
-    std::int64_t m_budget;
-    std::int64_t m_bytes = 0;
-    bool m_full = false;
-    int m_windowEnd = 0;
-    std::unordered_map<std::string, int> m_callsOf;
-    std::vector<Open> m_open;
-    std::vector<ModuleCall> m_endOrder;
-    std::map<ModuleCall, RecordedCall> m_recorded;
+    std::shared_ptr<Calls> m_calls;
+    std::vector<Open> m_open; // this thread's module calls, outermost first
+    std::mutex m_companionsMutex;
+    std::map<std::uint64_t, std::shared_ptr<BaselineModuleRecorder>> m_companions;
 };
 
 // Compares the plan forward's module calls with the baseline's window, as each starts and ends, and tallies the
-// function calls made inside each.
+// function calls made inside each; in forked tasks by companions, as the recorder.
 class PlanModuleComparer final : public runtime::ForwardObserver {
 public:
     PlanModuleComparer(const BaselineModuleRecorder& baseline, const VerifyThresholds& thresholds)
-        : m_baseline(baseline), m_thresholds(thresholds)
+        : m_state(std::make_shared<State>(baseline, thresholds))
     {
     }
 
+    std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
     bool wantsModuleOutputs() const override { return true; }
     void moduleEnter(const char* path) override;
     void moduleInputs(const char* path, c10::ArrayRef<c10::IValue> inputs) override;
@@ -80,11 +96,11 @@ public:
 
     // The first module call of the window whose inputs agree and whose outputs diverge, if any (its plan entries
     // left for the caller).
-    const std::optional<ModuleDivergence>& divergence() const { return m_divergence; }
+    const std::optional<ModuleDivergence>& divergence() const { return m_state->divergence; }
     // Set when the plan forward's module calls are not the baseline's: control flow the plan changed.
-    const std::string& mismatch() const { return m_mismatch; }
+    const std::string& mismatch() const { return m_state->mismatch; }
     // Every module call of the window compared, summed per module (comparison goes on past the divergence).
-    const std::vector<ModuleAgreement>& modules() const { return m_modules; }
+    const std::vector<ModuleAgreement>& modules() const { return m_state->modules; }
 
 private:
     using Tally = std::map<std::pair<std::string, std::string>, int>; // (function, provider) -> calls
@@ -93,19 +109,28 @@ private:
         bool inputsAgree = true;
         Tally calls;
     };
-    bool done() const { return !m_mismatch.empty(); }
+    // What the comparer and its companions share, under `mutex`.
+    struct State {
+        State(const BaselineModuleRecorder& b, const VerifyThresholds& t) : baseline(b), thresholds(t) {}
+        std::mutex mutex;
+        const BaselineModuleRecorder& baseline;
+        const VerifyThresholds& thresholds;
+        int ended = 0;
+        std::unordered_map<std::string, int> callsOf;
+        std::unordered_map<std::uint64_t, std::pair<std::string, std::string>> liveCalls; // for declines
+        std::optional<ModuleDivergence> divergence;
+        std::string mismatch;
+        std::vector<ModuleAgreement> modules;
+        std::unordered_map<std::string, size_t> moduleIndex; // path -> modules
+    };
+    explicit PlanModuleComparer(std::shared_ptr<State> state) : m_state(std::move(state)) {}
+    bool done() const { return !m_state->mismatch.empty(); }
     void tally(const ModuleCall& call, bool inputsAgree, const NamedTensors& baseline, const NamedTensors& plan);
 
-    const BaselineModuleRecorder& m_baseline;
-    const VerifyThresholds& m_thresholds;
-    int m_ended = 0;
-    std::unordered_map<std::string, int> m_callsOf;
-    std::vector<Open> m_open;
-    std::unordered_map<std::uint64_t, std::pair<std::string, std::string>> m_liveCalls; // for declines
-    std::optional<ModuleDivergence> m_divergence;
-    std::string m_mismatch;
-    std::vector<ModuleAgreement> m_modules;
-    std::unordered_map<std::string, size_t> m_moduleIndex; // path -> m_modules
+    std::shared_ptr<State> m_state;
+    std::vector<Open> m_open; // this thread's module calls, outermost first
+    std::mutex m_companionsMutex;
+    std::map<std::uint64_t, std::shared_ptr<PlanModuleComparer>> m_companions;
 };
 
 // The tensors of module-call values (tensors, and those inside tuples, lists and dicts), named by position: "0",

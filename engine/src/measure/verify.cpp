@@ -105,8 +105,7 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
                     ? "the forward made no module call that could be compared"
                     : "no module call's output diverges while its inputs agree (" +
                           std::to_string(baseline.endOrder().size()) +
-                          " module calls compared): the outputs diverge after the last module call ends" +
-                          (session.impl().forksTasks ? ", or in a task the forward forked (not compared)" : "");
+                          " module calls compared): the outputs diverge after the last module call ends";
             return;
         }
         first = end;
