@@ -96,6 +96,25 @@ TEST(Optimizer, R12_SampleCaptureTakesTheCallsOfForkedTasks)
     EXPECT_EQ(gelu.scopeCounts[0], (std::map<std::string, long>{{"", 1}, {"act", 1}}));
 }
 
+// Issue 53 item 8: work forked inside a submodule is that submodule's (fork_in_block.pt: `block` forks a helper method
+// that calls gelu, and calls relu after the wait): sampled in `block`, not the root, so a plan scoped to `block` is
+// re-validated on it.
+TEST(Optimizer, R12_WorkForkedInsideAModuleIsSampledInThatModule)
+{
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/fork_in_block.pt");
+    session->setInputSpecs({"float32[8]"});
+    optimizer::SampleCapture capture;
+    for (int i = 0; i < 3; ++i)
+        session->forwardDiscardingOutputs();
+    capture.stop();
+    const optimizer::ObservedSamples& gelu = capture.samples(Function::Gelu);
+    ASSERT_EQ(gelu.unique.size(), 1u);
+    EXPECT_EQ(gelu.scopeCounts[0], (std::map<std::string, long>{{"block", 3}}));
+    const optimizer::ObservedSamples& relu = capture.samples(Function::Relu);
+    ASSERT_EQ(relu.unique.size(), 1u);
+    EXPECT_EQ(relu.scopeCounts[0], (std::map<std::string, long>{{"block", 3}}));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Per-scope plans: the choice per module from each candidate's time per signature.
 TEST(Optimizer, PerScopeChoiceIsTheFastestOverEachModulesCalls)

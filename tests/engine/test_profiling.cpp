@@ -147,6 +147,26 @@ TEST(Profiling, R12_ForkedTasksAreProfiledOnTheirThreads)
     }
 }
 
+// Issue 53 item 8: work forked inside a submodule is that submodule's in a profile (fork_in_block.pt: `block` forks a
+// helper method, no module of its own, that calls gelu, and calls relu after the wait, which may resume on another
+// thread): every gelu and relu record names `block` (they named the root), and `block` has one range per forward.
+TEST(Profiling, R12_WorkForkedInsideAModuleIsAttributedToIt)
+{
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/fork_in_block.pt");
+    session->setInputSpecs({"float32[8]"});
+    const ProfileRun run = cpuProfile(*session, 3);
+    std::map<std::string, std::map<std::string, int>> modulesOf; // function -> module -> records
+    for (const KernelRecord& r : run.records)
+        if (r.function == "gelu" || r.function == "relu")
+            ++modulesOf[r.function][r.modulePath];
+    EXPECT_EQ(modulesOf["gelu"], (std::map<std::string, int>{{"block", 3}}));
+    EXPECT_EQ(modulesOf["relu"], (std::map<std::string, int>{{"block", 3}}));
+    int blockRanges = 0;
+    for (const RangeRecord& r : run.ranges)
+        blockRanges += r.kind == "module" && r.name == "block";
+    EXPECT_EQ(blockRanges, 3);
+}
+
 TEST(Profiling, PlanRunAttributesProviders)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");

@@ -54,6 +54,7 @@ public:
     std::shared_ptr<runtime::ForwardObserver> companionFor(std::uint64_t thread) override;
     void moduleEnter(const char* path) override { m_modules.push_back(path); }
     void moduleExit(const char* path) override;
+    void followModules(const std::vector<const char*>& modules) override { m_modules = modules; }
     bool wantsSamples() const override { return true; }
     void sample(Function function, const torch::jit::Stack& stack, size_t argumentCount) override;
     void sampleVariant(Function function, const c10::OperatorHandle& op, const torch::jit::Stack& stack,

@@ -119,10 +119,20 @@ void HostRecorder::exitModule()
         return; // a continuation leaving a module its forward entered on another thread
     const Frame f = m_modules.back();
     m_modules.pop_back();
+    if (f.inherited)
+        return;
     if (hooks.popModule)
         hooks.popModule();
     m_ranges.push_back({false, f.name, nullptr, f.startNs - m_originNs, runtime::nowNs() - f.startNs, m_thread,
                         m_iteration->load(std::memory_order_relaxed)});
+}
+
+void HostRecorder::followModules(const std::vector<const char*>& modules)
+{
+    const auto lock = lockIfCompanion();
+    closeOpenFrames(); // what an earlier task on this thread left open
+    for (const char* path : modules)
+        m_modules.push_back({path, runtime::nowNs(), 0, nullptr, true});
 }
 
 void HostRecorder::callBegin(std::uint64_t id, Function function, const char* provider, const char* op)

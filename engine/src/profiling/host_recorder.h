@@ -69,6 +69,7 @@ public:
     void callEnd(std::uint64_t id) override;
     void opBegin() override;
     void opEnd(const char* name) override;
+    void followModules(const std::vector<const char*>& modules) override;
 
 private:
     // An op execution or a range as recorded: interned names (runtime::intern, never freed) and times.
@@ -95,6 +96,7 @@ private:
         std::int64_t startNs;
         std::uint64_t id;
         const char* provider;
+        bool inherited = false; // a module the thread's task was forked in: its range is recorded where it began
     };
     HostRecorder(const HostRecorder& primary, std::uint64_t thread); // a companion
     std::unique_lock<std::mutex> lockIfCompanion();

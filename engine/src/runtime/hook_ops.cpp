@@ -52,12 +52,16 @@ void moduleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs)
     if (const auto hook = faults::gAfterHookSnapshot.load(std::memory_order_relaxed))
         hook(hooks.path);
     followItsTask(thread, !hooks.bindings.empty());
-    if (anyObserving())
+    if (anyObserving() && !observersOnThisThread().empty()) {
+        thread.observedModules.push_back(hooks.path);
         for (const auto& observer : observersOnThisThread().observers) {
             observer->moduleEnter(hooks.path);
             if (observer->wantsModuleOutputs())
                 observer->moduleInputs(hooks.path, inputs);
         }
+        if (hooks.bindings.empty())
+            publishTask(thread); // tasks forked inside this module start inside it (else published below)
+    }
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
         if (events::recording())
@@ -93,6 +97,9 @@ void moduleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs)
         return;
     const ModuleHooks& hooks = *found;
     followItsTask(thread, !hooks.bindings.empty());
+    const bool observed = anyObserving() && !observersOnThisThread().empty();
+    if (observed && !thread.observedModules.empty()) // (a continuation leaving a module entered on another thread)
+        thread.observedModules.pop_back();
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
         for (auto b = hooks.bindings.rbegin(); b != hooks.bindings.rend(); ++b)
@@ -102,12 +109,15 @@ void moduleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs)
         if (events::recording())
             events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     }
-    if (anyObserving())
+    if (observed) {
         for (const auto& observer : observersOnThisThread().observers) {
             if (observer->wantsModuleOutputs())
                 observer->moduleOutputs(hooks.path, outputs);
             observer->moduleExit(hooks.path);
         }
+        if (hooks.bindings.empty())
+            publishTask(thread);
+    }
 }
 
 // The operation of one hook op node: the module object sits below the `passed` values the op returns as they came

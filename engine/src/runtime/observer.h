@@ -56,6 +56,10 @@ public:
                                const torch::jit::Stack& /*stack*/, size_t /*argumentCount*/)
     {
     }
+    // This thread now runs a task forked inside `modules` (outermost first), or a forward's continuation after a wait
+    // there: what it runs outside any module call of its own is in the innermost of them. Called on companions, each
+    // time the thread starts following another task snapshot (task_context.h).
+    virtual void followModules(const std::vector<const char*>& /*modules*/) {}
     // Top-level ATen op executions, for observers that time them: delivered by a RecordFunction callback of the
     // observer's own (notifyOpBegin/notifyOpEnd), which LibTorch carries into the forward's tasks.
     virtual void opBegin() {}

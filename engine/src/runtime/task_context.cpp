@@ -37,6 +37,7 @@ struct TaskSnapshot final : c10::DebugInfoBase, std::enable_shared_from_this<Tas
     };
     std::shared_ptr<ForwardContext> forward;
     std::vector<Entry> entries;
+    std::vector<const char*> modules; // ThreadState::observedModules where it was published
 };
 
 namespace {
@@ -62,6 +63,7 @@ std::shared_ptr<TaskSnapshot> snapshotOf(ThreadState& thread, std::shared_ptr<Fo
 {
     auto snapshot = std::make_shared<TaskSnapshot>();
     snapshot->forward = std::move(forward);
+    snapshot->modules = thread.observedModules;
     std::lock_guard lock(thread.mutex());
     for (const auto& [runtimeId, stacks] : thread.allStacks())
         for (int i = 0; i < kFunctionCount; ++i)
@@ -83,13 +85,14 @@ const TaskSnapshot* carriedSnapshot()
     return dynamic_cast<const TaskSnapshot*>(c10::ThreadLocalDebugInfo::get(kTaskInfoKind));
 }
 
-// Replaces the thread's stacks by a copy of the snapshot's (or gives it its own back when `snapshot` is null).
-void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
+// follow()'s stacks, observe flag, observers and module path, with the thread's lock held.
+void followStacks(ThreadState& thread, const std::shared_ptr<const TaskSnapshot>& snapshot)
 {
     std::lock_guard lock(thread.mutex());
     if (!thread.following()) {
         thread.ownStacksAside = std::move(thread.allStacks());
         thread.ownObserveAside = thread.observe;
+        thread.ownModulesAside = std::move(thread.observedModules);
         tlsOwnObserversAside = std::move(threadObservers());
     }
     thread.allStacks().clear();
@@ -100,18 +103,30 @@ void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
             thread.raiseSequence(e.entry.sequence); // this thread's own pushes come later (R5)
         }
         thread.observe = snapshot->forward->observe;
+        thread.observedModules = snapshot->modules;
         threadObservers() = companionsOf(*snapshot->forward, thread.id());
     } else {
         thread.allStacks() = std::move(thread.ownStacksAside);
         thread.ownStacksAside.clear();
         thread.observe = thread.ownObserveAside;
+        thread.observedModules = std::move(thread.ownModulesAside);
+        thread.ownModulesAside.clear();
         threadObservers() = std::move(tlsOwnObserversAside);
         tlsOwnObserversAside = {};
     }
     thread.rebuildTable();
-    thread.setFollowing(std::move(snapshot));
+    thread.setFollowing(snapshot);
 }
 
+// Replaces the thread's stacks by a copy of the snapshot's (or gives it its own back when `snapshot` is null).
+void follow(ThreadState& thread, std::shared_ptr<const TaskSnapshot> snapshot)
+{
+    followStacks(thread, snapshot);
+    // Outside the thread's lock: observers take locks of their own.
+    if (snapshot)
+        for (const auto& observer : threadObservers().observers)
+            observer->followModules(snapshot->modules);
+}
 } // namespace
 
 TaskScope::TaskScope(ThreadState& thread)

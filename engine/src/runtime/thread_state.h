@@ -83,6 +83,11 @@ public:
     void setFollowing(std::shared_ptr<const TaskSnapshot> snapshot) { m_following = std::move(snapshot); }
     std::map<std::uint64_t, FunctionStacks> ownStacksAside;
     bool ownObserveAside = false;
+    // The module paths this thread's observed forward is inside, outermost first (interned; kept only while observers
+    // watch): a task forked inside a module, or a forward's continuation after a wait, starts inside the modules of
+    // the snapshot it follows, so its work is attributed to them (observer.h followModules). Owner thread only.
+    std::vector<const char*> observedModules;
+    std::vector<const char*> ownModulesAside;
     int taskScopes = 0; // open TaskScopes (engine forwards that publish their stacks); owner thread only
 
     // R12 lifetime: another thread never edits the stacks or the table of a thread inside an engine forward (it

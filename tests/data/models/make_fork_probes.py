@@ -7,6 +7,9 @@
   fork_wait_raise.pt   the root forks `act`, waits, then calls `failing`, which raises after its gelu: when the wait
                        resumes the forward on another thread, `failing`'s scope entries are pushed there and its exit
                        never runs (leftovers of a forward that ended on another thread)
+  fork_in_block.pt     `block` forks a helper method (no module of its own) that calls gelu, waits for it and calls
+                       relu after the wait: the forked gelu and the relu of the continuation are `block`'s work
+                       (test_profiling.cpp, test_optimizer.cpp)
 C++ TorchScript has no fork builtin, hence Python. Run with the bootstrap venv's python:
 ~/.cache/kforge/torch-2.11.0/bin/python make_fork_probes.py"""
 import os
@@ -51,6 +54,25 @@ class ForkWaitRaise(torch.nn.Module):
         return self.failing(torch.jit.wait(future))
 
 
+class ForkingBlock(torch.nn.Module):
+    def _task(self, x: torch.Tensor) -> torch.Tensor:
+        return F.gelu(x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        future = torch.jit.fork(self._task, x)
+        return F.relu(torch.jit.wait(future))
+
+
+class ForkInBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = ForkingBlock()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.block(x) + 1
+
+
 here = os.path.dirname(os.path.abspath(__file__))
 torch.jit.script(ForkTaskCse().eval()).save(os.path.join(here, "fork_task_cse.pt"))
 torch.jit.script(ForkWaitRaise().eval()).save(os.path.join(here, "fork_wait_raise.pt"))
+torch.jit.script(ForkInBlock().eval()).save(os.path.join(here, "fork_in_block.pt"))
