@@ -516,3 +516,28 @@ TEST(Threads, R12_FirstForwardsAddNoMethodToAnyModuleClass)
     session->forwardMany(1, 2);
     EXPECT_EQ(methodCounts(), atOpen);
 }
+
+// R2: a runtime activated by another thread while a forward runs applies from the next forward, whether the forward is
+// watched or not: here it is (a breakpoint pauses it inside blocks.0.mlp, and an event stream is attached), and the
+// runtime scoped to blocks.1, activated during the pause, served blocks.1's gelu in that same forward.
+TEST(Threads, R2_ARuntimeActivatedMidForwardAppliesFromTheNextForward)
+{
+    registerTestProviders();
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    auto stream = EventStream::attach();
+    Stepper& stepper = Stepper::instance();
+    stepper.addModuleBreakpoint("blocks.0.mlp");
+    tagCalls() = 0;
+    std::string error;
+    std::thread forward = forwardOnThread(*session, error);
+    ASSERT_TRUE(stepper.waitForPause(std::chrono::seconds(30)).has_value());
+    KernelProviderRuntime runtime(*session, planOf({entry("blocks.1", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    stepper.clearBreakpoints(); // resumes
+    forward.join();
+    EXPECT_TRUE(error.empty()) << error;
+    EXPECT_EQ(tagCalls().load(), 0) << "the runtime served the forward that was running when it was activated";
+    session->forward();
+    EXPECT_EQ(tagCalls().load(), 1) << "blocks.1's gelu, from the next forward on";
+    runtime.deactivate();
+}

@@ -50,10 +50,12 @@ const HookTable& Hooks::forHook(ThreadState& thread, std::shared_ptr<const HookT
         hold = snapshot();
         return *hold;
     }
-    const std::uint64_t version = s_version.load(std::memory_order_acquire);
-    if (thread.hookTableVersion != version) {
+    // The table of the forward's first hook, for the whole forward: a runtime activated by another thread meanwhile
+    // applies from the next forward, observed or not (R2); one deactivated meanwhile pushes nothing more, its
+    // pre-hooks checking their activation (R7).
+    if (!thread.hookTable) {
         thread.hookTable = snapshot();
-        thread.hookTableVersion = version;
+        thread.hookTableVersion = s_version.load(std::memory_order_acquire);
     }
     return *thread.hookTable;
 }

@@ -61,10 +61,10 @@ struct HookTable {
 class Hooks {
 public:
     static std::shared_ptr<const HookTable> snapshot();
-    // The table a module hook on `thread` reads. Inside an engine forward the thread keeps one snapshot for the
-    // forward (released when its outermost CallGuard ends) and renews it only when a writer has swapped the table
-    // since: one load per hook instead of snapshot()'s lock and reference count, and a runtime (de)activated by
-    // another thread mid-forward still takes effect at the next hook. Outside a forward, `hold` gets a snapshot.
+    // The table a module hook on `thread` reads. Inside an engine forward the thread keeps the snapshot of the
+    // forward's first hook until its outermost CallGuard ends: one load per hook instead of snapshot()'s lock and
+    // reference count, and a runtime activated by another thread mid-forward applies from the next forward (R2; a
+    // deactivated one's pre-hooks check their activation, R7). Outside a forward, `hold` gets a snapshot.
     static const HookTable& forHook(ThreadState& thread, std::shared_ptr<const HookTable>& hold);
     static void registerModules(const std::vector<std::pair<ObjectKey, std::string>>& modules);
     static void unregisterModules(const std::vector<ObjectKey>& objects);
