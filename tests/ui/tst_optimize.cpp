@@ -110,6 +110,30 @@ private Q_SLOTS:
         QCOMPARE(document->plan().entries.front().function, std::string("relu"));
     }
 
+    // A run that keeps nothing says why per function (it said "0 function(s) kept" over an empty table).
+    void aRunThatKeepsNothingSaysWhy()
+    {
+        kforge::OptimizeResult result;
+        kforge::FunctionReport conv;
+        conv.function = "conv2d";
+        conv.skipped = "no provider for this function on cpu";
+        kforge::FunctionReport relu;
+        relu.function = "relu";
+        relu.tried = true;
+        result.functions = {conv, relu};
+        kforge::CandidateReport candidate;
+        candidate.function = "relu";
+        candidate.provider = "CpuReluProvider";
+        candidate.rejected = "slower: 0.91x";
+        result.candidates = {candidate};
+        const QString text = OptimizeController::summary(result);
+        QVERIFY2(text.contains(QStringLiteral("0 function(s) kept")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("conv2d: no provider for this function on cpu")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("relu: CpuReluProvider slower: 0.91x")), qPrintable(text));
+        result.plan.entries.push_back(kforge::PlanEntry{"", "relu", {{"type", "CpuReluProvider"}}});
+        QCOMPARE(OptimizeController::summary(result), QStringLiteral("1 function(s) kept in the plan"));
+    }
+
     void cancelStopsBeforeTheNextFunction()
     {
         const auto window = windowWithTinyGpt();

@@ -91,6 +91,27 @@ void OptimizeController::stop()
     finish();
 }
 
+QString OptimizeController::summary(const kforge::OptimizeResult& result)
+{
+    const QString kept = tr("%n function(s) kept in the plan", nullptr, int(result.plan.entries.size()));
+    if (!result.plan.entries.empty())
+        return kept;
+    QStringList why;
+    for (const kforge::FunctionReport& f : result.functions) {
+        QString reason = QString::fromStdString(f.skipped);
+        if (reason.isEmpty()) // tried: the first candidate's reason, in the order they were ranked
+            for (const kforge::CandidateReport& c : result.candidates)
+                if (c.function == f.function && !c.rejected.empty()) {
+                    reason = QStringLiteral("%1 %2").arg(QString::fromStdString(c.provider),
+                                                         QString::fromStdString(c.rejected));
+                    break;
+                }
+        if (!reason.isEmpty())
+            why << QStringLiteral("%1: %2").arg(QString::fromStdString(f.function), reason);
+    }
+    return why.isEmpty() ? kept : kept + QStringLiteral(" (") + why.join(QStringLiteral("; ")) + QLatin1Char(')');
+}
+
 void OptimizeController::finish()
 {
     if (!m_running)
@@ -108,7 +129,7 @@ void OptimizeController::finish()
         m_plan = r.result.plan;
         m_plan.modelName = m_owner->session() ? m_owner->session()->displayName() : std::string();
         outcome = r.result.cancelled ? Outcome::Cancelled : Outcome::Finished;
-        message = tr("%n function(s) kept in the plan", nullptr, int(m_plan.entries.size()));
+        message = summary(r.result);
     }
     Q_EMIT runningChanged(false);
     Q_EMIT finished(outcome, message);

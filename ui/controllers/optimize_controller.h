@@ -46,6 +46,10 @@ public:
     // The plan of the last run (kforge dialect, one entry per kept function), empty before the first.
     const kforge::Plan& plan() const { return m_plan; }
 
+    // What a finished run says: how many functions were kept and, when none was, why for each function tried or
+    // skipped (as the CLI prints), so an empty table is never the only answer.
+    static QString summary(const kforge::OptimizeResult& result);
+
 Q_SIGNALS:
     void runningChanged(bool running);
     void progress(const QString& line); // make_plan's progress lines
