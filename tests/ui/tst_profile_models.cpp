@@ -152,6 +152,31 @@ private Q_SLOTS:
         QCOMPARE(model.rowOfRecord(0), -1);
     }
 
+    // Long times read in the unit their column needs ("6,214" ms, not "6,213,983" µs), one unit per column, named in
+    // its header; short ones stay in µs.
+    void longTimesReadInTheirColumnsUnit()
+    {
+        KernelStatsModel model;
+        model.setRun(runOf(R"(
+aten::conv2d   conv2d   layer1  6212983000
+aten::conv2d   conv2d   layer1  1000000
+aten::relu     relu     layer1  2000
+)"));
+        QCOMPARE(model.headerData(KernelStatsModel::TotalColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Total (ms)"));
+        QCOMPARE(model.headerData(KernelStatsModel::MaxColumn, Qt::Horizontal).toString(), QStringLiteral("Max (ms)"));
+        QCOMPARE(model.headerData(KernelStatsModel::MinColumn, Qt::Horizontal).toString(), QStringLiteral("Min (µs)"));
+        const int conv = model.rowOfKey(QStringLiteral("aten::conv2d"));
+        QVERIFY(conv >= 0);
+        QCOMPARE(model.index(conv, KernelStatsModel::TotalColumn).data().toString(), QStringLiteral("6,214"));
+        QCOMPARE(model.index(conv, KernelStatsModel::MinColumn).data().toString(), QStringLiteral("1,000"));
+        QCOMPARE(model.index(conv, KernelStatsModel::TotalColumn).data(KernelStatsModel::SortRole).toDouble(),
+                 6213983.0); // sorting keeps the microseconds
+        model.setRun(runOf(kBaseline));
+        QCOMPARE(model.headerData(KernelStatsModel::TotalColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Total (µs)"));
+    }
+
     void sortsNumerically()
     {
         KernelStatsModel model;

@@ -5,6 +5,8 @@
 #include "format.h"
 #include "semantic_colors.h"
 
+#include <algorithm>
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -50,6 +52,11 @@ const std::vector<kforge::ComparisonRow>& ComparisonModel::rows() const
     if (!m_comparison)
         return kNoRows;
     return m_grouping == Grouping::Function ? m_comparison->byFunction : m_comparison->byModule;
+}
+
+TimeUnit ComparisonModel::unit() const
+{
+    return m_comparison ? timeUnitFor(std::max(m_comparison->baselineTotalUs, m_comparison->planTotalUs)) : TimeUnit{};
 }
 
 ComparisonModel::Verdict ComparisonModel::verdict(const kforge::ComparisonRow& row)
@@ -114,9 +121,9 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
                 return formatModulePath(r.key);
             return QString::fromStdString(r.key);
         case BaselineColumn:
-            return formatMicroseconds(r.baselineUs);
+            return formatIn(r.baselineUs, unit());
         case PlanColumn:
-            return formatMicroseconds(r.planUs);
+            return formatIn(r.planUs, unit());
         case SpeedupColumn:
             if (r.speedup > 0)
                 return formatSpeedup(r.speedup);
@@ -184,7 +191,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && (section == BaselineColumn || section == PlanColumn))
-        return tr("Median over the measured iterations of the microseconds per iteration");
+        return tr("Median over the measured iterations of the time per iteration, in %1").arg(unit().name);
     if (role == Qt::ToolTipRole && section == SpeedupColumn)
         return tr("Median of the per-iteration ratios baseline / plan (baseline and plan ran in alternating rounds); "
                   "coloured only when the 95% interval excludes 1.0×");
@@ -194,9 +201,9 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     case KeyColumn:
         return m_grouping == Grouping::Function ? tr("Function") : tr("Module");
     case BaselineColumn:
-        return tr("Baseline (µs, median)");
+        return tr("Baseline (%1, median)").arg(unit().name);
     case PlanColumn:
-        return tr("Plan (µs, median)");
+        return tr("Plan (%1, median)").arg(unit().name);
     case SpeedupColumn:
         return tr("Speedup");
     case ChangeColumn:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "item_models/duration_format.h"
+
 #include <kforge/profiling.h>
 
 #include <QAbstractTableModel>
@@ -46,6 +48,8 @@ public:
 
 private:
     const std::vector<kforge::ComparisonRow>& rows() const;
+    // The Baseline and Plan columns' unit, one for both, from the larger total (timeUnitFor).
+    TimeUnit unit() const;
 
     std::optional<kforge::Comparison> m_comparison;
     Grouping m_grouping = Grouping::Function;

@@ -24,6 +24,17 @@ QString formatDuration(double us)
     return locale.toString(us / 1e6, 'f', 2) + QStringLiteral(" s");
 }
 
+TimeUnit timeUnitFor(double largestUs)
+{
+    if (largestUs >= 1e8)
+        return {QStringLiteral("s"), 1e6};
+    if (largestUs >= 1e5)
+        return {QStringLiteral("ms"), 1e3};
+    return {};
+}
+
+QString formatIn(double us, const TimeUnit& unit) { return formatMicroseconds(us / unit.us); }
+
 QString formatShare(double fraction) { return QLocale().toString(fraction * 100, 'f', 1) + QStringLiteral(" %"); }
 
 QString formatSpeedup(double speedup) { return QLocale().toString(speedup, 'f', 2) + QStringLiteral("×"); }

@@ -48,6 +48,14 @@ void KernelStatsModel::rebuild()
                 inScope.push_back(r);
         m_rows = kforge::statistics(inScope, m_groupBy);
     }
+    for (int column = TotalColumn; column <= MaxColumn; ++column) {
+        double largest = 0;
+        for (const kforge::StatRow& r : m_rows) {
+            const double us[] = {r.totalUs, r.meanUs, r.minUs, r.medianUs, r.p95Us, r.maxUs};
+            largest = std::max(largest, us[column - TotalColumn]);
+        }
+        m_units[size_t(column - TotalColumn)] = timeUnitFor(largest);
+    }
     endResetModel();
 }
 
@@ -119,7 +127,7 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
         case ShareColumn:
             return formatShare(r.share);
         default:
-            return formatMicroseconds(number(column));
+            return formatIn(number(column), unitOf(column));
         }
     };
     const bool numeric = index.column() >= CallsColumn;
@@ -148,7 +156,7 @@ QVariant KernelStatsModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && section >= TotalColumn && section <= MaxColumn)
-        return tr("Microseconds, over all measured iterations for Total, per execution otherwise");
+        return tr("In %1, over all measured iterations for Total, per execution otherwise").arg(unitOf(section).name);
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -171,17 +179,17 @@ QVariant KernelStatsModel::headerData(int section, Qt::Orientation orientation, 
     case CallsColumn:
         return tr("Calls");
     case TotalColumn:
-        return tr("Total (µs)");
+        return tr("Total (%1)").arg(unitOf(section).name);
     case MeanColumn:
-        return tr("Mean (µs)");
+        return tr("Mean (%1)").arg(unitOf(section).name);
     case MinColumn:
-        return tr("Min (µs)");
+        return tr("Min (%1)").arg(unitOf(section).name);
     case MedianColumn:
-        return tr("Median (µs)");
+        return tr("Median (%1)").arg(unitOf(section).name);
     case P95Column:
-        return tr("p95 (µs)");
+        return tr("p95 (%1)").arg(unitOf(section).name);
     case MaxColumn:
-        return tr("Max (µs)");
+        return tr("Max (%1)").arg(unitOf(section).name);
     case ShareColumn:
         return tr("Share");
     default:

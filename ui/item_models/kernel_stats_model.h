@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "item_models/duration_format.h"
+
+#include <array>
 #include <kforge/profiling.h>
 
 #include <QAbstractTableModel>
@@ -60,11 +63,14 @@ public:
 
 private:
     void rebuild();
+    // The unit of each time column (TotalColumn..MaxColumn), from its largest value.
+    const TimeUnit& unitOf(int column) const { return m_units[size_t(column - TotalColumn)]; }
 
     std::shared_ptr<const kforge::ProfileRun> m_run;
     kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;
     std::string m_scope;
     std::vector<kforge::StatRow> m_rows;
+    std::array<TimeUnit, 6> m_units;
 };
 
 } // namespace kforge::ui
