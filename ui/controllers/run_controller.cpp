@@ -154,6 +154,7 @@ void RunController::abort()
     if (!m_paused)
         return;
     m_resumedFrom = std::exchange(m_paused, std::nullopt);
+    m_aborted = true;
     Q_EMIT pausedChanged(false);
     Stepper::instance().resume(Stepper::Resume::Abort);
 }
@@ -202,6 +203,7 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
     }
 
     m_running = true;
+    m_aborted = false;
     m_capturing = captureWarmup >= 0;
     m_paused.reset();
     Q_EMIT runningChanged(true);

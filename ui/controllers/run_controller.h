@@ -64,6 +64,8 @@ public:
     bool isRunning() const; // a forward or a capture
     bool isCapturing() const;
     bool isPaused() const;
+    // Whether the user aborted the last forward (Abort at a pause): its failure was asked for, not one to warn about.
+    bool wasAborted() const { return m_aborted; }
     // While a profile, benchmark or optimisation uses the session (SessionOwner::isMeasuring), the breakpoints
     // are lifted from the stepper so that no measured forward pauses; they come back when it ends.
     bool breakpointsSuspended() const { return m_breakpointsSuspended; }
@@ -126,6 +128,7 @@ private:
     QFutureWatcher<QString>* m_watcher;
 
     bool m_running = false;
+    bool m_aborted = false;
     bool m_capturing = false;
     bool m_breakpointsSuspended = false;
     bool m_keepLeftovers = false;

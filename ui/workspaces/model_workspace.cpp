@@ -263,7 +263,7 @@ void ModelWorkspace::connectRunController()
         m_context.notes->declinesArrived(m_run->declines());
         m_context.status->show(m_context.notes->withWarnings(message));
         Q_EMIT runFinished(ok, message);
-        if (!ok)
+        if (!ok && !m_run->wasAborted()) // an abort the user asked for is reported in the status bar only
             m_context.status->warningDialog(tr("Forward Failed"), message);
     });
 }
