@@ -114,7 +114,6 @@ std::vector<LeftoverPatch> CallGuard::finish(const std::string* error)
     if (outermost) {
         stepping::forwardEnded(); // a Step does not carry over into the next forward (R14)
         m_thread.hookTable.reset();
-        m_thread.hookTableVersion = 0;
     }
     m_thread.observe = m_prevObserve;
     m_thread.capture = m_prevCapture;

@@ -35,12 +35,9 @@ template <class Edit> void Hooks::update(Edit edit)
         if (!hooks.bindings.empty())
             next->bound.emplace_back(object, &hooks);
     std::atomic_store(&tableSlot(), std::shared_ptr<const HookTable>(std::move(next)));
-    // After the store: a reader that sees the new version takes a snapshot at least this new.
-    s_version.fetch_add(1, std::memory_order_release);
 }
 
 std::atomic<int> Hooks::s_bound{0};
-std::atomic<std::uint64_t> Hooks::s_version{1}; // a thread's "no table yet" is version 0
 
 std::shared_ptr<const HookTable> Hooks::snapshot() { return std::atomic_load(&tableSlot()); }
 
@@ -53,10 +50,8 @@ const HookTable& Hooks::forHook(ThreadState& thread, std::shared_ptr<const HookT
     // The table of the forward's first hook, for the whole forward: a runtime activated by another thread meanwhile
     // applies from the next forward, observed or not (R2); one deactivated meanwhile pushes nothing more, its
     // pre-hooks checking their activation (R7).
-    if (!thread.hookTable) {
+    if (!thread.hookTable)
         thread.hookTable = snapshot();
-        thread.hookTableVersion = s_version.load(std::memory_order_acquire);
-    }
     return *thread.hookTable;
 }
 

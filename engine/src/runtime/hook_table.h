@@ -81,7 +81,6 @@ private:
     // Copies the table, edits the copy and swaps it in (writers serialised; readers keep their snapshots).
     template <class Edit> static void update(Edit edit);
     static std::atomic<int> s_bound;
-    static std::atomic<std::uint64_t> s_version; // bumped after every swap of the table
 };
 
 } // namespace kforge::runtime

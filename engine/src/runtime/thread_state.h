@@ -132,10 +132,9 @@ public:
     bool observe = false;
     const char* capture = nullptr;                       // see StackEntry::capture
     std::vector<CapturedProvider>* captureLog = nullptr; // pre-hooks record their installs here (R15)
-    // The module hooks' table for this thread's forward (Hooks::forHook), and the table version it is. Owner thread
+    // The module hooks' table for this thread's forward (Hooks::forHook): the one of its first hook. Owner thread
     // only; released when the outermost CallGuard ends, so no idle thread keeps a table (and its runtimes) alive.
     std::shared_ptr<const HookTable> hookTable;
-    std::uint64_t hookTableVersion = 0;
 
     // Sets or clears the interposition key in this thread's TLS include set. Owner thread only.
     void refreshModeKey();
