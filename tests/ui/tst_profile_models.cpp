@@ -3,6 +3,7 @@
 // row of a timeline record) and ComparisonModel (rows, total, verdict colours), under the model tester.
 #include "item_models/comparison_model.h"
 #include "item_models/kernel_stats_model.h"
+#include "item_models/speed_summary.h"
 
 #include <kforge/profiling.h>
 
@@ -18,6 +19,8 @@
 using kforge::GroupBy;
 using kforge::ui::ComparisonModel;
 using kforge::ui::KernelStatsModel;
+using kforge::ui::NewerResult;
+using kforge::ui::wholeForwardLines;
 
 namespace {
 
@@ -308,6 +311,62 @@ aten::relu     relu     layer1  2000
                     .data(Qt::ToolTipRole)
                     .toString()
                     .startsWith(QStringLiteral("No verdict")));
+    }
+
+    // The whole forward gets one verdict per plan: with a benchmark of the compared plan the comparison's line keeps
+    // its profiled times and leaves the verdict to the benchmark, even when the two measurements disagree (here the
+    // profiled rounds say faster and the benchmark's say no detectable change); results of different plans say which
+    // is of an earlier plan.
+    void comparisonAndBenchmarkGiveOneVerdictPerPlan()
+    {
+        kforge::Comparison comparison;
+        comparison.baselineTotalUs = 1000;
+        comparison.planTotalUs = 800;
+        comparison.speed = kforge::compareSpeed(std::vector<double>(20, 10.0), std::vector<double>(20, 8.0));
+        QCOMPARE(comparison.speed.verdict, kforge::SpeedVerdict::Faster);
+        kforge::BenchmarkResult benchmark;
+        benchmark.baselineMs = benchmark.planMs = std::vector<double>(20, 1.0);
+        for (size_t i = 0; i < benchmark.planMs.size(); ++i)
+            benchmark.planMs[i] = i % 2 ? 0.9 : 1.1; // half the rounds each way
+        benchmark.speed = kforge::compareSpeed(benchmark.baselineMs, benchmark.planMs);
+        QCOMPARE(benchmark.speed.verdict, kforge::SpeedVerdict::NoDetectableChange);
+
+        kforge::Plan plan;
+        plan.entries.push_back(kforge::parseProvideSpec("blocks.0:gelu:AtenGeluProvider"));
+        kforge::Plan samePlan = plan;
+        samePlan.entries.front().note = "a note changes nothing that runs";
+        samePlan.entries.push_back(kforge::parseProvideSpec(":relu:AtenReluProvider"));
+        samePlan.entries.back().enabled = false;
+        QVERIFY(kforge::ui::sameEnabledEntries(plan, samePlan));
+        kforge::Plan otherPlan = plan;
+        otherPlan.entries.front().scope = "blocks.1";
+        QVERIFY(!kforge::ui::sameEnabledEntries(plan, otherPlan));
+
+        const QString faster = QStringLiteral("faster"), noChange = QStringLiteral("no detectable change");
+        auto lines = wholeForwardLines(&comparison, plan, &benchmark, samePlan, NewerResult::Benchmark, "0");
+        QVERIFY2(!lines.comparison.contains(faster) && !lines.comparison.contains(noChange),
+                 qPrintable(lines.comparison));
+        QVERIFY2(lines.comparison.contains(QStringLiteral("profiled")), qPrintable(lines.comparison));
+        QVERIFY2(lines.benchmark.contains(noChange), qPrintable(lines.benchmark));
+        // Whichever came last: still one verdict.
+        lines = wholeForwardLines(&comparison, plan, &benchmark, samePlan, NewerResult::Comparison, "0");
+        QVERIFY2(!lines.comparison.contains(faster), qPrintable(lines.comparison));
+
+        lines = wholeForwardLines(&comparison, plan, &benchmark, otherPlan, NewerResult::Benchmark, "0");
+        QVERIFY2(lines.comparison.startsWith(QStringLiteral("Of an earlier plan")) && lines.comparison.contains(faster),
+                 qPrintable(lines.comparison));
+        QVERIFY2(!lines.benchmark.startsWith(QStringLiteral("Of an earlier plan")), qPrintable(lines.benchmark));
+        lines = wholeForwardLines(&comparison, plan, &benchmark, otherPlan, NewerResult::Comparison, "0");
+        QVERIFY2(lines.benchmark.startsWith(QStringLiteral("Of an earlier plan")), qPrintable(lines.benchmark));
+        QVERIFY2(!lines.comparison.startsWith(QStringLiteral("Of an earlier plan")), qPrintable(lines.comparison));
+
+        // Alone, each keeps its verdict.
+        lines = wholeForwardLines(&comparison, plan, nullptr, {}, NewerResult::Comparison, "0");
+        QVERIFY2(lines.comparison.contains(faster), qPrintable(lines.comparison));
+        QVERIFY(lines.benchmark.isEmpty());
+        lines = wholeForwardLines(nullptr, {}, &benchmark, plan, NewerResult::Benchmark, "0");
+        QVERIFY(lines.comparison.isEmpty());
+        QVERIFY2(lines.benchmark.contains(noChange), qPrintable(lines.benchmark));
     }
 };
 

@@ -55,6 +55,7 @@
 
 #include <fstream>
 #include <memory>
+#include <tuple>
 
 using kforge::ui::ComparisonModel;
 using kforge::ui::KernelStatsModel;
@@ -372,6 +373,27 @@ private Q_SLOTS:
         auto* tabs = page->findChild<QTabWidget*>();
         QVERIFY(tabs);
         QCOMPARE(tabs->currentWidget(), page->subView(QStringLiteral("comparison")));
+
+        // A comparison of the same plan shows its profiled times and leaves the whole forward's verdict to the
+        // benchmark: one verdict per plan on the tab.
+        auto* comparisonSummary = page->findChild<QLabel*>(QStringLiteral("comparisonSummary"));
+        QVERIFY(comparisonSummary);
+        window->actions().profileCompare->trigger();
+        auto [compared, compareMessage] = waitForProfile(finished);
+        QVERIFY2(compared, qPrintable(compareMessage));
+        QVERIFY2(comparisonSummary->text().contains(QStringLiteral("the whole forward's verdict is the benchmark's")),
+                 qPrintable(comparisonSummary->text()));
+        QCOMPARE(summary->text(), message);
+
+        // Another plan compared: the benchmark's line says it measured an earlier plan.
+        window->addPlanEntry(QStringLiteral("blocks.1.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        window->actions().profileCompare->trigger();
+        std::tie(compared, compareMessage) = waitForProfile(finished);
+        QVERIFY2(compared, qPrintable(compareMessage));
+        QVERIFY2(summary->text().startsWith(QStringLiteral("Of an earlier plan")), qPrintable(summary->text()));
+        QVERIFY2(!comparisonSummary->text().contains(QStringLiteral("benchmark's")),
+                 qPrintable(comparisonSummary->text()));
     }
 
     // Profile › Verify Plan: the plan's outputs against the baseline's. A provider that adds noise in blocks.1 fails,

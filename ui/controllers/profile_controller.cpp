@@ -112,6 +112,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     m_declines.clear();
     m_running = true;
     m_kind = kind;
+    m_startedPlan = plan;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
 
@@ -209,8 +210,11 @@ void ProfileController::finish()
 
     const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
                            (result.benchmark && result.benchmark->stopped);
-    if (result.benchmark && !result.benchmark->baselineMs.empty())
+    if (result.benchmark && !result.benchmark->baselineMs.empty()) {
         m_benchmark = *result.benchmark;
+        m_benchmarkPlan = m_startedPlan;
+        m_newer = NewerResult::Benchmark;
+    }
     if (result.verify)
         m_verify = *result.verify;
     if (measuredSomething(result.baseline))
@@ -219,6 +223,8 @@ void ProfileController::finish()
         m_plan = result.plan;
     else if (m_kind == Kind::Compare)
         m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
+    if (measuredSomething(result.baseline) || measuredSomething(result.plan))
+        m_newer = NewerResult::Comparison;
     updateComparison();
     if (const auto* declines = result.plan        ? &result.plan->declines
                                : result.benchmark ? &result.benchmark->declines
@@ -261,9 +267,9 @@ void ProfileController::finish()
         message = summary(tr("With plan"), *m_plan);
         break;
     case Kind::Compare:
-        message = tr("Compared: %1 with the plan (%2 → %3 per iteration)")
-                      .arg(formatSpeedup(m_comparison->speedup), formatDuration(m_comparison->baselineTotalUs),
-                           formatDuration(m_comparison->planTotalUs));
+        message = tr("Compared, profiled: %1 → %2 per iteration (medians): %3")
+                      .arg(formatDuration(m_comparison->baselineTotalUs), formatDuration(m_comparison->planTotalUs),
+                           formatSpeedComparison(m_comparison->speed));
         break;
     }
     // Declined calls ran the original, and the plan's times include them: say so.
@@ -276,6 +282,7 @@ void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
 {
     m_baseline = std::move(baseline);
     m_plan = std::move(plan);
+    m_newer = NewerResult::Comparison;
     updateComparison();
     Q_EMIT resultsChanged();
 }

@@ -5,6 +5,8 @@
 #include <kforge/profiling.h>
 #include <kforge/verify.h>
 
+#include "item_models/speed_summary.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
@@ -72,6 +74,9 @@ public:
     const std::optional<kforge::Comparison>& comparison() const { return m_comparison; }
     // The last benchmark of this model (a stopped one keeps its measured rounds); none before the first.
     const std::optional<kforge::BenchmarkResult>& benchmarkResult() const { return m_benchmark; }
+    // The plan the last benchmark measured, and whether it or the comparison came last (wholeForwardLines).
+    const kforge::Plan& benchmarkedPlan() const { return m_benchmarkPlan; }
+    NewerResult newerResult() const { return m_newer; }
     // The last finished verification of this model; none before the first.
     const std::optional<kforge::VerifyReport>& verifyReport() const { return m_verify; }
     // Calls the plan's providers declined in the measured forwards of the last runWithPlan() or compare()
@@ -113,6 +118,9 @@ private:
     RunPtr m_plan;
     std::optional<kforge::Comparison> m_comparison;
     std::optional<kforge::BenchmarkResult> m_benchmark;
+    kforge::Plan m_startedPlan; // of the running action
+    kforge::Plan m_benchmarkPlan;
+    NewerResult m_newer = NewerResult::Comparison;
     std::optional<kforge::VerifyReport> m_verify;
     std::vector<kforge::EntryDeclines> m_declines;
 };

@@ -5,6 +5,7 @@
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
 #include "item_models/kernel_stats_model.h"
+#include "item_models/speed_summary.h"
 #include "controllers/profile_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
@@ -34,12 +35,10 @@ namespace {
 
 const QString kWarmupKey = QStringLiteral("profile/warmup");
 
-QString benchmarkText(const std::optional<kforge::BenchmarkResult>& result)
-{
-    return result ? formatBenchmark(*result)
-                  : ProfilePage::tr("Benchmark (Ctrl+Shift+F6) times whole forwards without and with the plan, "
-                                    "without the profiler, and tells whether the speedup is beyond noise.");
-}
+const char* const kBenchmarkIntro =
+    QT_TRANSLATE_NOOP("kforge::ui::ProfilePage", "Benchmark (Ctrl+Shift+F6) times whole forwards without and "
+                                                 "with the plan, without the profiler, and tells whether the "
+                                                 "speedup is beyond noise.");
 QString verifyText(const std::optional<kforge::VerifyReport>& report)
 {
     return report
@@ -399,15 +398,17 @@ void ProfilePage::showResults()
     m_showLabel->setVisible(both);
     m_showCombo->setVisible(both);
     m_comparisonModel->setComparison(m_controller->comparison());
+    const auto& comparison = m_controller->comparison();
+    const auto& benchmark = m_controller->benchmarkResult();
+    const WholeForwardLines lines = wholeForwardLines(
+        comparison ? &*comparison : nullptr, plan ? plan->plan : kforge::Plan{}, benchmark ? &*benchmark : nullptr,
+        m_controller->benchmarkedPlan(), m_controller->newerResult(), m_comparisonModel->outputErrorText());
     m_comparisonSummary->setText(
-        m_controller->comparison()
-            ? tr("Total: %1 → %2 per iteration (medians): %3 · output error: %4")
-                  .arg(formatDuration(m_controller->comparison()->baselineTotalUs),
-                       formatDuration(m_controller->comparison()->planTotalUs),
-                       formatSpeedComparison(m_controller->comparison()->speed), m_comparisonModel->outputErrorText())
-            : tr("Compare runs the baseline and the plan in alternating rounds, and shows the time of each function "
-                 "or module before and after, with a verdict: faster, slower or no detectable change."));
-    m_benchmarkSummary->setText(benchmarkText(m_controller->benchmarkResult()));
+        comparison
+            ? lines.comparison
+            : tr("Compare runs the baseline and the plan in alternating rounds, and shows the time of each "
+                 "function or module before and after, with a verdict: faster, slower or no detectable change."));
+    m_benchmarkSummary->setText(benchmark ? lines.benchmark : tr(kBenchmarkIntro));
     m_verifySummary->setText(verifyText(m_controller->verifyReport()));
     const int index = m_showCombo->findData(QVariant::fromValue(shown));
     if (index == m_showCombo->currentIndex())
