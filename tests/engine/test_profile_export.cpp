@@ -598,6 +598,16 @@ TEST(Kfprof, BadFilesGiveClearErrors)
     const std::string malformed = load(dir.path("malformed.kfprof"));
     EXPECT_TRUE(contains(malformed, "malformed.kfprof: malformed JSON at line 4, column 12")) << malformed;
 
+    // A string cut in the middle (a truncated download of base64 output values) quotes its end only, not the
+    // whole token nlohmann read.
+    const std::string longToken(20000, 'Q');
+    writeText(dir.path("cut.kfprof"), "{\"format\": \"kforge-profile\", \"runs\": [{\"x\": \"" + longToken);
+    const std::string cut = load(dir.path("cut.kfprof"));
+    EXPECT_TRUE(contains(cut, "cut.kfprof: malformed JSON at line 1")) << cut;
+    EXPECT_TRUE(contains(cut, "missing closing quote")) << cut;
+    EXPECT_TRUE(contains(cut, "characters]..." + std::string(40, 'Q') + "'")) << cut;
+    EXPECT_LT(cut.size(), 300u) << cut;
+
     writeText(dir.path("empty.kfprof"), "");
     EXPECT_TRUE(contains(load(dir.path("empty.kfprof")), "malformed JSON at line 1, column 1"))
         << load(dir.path("empty.kfprof"));

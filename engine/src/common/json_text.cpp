@@ -122,11 +122,31 @@ private:
 };
 
 // nlohmann's message without its "[json.exception.KIND.N] " prefix.
+// nlohmann quotes the whole token it was reading ("last read: '...'"): a cut or corrupted string of base64 values
+// is tens of kilobytes. Its end, where the reading stopped, is what locates the fault.
+std::string shortenLastRead(std::string detail)
+{
+    constexpr std::string_view kLastRead = "last read: '";
+    constexpr size_t kKept = 40;
+    const size_t start = detail.find(kLastRead);
+    if (start == std::string::npos)
+        return detail;
+    const size_t tokenStart = start + kLastRead.size();
+    const size_t tokenEnd = detail.size() - (detail.back() == '\'' ? 1 : 0);
+    if (tokenEnd < tokenStart + kKept + 8)
+        return detail;
+    size_t keepFrom = tokenEnd - kKept;
+    while (keepFrom < tokenEnd && (static_cast<unsigned char>(detail[keepFrom]) & 0xC0) == 0x80)
+        ++keepFrom; // not inside a UTF-8 character
+    const size_t dropped = keepFrom - tokenStart;
+    return detail.substr(0, tokenStart) + "[" + std::to_string(dropped) + " characters]..." + detail.substr(keepFrom);
+}
+
 std::string jsonErrorDetail(const nlohmann::json::exception& e)
 {
     const std::string what = e.what();
     const auto bracket = what.find("] ");
-    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+    return shortenLastRead(bracket == std::string::npos ? what : what.substr(bracket + 2));
 }
 
 } // namespace
@@ -182,6 +202,7 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& where, 
             detail = detail.substr(colon + 2);
         else if (const auto bracket = detail.find("] "); bracket != std::string::npos)
             detail = detail.substr(bracket + 2);
+        detail = shortenLastRead(std::move(detail));
         // The detail quotes the bytes last read, which may be invalid UTF-8: replace those (U+FFFD), so that the
         // message itself can go into JSON output and the GUI.
         detail =
