@@ -26,6 +26,9 @@
 #include <QTabBar>
 #include <QMenuBar>
 #include <QGroupBox>
+#include <QApplication>
+#include <QInputDialog>
+#include <QTimer>
 #include <QAbstractButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -33,6 +36,7 @@
 #include <QTest>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 using kforge::ui::MainWindow;
@@ -177,6 +181,40 @@ private Q_SLOTS:
         again->openSource(kTinyMlp);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
         QCOMPARE(again->session()->describeInputs(), std::vector<std::string>{"float32[3,8]"});
+    }
+
+    // File › Set Inputs: a spec the session refuses (an oversized tensor) is explained inside the dialog, which stays
+    // open with what was typed; a corrected spec then applies.
+    void refusedInputSpecKeepsTheDialogAndTheText()
+    {
+        const auto window = makeWindow();
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        window->openSource(kTinyMlp);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+        const QString oversized = QStringLiteral("float32[100000,100000,100000]");
+        QStringList labels, texts; // what each showing of the dialog said and held
+        int shown = 0;
+        std::function<void()> answer = [&] {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!dialog) {
+                QTimer::singleShot(20, answer);
+                return;
+            }
+            labels << dialog->labelText();
+            texts << dialog->textValue();
+            dialog->setTextValue(++shown == 1 ? oversized : QStringLiteral("float32[2,8]"));
+            dialog->accept();
+            if (shown < 2)
+                QTimer::singleShot(20, answer);
+        };
+        QTimer::singleShot(0, answer);
+        window->actions().setInputs->trigger(); // returns when the dialog closes for good
+        QCOMPARE(shown, 2);
+        QVERIFY2(!labels[0].contains(QStringLiteral("Not applied")), qPrintable(labels[0]));
+        QVERIFY2(labels[1].contains(QStringLiteral("Not applied")), qPrintable(labels[1]));
+        QCOMPARE(texts[1], oversized);
+        QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,8]"});
+        QVERIFY(!QApplication::activeModalWidget());
     }
 
     void recentFilesKeepTheNewestTen()

@@ -452,20 +452,25 @@ void ModelWorkspace::chooseInputs()
     const auto& session = m_context.owner->session();
     if (!session)
         return;
-    bool ok = false;
-    const QString text = QInputDialog::getText(
-        m_context.window, tr("Forward Inputs"),
+    // One dialog until the specs apply or the user cancels: a refused spec is explained inside it and what was
+    // typed stays there to be corrected.
+    QInputDialog dialog(m_context.window);
+    dialog.setObjectName(QStringLiteral("inputsDialog"));
+    dialog.setWindowTitle(tr("Forward Inputs"));
+    const QString prompt =
         tr("One dtype[shape] per argument of forward(%1), separated by ';'\ne.g. float32[1,16]; int64[1,8]")
-            .arg(m_inputs->argumentNames().join(QStringLiteral(", "))),
-        QLineEdit::Normal, m_inputs->described().join(QStringLiteral("; ")), &ok);
-    if (!ok)
-        return;
-    QStringList specs;
-    for (const QString& part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
-        specs << part.trimmed();
-    QString error;
-    if (!m_inputs->setSpecs(specs, &error))
-        m_context.status->warningDialog(tr("Invalid Inputs"), error);
+            .arg(m_inputs->argumentNames().join(QStringLiteral(", ")));
+    dialog.setLabelText(prompt);
+    dialog.setTextValue(m_inputs->described().join(QStringLiteral("; ")));
+    while (dialog.exec() == QDialog::Accepted) {
+        QStringList specs;
+        for (const QString& part : dialog.textValue().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+            specs << part.trimmed();
+        QString error;
+        if (m_inputs->setSpecs(specs, &error))
+            return;
+        dialog.setLabelText(tr("%1\n\nNot applied: %2").arg(prompt, error));
+    }
 }
 
 void ModelWorkspace::chooseInputsFile()
