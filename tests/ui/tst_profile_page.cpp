@@ -318,6 +318,33 @@ private Q_SLOTS:
         }
     }
 
+    // The progress beside the bar names the action and its stage: a compare's rounds (the first with the warm-up),
+    // a benchmark's rounds; it said "baseline: 5/6 forwards" for every action.
+    void progressNamesTheActionAndStage()
+    {
+        const auto window = openTinyGpt();
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        auto* text = window->profilePage()->findChild<QLabel*>(QStringLiteral("profileProgressText"));
+        QVERIFY(text);
+        QStringList seen;
+        connect(window->profileController(), &ProfileController::progress, text, [&] { seen << text->text(); });
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileCompare->trigger();
+        auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(seen.contains(QStringLiteral("Compare: round 1 of 2, with the warm-up")), qPrintable(seen.join('|')));
+        QVERIFY2(seen.contains(QStringLiteral("Compare: round 2 of 2")), qPrintable(seen.join('|')));
+        QVERIFY2(seen.filter(QStringLiteral("Baseline")).isEmpty(), qPrintable(seen.join('|')));
+        QVERIFY(!text->isVisible());
+
+        seen.clear();
+        window->actions().profileBenchmark->trigger();
+        std::tie(ok, message) = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(seen.contains(QStringLiteral("Benchmark: round 2 of 2")), qPrintable(seen.join('|')));
+    }
+
     void cancelRightAway()
     {
         const auto window = openTinyGpt();

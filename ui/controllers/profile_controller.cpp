@@ -125,6 +125,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     const int perRun = m_warmup + m_iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;
     const QString firstStage = kind == Kind::Plan        ? QStringLiteral("plan")
+                               : kind == Kind::Compare   ? QStringLiteral("baseline and plan") // in rounds
                                : kind == Kind::Benchmark ? QStringLiteral("benchmark")
                                : kind == Kind::Verify    ? QStringLiteral("verify")
                                                          : QStringLiteral("baseline");

@@ -30,6 +30,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kforge::ui {
 namespace {
 
@@ -71,6 +73,35 @@ QToolButton* makeButton(QWidget* parent)
     button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     button->setAutoRaise(true);
     return button;
+}
+
+// What a running action is doing, in words that fit beside the bar: "Baseline: warm-up 1 of 3", "With plan: forward
+// 4 of 10", "Compare: round 2 of 10", "Benchmark: round 5 of 20". `done` and `total` count the stage's forwards,
+// warm-up first (a benchmark counts rounds); a compare's rounds are of both sides, the first with the warm-up and
+// each later one with one warm-up forward per side (kforge/study.h).
+QString progressText(const QString& stage, int done, int total, int warmup, int iterations)
+{
+    if (stage == QLatin1String("verify"))
+        return ProfilePage::tr("Verify: forward %1 of %2").arg(std::min(done + 1, total)).arg(total);
+    if (stage == QLatin1String("baseline and plan")) {
+        const int firstRound = 2 * (warmup + 1), laterRound = 2 * (warmup > 0 ? 2 : 1);
+        if (done < firstRound)
+            return ProfilePage::tr("Compare: round 1 of %1, with the warm-up").arg(iterations);
+        return ProfilePage::tr("Compare: round %1 of %2")
+            .arg(std::min(iterations, 2 + (done - firstRound) / laterRound))
+            .arg(iterations);
+    }
+    const bool rounds = stage == QLatin1String("benchmark");
+    const QString name = stage == QLatin1String("plan") ? ProfilePage::tr("With plan")
+                         : rounds                       ? ProfilePage::tr("Benchmark")
+                                                        : ProfilePage::tr("Baseline");
+    const int warm = std::min(total, warmup);
+    if (done < warm)
+        return ProfilePage::tr("%1: warm-up %2 of %3").arg(name).arg(done + 1).arg(warm);
+    return (rounds ? ProfilePage::tr("%1: round %2 of %3") : ProfilePage::tr("%1: forward %2 of %3"))
+        .arg(name)
+        .arg(std::min(done - warm + 1, total - warm))
+        .arg(total - warm);
 }
 
 } // namespace
@@ -166,7 +197,9 @@ QWidget* ProfilePage::createTopBar()
 
     m_progress = new QProgressBar(bar);
     m_progress->setObjectName(QStringLiteral("profileProgress"));
-    m_progress->setMaximumWidth(260);
+    m_progress->setMaximumWidth(160);
+    m_progressText = new QLabel(bar); // beside the bar: the bar's own text is cut in a narrow window
+    m_progressText->setObjectName(QStringLiteral("profileProgressText"));
 
     auto* warmupLabel = new QLabel(tr("&Warm-up:"), bar);
     warmupLabel->setBuddy(m_warmupBox);
@@ -193,6 +226,7 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_showLabel);
     layout->addWidget(m_showCombo);
     layout->addStretch(1);
+    layout->addWidget(m_progressText);
     layout->addWidget(m_progress);
     layout->addWidget(m_cancelButton);
 
@@ -496,6 +530,8 @@ QString ProfilePage::headerText() const
 void ProfilePage::setRunning(bool running)
 {
     m_progress->setVisible(running);
+    m_progressText->setVisible(running);
+    m_progressText->clear();
     m_cancelButton->setVisible(running);
     m_warmupBox->setEnabled(!running);
     m_iterationsBox->setEnabled(!running);
@@ -510,7 +546,9 @@ void ProfilePage::showProgress(int done, int total, const QString& stage)
 {
     m_progress->setRange(0, total);
     m_progress->setValue(done);
-    m_progress->setFormat(stage == QLatin1String("plan") ? tr("plan: %v/%m forwards") : tr("baseline: %v/%m forwards"));
+    m_progress->setFormat(QStringLiteral("%p%"));
+    m_progressText->setText(
+        progressText(stage, done, total, m_controller->warmupIterations(), m_controller->iterations()));
 }
 
 bool ProfilePage::selectRecordRow(int recordIndex)

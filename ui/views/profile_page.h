@@ -128,6 +128,7 @@ private:
     QLabel* m_showLabel;
     QComboBox* m_showCombo;
     QProgressBar* m_progress;
+    QLabel* m_progressText;
     QLabel* m_header;
     QTabWidget* m_tabs;
 
