@@ -14,7 +14,7 @@ power=${3:-10}
 shift $(($# < 3 ? $# : 3))
 # model form function: the scripted form where the corpus has one (Hugging Face models are traced only).
 all=(
-  "resnet18 script relu" "mobilenet_v2 script relu6" "mobilenet_v3_small script hardswish"
+  "resnet18 script relu" "mobilenet_v2 script hardtanh" "mobilenet_v3_small script hardswish"
   "efficientnet_b0 script silu" "regnet_y_400mf script relu" "shufflenet_v2_x0_5 script relu"
   "squeezenet1_1 script relu" "convnext_tiny script layer_norm" "swin_t script gelu" "vit script gelu"
   "lraspp_mobilenet_v3_large script hardswish" "timm_vit_tiny script gelu" "timm_efficientvit_b0 script hardswish"
