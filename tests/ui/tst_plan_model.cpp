@@ -141,6 +141,50 @@ private Q_SLOTS:
     }
 
     // The status bar's line: one entry with its reason, several with a count each.
+    // The Measured column: the speedup the plan records, and what re-validation found here beside it; a later
+    // change of the plan drops what was found here (it was of the plan before the change).
+    void measuredColumn()
+    {
+        PlanDocument document;
+        PlanModel* model = document.model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        kforge::Plan plan = fixture();
+        plan.entries[0].measured =
+            kforge::EntryMeasurement{{"float32[1,16,1024]", "float32[1,8,1024]"}, 1.5, 1.25, 1.75};
+        plan.entries[2].measured = kforge::EntryMeasurement{{"float32[1,4,16,16]"}, 1.2, 1.1, 1.3};
+        document.setPlan(plan);
+        const auto text = [&](int row) { return model->index(row, PlanModel::MeasuredColumn).data().toString(); };
+        QCOMPARE(model->headerData(PlanModel::MeasuredColumn, Qt::Horizontal).toString(), QStringLiteral("Measured"));
+        QCOMPARE(text(0), QStringLiteral("1.50× where measured"));
+        QCOMPARE(text(1), QString());
+        const QString tip = model->index(0, PlanModel::MeasuredColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("1.25× to 1.75×")) && tip.contains(QStringLiteral("float32[1,16,1024]")) &&
+                     tip.contains(QStringLiteral("1 more signature")),
+                 qPrintable(tip));
+        QVERIFY(!(model->flags(model->index(0, PlanModel::MeasuredColumn)) & Qt::ItemIsEditable));
+
+        kforge::EntryRevalidation faster{
+            0, {"measured with the CPU ISA level AVX512"}, true, "correct, 1.31x here", 2, 1.31, 0.5};
+        kforge::EntryRevalidation notFaster{2, {"torch 2.10.0"}, false, "not faster here", 1, 0.98, 0.4};
+        kforge::EntryRevalidation wrong{1, {"torch 2.10.0"}, false, "incorrect here", 1, 0, 0.1};
+        QSignalSpy changed(model, &QAbstractItemModel::dataChanged);
+        model->setRevalidation({faster, notFaster, wrong, {7, {}, true, "no such row", 0, 0, 0}});
+        QVERIFY(changed.count() > 0);
+        QCOMPARE(text(0), QStringLiteral("1.31× here · 1.50× where measured"));
+        QCOMPARE(text(1), QStringLiteral("disabled here"));
+        QCOMPARE(text(2), QStringLiteral("disabled: 0.98× here · 1.20× where measured"));
+        QVERIFY(model->index(0, PlanModel::MeasuredColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("Re-validated here (measured with the CPU ISA level AVX512): correct")));
+        QVERIFY(model->index(1, PlanModel::MeasuredColumn).data(Qt::ForegroundRole).isValid());
+        QVERIFY(!model->revalidationOf(7));
+
+        document.removeEntry(1);
+        QCOMPARE(text(0), QStringLiteral("1.50× where measured"));
+        QCOMPARE(text(1), QStringLiteral("1.20× where measured"));
+    }
+
     void declinesMessage()
     {
         QCOMPARE(kforge::ui::formatDeclines({}), QString());

@@ -508,8 +508,18 @@ private Q_SLOTS:
         QVERIFY(after.entries[0].note.find("incorrect here") != std::string::npos);
         QVERIFY2(after.entries[1].enabled, after.entries[1].note.c_str());
         QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("1 kept, 1 disabled")));
+        // The plan editor's Measured column: what re-validation found here beside what the plan recorded.
+        const QAbstractItemModel* planRows = window->planDocument()->model();
+        const QString disabled = planRows->index(0, kforge::ui::PlanModel::MeasuredColumn).data().toString();
+        QCOMPARE(disabled, QStringLiteral("disabled here"));
+        const QModelIndex kept = planRows->index(1, kforge::ui::PlanModel::MeasuredColumn);
+        QCOMPARE(kept.data().toString(), QStringLiteral("correct here")); // no recorded speedup: correctness only
+        QVERIFY2(kept.data(Qt::ToolTipRole).toString().contains(QStringLiteral("AVX512-elsewhere")),
+                 qPrintable(kept.data(Qt::ToolTipRole).toString()));
         window->planDocument()->undoStack()->undo();
-        QVERIFY(window->planDocument()->plan().entries[0].enabled); // one undoable step
+        QVERIFY(
+            planRows->index(1, kforge::ui::PlanModel::MeasuredColumn).data().toString().isEmpty()); // of the old plan
+        QVERIFY(window->planDocument()->plan().entries[0].enabled);                                 // one undoable step
 
         QVERIFY(window->openPlan(path)); // a file opened again is asked about again; Accept keeps it as it is
         QVERIFY(banner->isVisibleTo(window.get()));

@@ -2,6 +2,7 @@
 #include "plan_model.h"
 
 #include "semantic_colors.h"
+#include "duration_format.h"
 #include "format.h"
 
 #include <QBrush>
@@ -20,6 +21,8 @@ void PlanModel::setPlan(kforge::Plan plan)
     m_problems.clear();
     m_declines.clear();
     m_haveDeclines = false;
+    m_verdicts.clear(); // of the plan replaced
+    m_revalidation.clear();
     ++m_revision;
     endResetModel();
     Q_EMIT planChanged();
@@ -75,6 +78,11 @@ void PlanModel::planEdited()
         if (entryCount() > 0)
             Q_EMIT dataChanged(index(0, VerifiedColumn), index(entryCount() - 1, VerifiedColumn));
     }
+    if (!m_revalidation.empty()) {
+        m_revalidation.clear();
+        if (entryCount() > 0)
+            Q_EMIT dataChanged(index(0, MeasuredColumn), index(entryCount() - 1, MeasuredColumn));
+    }
     Q_EMIT planChanged();
 }
 
@@ -98,6 +106,67 @@ void PlanModel::setVerdicts(std::vector<EntryVerdict> verdicts)
     m_verdicts = std::move(verdicts);
     if (entryCount() > 0)
         Q_EMIT dataChanged(index(0, VerifiedColumn), index(entryCount() - 1, VerifiedColumn));
+}
+
+void PlanModel::setRevalidation(std::vector<kforge::EntryRevalidation> entries)
+{
+    std::erase_if(entries,
+                  [this](const kforge::EntryRevalidation& e) { return e.entry < 0 || e.entry >= entryCount(); });
+    m_revalidation = std::move(entries);
+    if (entryCount() > 0)
+        Q_EMIT dataChanged(index(0, MeasuredColumn), index(entryCount() - 1, MeasuredColumn));
+}
+
+const kforge::EntryRevalidation* PlanModel::revalidationOf(int row) const
+{
+    for (const kforge::EntryRevalidation& e : m_revalidation)
+        if (e.entry == row)
+            return &e;
+    return nullptr;
+}
+
+QString PlanModel::measuredText(int row) const
+{
+    const kforge::PlanEntry& e = entry(row);
+    const bool recorded = e.measured && e.measured->measured();
+    const QString there = recorded ? formatSpeedup(e.measured->speedup) : QString();
+    const kforge::EntryRevalidation* r = revalidationOf(row);
+    if (!r)
+        return recorded ? tr("%1 where measured").arg(there) : QString();
+    // "1.31× here · 1.50× where measured", "disabled: 0.98× here · 1.50× where measured", "correct here" (checked
+    // for correctness only), "disabled here" (incorrect here).
+    QString here = r->speedup > 0 ? tr("%1 here").arg(formatSpeedup(r->speedup))
+                   : r->kept      ? tr("correct here")
+                                  : tr("disabled here");
+    if (!r->kept && r->speedup > 0)
+        here = tr("disabled: %1").arg(here);
+    return recorded ? tr("%1 · %2 where measured").arg(here, there) : here;
+}
+
+QString PlanModel::measuredToolTip(int row) const
+{
+    const kforge::PlanEntry& e = entry(row);
+    QStringList lines;
+    if (e.measured && e.measured->measured()) {
+        QString line = tr("Recorded in the plan: %1 the original's speed").arg(formatSpeedup(e.measured->speedup));
+        if (e.measured->speedupLow > 0)
+            line += tr(" (95% interval %1 to %2)")
+                        .arg(formatSpeedup(e.measured->speedupLow), formatSpeedup(e.measured->speedupHigh));
+        if (!e.measured->signatures.empty())
+            line += tr(" on %1").arg(QString::fromStdString(e.measured->signatures.front())) +
+                    (e.measured->signatures.size() > 1
+                         ? tr(" and %n more signature(s)", nullptr, int(e.measured->signatures.size() - 1))
+                         : QString());
+        lines << line;
+    }
+    if (const kforge::EntryRevalidation* r = revalidationOf(row)) {
+        QStringList why;
+        for (const std::string& reason : r->reasons)
+            why << QString::fromStdString(reason);
+        lines
+            << tr("Re-validated here (%1): %2").arg(why.join(QStringLiteral("; ")), QString::fromStdString(r->verdict));
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 const EntryVerdict* PlanModel::verdictOf(int row) const
@@ -204,6 +273,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
             const EntryVerdict* v = verdictOf(index.row());
             return v ? v->text : QString();
         }
+        case MeasuredColumn:
+            return role == Qt::EditRole ? QVariant() : QVariant(measuredText(index.row()));
         default:
             return {};
         }
@@ -226,6 +297,10 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         }
         if (column == EnabledColumn)
             return e.enabled ? tr("Enabled: the runtime applies this entry") : tr("Disabled: kept in the plan only");
+        if (column == MeasuredColumn) {
+            const QString tip = measuredToolTip(index.row());
+            return tip.isEmpty() ? QVariant() : QVariant(tip);
+        }
         if (column == VerifiedColumn && verdictOf(index.row()))
             return verdictOf(index.row())->implicated
                        ? tr("%1.\nThis entry's provider serves calls inside that module: the suspect.")
@@ -242,6 +317,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const
         if (column == DeclinedColumn && declinesOf(index.row()))
             return QBrush(semanticTextColor(Semantic::Leftover)); // as leftovers: the plan did less than it says
         if (column == VerifiedColumn && verdictOf(index.row()) && verdictOf(index.row())->implicated)
+            return QBrush(semanticTextColor(Semantic::Error));
+        if (column == MeasuredColumn && revalidationOf(index.row()) && !revalidationOf(index.row())->kept)
             return QBrush(semanticTextColor(Semantic::Error));
         if (!e.enabled && column != ProblemsColumn)
             return QBrush(semanticTextColor(Semantic::Muted));
@@ -333,7 +410,8 @@ Qt::ItemFlags PlanModel::flags(const QModelIndex& index) const
     Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     if (index.column() == EnabledColumn)
         flags |= Qt::ItemIsUserCheckable;
-    else if (index.column() != ProblemsColumn && index.column() != DeclinedColumn && index.column() != VerifiedColumn)
+    else if (index.column() != ProblemsColumn && index.column() != DeclinedColumn && index.column() != VerifiedColumn &&
+             index.column() != MeasuredColumn)
         flags |= Qt::ItemIsEditable;
     return flags;
 }
@@ -343,6 +421,10 @@ QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int rol
     if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == VerifiedColumn)
         return tr("What the last Verify Plan (F7) found for each enabled entry: whether the model's outputs agree, and "
                   "which entries are in effect where they diverge first. Cleared when the plan changes.");
+    if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == MeasuredColumn)
+        return tr("The speedup the plan records for the entry (optimize measured it where the plan was made), and "
+                  "what Re-validate measured on this machine. Re-validation results are cleared when the plan "
+                  "changes.");
     if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && section == DeclinedColumn)
         return tr("Calls the entry's provider declined (a dtype, shape or device its kernel does not handle) in the "
                   "last forward, capture or profile with this plan: the original served them and is credited with "
@@ -371,6 +453,8 @@ QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int rol
         return tr("Problems");
     case VerifiedColumn:
         return tr("Verified");
+    case MeasuredColumn:
+        return tr("Measured");
     default:
         return {};
     }

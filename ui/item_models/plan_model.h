@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/plan.h>
+#include <kforge/revalidate.h>
 #include <kforge/runtime_types.h>
 
 #include "verify_verdicts.h"
@@ -31,6 +32,7 @@ public:
         NoteColumn,
         ProblemsColumn,
         VerifiedColumn, // the last Verify Plan's verdict on the entry; "" until one ran on this plan
+        MeasuredColumn, // the speedup the plan records for the entry, and what re-validation measured here
         ColumnCount
     };
     enum Role {
@@ -75,6 +77,10 @@ public:
     // change of the plan clears them, as it clears the declines.
     void setVerdicts(std::vector<EntryVerdict> verdicts);
     const EntryVerdict* verdictOf(int row) const; // null when the row has none
+    // What the last re-validation found for each entry it checked (EntryRevalidation::entry a row); set after the
+    // revised entries, cleared by any later change of the plan.
+    void setRevalidation(std::vector<kforge::EntryRevalidation> entries);
+    const kforge::EntryRevalidation* revalidationOf(int row) const; // null when the row was not re-validated
     // Goes up with every change of the plan: whether the plan is still the one a run started with.
     std::uint64_t revision() const { return m_revision; }
 
@@ -96,11 +102,14 @@ Q_SIGNALS:
 private:
     bool submitEdit(int row, const kforge::PlanEntry& entry, const QString& what);
     void planEdited(); // a new revision: the declines go, planChanged() is emitted
+    QString measuredText(int row) const;
+    QString measuredToolTip(int row) const;
 
     kforge::Plan m_plan;
     std::vector<kforge::PlanProblem> m_problems;
     std::vector<kforge::EntryDeclines> m_declines;
     std::vector<EntryVerdict> m_verdicts;
+    std::vector<kforge::EntryRevalidation> m_revalidation;
     bool m_haveDeclines = false; // a run's declines were set (possibly none) since the last change
     std::uint64_t m_revision = 0;
     EditHandler m_editHandler;

@@ -8,6 +8,7 @@
 #include "controllers/revalidate_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/plan_document.h"
+#include "item_models/plan_model.h"
 #include "views/plan_editor_view.h"
 #include "views/provenance_banner.h"
 #include "window_actions.h"
@@ -68,16 +69,18 @@ void PlanWorkspace::connectRevalidation()
     connect(m_revalidator, &RevalidateController::runningChanged, m_banner, &ProvenanceBanner::setBusy);
     connect(m_revalidator, &RevalidateController::progress, this,
             [this](const QString& line) { m_context.status->show(line.trimmed()); });
-    connect(m_revalidator, &RevalidateController::finished, this,
-            [this](bool ok, const QString& message, const kforge::Plan& revised) {
-                if (ok) {
-                    m_provenanceAccepted = true; // checked here: the banner's question is answered
-                    m_context.document->replaceEntries(revised, tr("Re-validate Plan"));
-                    refreshProvenance();
-                }
-                m_context.status->show(message);
-                Q_EMIT revalidated(ok, message);
-            });
+    connect(
+        m_revalidator, &RevalidateController::finished, this,
+        [this](bool ok, const QString& message, const kforge::Plan& revised, const kforge::RevalidationReport& report) {
+            if (ok) {
+                m_provenanceAccepted = true; // checked here: the banner's question is answered
+                m_context.document->replaceEntries(revised, tr("Re-validate Plan"));
+                m_context.document->model()->setRevalidation(report.entries); // after the edit, which clears
+                refreshProvenance();
+            }
+            m_context.status->show(message);
+            Q_EMIT revalidated(ok, message);
+        });
 }
 
 void PlanWorkspace::refreshProvenance()
