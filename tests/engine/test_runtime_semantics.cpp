@@ -249,6 +249,31 @@ TEST_F(Runtime, R1_R2_ScopeOpsOrderTheCallsTheyBracketUnderBothExecutors)
     }
 }
 
+// R1: a catalog call whose operands are all constants (here gelu(torch.ones(8)), in `act` and again in the root) is
+// served in its scope on every forward and never folded into a constant: the optimized executor's constant
+// propagation would compute it once while optimising, outside every scope (no provider), and its common
+// subexpression elimination would merge the two scopes' calls. Deactivated, every forward is the original again.
+TEST_F(Runtime, R1_CallsOnConstantsAreServedInTheirScopeUnderBothExecutors)
+{
+    TempDir dir;
+    saveModule(twoLevelModel("x + torch.gelu(torch.ones(8))", "self.act.forward(x) + torch.gelu(torch.ones(8))"),
+               dir.path("constants.pt"));
+    for (const GraphExecutor executor : {GraphExecutor::Direct, GraphExecutor::Optimized}) {
+        SCOPED_TRACE(std::string(graphExecutorName(executor)));
+        auto model = ModelSession::open(dir.path("constants.pt").string(), {false, executor});
+        model->setInputSpecs({"float32[8]"});
+        const double originals = model->forward()[0].sum;
+        {
+            KernelProviderRuntime runtime(*model, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+            const auto applied = runtime.applied();
+            for (int i = 0; i < 4; ++i) // the profiling executor optimises after its first forwards
+                EXPECT_NEAR(model->forward()[0].sum - originals, 8 * kTagA, 1e-2) << "forward " << i;
+        }
+        for (int i = 0; i < 3; ++i)
+            EXPECT_NEAR(model->forward()[0].sum, originals, 1e-3) << "deactivated, forward " << i;
+    }
+}
+
 // R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
 TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 {

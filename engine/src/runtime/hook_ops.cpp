@@ -143,6 +143,11 @@ const torch::jit::RegisterOperators kHookOps({
                          c10::AliasAnalysisKind::CONSERVATIVE),
     torch::jit::Operator("kforge::module_exit(Any self, ...) -> ...", &hookOperation<moduleExit>,
                          c10::AliasAnalysisKind::CONSERVATIVE),
+    // Passes its values through: the stack already holds them as its outputs.
+    torch::jit::Operator(
+        "kforge::pin_operands(...) -> ...",
+        [](const torch::jit::Node*) -> torch::jit::Operation { return [](torch::jit::Stack&) {}; },
+        c10::AliasAnalysisKind::CONSERVATIVE),
 });
 
 } // namespace
@@ -169,6 +174,7 @@ HookDemand hookDemand(const c10::IValue& root)
 
 c10::Symbol moduleEnterSymbol() { return c10::Symbol::fromQualString("kforge::module_enter"); }
 c10::Symbol moduleExitSymbol() { return c10::Symbol::fromQualString("kforge::module_exit"); }
+c10::Symbol pinOperandsSymbol() { return c10::Symbol::fromQualString("kforge::pin_operands"); }
 
 void callModuleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs) { moduleEnter(self, inputs); }
 void callModuleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs) { moduleExit(self, outputs); }

@@ -11,6 +11,11 @@ namespace kforge::runtime {
 
 c10::Symbol moduleEnterSymbol();
 c10::Symbol moduleExitSymbol();
+// kforge::pin_operands(...) -> ...: passes its values through, as new values no optimisation can see through (R1):
+// a catalog call on constants only reads them through it, so that the optimized executor neither folds the call while
+// optimising (outside every scope, or in the scope of the forward that happened to optimise) nor merges it with the
+// same call in another scope.
+c10::Symbol pinOperandsSymbol();
 
 // What the module hooks of a forward whose root module object is `root` have to do, decided when it starts:
 //   None         no hook has anything to do on any thread: no runtime bound, no event stream, no breakpoint, no
