@@ -6,6 +6,10 @@
 # slowed by 25% of the forward. Prints each run's table; summarise with the A/A and power rows.
 #
 #   bench/aa_corpus.sh [bench|compare] [repeats (40)] [power repeats (10)] [models...]
+#
+# AA_FUNCTION=mish makes the A/A plan an entry for a function no corpus model calls (a plan that can never fire)
+# instead of the pass-through: a compare's baseline has no plan, and the pass-through's own cost (an in-place relu
+# served as relu plus a copy into its input) is real.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 study=${1:-bench}
@@ -25,5 +29,5 @@ for row in "${all[@]}"; do
   if (($# > 0)) && [[ ! " $* " == *" $model "* ]]; then continue; fi
   "$root/build/bin/bench_speed_verdict" --study "$study" --model "$model" --form "$form" --function "$function" \
     --repeats "$repeats" --power-repeats "$power" --slowdowns 0.25 --threads 1 \
-    $([[ $study == compare ]] && echo --rounds 10 --warmup 3)
+    $([[ $study == compare ]] && echo --rounds 10 --warmup 3) ${AA_FUNCTION:+--aa-function "$AA_FUNCTION"}
 done

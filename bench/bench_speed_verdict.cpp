@@ -19,7 +19,10 @@
 //
 //   bench_speed_verdict [--model timm_vit_tiny] [--form script|trace|pt2] [--corpus DIR] [--function gelu]
 //                       [--repeats 100] [--power-repeats 30] [--rounds 20] [--warmup 2] [--threads 0]
-//                       [--slowdowns 0.01,0.02,0.05,0.1] [--study bench|compare]
+//                       [--slowdowns 0.01,0.02,0.05,0.1] [--study bench|compare] [--aa-function mish]
+//
+// --aa-function F: the A/A plan is an entry for F, a function the model does not call, instead of the pass-through
+// (a compare's no-op plan: the runtime active, nothing served).
 #include "corpus_dir.h"
 
 #include <kforge/benchmark.h>
@@ -48,9 +51,9 @@ std::atomic<long> gDelayedCalls{0};
 
 class DelayedProvider final : public kforge::KernelProvider {
 public:
-    explicit DelayedProvider(kforge::Function function) : m_function(function) {}
+    DelayedProvider(kforge::Function function, std::string type) : m_function(function), m_type(std::move(type)) {}
     kforge::Function function() const override { return m_function; }
-    std::string typeName() const override { return "BenchDelayedProvider"; }
+    std::string typeName() const override { return m_type; }
     nlohmann::json settings() const override { return {{"type", typeName()}, {"delay_ns", m_delayNs}}; }
 
 protected:
@@ -68,14 +71,15 @@ protected:
 
 private:
     kforge::Function m_function;
+    std::string m_type;
     long m_delayNs = 0;
 };
 
-kforge::Plan delayedPlan(const std::string& function, long delayNs)
+kforge::Plan delayedPlan(const std::string& function, long delayNs, const char* type = "BenchDelayedProvider")
 {
     kforge::PlanEntry e;
     e.function = function;
-    e.provider = {{"type", "BenchDelayedProvider"}, {"delay_ns", delayNs}};
+    e.provider = {{"type", type}, {"delay_ns", delayNs}};
     kforge::Plan plan;
     plan.entries.push_back(e);
     return plan;
@@ -149,7 +153,7 @@ std::vector<double> parseList(const std::string& text)
 int main(int argc, char** argv)
 {
     std::string model = "timm_vit_tiny", form = "script", function = "gelu", slowdowns = "0.01,0.02,0.05,0.1",
-                studyKind = "bench";
+                studyKind = "bench", aaFunction;
     fs::path corpus = kforge_bench::defaultCorpus();
     int repeats = 100, powerRepeats = 30, rounds = 20, warmup = 2, threads = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -176,6 +180,8 @@ int main(int argc, char** argv)
             slowdowns = value;
         else if (flag == "--study")
             studyKind = value;
+        else if (flag == "--aa-function")
+            aaFunction = value;
         else {
             std::fprintf(stderr, "bench_speed_verdict: unknown flag %s (see the comment at the top of the source)\n",
                          flag.c_str());
@@ -193,16 +199,30 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "bench_speed_verdict: no function '%s' in the catalog\n", function.c_str());
         return 2;
     }
+    const auto aaFn = aaFunction.empty() ? fn : kforge::functionFromName(aaFunction);
+    if (!aaFn) {
+        std::fprintf(stderr, "bench_speed_verdict: no function '%s' in the catalog\n", aaFunction.c_str());
+        return 2;
+    }
+    // A provider type serves one function: the A/A function's pass-through is a type of its own.
     kforge::ProviderRegistry::instance().add(
         {"BenchDelayedProvider", *fn, {"cpu"}, "bench: the original, then a spin", [f = *fn] {
-             return std::make_unique<DelayedProvider>(f);
+             return std::make_unique<DelayedProvider>(f, "BenchDelayedProvider");
          }});
+    if (!aaFunction.empty())
+        kforge::ProviderRegistry::instance().add(
+            {"BenchAAProvider", *aaFn, {"cpu"}, "bench: the original (an A/A entry)", [f = *aaFn] {
+                 return std::make_unique<DelayedProvider>(f, "BenchAAProvider");
+             }});
 
     kforge::OpenOptions open;
     open.intraOpThreads = threads; // for compare; bench sets them per run as well
     auto session = kforge::ModelSession::open(file.string(), open);
     session->loadInputsFile((corpus / (model + ".input.pt")).string());
     const kforge::Plan same = delayedPlan(function, 0);
+    // The A/A run's plan: the pass-through for `function`, or with --aa-function an entry for a function the model
+    // does not call (a plan that can never fire: nothing should change).
+    const kforge::Plan aaPlan = aaFunction.empty() ? same : delayedPlan(aaFunction, 0, "BenchAAProvider");
     kforge::BenchmarkOptions options;
     options.warmup = warmup;
     options.iterations = rounds;
@@ -222,8 +242,12 @@ int main(int argc, char** argv)
                 warmup);
     const bool compare = studyKind == "compare";
     const auto measure = [&](const kforge::Plan& plan, Tally& tally) {
-        return compare ? compareOnce(*session, plan, warmup, rounds, function, tally)
-                       : kforge::benchmarkPlan(*session, plan, options).speed;
+        if (compare)
+            return compareOnce(*session, plan, warmup, rounds, function, tally);
+        kforge::BenchmarkOptions run = options;
+        if (&plan == &aaPlan && !aaFunction.empty())
+            run.baselinePlan = nullptr; // the never-firing entry against the model as it is, as compare has it
+        return kforge::benchmarkPlan(*session, plan, run).speed;
     };
     if (callsPerForward < 1) {
         std::printf("the model calls no %s: nothing to slow down (pick another --function)\n", function.c_str());
@@ -234,8 +258,10 @@ int main(int argc, char** argv)
 
     Tally aa;
     std::vector<double> falsePositives; // their speedups: how far from 1.0x a verdict was wrong
+    if (!aaFunction.empty())
+        std::printf("A/A plan: an entry for %s, which the model does not call\n\n", aaFunction.c_str());
     for (int r = 0; r < repeats; ++r) {
-        const kforge::SpeedComparison c = measure(same, aa);
+        const kforge::SpeedComparison c = measure(aaPlan, aa);
         aa.add(c);
         if (c.verdict != kforge::SpeedVerdict::NoDetectableChange)
             falsePositives.push_back(c.speedup);

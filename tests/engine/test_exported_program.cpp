@@ -249,7 +249,17 @@ TEST(ExportedProgram, BadInputsAreClearErrorsNamingTheNode)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("forward takes 1 input(s), 2 given"), std::string::npos) << e.what();
     }
-    session->setInputSpecs({"float32[2,8]"}); // the norms expect 16 features
+    session->setInputSpecs({"float32[2,8]"}); // exported with 16 features, a static size: checked as Python does
+    try {
+        session->forward();
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("input 'x' dimension 1 is 8; the program was exported with it static at 16"),
+            std::string::npos)
+            << e.what();
+    }
+    session->setInputSpecs({"float64[2,16]"}); // the norms' weights are float32
     try {
         session->forward();
         FAIL();

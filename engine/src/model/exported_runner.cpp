@@ -7,6 +7,7 @@
 #include <kforge/functions.h>
 
 #include "model/exported_metadata.h"
+#include "model/exported_sym_ops.h"
 #include "model/exported_values.h"
 #include "model/torch_errors.h"
 #include "runtime/event_sink.h"
@@ -36,11 +37,15 @@ struct ExportedLayout {
 };
 
 struct ExportedRunner::Step {
-    enum class Kind { Op, Autocast, SetGradEnabled, Cond };
+    enum class Kind { Op, Autocast, SetGradEnabled, Cond, Sym };
     Kind kind = Kind::Op;
     std::optional<c10::OperatorHandle> op; // Kind::Op: set at load
-    std::string name;                      // the node's name, for errors
-    std::string modulePath;                // the innermost module it ran in, for errors
+    SymOp symOp = SymOp::Add;              // Kind::Sym: arithmetic on symbolic sizes, its operands in `args`
+    // Kind::Op: per argument, whether a symbolic number goes to a Tensor parameter (aten.mul.Tensor(x, sym_size)):
+    // wrapped into a tensor per forward, as Python wraps numbers.
+    std::vector<bool> wrapNumber;
+    std::string name;       // the node's name, for errors
+    std::string modulePath; // the innermost module it ran in, for errors
     // Kind::Op: one per schema argument. A higher-order op: its arguments before its subgraphs (autocast's device,
     // dtype and flags, set_grad_enabled's flag, cond's predicate).
     std::vector<ExportedSource> args;
@@ -91,6 +96,32 @@ ExportedSource asSchemaType(ExportedSource source, const c10::Argument& argument
     wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
     source.constant = wrapped;
     return source;
+}
+
+// Whether an argument is a value of the program's symbolic-size arithmetic (a SymInt, SymFloat or SymBool by name).
+bool isSymbolicNumber(const json& arg)
+{
+    for (const char* kind : {"as_sym_int", "as_sym_float", "as_sym_bool"})
+        if (arg.contains(kind) && arg.at(kind).contains("as_name"))
+            return true;
+    return false;
+}
+
+// The name a node output gives a symbolic number; nullopt for other outputs.
+std::optional<std::string> symbolicName(const json& output)
+{
+    for (const char* kind : {"as_sym_int", "as_sym_float", "as_sym_bool"})
+        if (output.contains(kind) && output.at(kind).contains("as_name"))
+            return output.at(kind).at("as_name").get<std::string>();
+    return std::nullopt;
+}
+
+bool takesTensor(const c10::Argument& argument)
+{
+    c10::TypePtr type = argument.type();
+    if (const auto optional = type->cast<c10::OptionalType>())
+        type = optional->getElementType();
+    return type->kind() == c10::TypeKind::TensorType;
 }
 
 // Whether the op is one of `function`'s forms (or a shared form, such as _convolution, that can be it); with no
@@ -342,9 +373,13 @@ public:
         for (const json& node : graph.at("nodes"))
             compiled->steps.push_back(step(node, graph, slots, inherited, inheritedPath));
         for (const json& output : graph.at("outputs")) {
-            if (!output.contains("as_tensor"))
-                fail("an output is not a tensor (" + output.dump() + "), which kforge cannot return yet");
-            compiled->outputSlots.push_back(slotIn(slots, output.at("as_tensor").at("name")));
+            if (output.contains("as_tensor"))
+                compiled->outputSlots.push_back(slotIn(slots, output.at("as_tensor").at("name")));
+            else if (const auto symbolic = symbolicName(output)) // a size the forward computed (k.shape[2] * 2)
+                compiled->outputSlots.push_back(slotIn(slots, *symbolic));
+            else
+                fail("an output is neither a tensor nor a computed size (" + output.dump() +
+                     "), which kforge cannot return yet");
         }
         compiled->slotCount = slots.size();
         markDecomposedCalls(*compiled);
@@ -409,6 +444,14 @@ private:
                 if (subgraph->inputSlots.size() != step.operands.size())
                     fail("node '" + step.name + "' (" + target + ") passes " + std::to_string(step.operands.size()) +
                          " operand(s) to a subgraph that takes " + std::to_string(subgraph->inputSlots.size()));
+        } else if (const auto sym = symOpOf(target)) {
+            step.kind = Step::Kind::Sym;
+            step.symOp = *sym;
+            for (const json& input : node.at("inputs"))
+                step.args.push_back(exportedSource(input.at("arg"), where, slot));
+            if (int(step.args.size()) != symOpArity(*sym))
+                fail("node '" + step.name + "' gives " + std::to_string(step.args.size()) + " argument(s) to " +
+                     target + ", which takes " + std::to_string(symOpArity(*sym)));
         } else {
             const auto parsedTarget = exportedTarget(target);
             const std::string opName = parsedTarget ? parsedTarget->op : std::string();
@@ -421,7 +464,8 @@ private:
                           ? ", a higher-order op kforge cannot run (it runs wrap_with_autocast, "
                             "wrap_with_set_grad_enabled and cond)"
                       : opName.empty()
-                          ? ", which is not an operator kforge can run (Python ops are not supported)"
+                          ? ", a Python function export left in the graph; kforge runs the arithmetic on symbolic "
+                            "sizes (operator.add, mul, floordiv, ..., torch.sym_max, ...) but no other Python code"
                           : ", which is not registered in this process (load the library that defines it)"));
             step.op = *handle;
             std::unordered_map<std::string, const json*> given;
@@ -429,9 +473,12 @@ private:
                 given[input.value("name", "")] = &input.at("arg");
             for (const c10::Argument& argument : step.op->schema().arguments()) {
                 const auto it = given.find(argument.name());
-                if (it != given.end())
+                if (it != given.end()) {
                     step.args.push_back(asSchemaType(exportedSource(*it->second, where, slot), argument));
-                else if (argument.default_value())
+                    step.wrapNumber.resize(step.args.size());
+                    step.wrapNumber.back() = step.args.back().kind == ExportedSource::Kind::Slot &&
+                                             isSymbolicNumber(*it->second) && takesTensor(argument);
+                } else if (argument.default_value())
                     step.args.push_back(ExportedSource::ofConstant(*argument.default_value()));
                 else
                     fail("node '" + step.name + "' gives no '" + argument.name() + "' to " + opName);
@@ -455,8 +502,8 @@ private:
                     step.listOutputs.push_back(slot(t.at("name")));
             } else if (output.contains("as_tensor")) {
                 step.outputs.push_back(slot(output.at("as_tensor").at("name")));
-            } else if (output.contains("as_sym_int") && output.at("as_sym_int").contains("as_name")) {
-                step.outputs.push_back(slot(output.at("as_sym_int").at("as_name")));
+            } else if (const auto symbolic = symbolicName(output)) {
+                step.outputs.push_back(slot(*symbolic));
             } else {
                 step.outputs.push_back(-1);
             }
@@ -485,6 +532,8 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
                 const bool tensor = arg.contains("as_tensor");
                 m_inputSlots.push_back(tensor ? slotIn(slots, arg.at("as_tensor").at("name")) : -1);
                 m_inputNames.push_back(tensor ? arg.at("as_tensor").value("name", "") : arg.begin().key());
+                if (tensor)
+                    addInputShape(int(m_inputNames.size() - 1), graph, package.model);
                 continue;
             }
             const std::string name = body.at("arg").value("name", "");
@@ -584,6 +633,7 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
         if (m_inputSlots[i] >= 0)
             slots[m_inputSlots[i]] = *value;
     }
+    checkInputShapes(slots);
 
     // Module hooks only where some hook has something to do (runtime::hookDemand): the root's alone, or every frame's
     // too; decided per forward as for TorchScript's plain forward copies (R2).
@@ -606,6 +656,78 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
     if (!m_outSpec.is_null())
         return unflattenTreeSpec(m_outSpec, outputs);
     return outputs.size() == 1 ? outputs.front() : c10::ivalue::Tuple::create(std::move(outputs));
+}
+
+// What export recorded of a user input's sizes: a static size, or a symbol ("s27") whose range the program's
+// range_constraints give (null bounds: unbounded). Sizes given by expressions of symbols are not checked.
+void ExportedRunner::addInputShape(int input, const json& graph, const json& model)
+{
+    const json& values = graph.value("tensor_values", json::object());
+    const auto found = values.find(m_inputNames[size_t(input)]);
+    if (found == values.end() || !found->contains("sizes"))
+        return;
+    InputShape shape{input, {}};
+    for (const json& size : found->at("sizes")) {
+        InputShape::Dim dim;
+        if (size.contains("as_int")) {
+            dim.fixed = size.at("as_int").get<int64_t>();
+        } else if (size.contains("as_expr")) {
+            const std::string expr = size.at("as_expr").value("expr_str", "");
+            const std::string prefix = "Symbol('";
+            if (expr.rfind(prefix, 0) == 0 && expr.find('\'', prefix.size()) != std::string::npos) {
+                dim.symbol = expr.substr(prefix.size(), expr.find('\'', prefix.size()) - prefix.size());
+                const json& ranges = model.value("range_constraints", json::object());
+                if (const auto range = ranges.find(dim.symbol); range != ranges.end()) {
+                    if (range->contains("min_val") && range->at("min_val").is_number_integer())
+                        dim.min = range->at("min_val").get<int64_t>();
+                    if (range->contains("max_val") && range->at("max_val").is_number_integer())
+                        dim.max = range->at("max_val").get<int64_t>();
+                }
+            }
+        }
+        shape.dims.push_back(std::move(dim));
+    }
+    m_inputShapes.push_back(std::move(shape));
+}
+
+// As the exported module's own call checks them in Python: the rank and static sizes, each symbol within its range
+// and the same wherever it appears.
+void ExportedRunner::checkInputShapes(const std::vector<c10::IValue>& slots) const
+{
+    std::unordered_map<std::string, std::pair<int64_t, std::string>> seen; // symbol -> (size, where)
+    for (const InputShape& shape : m_inputShapes) {
+        const c10::IValue& value = slots[size_t(m_inputSlots[size_t(shape.input)])];
+        if (!value.isTensor())
+            continue;
+        const std::string& name = m_inputNames[size_t(shape.input)];
+        const at::Tensor& tensor = value.toTensor();
+        if (tensor.dim() != int64_t(shape.dims.size()))
+            throw std::runtime_error("input '" + name + "' has " + std::to_string(tensor.dim()) +
+                                     " dimension(s); the program was exported for " +
+                                     std::to_string(shape.dims.size()));
+        for (size_t d = 0; d < shape.dims.size(); ++d) {
+            const InputShape::Dim& dim = shape.dims[d];
+            const int64_t size = tensor.size(int64_t(d));
+            const std::string where = "input '" + name + "' dimension " + std::to_string(d);
+            if (dim.fixed && size != *dim.fixed)
+                throw std::runtime_error(where + " is " + std::to_string(size) + "; the program was exported with " +
+                                         "it static at " + std::to_string(*dim.fixed) +
+                                         " (export it with a dynamic dimension, torch.export.Dim, to vary it)");
+            if (dim.symbol.empty())
+                continue;
+            // As Python: a lower bound of 2 is export's own (it specialises 0 and 1), and sizes 0 and 1 still run.
+            if ((dim.min && *dim.min > 2 && size < *dim.min) || (dim.max && size > *dim.max))
+                throw std::runtime_error(where + " is " + std::to_string(size) +
+                                         ", outside the range the program was exported for: " + dim.symbol + " in [" +
+                                         (dim.min ? std::to_string(*dim.min) : std::string("0")) + ", " +
+                                         (dim.max ? std::to_string(*dim.max) : std::string("inf")) + "]");
+            const auto [it, first] = seen.emplace(dim.symbol, std::pair{size, where});
+            if (!first && it->second.first != size)
+                throw std::runtime_error(where + " is " + std::to_string(size) + " but " + it->second.second + " is " +
+                                         std::to_string(it->second.first) + ": the program was exported " +
+                                         "with both the same size (" + dim.symbol + ")");
+        }
+    }
 }
 
 void ExportedRunner::enterFrames(const std::vector<int>& frames, std::vector<int>& open, const Graph& graph,
@@ -642,14 +764,30 @@ void ExportedRunner::runGraph(const Graph& graph, std::vector<c10::IValue>& slot
     for (const Step& step : graph.steps) {
         if (frameHooks)
             enterFrames(step.frames, open, graph, slots);
-        if (step.kind != Step::Kind::Op) {
+        if (step.kind == Step::Kind::Sym) {
+            std::vector<c10::IValue> operands;
+            for (const ExportedSource& source : step.args)
+                operands.push_back(exportedValue(source, slots));
+            try {
+                slots[size_t(step.outputs.front())] = runSymOp(step.symOp, operands);
+            } catch (const std::exception& e) {
+                throw std::runtime_error("node '" + step.name + "' (symbolic size arithmetic in module '" +
+                                         step.modulePath + "'): " + e.what());
+            }
+        } else if (step.kind != Step::Kind::Op) {
             runHigherOrder(step, slots, open, frameHooks);
         } else {
             if (step.opensCall)
                 decomposed.emplace(*step.decomposedOf, step.op->schema().name().c_str());
             stack.clear();
-            for (const ExportedSource& source : step.args)
-                stack.push_back(exportedValue(source, slots));
+            for (size_t i = 0; i < step.args.size(); ++i) {
+                stack.push_back(exportedValue(step.args[i], slots));
+                if (i < step.wrapNumber.size() && step.wrapNumber[i] && !stack.back().isTensor()) {
+                    at::Tensor wrapped = c10::scalar_to_tensor(stack.back().toScalar());
+                    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+                    stack.back() = std::move(wrapped);
+                }
+            }
             try {
                 step.op->callBoxed(stack);
             } catch (const c10::Error& e) {
@@ -699,6 +837,7 @@ void ExportedRunner::runHigherOrder(const Step& step, std::vector<c10::IValue>& 
         break;
     }
     case Step::Kind::Op:
+    case Step::Kind::Sym:
         break;
     }
     std::vector<c10::IValue> own(body->slotCount);

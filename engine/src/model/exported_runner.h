@@ -11,6 +11,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,6 +43,19 @@ public:
     class Compiler;
 
 private:
+    // A user input's sizes as export recorded them, checked on every forward (checkInputShapes).
+    struct InputShape {
+        struct Dim {
+            std::optional<int64_t> fixed; // a static size
+            std::string symbol;           // or a symbol ("s27") with its range
+            std::optional<int64_t> min, max;
+        };
+        int input = -1;
+        std::vector<Dim> dims;
+    };
+    void addInputShape(int input, const nlohmann::json& graph, const nlohmann::json& model);
+    void checkInputShapes(const std::vector<c10::IValue>& slots) const;
+
     c10::IValue moduleObject(const std::string& path);
     int frameId(const std::string& key, const std::string& path); // a module call frame, interned
     void runGraph(const Graph& graph, std::vector<c10::IValue>& slots, std::vector<int>& open, bool frameHooks) const;
@@ -56,6 +70,7 @@ private:
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward
     std::vector<int> m_inputSlots;           // per user input, its slot (-1: a non-tensor input export specialised)
     std::vector<std::string> m_inputNames;
+    std::vector<InputShape> m_inputShapes;
     std::vector<int> m_outputSlots;      // the user outputs, flat
     nlohmann::json m_outSpec;            // how they nest (null: one output, or a tuple of them)
     std::vector<std::string> m_keywords; // keyword inputs in the order export flattened them

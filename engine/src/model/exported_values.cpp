@@ -167,6 +167,12 @@ ExportedSource exportedSource(const json& argument, const std::string& where,
     if (kind == "as_sym_int")
         return value.contains("as_name") ? ExportedSource::ofSlot(slotOf(value.at("as_name")))
                                          : ExportedSource::ofConstant(value.at("as_int").get<int64_t>());
+    if (kind == "as_sym_bool")
+        return value.contains("as_name") ? ExportedSource::ofSlot(slotOf(value.at("as_name")))
+                                         : ExportedSource::ofConstant(value.at("as_bool").get<bool>());
+    if (kind == "as_sym_float")
+        return value.contains("as_name") ? ExportedSource::ofSlot(slotOf(value.at("as_name")))
+                                         : ExportedSource::ofConstant(number(value.at("as_float")));
     if (kind == "as_sym_ints") {
         s.kind = Kind::IntList;
         for (const json& v : value) {

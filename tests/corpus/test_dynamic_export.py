@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Programs exported with dynamic shapes, as users export decoders: torch.export.export with Dim ranges or Dim.AUTO,
+saved with torch.export.save. The symbolic-size arithmetic export leaves in the graph (operator.mul, floordiv, add,
+sym_max, comparisons) runs; every length within the exported range gives Python's outputs; an input outside the range,
+or a static dimension changed, is refused naming the input, the dimension and the range. Exit 77: transformers is
+missing from the venv (run scripts/bootstrap)."""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+from torch.export import Dim
+
+try:
+    import transformers
+except ImportError:
+    print("transformers is not installed in this Python (scripts/bootstrap installs it)")
+    sys.exit(77)
+
+
+def kforge(binary, *args, expect=0):
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=600)
+    if done.returncode != expect:
+        sys.exit(f"kforge {' '.join(args)} exited {done.returncode}, expected {expect}:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def check(condition, what):
+    if not condition:
+        sys.exit("FAIL: " + what)
+    print("ok:", what)
+
+
+class CachedStep(torch.nn.Module):
+    """A decoder step with its key/value cache as inputs: the past length is dynamic, and the code does arithmetic
+    on sizes (a causal mask over past + new positions, a view, a scale) as decoders do."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(16, 16)
+        self.kv = torch.nn.Linear(16, 32)
+        self.out = torch.nn.Linear(16, 16)
+
+    def forward(self, x, past_k, past_v):
+        batch, new = x.shape[0], x.shape[1]
+        past = past_k.shape[1]
+        total = past + new
+        k_new, v_new = self.kv(x).chunk(2, dim=-1)
+        k = torch.cat([past_k, k_new], dim=1)
+        v = torch.cat([past_v, v_new], dim=1)
+        q = self.q(x).view(batch, new, 2, 8).transpose(1, 2)
+        k = k.view(batch, total, 2, 8).transpose(1, 2)
+        v = v.view(batch, total, 2, 8).transpose(1, 2)
+        mask = torch.ones(new, total, dtype=torch.bool).tril(diagonal=past)
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        y = y.transpose(1, 2).reshape(batch, new, 16)
+        scale = torch.sym_max(total // 4, 1) / (past % 7 + 1)
+        return torch.nn.functional.gelu(self.out(y)) * scale, k.shape[2] * 2
+
+
+def python_targets(program):
+    return sorted({str(n.target) for n in program.graph.nodes if n.op == "call_function" and "aten" not in
+                   str(n.target) and "getitem" not in str(n.target)})
+
+
+def same_outputs(run, expected, what):
+    outputs = run["outputs"]
+    check(len(outputs) >= 1, f"{what}: kforge returned outputs")
+    got = outputs[0]
+    want = expected.double()
+    check(got["shape"] == list(want.shape) and math.isclose(got["sum"], float(want.sum()), rel_tol=1e-4, abs_tol=1e-4),
+          f"{what}: shape {got['shape']} and sum {got['sum']:.6f} equal Python's {list(want.shape)}, "
+          f"{float(want.sum()):.6f}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kforge", required=True)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as folder:
+        # A cached decoder step: dynamic batch and past length, symbolic arithmetic in Python ops.
+        step = CachedStep().eval()
+        past = Dim("past", min=1, max=256)
+        example = (torch.randn(2, 3, 16), torch.randn(2, 5, 16), torch.randn(2, 5, 16))
+        program = torch.export.export(step, example, dynamic_shapes=({0: Dim("batch", max=8)}, {0: Dim("batch", max=8), 1: past},
+                                                                    {0: Dim("batch", max=8), 1: past}))
+        targets = python_targets(program)
+        check(any(t.startswith("<built-in function") for t in targets),
+              "the export holds Python ops on symbolic sizes: " + ", ".join(targets))
+        path = os.path.join(folder, "cached_step.pt2")
+        torch.export.save(program, path)
+        for batch, length in ((1, 4), (3, 40), (2, 256)):
+            inputs = (torch.randn(batch, 3, 16), torch.randn(batch, length, 16), torch.randn(batch, length, 16))
+            file = os.path.join(folder, f"step_{batch}_{length}.pt")
+            torch.save(inputs, file)
+            with torch.no_grad():
+                expected = step(*inputs)[0]
+            run = json.loads(kforge(args.kforge, "run", path, "--inputs-file", file, "--json").stdout)
+            same_outputs(run, expected, f"cached step, batch {batch}, past length {length}")
+
+        too_long = os.path.join(folder, "too_long.pt")
+        torch.save((torch.randn(1, 3, 16), torch.randn(1, 300, 16), torch.randn(1, 300, 16)), too_long)
+        refused = kforge(args.kforge, "run", path, "--inputs-file", too_long, expect=1)
+        check("dimension 1 is 300" in refused.stderr and "[1, 256]" in refused.stderr,
+              "a past length outside the exported range names the dimension and the range: " + refused.stderr.strip())
+        mismatched = os.path.join(folder, "mismatched.pt")
+        torch.save((torch.randn(1, 3, 16), torch.randn(1, 9, 16), torch.randn(1, 8, 16)), mismatched)
+        refused = kforge(args.kforge, "run", path, "--inputs-file", mismatched, expect=1)
+        check("is 8 but" in refused.stderr and "same size" in refused.stderr,
+              "keys and values of different past lengths are refused: " + refused.stderr.strip())
+        static = os.path.join(folder, "static.pt")
+        torch.save((torch.randn(1, 4, 16), torch.randn(1, 9, 16), torch.randn(1, 9, 16)), static)
+        refused = kforge(args.kforge, "run", path, "--inputs-file", static, expect=1)
+        check("static at 3" in refused.stderr, "a static dimension changed is refused: " + refused.stderr.strip())
+
+        # A Hugging Face decoder exported with Dim.AUTO for batch and sequence: several lengths, Python's logits.
+        config = transformers.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128)
+        llama = transformers.LlamaForCausalLM(config).eval()
+
+        class Logits(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, input_ids):
+                return self.model(input_ids=input_ids, use_cache=False).logits
+
+        logits = Logits(llama).eval()
+        program = torch.export.export(logits, (torch.randint(0, 128, (2, 8)),),
+                                      dynamic_shapes={"input_ids": {0: Dim.AUTO, 1: Dim.AUTO}})
+        path = os.path.join(folder, "llama_dynamic.pt2")
+        torch.export.save(program, path)
+        for batch, length in ((1, 5), (3, 17), (2, 64)):
+            ids = torch.randint(0, 128, (batch, length))
+            file = os.path.join(folder, f"ids_{batch}_{length}.pt")
+            torch.save((ids,), file)
+            with torch.no_grad():
+                expected = logits(ids)
+            run = json.loads(kforge(args.kforge, "run", path, "--inputs-file", file, "--json").stdout)
+            same_outputs(run, expected, f"Llama, batch {batch}, length {length}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
