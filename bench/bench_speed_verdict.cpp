@@ -268,7 +268,7 @@ int main(int argc, char** argv)
     }
     printRow("A/A", 0.0, aa);
 
-    for (const double slowdown : parseList(slowdowns)) {
+    for (const double slowdown : powerRepeats > 0 ? parseList(slowdowns) : std::vector<double>{}) {
         const long delayNs = long(slowdown * forwardMs * 1e6 / callsPerForward);
         const kforge::Plan slowed = delayedPlan(function, delayNs);
         Tally power;
