@@ -70,8 +70,33 @@ int rankOf(const torch::jit::Value* value, const CallFrame& frame, int depth = 0
     static const std::unordered_set<std::string> keepRank{
         "aten::_weight_norm", "aten::mul", "aten::div",    "aten::add",   "aten::sub",
         "aten::contiguous",   "aten::to",  "aten::detach", "aten::clone", "aten::type_as"};
-    if (!node->inputs().empty() && keepRank.count(node->kind().toQualString()))
+    const std::string_view kind = node->kind().toQualString();
+    if (!node->inputs().empty() && keepRank.count(std::string(kind)))
         return rankOf(node->input(0), frame, depth + 1);
+    // The reshapes a weight passes through before a functional call (Mamba's mixer: F.conv1d on
+    // self.conv1d.weight.squeeze(1).unsqueeze(1)).
+    if (kind == "aten::unsqueeze" && node->inputs().size() == 2) {
+        const int rank = rankOf(node->input(0), frame, depth + 1);
+        return rank < 0 ? -1 : rank + 1;
+    }
+    if (kind == "aten::squeeze" && node->inputs().size() == 2) { // squeeze.dim: one dimension, when its size is 1
+        const c10::IValue attribute = attributeOf(node->input(0), frame.self);
+        const auto dim = torch::jit::toIValue(node->input(1));
+        if (attribute.isTensor() && dim && dim->isInt()) {
+            const at::Tensor& t = attribute.toTensor();
+            const int64_t d = dim->toInt() < 0 ? dim->toInt() + t.dim() : dim->toInt();
+            return int(t.dim()) - (d >= 0 && d < t.dim() && t.size(d) == 1 ? 1 : 0);
+        }
+        const int rank = rankOf(node->input(0), frame, depth + 1);
+        return rank < 0 ? -1 : rank - 1;
+    }
+    if ((kind == "aten::view" || kind == "aten::reshape") && node->inputs().size() == 2) {
+        const torch::jit::Node* sizes = node->input(1)->node();
+        if (sizes->kind() == c10::prim::ListConstruct)
+            return int(sizes->inputs().size());
+        if (const auto constant = torch::jit::toIValue(node->input(1)); constant && constant->isIntList())
+            return int(constant->toIntList().size());
+    }
     if (node->kind() == c10::prim::CallMethod && node->outputs().size() == 1)
         if (const auto type = node->input(0)->type()->cast<c10::ClassType>())
             if (torch::jit::Function* method = type->findMethod(node->s(c10::attr::name));
