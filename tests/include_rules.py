@@ -3,8 +3,9 @@
 """The include rules of docs/design/architecture.md ("Who may include what"), checked on the sources. Fails listing
 each include that breaks one:
 
-- an engine folder includes only itself and the folders below it, in the order of ENGINE_LAYERS; the exceptions in
-  UPWARD_EXCEPTIONS are the ones architecture.md lists, with the reason;
+- an engine folder includes only itself and the folders below it, in the order of ENGINE_LAYERS, through its own
+  headers ("model/...") and the public ones (<kforge/...>, each the layer of the source that implements it); the
+  exceptions in UPWARD_EXCEPTIONS are the ones architecture.md lists, with the reason;
 - the engine includes no Qt header;
 - the public headers (engine/include/kforge) include no LibTorch header, except the plugin SDKs;
 - the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
@@ -24,6 +25,18 @@ UPWARD_EXCEPTIONS = {
     ("engine/src/model/cuda_capture.cpp", "profiling"),
 }
 SDK_HEADERS = {"provider_sdk.h", "provider_args.h", "generator_sdk.h"}
+# The layer of a public header (engine/include/kforge/NAME.h) is that of engine/src/LAYER/NAME.cpp, which implements
+# it; these have no such source (types only, or implemented under another name), so they are named here. The provider
+# SDK and plan.h are the runtime's contract (it resolves plan entries into providers; plan/ reads and writes plans,
+# providers/ implements the SDK). An engine source including <kforge/NAME.h> includes that layer.
+PUBLIC_HEADER_LAYERS = {
+    "capture.h": "runtime", "doctor.h": "profiling", "events.h": "runtime", "generator_sdk.h": "runtime",
+    "module_info.h": "common", "module_path.h": "common", "optimizer.h": "optimizer", "plan.h": "runtime",
+    "plugins.h": "providers", "profile_export.h": "profiling", "profiling.h": "profiling", "progress.h": "common",
+    "provider_args.h": "runtime", "provider_sdk.h": "runtime", "runtime_types.h": "common",
+    "tensor_digest.h": "common", "verify_thresholds.h": "common",
+}
+PUBLIC = re.compile(r'#include\s*<kforge/([^>]+)>')
 LIBTORCH = re.compile(r'#include\s*<(torch|ATen|c10|caffe2)/')
 QT = re.compile(r'#include\s*<Q[A-Za-z]')
 QUOTED = re.compile(r'#include\s*"([^"]+)"')
@@ -39,9 +52,30 @@ def sources(root, top):
                 yield os.path.relpath(path, root), open(path, encoding="utf-8", errors="replace").read().splitlines()
 
 
+def public_header_layers(root):
+    """Each public header's layer; a header with none is itself a broken rule (listed as such)."""
+    layers, unknown = {}, []
+    for name in sorted(os.listdir(os.path.join(root, "engine", "include", "kforge"))):
+        if not name.endswith(".h"):
+            continue
+        owners = [layer for layer in ENGINE_LAYERS
+                  if os.path.exists(os.path.join(root, "engine", "src", layer, name[:-2] + ".cpp"))]
+        if name in PUBLIC_HEADER_LAYERS:
+            layers[name] = PUBLIC_HEADER_LAYERS[name]
+        elif len(owners) == 1:
+            layers[name] = owners[0]
+        else:
+            unknown.append(name)
+    return layers, unknown
+
+
 def main() -> int:
     root = sys.argv[1]
     broken = []
+    header_layers, unknown = public_header_layers(root)
+    for name in unknown:
+        broken.append(f"engine/include/kforge/{name}: no layer (add engine/src/LAYER/{name[:-2]}.cpp or name it in "
+                      "PUBLIC_HEADER_LAYERS)")
 
     def report(path, number, line, rule):
         broken.append(f"{path}:{number}: {line.strip()}  ({rule})")
@@ -56,6 +90,13 @@ def main() -> int:
             if public and LIBTORCH.search(line) and parts[-1] not in SDK_HEADERS:
                 report(path, number, line, "public headers include no LibTorch header")
             quoted = QUOTED.search(line)
+            public_include = PUBLIC.search(line)
+            if layer in ENGINE_LAYERS and public_include and public_include.group(1) in header_layers:
+                included = header_layers[public_include.group(1)]
+                if (ENGINE_LAYERS.index(included) > ENGINE_LAYERS.index(layer)
+                        and (path.replace(os.sep, "/"), included) not in UPWARD_EXCEPTIONS):
+                    report(path, number, line, f"engine/src/{layer} includes only folders below it, not {included} "
+                           f"(<kforge/{public_include.group(1)}> is {included}'s)")
             if layer in ENGINE_LAYERS and quoted:
                 included = quoted.group(1).split("/")[0]
                 if (included in ENGINE_LAYERS and ENGINE_LAYERS.index(included) > ENGINE_LAYERS.index(layer)

@@ -11,6 +11,9 @@
 namespace kforge {
 
 class ModelSession;
+namespace runtime {
+class ModuleDirectory; // engine-internal: the modules a runtime's scopes name
+}
 
 // AITune's KernelProviderRuntime in LibTorch (docs/design/runtime-semantics.md R1-R16). Hooks are placed on the plan's
 // scope modules of one session; function tables and stacks are per thread.
@@ -19,6 +22,9 @@ public:
     // Resolves every enabled entry (scope in the model, function known, provider type registered and
     // supporting the function); throws kforge::Error listing what is wrong. The session must outlive it.
     KernelProviderRuntime(ModelSession& session, Plan plan);
+    // The same on a module directory (what the runtime needs of a session; engine-internal callers), `modelName`
+    // naming the model in errors. The directory must outlive it.
+    KernelProviderRuntime(const runtime::ModuleDirectory& modules, const std::string& modelName, Plan plan);
     // Deactivates. Safe from any thread, also while a forward of the session runs or is paused at a breakpoint
     // on another thread (see deactivate()).
     ~KernelProviderRuntime();

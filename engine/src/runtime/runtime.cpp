@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/provider_sdk.h>
-#include <kforge/model_session.h>
 #include <kforge/runtime.h>
 
 #include "runtime/entry_resolver.h"
@@ -47,10 +46,12 @@ std::string entryWhere(size_t index, const PlanEntry& e)
 
 } // namespace
 
-KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) : m_impl(std::make_shared<Impl>())
+KernelProviderRuntime::KernelProviderRuntime(const runtime::ModuleDirectory& modules, const std::string& modelName,
+                                             Plan plan)
+    : m_impl(std::make_shared<Impl>())
 {
     const InterposerReport& interposer = ensureInterposer();
-    m_impl->modules = &session.moduleDirectory();
+    m_impl->modules = &modules;
     m_impl->plan = std::move(plan);
     std::vector<std::string> problems;
     // No silent degradation: without a working interposer no provider would ever be called.
@@ -67,7 +68,7 @@ KernelProviderRuntime::KernelProviderRuntime(ModelSession& session, Plan plan) :
         const std::string where = entryWhere(i, e);
         const ObjectKey object = m_impl->modules->objectOf(e.scope);
         if (!object)
-            problems.push_back(where + ": " + unknownScopeMessage(e.scope, session.displayName()));
+            problems.push_back(where + ": " + unknownScopeMessage(e.scope, modelName));
         EntryResolution resolved = resolver.resolve(e);
         for (const EntryProblem& p : resolved.problems)
             problems.push_back(where + ": " + p.message);
