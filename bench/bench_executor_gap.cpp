@@ -136,23 +136,24 @@ int main(int argc, char** argv)
          [&] {
              at::NoGradGuard noGrad;
              torch::jit::GraphOptimizerEnabledGuard executor(false);
-             kforgeDirect->impl().module.get_method(kforge::kPlainForward)(kforgeDirect->impl().inputs,
-                                                                           kforgeDirect->impl().kwargs);
+             sessionImpl(*kforgeDirect)
+                 .module.get_method(kforge::kPlainForward)(sessionImpl(*kforgeDirect).inputs,
+                                                           sessionImpl(*kforgeDirect).kwargs);
          }},
         // ... with the inputs this program loaded (the deployment's) instead of the session's.
         {"kforge_plain_raw_inputs",
          [&] {
              at::NoGradGuard noGrad;
              torch::jit::GraphOptimizerEnabledGuard executor(false);
-             kforgeDirect->impl().module.get_method(kforge::kPlainForward)(inputs.args, inputs.kwargs);
+             sessionImpl(*kforgeDirect).module.get_method(kforge::kPlainForward)(inputs.args, inputs.kwargs);
          }},
         // ... and the instrumented forward (module enter/exit ops, idle).
         {"kforge_hooked_raw",
          [&] {
              at::NoGradGuard noGrad;
              torch::jit::GraphOptimizerEnabledGuard executor(false);
-             kforgeDirect->impl().module.get_method("forward")(kforgeDirect->impl().inputs,
-                                                               kforgeDirect->impl().kwargs);
+             sessionImpl(*kforgeDirect)
+                 .module.get_method("forward")(sessionImpl(*kforgeDirect).inputs, sessionImpl(*kforgeDirect).kwargs);
          }},
     };
     std::printf("ready\n");

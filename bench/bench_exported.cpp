@@ -283,7 +283,7 @@ int main(int argc, char** argv)
     fx.script->loadInputsFile((fx.corpus / (fx.model + ".input.pt")).string());
     fx.exported = kforge::ModelSession::open(pt2.string());
     fx.exported->loadInputsFile((fx.corpus / (fx.model + ".input.pt")).string());
-    fx.inputs = fx.script->impl().inputs;
+    fx.inputs = sessionImpl(*fx.script).inputs;
     fx.nativert = nativeRuntime(pt2);
     fx.scriptActive = activeRuntime(*fx.script);
     fx.exportedActive = activeRuntime(*fx.exported);

@@ -113,7 +113,7 @@ c10::IValue instrumentedForward(ModelFixture& m)
 {
     at::NoGradGuard noGrad;
     torch::jit::GraphOptimizerEnabledGuard executor(optimized(m));
-    auto& impl = m.session->impl();
+    auto& impl = sessionImpl(*m.session);
     return impl.module.get_method("forward")(impl.inputs, impl.kwargs);
 }
 
@@ -232,7 +232,7 @@ void setUp(const std::string& name, torch::jit::Module plain, std::unique_ptr<kf
     m->unusedFunction = std::move(unused);
     m->plain = plain;
     m->session = std::move(session);
-    m->plainInputs = m->session->impl().inputs;
+    m->plainInputs = sessionImpl(*m->session).inputs;
     m->emptyStack =
         std::make_unique<KernelProviderRuntime>(*m->session, kforge::Plan{{referenceEntry(m->unusedFunction)}});
     kforge::Plan all;

@@ -523,8 +523,8 @@ int main(int argc, char** argv)
     Fixture fx;
     gFx = &fx;
     fx.session = kforge::ModelSession::open("builtin:tiny-gpt");
-    fx.root = c10::IValue(fx.session->impl().module._ivalue());
-    fx.head = fx.session->impl().module.attr("head");
+    fx.root = c10::IValue(sessionImpl(*fx.session).module._ivalue());
+    fx.head = sessionImpl(*fx.session).module.attr("head");
     fx.otherPatched =
         std::make_unique<KernelProviderRuntime>(*fx.session, kforge::Plan{{entry("softmax", "AtenSoftmaxProvider")}});
     fx.providers = std::make_unique<KernelProviderRuntime>(

@@ -327,7 +327,7 @@ Plan planOf(std::vector<PlanEntry> entries) { return Plan{std::move(entries)}; }
 
 c10::IValue moduleObject(ModelSession& session, const std::string& path)
 {
-    for (const auto& item : session.impl().module.named_modules())
+    for (const auto& item : sessionImpl(session).module.named_modules())
         if (item.name == path)
             return item.value._ivalue();
     throw std::runtime_error("no module " + path);

@@ -197,7 +197,8 @@ TEST_F(Runtime, R1_FusedGraphsBuiltBeforeActivationDoNotBypassProviders)
     const double originals = fusible->forward()[0].sum;
     for (int i = 0; i < 3; ++i)
         fusible->forward();
-    ASSERT_TRUE(runtime::Fusers::holdFusedGroups(fusible->impl().module)) << "precondition: the forwards fused gelu";
+    ASSERT_TRUE(runtime::Fusers::holdFusedGroups(sessionImpl(*fusible).module))
+        << "precondition: the forwards fused gelu";
 
     KernelProviderRuntime runtime(*fusible, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
     runtime.activate();
@@ -205,7 +206,7 @@ TEST_F(Runtime, R1_FusedGraphsBuiltBeforeActivationDoNotBypassProviders)
     const double served = fusible->forward()[0].sum;
     EXPECT_EQ(tagCalls() - before, 1);
     EXPECT_NEAR(served - originals, 4 * 64 * 3 * kTagA, 1.0) << "gelu ran inside a fused group";
-    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(sessionImpl(*fusible).module));
     runtime.deactivate();
 }
 
@@ -221,11 +222,11 @@ TEST_F(Runtime, R1_TheDirectExecutorNeverFuses)
     CpuFusionOn fusion;
     for (int i = 0; i < 4; ++i)
         fusible->forward();
-    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+    EXPECT_FALSE(runtime::Fusers::holdFusedGroups(sessionImpl(*fusible).module));
     fusible->setGraphExecutor(GraphExecutor::Optimized);
     for (int i = 0; i < 3; ++i)
         fusible->forward();
-    EXPECT_TRUE(runtime::Fusers::holdFusedGroups(fusible->impl().module));
+    EXPECT_TRUE(runtime::Fusers::holdFusedGroups(sessionImpl(*fusible).module));
 }
 
 // R1, R2: the scope ops order the calls they bracket, under both executors. The root calls gelu(x) before and after
@@ -277,7 +278,7 @@ TEST_F(Runtime, R1_CallsOnConstantsAreServedInTheirScopeUnderBothExecutors)
 // R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
 TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 {
-    for (const auto& item : session->impl().module.named_modules()) {
+    for (const auto& item : sessionImpl(*session).module.named_modules()) {
         const auto method = item.value.find_method("forward");
         if (!method)
             continue;
@@ -312,7 +313,10 @@ std::pair<std::vector<std::string>, std::vector<TensorDigest>> functionsEntered(
     return {seen, output};
 }
 
-runtime::HookDemand hookDemandOf(ModelSession& session) { return runtime::hookDemand(session.impl().module._ivalue()); }
+runtime::HookDemand hookDemandOf(ModelSession& session)
+{
+    return runtime::hookDemand(sessionImpl(session).module._ivalue());
+}
 
 // What an idle forward may enter: a plain copy, or (the direct executor) the root's inlined plain forward.
 bool isPlainCopy(const std::string& name)
@@ -324,7 +328,7 @@ bool isPlainCopy(const std::string& name)
 
 TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
 {
-    const torch::jit::Module& root = session->impl().module;
+    const torch::jit::Module& root = sessionImpl(*session).module;
     for (const auto& item : root.named_modules()) {
         const auto plain = item.value.find_method(kPlainForward);
         if (!item.value.find_method("forward"))
@@ -378,7 +382,7 @@ TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)
     saveModule(root, dir.path("defaults.pt"));
     auto defaults = ModelSession::open(dir.path("defaults.pt").string());
     defaults->setInputSpecs({"float32[2,3]"});
-    const torch::jit::Method plain = defaults->impl().module.get_method(kPlainForward);
+    const torch::jit::Method plain = sessionImpl(*defaults).module.get_method(kPlainForward);
     const auto& arguments = plain.function().getSchema().arguments();
     ASSERT_EQ(arguments.size(), 4u);
     ASSERT_TRUE(arguments[2].default_value().has_value()) << plain.function().getSchema();
@@ -389,7 +393,7 @@ TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)
     ASSERT_FALSE(entered.empty());
     EXPECT_EQ(entered.front(), kInlinedPlainForward);
     const auto& inlinedArguments =
-        defaults->impl().module.get_method(kInlinedPlainForward).function().getSchema().arguments();
+        sessionImpl(*defaults).module.get_method(kInlinedPlainForward).function().getSchema().arguments();
     ASSERT_EQ(inlinedArguments.size(), 4u);
     ASSERT_TRUE(inlinedArguments[2].default_value().has_value());
     EXPECT_EQ(inlinedArguments[2].default_value()->toDouble(), 2.0);
@@ -426,7 +430,7 @@ TEST_F(Runtime, R2_IdleForwardsReachSubmodulesThroughPlainCopiesOfHelperMethods)
 
     // Every plain copy calls plain copies only, and holds no hook op.
     std::vector<std::string> plainMethods;
-    for (const auto& item : helpers->impl().module.named_modules())
+    for (const auto& item : sessionImpl(*helpers).module.named_modules())
         for (const torch::jit::Method& method : item.value.get_methods()) {
             if (method.name().rfind(kPlainMethodPrefix, 0) != 0)
                 continue;

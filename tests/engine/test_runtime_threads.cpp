@@ -253,8 +253,8 @@ TEST(Threads, R12_AForkedTaskRunsWithTheForkingScopesProviders)
     registerTestProviders();
     auto session = forkingSession();
     // Only models whose code forks have their forwards publish stacks for tasks.
-    EXPECT_TRUE(session->impl().forksTasks);
-    EXPECT_FALSE(ModelSession::open("builtin:tiny-gpt")->impl().forksTasks);
+    EXPECT_TRUE(sessionImpl(*session).forksTasks);
+    EXPECT_FALSE(sessionImpl(*ModelSession::open("builtin:tiny-gpt")).forksTasks);
     const double originals = session->forward()[0].sum;
     KernelProviderRuntime runtime(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}));
     const long callsBefore = tagCalls().load();
@@ -369,7 +369,7 @@ TEST(Threads, R12_R1_ForkedTasksKeepTheirScopesAndTheSessionsExecutor)
                     << "forward " << i << ": only act's gelu is tagged";
         }
         torch::jit::GraphExecutor& task =
-            torch::jit::toGraphFunction(session->impl().module.get_method("_task").function()).get_executor();
+            torch::jit::toGraphFunction(sessionImpl(*session).module.get_method("_task").function()).get_executor();
         bool optimizedPlan = true;
         try {
             task.getDebugState(); // the profiling executor asserts an optimized plan
@@ -506,7 +506,7 @@ TEST(Threads, R12_FirstForwardsAddNoMethodToAnyModuleClass)
     auto session = ModelSession::open("builtin:tiny-gpt");
     const auto methodCounts = [&] {
         std::vector<size_t> counts;
-        for (const auto& item : session->impl().module.named_modules())
+        for (const auto& item : sessionImpl(*session).module.named_modules())
             counts.push_back(item.value.type()->methods().size());
         return counts;
     };

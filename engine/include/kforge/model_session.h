@@ -108,8 +108,10 @@ public:
     void setGraphExecutor(GraphExecutor executor);
 
     struct Impl;
-    Impl& impl() { return *m_impl; }
-    const Impl& impl() const { return *m_impl; }
+    // The engine's own view of a session (engine/src/model/session_impl.h), for its layers, white-box tests and
+    // benches: not part of the API.
+    friend Impl& sessionImpl(ModelSession& session);
+    friend const Impl& sessionImpl(const ModelSession& session);
     const runtime::ModuleDirectory& moduleDirectory() const;
 
 private:

@@ -41,7 +41,7 @@ double timedForward(ModelSession& session, c10::IValue* output)
     if (cuda)
         torch::cuda::synchronize();
     const auto start = std::chrono::steady_clock::now();
-    c10::IValue out = guardedForward(session.impl());
+    c10::IValue out = guardedForward(sessionImpl(session));
     if (cuda)
         torch::cuda::synchronize();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

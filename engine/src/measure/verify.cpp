@@ -26,7 +26,7 @@ public:
     void grow(int more) { m_total += more; }
     c10::IValue forward(ModelSession& session)
     {
-        c10::IValue output = guardedForward(session.impl());
+        c10::IValue output = guardedForward(sessionImpl(session));
         if (!keepGoing(m_progress, ++m_done, m_total))
             throw Error(kWhere, "cancelled");
         return output;

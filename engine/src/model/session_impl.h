@@ -53,6 +53,9 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     const torch::jit::Module* scriptModule() const override { return exported ? nullptr : &module; }
 };
 
+inline ModelSession::Impl& sessionImpl(ModelSession& session) { return *session.m_impl; }
+inline const ModelSession::Impl& sessionImpl(const ModelSession& session) { return *session.m_impl; }
+
 // The model's forward on the session's inputs, without the guard: the TorchScript method or the exported program.
 c10::IValue runForward(ModelSession::Impl& impl);
 // One forward inside the engine's call guard (R10); throws kforge::Error with the cause and the inputs.

@@ -87,7 +87,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     run.kforgeVersion = KFORGE_VERSION_STRING;
     // A .pt2 program runs node by node in kforge's interpreter whatever the TorchScript executor setting says.
     run.graphExecutor =
-        session.impl().exported ? "exported" : std::string(graphExecutorName(session.options().executor));
+        sessionImpl(session).exported ? "exported" : std::string(graphExecutorName(session.options().executor));
     run.model = session.displayName();
     run.inputs = session.describeInputs();
     run.warmupIterations = options.warmupIterations;
@@ -104,7 +104,8 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     const int total = options.warmupIterations + options.iterations;
     const auto progress = [&](int done) { return keepGoing(options.progress, done, total); };
     const auto runOnce = [&] {
-        return replay ? replayCapture(session.impl(), options.replayCapture) : guardedForward(session.impl());
+        return replay ? replayCapture(sessionImpl(session), options.replayCapture)
+                      : guardedForward(sessionImpl(session));
     };
     for (int i = 0; i < options.warmupIterations; ++i) {
         runOnce();
@@ -121,7 +122,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         if (cuda) {
             tracer = std::make_unique<profiling::CudaProfiling>(recorder);
             if (replay)
-                addCaptureTables(session.impl(), options.replayCapture, *tracer);
+                addCaptureTables(sessionImpl(session), options.replayCapture, *tracer);
         }
         const int64_t start = runtime::nowNs();
         for (int i = 0; i < options.iterations; ++i) {
