@@ -91,7 +91,7 @@ Command addOptimizeCommand(CLI::App& app)
                 result.plan.modelName = session->displayName();
                 savePlan(result.plan, o->out);
                 // The plan written must fire where it was measured; a warning here is a make_plan bug to report.
-                warnPlan(report, result.plan, *session, o->device);
+                warnPlan(report, planNotes(result.plan, *session, o->device));
                 report.exitCode = result.cancelled ? kInterruptedExitCode : 0;
                 {
                     nlohmann::ordered_json& out = report.json;

@@ -128,30 +128,30 @@ Plan planFromOptions(const std::string& planFile, const std::vector<std::string>
     return plan;
 }
 
-void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device)
+void warnPlan(Report& report, const PlanNotes& notes)
 {
-    if (const std::string other = otherModelOf(plan, session); !other.empty())
-        report.warn(other);
-    report.setPlanWarnings(planWarnings(plan, session, device));
+    if (!notes.otherModel.empty())
+        report.warn(notes.otherModel);
+    report.setPlanWarnings(notes.warnings);
 }
 
 void landPlan(Report& report, Plan& plan, ModelSession& session, const std::string& device, const PlanOptions& options)
 {
-    if (device != "cpu" && session.device().rfind(device, 0) != 0)
-        session.setDevice(device);
-    if (!options.file.empty()) {
-        RevalidateOptions revalidate;
-        revalidate.acceptChangedPlugins = options.acceptChangedPlugins;
-        revalidate.log = [&](const std::string& line) { report.diagnostic(line); };
-        RevalidationReport revalidation = revalidatePlan(session, plan, revalidate);
-        if (!revalidation.note.empty())
-            report.diagnostic(options.file + ": " + revalidation.note);
-        for (const EntryRevalidation& e : revalidation.entries)
+    PlanLandingOptions landing;
+    landing.device = device;
+    landing.revalidate = !options.file.empty(); // a plan read from a file may have been measured elsewhere
+    landing.revalidation.acceptChangedPlugins = options.acceptChangedPlugins;
+    landing.revalidation.log = [&](const std::string& line) { report.diagnostic(line); };
+    PlanLanding landed = kforge::landPlan(session, plan, landing);
+    if (landed.revalidation) {
+        if (!landed.revalidation->note.empty())
+            report.diagnostic(options.file + ": " + landed.revalidation->note);
+        for (const EntryRevalidation& e : landed.revalidation->entries)
             if (!e.kept)
                 report.warn(options.file + ": plan entry " + std::to_string(e.entry) + " disabled: " + e.verdict);
-        report.setRevalidation(std::move(revalidation));
+        report.setRevalidation(std::move(*landed.revalidation));
     }
-    warnPlan(report, plan, session, session.device());
+    warnPlan(report, landed.notes);
 }
 
 std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report)

@@ -3,6 +3,7 @@
 #include <kforge/json_shapes.h> // IWYU pragma: export (every command writes these shapes)
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
+#include <kforge/plan_landing.h>
 #include <kforge/runtime_types.h>
 
 #include "report.h"
@@ -54,14 +55,14 @@ void addQuietFlag(CLI::App* command, bool& quiet);
 // --json: main prints the command's Report as JSON instead of text (main.cpp reads the flag, no command does).
 void addJsonFlag(CLI::App* command, const std::string& help = "JSON output");
 
-// The warnings for entries of `plan` that can never fire on `device` (kforge::planWarnings), warned one a line:
-// "kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON", and listed in the --json output as
-// "warnings". Every command that runs a plan calls this once the plan is known.
-void warnPlan(Report& report, const Plan& plan, const ModelSession& session, const std::string& device);
+// A plan's notes (kforge::planNotes): a plan made for another model warned, and the entries that can never fire
+// warned one a line ("kforge: warning: plan entry N (scope 'x', gelu -> P) can never fire: REASON") and listed in the
+// --json output as "warnings".
+void warnPlan(Report& report, const PlanNotes& notes);
 
-// A plan read from a file, landing on this machine: the entries whose provenance differs are re-validated on the
-// session (kforge::revalidatePlan; those that fail are disabled and warned), a plan without provenance is noted as
-// not re-validated, then warnPlan. The session is moved to `device` first (re-validation measures there).
+// A plan landing on this machine (kforge::landPlan): the session moved to `device`; a plan read from a file has the
+// entries whose provenance differs re-validated (those that fail are disabled and warned; a plan without provenance
+// is noted as not re-validated); then warnPlan. Every command that runs a plan calls this once the plan is known.
 void landPlan(Report& report, Plan& plan, ModelSession& session, const std::string& device, const PlanOptions& options);
 
 // Commands that run forwards check this first, so nothing half-done is printed before the error.

@@ -5,6 +5,7 @@
 #include <kforge/error.h>
 #include <kforge/model_session.h>
 #include <kforge/optimizer.h>
+#include <kforge/plan_landing.h>
 #include <kforge/revalidate.h>
 
 #include "test_helpers.h"
@@ -225,4 +226,38 @@ TEST(Revalidate, EverySignatureTheScopeCallsIsCheckedNotOnlyTheRecordedOnes)
     EXPECT_NE(report.entries[0].verdict.find("incorrect here"), std::string::npos) << report.entries[0].verdict;
     EXPECT_EQ(report.entries[0].verdict.find("none of the recorded signatures"), std::string::npos)
         << report.entries[0].verdict;
+}
+
+// One place where a plan lands (kforge/plan_landing.h, what every CLI command and the desktop call): a plan asked to
+// be re-validated has its wrong entry disabled before the notes are made, and the notes say what a user hears before
+// it runs: the plan's other model, and its entries that can never fire (the disabled one not among them).
+TEST(PlanLanding, RevalidatesWhenAskedThenNotesTheOtherModelAndEntriesThatCanNeverFire)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    Plan plan;
+    plan.entries.push_back(parseProvideSpec("wrong:gelu:TestTagGeluProvider"));
+    plan.entries.push_back(parseProvideSpec("fast:relu:AtenReluProvider")); // no relu anywhere: can never fire
+    stampProvenance(plan, "cpu", "kforge optimize");
+    plan.provenance->machine.cpuIsa = "AVX512-elsewhere";
+    plan.modelName = "another-model";
+
+    Plan asIs = plan;
+    const PlanLanding unchecked = landPlan(*session, asIs, {});
+    EXPECT_FALSE(unchecked.revalidation);
+    EXPECT_TRUE(asIs.entries[0].enabled);
+
+    PlanLandingOptions options;
+    options.revalidate = true;
+    const PlanLanding landed = landPlan(*session, plan, options);
+    ASSERT_TRUE(landed.revalidation);
+    EXPECT_FALSE(plan.entries[0].enabled) << plan.entries[0].note;
+    EXPECT_TRUE(contains(landed.notes.otherModel, "another-model")) << landed.notes.otherModel;
+    ASSERT_EQ(landed.notes.warnings.size(), 1u);
+    EXPECT_EQ(landed.notes.warnings[0].entry, 1);
+    const std::vector<std::string> lines = landed.notes.lines();
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0], landed.notes.otherModel);
+    EXPECT_TRUE(contains(lines[1], "can never fire")) << lines[1];
 }

@@ -6,9 +6,8 @@
 #include "item_models/plan_model.h"
 
 #include <kforge/model_session.h>
-#include <kforge/plan.h>
+#include <kforge/plan_landing.h>
 
-#include <exception>
 #include <utility>
 
 namespace kforge::ui {
@@ -21,17 +20,9 @@ PlanRunNotes::PlanRunNotes(SessionOwner* owner, PlanDocument* document, QObject*
 void PlanRunNotes::noteWarnings(const QString& device)
 {
     QStringList lines;
-    if (const auto& session = m_owner->session()) {
-        if (const std::string other = kforge::otherModelOf(m_document->plan(), *session); !other.empty())
-            lines << QString::fromStdString(other);
-        try {
-            for (const kforge::PlanWarning& w :
-                 kforge::planWarnings(m_document->plan(), *session, device.toStdString()))
-                lines << QString::fromStdString(w.text());
-        } catch (const std::exception&) {
-            // An unknown device: validation in the plan editor says so; nothing to warn about here.
-        }
-    }
+    if (const auto& session = m_owner->session())
+        for (const std::string& line : kforge::planNotes(m_document->plan(), *session, device.toStdString()).lines())
+            lines << QString::fromStdString(line);
     m_warnings = lines;
     Q_EMIT warningsChanged(lines);
 }

@@ -35,18 +35,21 @@ bool RevalidateController::start(const kforge::Plan& plan, QString* error)
     m_running = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
-    kforge::RevalidateOptions options;
+    kforge::PlanLandingOptions landing; // where a plan lands, as in every CLI command that reads one
+    landing.revalidate = true;
+    kforge::RevalidateOptions& options = landing.revalidation;
     options.acceptChangedPlugins = true; // the user clicked Re-validate with the changed plugin named
     options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
     options.log = [this](const std::string& line) { // on the worker thread
         QMetaObject::invokeMethod(
             this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
     };
-    auto work = [session = m_owner->session(), plan, options] {
+    auto work = [session = m_owner->session(), plan, landing]() mutable {
         Result r;
         r.plan = plan;
         try {
-            r.report = kforge::revalidatePlan(*session, r.plan, options);
+            landing.device = session->device(); // measured where the session is
+            r.report = *kforge::landPlan(*session, r.plan, landing).revalidation;
         } catch (const std::exception& e) {
             r.error = oneLine(e.what());
         }

@@ -4,6 +4,7 @@
 // file lands): the entries whose provenance differs from this machine are checked again on the worker thread, and
 // the plan comes back with those that failed disabled. It claims the session like a verification.
 #include <kforge/plan.h>
+#include <kforge/plan_landing.h>
 #include <kforge/revalidate.h>
 
 #include <QFutureWatcher>

@@ -3,6 +3,7 @@
 // ranges are written row by row (strings through a per-run string table), so saving a large run streams to disk.
 #include <kforge/profile_export.h>
 
+#include "common/utc_time.h"
 #include "common/file_text.h"
 #include "common/json_stream_writer.h"
 #include "profiling/kfprof_codec.h"
@@ -123,16 +124,6 @@ void writeRun(JsonStreamWriter& w, const LabeledRun& labeled)
     w.raw(",\n\t\"ranges\": [");
     writeRows(w, run.ranges, index);
     w.raw("\n}");
-}
-
-std::string utcNow()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return text;
 }
 
 } // namespace

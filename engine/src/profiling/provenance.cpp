@@ -6,6 +6,7 @@
 #include <kforge/provider_sdk.h>
 #include <kforge/version.h>
 
+#include "common/utc_time.h"
 #include "profiling/cupti_info.h"
 
 #include <ATen/Version.h>
@@ -63,16 +64,6 @@ void addCudaDevice(MachineFingerprint& m, const std::string& device)
     (void)m;
     (void)device;
 #endif
-}
-
-std::string utcNow()
-{
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return text;
 }
 
 bool isCuda(const std::string& device) { return device.rfind("cuda", 0) == 0; }
