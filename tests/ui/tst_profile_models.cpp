@@ -4,6 +4,7 @@
 #include "item_models/comparison_model.h"
 #include "item_models/kernel_stats_model.h"
 #include "item_models/speed_summary.h"
+#include "item_models/timeline_details.h"
 
 #include <kforge/profiling.h>
 
@@ -367,6 +368,44 @@ aten::relu     relu     layer1  2000
         lines = wholeForwardLines(nullptr, {}, &benchmark, plan, NewerResult::Benchmark, "0");
         QVERIFY(lines.comparison.isEmpty());
         QVERIFY2(lines.benchmark.contains(noChange), qPrintable(lines.benchmark));
+    }
+
+    // The timeline's details: a record's own fields with its forward counted from 1, and a span's time per function
+    // and module from the records inside it, clipped to it.
+    void timelineDetails()
+    {
+        kforge::ProfileRun run;
+        const auto add = [&](const char* name, const char* function, const char* module, std::int64_t start,
+                             std::int64_t duration) {
+            kforge::KernelRecord r;
+            r.name = r.op = name;
+            r.function = function;
+            r.modulePath = module;
+            r.provider = *function ? "original" : "";
+            r.startNs = start;
+            r.durationNs = duration;
+            r.iteration = 1;
+            run.records.push_back(r);
+        };
+        add("aten::addmm", "linear", "blocks.0.mlp", 0, 4000);
+        add("aten::gelu", "gelu", "blocks.0.mlp", 4000, 2000);
+        add("aten::add", "", "", 6000, 4000);
+        const QString record = kforge::ui::recordDetails(run, 1);
+        QVERIFY2(record.startsWith(QStringLiteral("aten::gelu — cpu_op · module blocks.0.mlp · function gelu served by "
+                                                  "original")) &&
+                     record.endsWith(QStringLiteral("forward 2")),
+                 qPrintable(record));
+        QVERIFY(kforge::ui::recordDetails(run, 7).isEmpty());
+
+        // 2 µs of addmm, all of gelu, 1 µs of add: 5 µs recorded.
+        const QString span = kforge::ui::spanSummary(run, 2000, 7000);
+        QVERIFY2(span.contains(QStringLiteral("(5.00 µs), 5.00 µs recorded")), qPrintable(span));
+        QVERIFY2(span.contains(QStringLiteral("linear 2.00 µs (40.0%)")) &&
+                     span.contains(QStringLiteral("(no function) 1.00 µs (20.0%)")) &&
+                     span.contains(QStringLiteral("blocks.0.mlp 4.00 µs (80.0%)")),
+                 qPrintable(span));
+        QVERIFY2(kforge::ui::spanSummary(run, 20000, 30000).contains(QStringLiteral("nothing recorded")),
+                 qPrintable(kforge::ui::spanSummary(run, 20000, 30000)));
     }
 };
 

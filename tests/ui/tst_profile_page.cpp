@@ -310,12 +310,33 @@ private Q_SLOTS:
             page->filterEdit()->setText(QStringLiteral("no such kernel")); // the click clears what hides the row
             page->showSubView(QStringLiteral("timeline"));
             Q_EMIT page->timeline()->recordClicked(index);
+            // The click shows the details below the timeline, which stays; their link shows the kernel table.
+            auto* details = page->findChild<QLabel*>(QStringLiteral("timelineDetails"));
+            QVERIFY(details && details->isVisible());
+            QVERIFY2(details->text().contains(QString::fromStdString(record->name).toHtmlEscaped()) &&
+                         details->text().contains(QStringLiteral("function gelu")) &&
+                         details->text().contains(QStringLiteral("forward %1").arg(record->iteration + 1)),
+                     qPrintable(details->text()));
+            QCOMPARE(page->subView(QStringLiteral("timeline"))->isVisible(), true);
+            Q_EMIT details->linkActivated(QStringLiteral("kernels"));
             QCOMPARE(page->subView(QStringLiteral("kernels"))->isVisible(), true);
             const QModelIndex current = page->kernelTable()->currentIndex();
             QVERIFY(current.isValid());
             QCOMPARE(current.data(KernelStatsModel::KeyRole).toString(), expected);
             QVERIFY(page->kernelTable()->selectionModel()->isRowSelected(current.row(), {}));
         }
+
+        // Shift+drag over the whole first forward: the details say where its time went, by function and module.
+        page->showSubView(QStringLiteral("timeline"));
+        const auto [begin, end] = page->timeline()->forwardSpanNs(0);
+        page->timeline()->setMeasuredSpan(begin, end);
+        auto* details = page->findChild<QLabel*>(QStringLiteral("timelineDetails"));
+        QVERIFY2(details->text().contains(QStringLiteral(" recorded: functions ")) &&
+                     details->text().contains(QStringLiteral("; modules ")) &&
+                     !details->text().contains(QStringLiteral("nothing recorded")),
+                 qPrintable(details->text()));
+        page->timeline()->clearMeasuredSpan();
+        QVERIFY2(details->text().startsWith(QStringLiteral("Click an item")), qPrintable(details->text()));
     }
 
     // The progress beside the bar names the action and its stage: a compare's rounds (the first with the warm-up),
@@ -913,7 +934,8 @@ private Q_SLOTS:
             QVERIFY2(window->viewNamed(name)->isVisible(), qPrintable(name));
         }
         QCOMPARE(window->viewNamed(QStringLiteral("chart")), window->profilePage()->chart());
-        QCOMPARE(window->viewNamed(QStringLiteral("timeline")), window->profilePage()->timeline());
+        // The timeline view is its tab: the timeline with its details pane below.
+        QVERIFY(window->viewNamed(QStringLiteral("timeline"))->isAncestorOf(window->profilePage()->timeline()));
         // Ctrl+F goes to the kernel filter while the Profile page is shown.
         window->activateWindow();
         window->showView(QStringLiteral("profile"));

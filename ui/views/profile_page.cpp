@@ -6,6 +6,7 @@
 #include "item_models/format.h"
 #include "item_models/kernel_stats_model.h"
 #include "item_models/speed_summary.h"
+#include "item_models/timeline_details.h"
 #include "controllers/profile_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
@@ -125,7 +126,7 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(createKernelsTab(), tr("&Kernels"));
     m_tabs->addTab(m_chart, tr("Ch&art"));
-    m_tabs->addTab(m_timeline, tr("&Timeline"));
+    m_tabs->addTab(createTimelineTab(), tr("&Timeline"));
     m_tabs->addTab(createComparisonTab(), tr("Co&mparison"));
     m_flame = new FlameGraphPage(this);
     m_tabs->addTab(m_flame, tr("F&lame Graph"));
@@ -147,7 +148,6 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
             (kind == ProfileController::Kind::Benchmark || kind == ProfileController::Kind::Verify))
             showSubView(QStringLiteral("comparison")); // where the benchmark's and verification's results are
     });
-    connect(m_timeline, &TimelineView::recordClicked, this, &ProfilePage::selectRecordRow);
     setRunning(false);
     showResults();
 }
@@ -295,6 +295,49 @@ QWidget* ProfilePage::createKernelsTab()
     connect(m_filterEdit, &QLineEdit::textChanged, this, &ProfilePage::applyFilter);
     connect(m_regexBox, &QCheckBox::toggled, this, &ProfilePage::applyFilter);
     return m_kernelsTab;
+}
+
+QWidget* ProfilePage::createTimelineTab()
+{
+    m_timelineTab = new QWidget(this);
+    m_timeline->setParent(m_timelineTab);
+    m_timelineDetails = new QLabel(m_timelineTab);
+    m_timelineDetails->setObjectName(QStringLiteral("timelineDetails"));
+    m_timelineDetails->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                               Qt::LinksAccessibleByKeyboard);
+    m_timelineDetails->setTextFormat(Qt::RichText);
+    m_timelineDetails->setWordWrap(true);
+    m_timelineDetails->setContentsMargins(6, 2, 6, 4);
+    auto* layout = new QVBoxLayout(m_timelineTab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_timeline, 1);
+    layout->addWidget(m_timelineDetails);
+    // A click shows the item's details here and selects its row in the kernel table, which the link shows.
+    connect(m_timeline, &TimelineView::recordClicked, this, [this](int record) {
+        const auto run = shownRun();
+        if (!run)
+            return;
+        m_detailsRecord = record;
+        const bool inTable = selectRecordRow(record, /*showTable=*/false);
+        m_timelineDetails->setText(
+            recordDetails(*run, record).toHtmlEscaped() +
+            (inTable ? QStringLiteral(" · <a href=\"kernels\">%1</a>").arg(tr("Show in the kernel table"))
+                     : QString()));
+    });
+    connect(m_timelineDetails, &QLabel::linkActivated, this, [this] { selectRecordRow(m_detailsRecord); });
+    connect(m_timeline, &TimelineView::measuredSpanChanged, this, [this](double startNs, double endNs) {
+        const auto run = shownRun();
+        m_timelineDetails->setText(
+            (run && endNs > startNs ? spanSummary(*run, startNs, endNs) : timelineHint()).toHtmlEscaped());
+    });
+    m_timelineDetails->setText(timelineHint().toHtmlEscaped());
+    return m_timelineTab;
+}
+
+QString ProfilePage::timelineHint()
+{
+    return tr("Click an item for its details; Shift+drag to measure a span and see where its time went.");
 }
 
 QWidget* ProfilePage::createComparisonTab()
@@ -489,6 +532,7 @@ void ProfilePage::showRun()
     m_statsModel->setRun(run);
     m_chart->setRun(run);
     m_timeline->setRun(run);
+    m_timelineDetails->setText(timelineHint().toHtmlEscaped()); // the details were of the run shown before
     // The plan's flame graph can be coloured by speedup against the baseline's.
     m_flame->setRuns(run, shown() == Shown::Plan ? m_controller->baseline() : nullptr);
     updateHeader();
@@ -551,17 +595,20 @@ void ProfilePage::showProgress(int done, int total, const QString& stage)
         progressText(stage, done, total, m_controller->warmupIterations(), m_controller->iterations()));
 }
 
-bool ProfilePage::selectRecordRow(int recordIndex)
+bool ProfilePage::selectRecordRow(int recordIndex, bool showTable)
 {
     const int row = m_statsModel->rowOfRecord(recordIndex);
     if (row < 0)
         return false;
     QModelIndex index = m_statsProxy->mapFromSource(m_statsModel->index(row, KernelStatsModel::KeyColumn));
-    if (!index.isValid()) { // filtered out: the user asked for this row, so show it
+    if (!index.isValid()) { // filtered out: shown when the user asked for this row, else left as it is
+        if (!showTable)
+            return true;
         m_filterEdit->clear();
         index = m_statsProxy->mapFromSource(m_statsModel->index(row, KernelStatsModel::KeyColumn));
     }
-    m_tabs->setCurrentWidget(m_kernelsTab);
+    if (showTable)
+        m_tabs->setCurrentWidget(m_kernelsTab);
     m_kernelTable->setCurrentIndex(index);
     m_kernelTable->selectRow(index.row());
     m_kernelTable->scrollTo(index);
@@ -577,7 +624,7 @@ QWidget* ProfilePage::subView(const QString& name) const
     if (name == QLatin1String("chart"))
         return m_chart;
     if (name == QLatin1String("timeline"))
-        return m_timeline;
+        return m_timelineTab;
     if (name == QLatin1String("comparison"))
         return m_comparisonTab;
     return nullptr;

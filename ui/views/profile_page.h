@@ -73,8 +73,9 @@ public:
     Shown shown() const;
     std::shared_ptr<const kforge::ProfileRun> shownRun() const override;
     bool savePicture(Picture picture, const QString& file, QString* error) const override;
-    // Selects the kernel-table row that run->records[recordIndex] counts towards and shows the table.
-    bool selectRecordRow(int recordIndex);
+    // Selects the kernel-table row that run->records[recordIndex] counts towards and shows the table (clearing a
+    // filter that hides the row); with showTable false only a visible row is selected, and nothing else changes.
+    bool selectRecordRow(int recordIndex, bool showTable = true);
 
     KernelStatsModel* statsModel() const { return m_statsModel; }
     QSortFilterProxyModel* statsProxy() const { return m_statsProxy; }
@@ -101,6 +102,8 @@ private:
     QWidget* createTopBar();
     QWidget* createKernelsTab();
     QWidget* createComparisonTab();
+    QWidget* createTimelineTab();
+    static QString timelineHint();
     void loadSettings();
     void saveSetting(const QString& key, const QVariant& value);
     void applyFilter();
@@ -142,6 +145,9 @@ private:
 
     TimeShareChart* m_chart;
     TimelineView* m_timeline;
+    QWidget* m_timelineTab;
+    QLabel* m_timelineDetails; // the clicked item, or where a measured span's time went
+    int m_detailsRecord = -1;  // the record the details are of
 
     ComparisonModel* m_comparisonModel;
     QComboBox* m_comparisonGroupCombo;

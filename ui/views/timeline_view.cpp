@@ -45,6 +45,7 @@ void TimelineView::setRun(std::shared_ptr<const kforge::ProfileRun> run)
     m_run = std::move(run);
     m_layout = std::make_unique<TimelineLayout>(m_run ? *m_run : kforge::ProfileRun{});
     m_forwards.clear();
+    m_forwardIterations.clear();
     if (m_run) {
         const auto extend = [this](int iteration, std::int64_t start, std::int64_t duration) {
             if (iteration < 0)
@@ -59,7 +60,13 @@ void TimelineView::setRun(std::shared_ptr<const kforge::ProfileRun> run)
             extend(r.iteration, r.startNs, r.durationNs);
         for (const kforge::RangeRecord& r : m_run->ranges)
             extend(r.iteration, r.startNs, r.durationNs);
-        std::erase_if(m_forwards, [](const auto& span) { return span.second <= 0.0; }); // iterations without records
+        for (size_t i = 0; i < m_forwards.size(); ++i)
+            m_forwardIterations.push_back(int(i));
+        for (size_t i = m_forwards.size(); i-- > 0;) // iterations without records
+            if (m_forwards[i].second <= 0.0) {
+                m_forwards.erase(m_forwards.begin() + std::ptrdiff_t(i));
+                m_forwardIterations.erase(m_forwardIterations.begin() + std::ptrdiff_t(i));
+            }
     }
     m_selected = -1;
     m_pressed = false;
@@ -137,12 +144,14 @@ void TimelineView::setMeasuredSpan(double startNs, double endNs)
     m_spanStartNs = std::min(startNs, endNs);
     m_spanEndNs = std::max(startNs, endNs);
     update();
+    Q_EMIT measuredSpanChanged(m_spanStartNs, m_spanEndNs);
 }
 
 void TimelineView::clearMeasuredSpan()
 {
     m_spanStartNs = m_spanEndNs = 0;
     update();
+    Q_EMIT measuredSpanChanged(0, 0);
 }
 
 void TimelineView::setHighlightedModule(const QString& path)

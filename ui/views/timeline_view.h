@@ -75,6 +75,8 @@ public:
 Q_SIGNALS:
     // The user clicked a record (index into run->records).
     void recordClicked(int recordIndex);
+    // Shift+drag marked a span, or it was cleared (start == end == 0).
+    void measuredSpanChanged(double startNs, double endNs);
     void visibleRangeChanged(double startNs, double endNs);
 
 protected:
@@ -121,6 +123,7 @@ private:
     int m_axisHeight = 24;
     double m_startNs = 0;
     std::vector<std::pair<double, double>> m_forwards; // begin and end of each iteration, in ns
+    std::vector<int> m_forwardIterations;              // each one's iteration (records' `iteration`), 0-based
     QString m_highlightedModule;
     bool m_measuring = false; // a Shift+drag is marking a span
     double m_spanStartNs = 0, m_spanEndNs = 0;

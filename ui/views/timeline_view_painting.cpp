@@ -108,13 +108,17 @@ void TimelineView::paintAxis(QPainter& painter) const
         painter.drawLine(x, m_axisHeight - 5, x, m_axisHeight - 1);
         painter.drawText(QRect(x + 3, 0, 100, m_axisHeight - 2), Qt::AlignBottom | Qt::AlignLeft, tick.label);
     }
-    if (m_forwards.size() > 1) { // which forward each marker starts, above the ticks' labels
+    if (m_forwards.size() > 1) { // which forward each marker starts, above the ticks' labels, none over another
         painter.setPen(palette().color(QPalette::Highlight));
+        double freeFrom = plot.left();
         for (size_t i = 0; i < m_forwards.size(); ++i) {
             const double x = xForTime(m_forwards[i].first);
-            if (x >= plot.left() && x <= plot.right())
-                painter.drawText(QRectF(x + 3, 0, 80, m_axisHeight / 2.0 + 2), Qt::AlignTop | Qt::AlignLeft,
-                                 tr("forward %1").arg(i + 1));
+            const QString label = tr("forward %1").arg(m_forwardIterations[i] + 1);
+            const double width = fontMetrics().horizontalAdvance(label) + 6;
+            if (x < freeFrom || x > plot.right())
+                continue;
+            painter.drawText(QRectF(x + 3, 0, width, m_axisHeight / 2.0 + 2), Qt::AlignTop | Qt::AlignLeft, label);
+            freeFrom = x + width;
         }
     }
     painter.drawLine(0, m_axisHeight - 1, width(), m_axisHeight - 1);
@@ -320,7 +324,7 @@ QString TimelineView::tooltipFor(const Hit& hit) const
         text += line(tr("start"), formatDuration(double(r.startNs) / 1000.0));
         if (r.device >= 0)
             text += line(tr("device"), tr("GPU %1, stream %2").arg(r.device).arg(r.stream));
-        text += line(tr("iteration"), QString::number(r.iteration));
+        text += line(tr("forward"), QString::number(r.iteration + 1));
     } else if (hit.range >= 0) {
         const kforge::RangeRecord& r = m_run->ranges[static_cast<size_t>(hit.range)];
         const bool module = r.kind == "module";
@@ -331,7 +335,7 @@ QString TimelineView::tooltipFor(const Hit& hit) const
             text += line(tr("provider"), QString::fromStdString(r.provider));
         text += line(tr("duration"), formatDuration(double(r.durationNs) / 1000.0));
         text += line(tr("start"), formatDuration(double(r.startNs) / 1000.0));
-        text += line(tr("iteration"), QString::number(r.iteration));
+        text += line(tr("forward"), QString::number(r.iteration + 1));
     }
     return text;
 }
