@@ -14,10 +14,12 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import types
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from kforge_cli import check, kforge  # noqa: E402
 
 AITUNE_VERSION = "0.6.0"
 SDPA = "scaled_dot_product_attention"
@@ -40,19 +42,6 @@ def aitune_plan_class():
         sys.modules[name] = package
     from aitune.torch.kernel_forge.kernel_optimization_plan import KernelOptimizationPlan
     return KernelOptimizationPlan
-
-
-def kforge(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        sys.exit(f"kforge {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def check(condition, what):
-    if not condition:
-        sys.exit("FAIL: " + what)
-    print("ok:", what)
 
 
 def main():

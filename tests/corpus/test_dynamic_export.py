@@ -9,9 +9,11 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from kforge_cli import check, kforge  # noqa: E402
 
 import torch
 from torch.export import Dim
@@ -21,19 +23,6 @@ try:
 except ImportError:
     print("transformers is not installed in this Python (scripts/bootstrap installs it)")
     sys.exit(77)
-
-
-def kforge(binary, *args, expect=0):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=600)
-    if done.returncode != expect:
-        sys.exit(f"kforge {' '.join(args)} exited {done.returncode}, expected {expect}:\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def check(condition, what):
-    if not condition:
-        sys.exit("FAIL: " + what)
-    print("ok:", what)
 
 
 class CachedStep(torch.nn.Module):
