@@ -116,6 +116,21 @@ std::optional<std::string> symbolicName(const json& output)
     return std::nullopt;
 }
 
+// Why an op the program calls is not registered here, and what to do: ops that libraries define in Python
+// (torch.library.custom_op) have no library to load outside Python.
+std::string unregisteredOpAdvice(const std::string& op)
+{
+    if (op.rfind("transformers::", 0) == 0)
+        return ", an op Hugging Face transformers defines in Python (torch.library.custom_op), which cannot run "
+               "outside "
+               "Python: export the model with an implementation made of ATen ops instead (for mixture-of-experts "
+               "models, model.set_experts_implementation(\"batched_mm\"), or experts_implementation=\"batched_mm\" "
+               "when loading it, before torch.export.export)";
+    return ", which is not registered in this process: load the TORCH_LIBRARY library that defines it (--ops-library "
+           "LIB.so, or a folder in KFORGE_OPS_PATH); an op defined in Python (torch.library.custom_op) cannot run "
+           "outside Python";
+}
+
 bool takesTensor(const c10::Argument& argument)
 {
     c10::TypePtr type = argument.type();
@@ -466,7 +481,7 @@ private:
                       : opName.empty()
                           ? ", a Python function export left in the graph; kforge runs the arithmetic on symbolic "
                             "sizes (operator.add, mul, floordiv, ..., torch.sym_max, ...) but no other Python code"
-                          : ", which is not registered in this process (load the library that defines it)"));
+                          : unregisteredOpAdvice(opName)));
             step.op = *handle;
             std::unordered_map<std::string, const json*> given;
             for (const json& input : node.at("inputs"))
