@@ -132,6 +132,34 @@ std::vector<std::string> programsOf(caffe2::serialize::PyTorchStreamReader& read
     return programs;
 }
 
+// The models an AOTInductor package (torch._inductor.aoti_compile_and_package) holds compiled, with what they were
+// compiled for: "model (CPU)". Empty for any other package.
+std::vector<std::string> compiledModelsOf(caffe2::serialize::PyTorchStreamReader& reader)
+{
+    constexpr std::string_view prefix = "data/aotinductor/";
+    std::vector<std::string> names;
+    std::vector<bool> cuda;
+    for (const std::string& record : reader.getAllRecords()) {
+        if (record.rfind(prefix, 0) != 0)
+            continue;
+        const size_t slash = record.find('/', prefix.size());
+        if (slash == std::string::npos)
+            continue;
+        const std::string name = record.substr(prefix.size(), slash - prefix.size());
+        auto it = std::find(names.begin(), names.end(), name);
+        if (it == names.end()) {
+            names.push_back(name);
+            cuda.push_back(false);
+            it = names.end() - 1;
+        }
+        if (record.size() > 6 && record.compare(record.size() - 6, 6, ".cubin") == 0)
+            cuda[size_t(it - names.begin())] = true;
+    }
+    for (size_t i = 0; i < names.size(); ++i)
+        names[i] += cuda[i] ? " (CUDA)" : " (CPU)";
+    return names;
+}
+
 std::string joined(const std::vector<std::string>& names)
 {
     std::string text;
@@ -155,6 +183,15 @@ std::shared_ptr<caffe2::serialize::PyTorchStreamReader> openPt2(const std::strin
         if (!isPt2())
             throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
                               "torch.export.save)");
+        if (programsOf(*reader).empty())
+            if (const auto compiled = compiledModelsOf(*reader); !compiled.empty())
+                throw Error(path, "an AOTInductor package (torch._inductor.aoti_compile_and_package) of compiled "
+                                  "code: " +
+                                      joined(compiled) +
+                                      ", with no exported program in it; kforge runs "
+                                      "programs node by node and cannot open compiled packages yet. Save the exported "
+                                      "program itself, torch.export.save(program, path), to run, profile and optimize "
+                                      "it (AOTInductor compiles that same program)");
         return reader;
     } catch (const c10::Error& e) {
         throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
