@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <future>
 #include <new>
 #include <thread>
@@ -85,6 +86,45 @@ TEST(Events, R13_OrderAndContentForOneForward)
 }
 
 // R13: a full buffer never blocks the forward; it drops and counts.
+// R13: a stream attached for every module records each module's entry and exit without a plan, in nesting order,
+// so a call is attributed to the module it ran in (the desktop's module tree); a default stream records none.
+TEST(Events, R13_EveryModuleStreamRecordsEachEntryAndExitWithoutAPlan)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    std::vector<Event> log;
+    {
+        auto hooked = EventStream::attach(4096);
+        session->forward();
+        hooked->drain(log);
+    }
+    EXPECT_TRUE(std::none_of(log.begin(), log.end(), [](const Event& e) { return e.kind == EventKind::ModuleEnter; }));
+    log.clear();
+    {
+        auto every = EventStream::attach(4096, EventStream::Modules::Every);
+        session->forward();
+        every->drain(log);
+    }
+    std::vector<std::string> open;            // the modules entered, innermost last
+    std::map<std::string, std::string> where; // function -> the innermost module of its first call
+    int entries = 0;
+    for (const Event& e : log) {
+        if (e.kind == EventKind::ModuleEnter) {
+            open.push_back(e.modulePath);
+            ++entries;
+        } else if (e.kind == EventKind::ModuleExit) {
+            ASSERT_FALSE(open.empty());
+            EXPECT_EQ(open.back(), e.modulePath);
+            open.pop_back();
+        } else if (e.kind == EventKind::OriginalCall && !open.empty()) {
+            where.emplace(e.function, open.back());
+        }
+    }
+    EXPECT_TRUE(open.empty());
+    EXPECT_GT(entries, 10);
+    EXPECT_EQ(where["gelu"], "blocks.0.mlp");
+    EXPECT_EQ(where["embedding"], "embed");
+}
+
 TEST(Events, R13_SmallBufferCountsDrops)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");

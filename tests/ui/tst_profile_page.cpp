@@ -392,6 +392,28 @@ private Q_SLOTS:
         QVERIFY2(runFinished.first().at(0).toBool(), qPrintable(runFinished.first().at(1).toString()));
     }
 
+    // A forward without a plan counts each call in the module it ran in (the Calls column showed them all at the
+    // root: module entries were recorded for a plan's scopes only).
+    void callsPerModuleWithoutAPlan()
+    {
+        const auto window = openTinyGpt();
+        QSignalSpy runFinished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->runForward());
+        QVERIFY(QTest::qWaitFor([&] { return runFinished.count() > 0; }, kTimeoutMs));
+        QVERIFY2(runFinished.first().at(0).toBool(), qPrintable(runFinished.first().at(1).toString()));
+        using kforge::ui::ModuleTreeModel;
+        auto* tree = part<ModuleTreeModel>(*window, "moduleModel");
+        const auto calls = [&](const char* path) {
+            return tree->indexOfPath(QString::fromLatin1(path), ModuleTreeModel::CallsColumn)
+                .data(ModuleTreeModel::SortRole)
+                .toLongLong();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(calls("blocks.0.mlp") > 0, 5000); // gelu, and fc's and proj's linear below it
+        QVERIFY(calls("blocks.0.mlp.fc") > 0);
+        QVERIFY(calls("embed") > 0);
+        QVERIFY(calls("") > calls("blocks.0")); // the root's subtree holds every call
+    }
+
     // Profile › Benchmark: whole forwards without and with the plan, no profiler; the result shows beside the
     // comparison, and the comparison tab comes forward.
     void benchmarkThroughAction()

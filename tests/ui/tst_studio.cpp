@@ -604,6 +604,13 @@ private Q_SLOTS:
                 second.function != first.function);
         QVERIFY2(window->runStatusText().startsWith(QStringLiteral("paused at")), qPrintable(window->runStatusText()));
         QCOMPARE(describe(run->stacksModel()->threads()), describe(kforge::snapshotFunctionStacks()));
+        // Stepping on to the first call: its pause names the module it runs in, below the plan's scope (it named the
+        // scope, or the root without a plan).
+        for (int steps = 0; run->pausePoint()->kind == kforge::PausePoint::Kind::ModuleEnter && steps < 8; ++steps) {
+            window->actions().step->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
+        }
+        QCOMPARE(window->runStatusText(), QStringLiteral("paused at blocks.0.mlp.fc (linear call)"));
 
         // Continue: the forward finishes (the breakpoint is not hit again in this forward).
         QCOMPARE(window->actions().continueRun->shortcut(), QKeySequence(Qt::Key_F8));

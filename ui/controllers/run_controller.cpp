@@ -87,7 +87,8 @@ void RunController::attachStream()
     if (m_stream)
         return;
     try {
-        m_stream = kforge::EventStream::attach(kStreamCapacity);
+        // Every module's entry: the tree counts each call in the module it ran in, with or without a plan.
+        m_stream = kforge::EventStream::attach(kStreamCapacity, kforge::EventStream::Modules::Every);
         m_streamError.clear();
     } catch (const std::exception& e) {
         m_streamError = describe(e); // another observer holds the stream; runs still work, without events
@@ -306,9 +307,12 @@ QString RunController::pausedModulePath() const
 {
     if (!m_paused)
         return {};
-    if (m_paused->kind == PausePoint::Kind::ModuleEnter || !m_paused->modulePath.empty())
+    if (m_paused->kind == PausePoint::Kind::ModuleEnter)
         return QString::fromStdString(m_paused->modulePath);
-    return QString::fromStdString(m_statistics.currentModule(m_paused->thread));
+    // A call: the module it runs in, which the events of every module tell (the pause point names the innermost
+    // scope a plan hooks, which may be an ancestor).
+    const std::string current = m_statistics.currentModule(m_paused->thread);
+    return QString::fromStdString(current.empty() ? m_paused->modulePath : current);
 }
 
 QString RunController::statusText() const

@@ -40,8 +40,11 @@ struct Event {
 // producer never blocks: when the buffer is full the event is dropped and counted.
 class EventStream {
 public:
+    // Which modules' entries and exits are recorded: those a plan hooks (R13), or every module a forward enters, so
+    // that each call can be attributed to the module it ran in without a plan (the desktop's module tree).
+    enum class Modules { Hooked, Every };
     // Throws kforge::Error if another stream is attached (one observer at a time).
-    static std::shared_ptr<EventStream> attach(std::size_t capacity = 65536);
+    static std::shared_ptr<EventStream> attach(std::size_t capacity = 65536, Modules modules = Modules::Hooked);
     ~EventStream(); // detaches
 
     std::size_t drain(std::vector<Event>& out, std::size_t max = SIZE_MAX);

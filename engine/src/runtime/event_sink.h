@@ -13,6 +13,13 @@ extern std::atomic<bool> gRecording;
 
 inline bool recording() { return gRecording.load(std::memory_order_relaxed); }
 
+extern std::atomic<bool> gEveryModule;
+// Whether the entry and exit of a module without a plan's hooks is recorded too (EventStream::Modules::Every).
+inline bool recordingModule(bool hooked)
+{
+    return recording() && (hooked || gEveryModule.load(std::memory_order_relaxed));
+}
+
 void emit(EventKind kind, const char* modulePath, const char* function, const char* provider, int depth,
           const char* detail = nullptr);
 // The same for an event of another thread (ThreadState::id), such as the unwind of its stacks by deactivate().

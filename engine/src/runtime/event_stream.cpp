@@ -116,6 +116,7 @@ struct EventStream::Impl {
 namespace runtime::events {
 
 std::atomic<bool> gRecording{false};
+std::atomic<bool> gEveryModule{false};
 std::atomic<EventStream::Impl*> gStream{nullptr};
 // Producers between taking the stream pointer and their last use of it. Global, not a member of the stream:
 // a producer must announce itself before it reads the pointer, or the detaching observer could free the
@@ -145,12 +146,13 @@ void emit(EventKind kind, const char* modulePath, const char* function, const ch
 
 } // namespace runtime::events
 
-std::shared_ptr<EventStream> EventStream::attach(std::size_t capacity)
+std::shared_ptr<EventStream> EventStream::attach(std::size_t capacity, Modules modules)
 {
     auto impl = std::make_unique<Impl>(capacity);
     Impl* expected = nullptr;
     if (!runtime::events::gStream.compare_exchange_strong(expected, impl.get()))
         throw Error("event stream", "another observer is already attached");
+    runtime::events::gEveryModule.store(modules == Modules::Every);
     runtime::events::gRecording.store(true);
     return std::shared_ptr<EventStream>(new EventStream(std::move(impl)));
 }
@@ -160,6 +162,7 @@ EventStream::EventStream(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {
 EventStream::~EventStream()
 {
     runtime::events::gRecording.store(false);
+    runtime::events::gEveryModule.store(false);
     runtime::events::gStream.store(nullptr);
     while (runtime::events::gInFlight.load() != 0)
         std::this_thread::yield();

@@ -62,6 +62,8 @@ void moduleEnter(const c10::IValue& self, c10::ArrayRef<c10::IValue> inputs)
         if (hooks.bindings.empty())
             publishTask(thread); // tasks forked inside this module start inside it (else published below)
     }
+    if (hooks.bindings.empty() && events::recordingModule(false)) // EventStream::Modules::Every
+        events::emit(EventKind::ModuleEnter, hooks.path, nullptr, nullptr, 0);
     if (!hooks.bindings.empty()) {
         applyPendingUnwinds(thread);
         if (events::recording())
@@ -106,9 +108,9 @@ void moduleExit(const c10::IValue& self, c10::ArrayRef<c10::IValue> outputs)
             b->runtime->postHook(thread, hooks.path, b->entries);
         thread.refreshModeKey();
         publishTask(thread);
-        if (events::recording())
-            events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     }
+    if (events::recordingModule(!hooks.bindings.empty()))
+        events::emit(EventKind::ModuleExit, hooks.path, nullptr, nullptr, 0);
     if (observed) {
         for (const auto& observer : observersOnThisThread().observers) {
             if (observer->wantsModuleOutputs())
