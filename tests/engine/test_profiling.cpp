@@ -666,3 +666,50 @@ TEST(FlameGraph, ChildModulesInTheOrderTheForwardEnteredThem)
         if (f.name == "layer1")
             EXPECT_EQ(f.typeName, "Sequential");
 }
+
+// Bottom-up: the frames holding time of their own, merged by name wherever they ran, each with its callers below it.
+// gelu's op runs in a (4 µs) and b (3 µs): one "aten::gelu" frame of 7 µs, called by gelu, called by the two modules;
+// b's own 1 µs is a frame of its own; the root keeps the total.
+TEST(FlameGraph, BottomUpMergesTheSameOpAcrossModulesWithItsCallersBelow)
+{
+    const auto frame = [](FlameFrame::Kind kind, const char* name, const char* path, int parent, double us,
+                          double calls) {
+        FlameFrame f;
+        f.kind = kind;
+        f.name = name;
+        f.path = path;
+        f.parent = parent;
+        f.us = us;
+        f.calls = calls;
+        return f;
+    };
+    using K = FlameFrame::Kind;
+    const std::vector<FlameFrame> topDown{
+        frame(K::Module, "", "", -1, 8, 1),
+        frame(K::Module, "a", "a", 0, 4, 1),
+        frame(K::Function, "gelu", "a/gelu", 1, 4, 1),
+        frame(K::Op, "aten::gelu", "a/gelu/aten::gelu", 2, 4, 1),
+        frame(K::Module, "b", "b", 0, 4, 1),
+        frame(K::Function, "gelu", "b/gelu", 4, 3, 2),
+        frame(K::Op, "aten::gelu", "b/gelu/aten::gelu", 5, 3, 2),
+    };
+    const std::vector<FlameFrame> frames = bottomUp(topDown);
+    std::map<std::string, const FlameFrame*> byPath;
+    for (const FlameFrame& f : frames)
+        byPath[f.path] = &f;
+    ASSERT_EQ(frames.size(), 6u) << "root, aten::gelu, gelu, a, b under gelu, and b on its own";
+    EXPECT_EQ(frames[0].us, 8);
+    ASSERT_TRUE(byPath.count("aten::gelu"));
+    EXPECT_EQ(byPath["aten::gelu"]->us, 7);
+    EXPECT_EQ(byPath["aten::gelu"]->calls, 3);
+    EXPECT_EQ(byPath["aten::gelu"]->parent, 0);
+    EXPECT_EQ(byPath["aten::gelu/gelu"]->us, 7);
+    EXPECT_EQ(byPath["aten::gelu/gelu/a"]->us, 4);
+    EXPECT_EQ(byPath["aten::gelu/gelu/b"]->us, 3);
+    EXPECT_EQ(byPath["b"]->us, 1);
+    EXPECT_EQ(byPath["b"]->parent, 0);
+    // Largest first, laid out one after the other within the parent.
+    EXPECT_EQ(frames[1].path, "aten::gelu");
+    EXPECT_EQ(byPath["b"]->offsetUs, 7);
+    EXPECT_EQ(byPath["aten::gelu/gelu/b"]->offsetUs, 4);
+}

@@ -663,6 +663,24 @@ private Q_SLOTS:
         flame->differentialBox()->setChecked(false);
         QVERIFY(!view->isDifferential());
 
+        // Bottom-up: the frames with time of their own on top (gelu's op, merged over both blocks), callers below.
+        flame->bottomUpBox()->setChecked(true);
+        QVERIFY(view->isBottomUp());
+        QVERIFY(!flame->differentialBox()->isEnabled());
+        const auto& inverted = view->frames();
+        const auto geluOp = std::find_if(inverted.begin(), inverted.end(), [](const kforge::FlameFrame& f) {
+            return f.depth == 1 && f.kind == kforge::FlameFrame::Kind::Op && f.name == "aten::gelu";
+        });
+        QVERIFY(geluOp != inverted.end());
+        const int geluIndex = int(geluOp - inverted.begin());
+        int callersInBlocks = 0;
+        for (const kforge::FlameFrame& f : inverted)
+            if (f.depth == 3 && inverted[size_t(f.parent)].parent == geluIndex)
+                callersInBlocks += f.name.rfind("blocks.", 0) == 0;
+        QCOMPARE(callersInBlocks, 2); // blocks.0.mlp and blocks.1.mlp call gelu
+        flame->bottomUpBox()->setChecked(false);
+        QVERIFY(!view->isBottomUp());
+
         QTemporaryDir dir;
         QVERIFY(flame->exportImage(dir.filePath(QStringLiteral("flame.png"))));
         QVERIFY(flame->exportImage(dir.filePath(QStringLiteral("flame.svg"))));

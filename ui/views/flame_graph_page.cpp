@@ -18,8 +18,12 @@ namespace kforge::ui {
 
 FlameGraphPage::FlameGraphPage(QWidget* parent)
     : QWidget(parent), m_view(new FlameGraphView(this)), m_breadcrumb(new QLabel(this)), m_search(new QLineEdit(this)),
-      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("Differe&ntial"), this)), m_legend(new QLabel(this))
+      m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("Differe&ntial"), this)),
+      m_bottomUp(new QCheckBox(tr("&Bottom-up"), this)), m_legend(new QLabel(this))
 {
+    m_bottomUp->setObjectName(QStringLiteral("flameBottomUp"));
+    m_bottomUp->setToolTip(tr("Where the time is spent first: ops, kernels and the functions and modules with time "
+                              "of their own on top, merged wherever they ran, their callers below"));
     m_legend->setObjectName(QStringLiteral("flameLegend"));
     m_legend->setWordWrap(true);
     m_legend->setContentsMargins(4, 0, 4, 0);
@@ -54,6 +58,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     bar->addWidget(m_breadcrumb, 1);
     bar->addWidget(m_search);
     bar->addWidget(m_matches);
+    bar->addWidget(m_bottomUp);
     bar->addWidget(m_differential);
     bar->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
@@ -74,6 +79,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
         updateMatches();
     });
     connect(m_differential, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
+    connect(m_bottomUp, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
     connect(exportButton, &QToolButton::clicked, this, &FlameGraphPage::exportInteractively);
     applyRuns();
 }
@@ -88,9 +94,11 @@ void FlameGraphPage::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
 
 void FlameGraphPage::applyRuns()
 {
+    const bool bottomUp = m_bottomUp->isChecked();
     m_differential->setVisible(m_baseline != nullptr);
-    m_legend->setVisible(m_baseline != nullptr && m_differential->isChecked());
-    m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr);
+    m_differential->setEnabled(!bottomUp); // a caller view has no baseline frame of the same path
+    m_legend->setVisible(m_baseline != nullptr && m_differential->isChecked() && !bottomUp);
+    m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr, bottomUp);
     updateMatches();
 }
 

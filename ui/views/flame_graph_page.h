@@ -27,6 +27,7 @@ public:
     FlameGraphView* view() const { return m_view; }
     QLineEdit* searchEdit() const { return m_search; }
     QCheckBox* differentialBox() const { return m_differential; }
+    QCheckBox* bottomUpBox() const { return m_bottomUp; }
     QLabel* legend() const { return m_legend; }
     QLabel* breadcrumbLabel() const { return m_breadcrumb; }
 
@@ -43,6 +44,7 @@ private:
     QLineEdit* m_search;
     QLabel* m_matches;
     QCheckBox* m_differential;
+    QCheckBox* m_bottomUp;
     QLabel* m_legend; // what the differential colours mean, shown with them
     std::shared_ptr<const kforge::ProfileRun> m_run, m_baseline;
 };

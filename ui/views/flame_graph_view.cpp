@@ -52,13 +52,16 @@ FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent)
 }
 
 void FlameGraphView::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
-                             std::shared_ptr<const kforge::ProfileRun> baseline)
+                             std::shared_ptr<const kforge::ProfileRun> baseline, bool bottomUp)
 {
     m_run = std::move(run);
+    m_bottomUp = bottomUp;
     m_frames = m_run ? kforge::flameGraph(*m_run) : std::vector<kforge::FlameFrame>{};
+    if (m_bottomUp)
+        m_frames = kforge::bottomUp(m_frames);
     m_baselineUs.clear();
     m_speeds.clear();
-    if (m_run && baseline && baseline != m_run) {
+    if (m_run && baseline && baseline != m_run && !m_bottomUp) {
         for (const kforge::FlameFrame& f : kforge::flameGraph(*baseline))
             m_baselineUs.emplace(f.path, f.us);
         m_speeds = kforge::flameGraphSpeeds(*baseline, *m_run);

@@ -26,8 +26,11 @@ public:
 
     explicit FlameGraphView(QWidget* parent = nullptr);
 
+    // With `bottomUp`, the frames holding time of their own on top, their callers below (kforge::bottomUp); the
+    // differential colouring is top-down only.
     void setRuns(std::shared_ptr<const kforge::ProfileRun> run,
-                 std::shared_ptr<const kforge::ProfileRun> baseline = nullptr);
+                 std::shared_ptr<const kforge::ProfileRun> baseline = nullptr, bool bottomUp = false);
+    bool isBottomUp() const { return m_bottomUp; }
     const std::vector<kforge::FlameFrame>& frames() const { return m_frames; }
     bool isDifferential() const { return !m_baselineUs.empty(); }
     // The baseline's time of frame `index`'s path, per forward; negative when the baseline has no such frame.
@@ -78,6 +81,7 @@ private:
     std::vector<kforge::FlameFrame> m_frames;
     std::unordered_map<std::string, double> m_baselineUs;    // by frame path
     std::map<std::string, kforge::SpeedComparison> m_speeds; // by frame path, differential only
+    bool m_bottomUp = false;
     int m_zoom = 0;
     QString m_search;
     int m_matches = 0;

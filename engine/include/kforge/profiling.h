@@ -137,6 +137,11 @@ struct FlameFrame {
     double calls = 0;    // records (ops, functions) or entries (modules) per forward
 };
 std::vector<FlameFrame> flameGraph(const ProfileRun& run);
+// The same time bottom-up (a caller view): under a root of all the time, the frames that hold time of their own
+// (ops and kernels, and functions or modules with time outside their children), merged by kind and name wherever
+// they ran, each with its callers below it (op → function → module → its parent modules), by decreasing time.
+// Paths are unique in this tree ("aten::addmm/linear/blocks.0.mlp"); `calls` counts the merged frames' calls.
+std::vector<FlameFrame> bottomUp(const std::vector<FlameFrame>& topDown);
 
 // The differential flame graph's judgement: per frame path of the plan's graph, the speed verdict of its time per
 // iteration against the baseline's frame of the same path (iteration i of one run paired with iteration i of the

@@ -162,4 +162,76 @@ std::map<std::string, SpeedComparison> flameGraphSpeeds(const ProfileRun& baseli
     return speeds;
 }
 
+namespace {
+
+// A bottom-up node: callers by kind and name.
+struct CallerNode {
+    FlameFrame frame;
+    std::map<std::pair<int, std::string>, std::unique_ptr<CallerNode>> callers;
+};
+
+void flattenByTime(CallerNode& node, int parent, int depth, double offsetUs, std::vector<FlameFrame>& out)
+{
+    node.frame.parent = parent;
+    node.frame.depth = depth;
+    node.frame.offsetUs = offsetUs;
+    const int self = int(out.size());
+    out.push_back(node.frame);
+    std::vector<CallerNode*> order;
+    for (auto& [key, child] : node.callers)
+        order.push_back(child.get());
+    std::stable_sort(order.begin(), order.end(),
+                     [](const CallerNode* a, const CallerNode* b) { return a->frame.us > b->frame.us; });
+    double offset = offsetUs;
+    for (CallerNode* child : order) {
+        flattenByTime(*child, self, depth + 1, offset, out);
+        offset += child->frame.us;
+    }
+}
+
+} // namespace
+
+std::vector<FlameFrame> bottomUp(const std::vector<FlameFrame>& topDown)
+{
+    if (topDown.empty())
+        return {};
+    std::vector<double> selfUs(topDown.size());
+    for (size_t i = 0; i < topDown.size(); ++i)
+        selfUs[i] = topDown[i].us;
+    for (const FlameFrame& f : topDown)
+        if (f.parent >= 0)
+            selfUs[size_t(f.parent)] -= f.us;
+    CallerNode root;
+    root.frame = topDown.front();
+    root.frame.name.clear();
+    root.frame.path.clear();
+    for (size_t i = 0; i < topDown.size(); ++i) {
+        const double us = selfUs[i];
+        if (us <= 1e-9 || i == 0)
+            continue; // the root's own time stays in the root frame
+        CallerNode* node = &root;
+        std::string path;
+        for (int at = int(i); at > 0; at = topDown[size_t(at)].parent) { // the frame, then its callers up to the root
+            const FlameFrame& f = topDown[size_t(at)];
+            const std::string name = f.kind == FlameFrame::Kind::Module ? f.path : f.name;
+            auto& slot = node->callers[{int(f.kind), name}];
+            path += (path.empty() ? "" : "/") + name;
+            if (!slot) {
+                slot = std::make_unique<CallerNode>();
+                slot->frame.kind = f.kind;
+                slot->frame.name = name;
+                slot->frame.typeName = f.typeName;
+                slot->frame.path = path;
+            }
+            node = slot.get();
+            node->frame.us += us;
+            if (at == int(i))
+                node->frame.calls += f.calls;
+        }
+    }
+    std::vector<FlameFrame> frames;
+    flattenByTime(root, -1, 0, 0.0, frames);
+    return frames;
+}
+
 } // namespace kforge
