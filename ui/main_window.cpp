@@ -10,6 +10,7 @@
 #include "controllers/inputs_controller.h"
 #include "controllers/plan_run_notes.h"
 #include "controllers/profile_controller.h"
+#include "controllers/plan_file_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
@@ -32,6 +33,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFileInfo>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -191,6 +193,9 @@ void MainWindow::connectParts()
 {
     connect(m_opening, &ModelOpening::loadingChanged, this, &MainWindow::loadingChanged);
     connect(m_opening, &ModelOpening::loadFailed, this, &MainWindow::loadFailed);
+    connect(m_opening, &ModelOpening::documentRequested, this, &MainWindow::openDocument);
+    connect(m_planSpace->files(), &PlanFileController::fileUsed, this, &MainWindow::rememberDocument);
+    connect(m_profileSpace->files(), &ProfileFileController::fileUsed, this, &MainWindow::rememberDocument);
     connect(m_opening, &ModelOpening::loaded, this,
             [this](const QString& source, std::shared_ptr<kforge::ModelSession> session) {
                 m_planSpace->setSession(nullptr);
@@ -419,6 +424,22 @@ void MainWindow::cancelOptimize() { m_optimizeSpace->cancelOptimize(); }
 bool MainWindow::applyOptimizedPlan() { return m_optimizeSpace->applyOptimizedPlan(); }
 
 bool MainWindow::isProfileFile(const QString& path) { return ProfileWorkspace::isProfileFile(path); }
+
+void MainWindow::rememberDocument(const QString& path)
+{
+    if (isPersistent()) // screenshot and test windows leave the user's list alone
+        m_recent->addDocument(path);
+}
+
+bool MainWindow::openDocument(const QString& path)
+{
+    if (!QFileInfo::exists(path)) {
+        m_recent->removeDocument(path);
+        m_status->show(tr("%1 no longer exists: removed from the recent files").arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    return isProfileFile(path) ? openProfile(path) : openPlan(path);
+}
 bool MainWindow::openProfile(const QString& path) { return m_profileSpace->files()->open(path); }
 bool MainWindow::saveProfile(const QString& path) { return m_profileSpace->files()->save(path); }
 bool MainWindow::exportChromeTrace(const QString& path) { return m_profileSpace->files()->exportChromeTrace(path); }

@@ -124,6 +124,8 @@ public:
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
     bool openProfile(const QString& path);
+    // A plan or profile from Open Recent: opened where it belongs; a file that is gone leaves the list.
+    bool openDocument(const QString& path);
     bool saveProfile(const QString& path); // the baseline and the plan run, whichever exist
     bool exportChromeTrace(const QString& path);
     bool exportCsv(const QString& path); // the run shown
@@ -167,6 +169,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    void rememberDocument(const QString& path); // a plan or profile opened or saved
     void createWorkspaces();
     void createMenus();
     void createStatusBar();

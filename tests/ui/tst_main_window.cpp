@@ -5,6 +5,7 @@
 #include "window_parts.h"
 #include "main_window.h"
 #include "item_models/module_tree_model.h"
+#include "item_models/plan_document.h"
 #include "application/recent_files.h"
 
 #include <kforge/model_session.h>
@@ -15,6 +16,7 @@
 #include <QMap>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMimeData>
@@ -32,6 +34,7 @@
 #include <QAbstractButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
 #include <QUrl>
@@ -252,6 +255,41 @@ private Q_SLOTS:
         QCOMPARE(storedRecentFiles(), QStringList{kTinyGpt});
         QTRY_VERIFY(!menuEntry(menu, gone));
         QVERIFY(menuEntry(menu, kTinyGpt));
+    }
+
+    // Open Recent lists the plans and profiles opened or saved too, below the models; choosing one opens it where it
+    // belongs; one that is gone leaves the list with a word in the status bar.
+    void recentPlansAndProfiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString planPath = dir.filePath(QStringLiteral("tiny.kfplan.json"));
+        {
+            const auto window = makeWindow();
+            QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+            window->openSource(kTinyGpt);
+            QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+            window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                                 QStringLiteral("AtenGeluProvider"));
+            QVERIFY(window->savePlanAs(planPath));
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("recentDocuments")).toStringList(),
+                 QStringList{QFileInfo(planPath).absoluteFilePath()});
+
+        const auto window = makeWindow();
+        QMenu* menu = window->actions().openRecent;
+        QVERIFY(menu->isEnabled());
+        QAction* entry = menuEntry(menu, QFileInfo(planPath).absoluteFilePath());
+        QVERIFY(entry);
+        QCOMPARE(entry->text(), QStringLiteral("tiny.kfplan.json"));
+        entry->trigger();
+        QCOMPARE(window->planDocument()->plan().entries.size(), size_t(1));
+
+        QVERIFY(QFile::remove(planPath));
+        QTRY_VERIFY(menuEntry(menu, QFileInfo(planPath).absoluteFilePath()));
+        menuEntry(menu, QFileInfo(planPath).absoluteFilePath())->trigger();
+        QVERIFY(QSettings().value(QStringLiteral("recentDocuments")).toStringList().isEmpty());
+        QTRY_VERIFY(!menuEntry(menu, QFileInfo(planPath).absoluteFilePath()));
     }
 
     void dropFileLoadsIt()

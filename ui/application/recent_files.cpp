@@ -10,6 +10,7 @@ namespace kforge::ui {
 namespace {
 const QString kKey = QStringLiteral("recentFiles");
 const QString kInputsKey = QStringLiteral("recentInputs"); // a map: model source -> inputs
+const QString kDocumentsKey = QStringLiteral("recentDocuments");
 } // namespace
 
 RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {}
@@ -44,7 +45,48 @@ void RecentFiles::remove(const QString& source)
         store(list);
 }
 
-void RecentFiles::clear() { store({}); }
+void RecentFiles::clear()
+{
+    storeDocuments({});
+    store({});
+}
+
+QStringList RecentFiles::documents() const
+{
+    QStringList list = QSettings().value(kDocumentsKey).toStringList();
+    list.removeAll(QString());
+    list.removeDuplicates();
+    while (list.size() > kMaxEntries)
+        list.removeLast();
+    return list;
+}
+
+void RecentFiles::addDocument(const QString& path)
+{
+    QStringList list = documents();
+    list.removeAll(path);
+    list.prepend(path);
+    while (list.size() > kMaxEntries)
+        list.removeLast();
+    storeDocuments(list);
+    Q_EMIT changed();
+}
+
+void RecentFiles::removeDocument(const QString& path)
+{
+    QStringList list = documents();
+    if (list.removeAll(path) > 0) {
+        storeDocuments(list);
+        Q_EMIT changed();
+    }
+}
+
+void RecentFiles::storeDocuments(const QStringList& documents)
+{
+    QSettings settings;
+    settings.setValue(kDocumentsKey, documents);
+    settings.sync();
+}
 
 QString RecentFiles::inputsFor(const QString& source) const
 {

@@ -5,8 +5,8 @@
 
 namespace kforge::ui {
 
-// The most recently opened models (absolute file paths or "builtin:NAME"), newest first, kept in QSettings
-// so every window and every run of the app shares one list.
+// The most recently opened models (absolute file paths or "builtin:NAME"), and plans and profiles, newest first,
+// kept in QSettings so every window and every run of the app shares the lists.
 class RecentFiles : public QObject {
     Q_OBJECT
 public:
@@ -18,7 +18,12 @@ public:
     bool contains(const QString& source) const;
     void add(const QString& source);
     void remove(const QString& source);
-    void clear();
+    void clear(); // models and documents
+
+    // The plans and profiles (.kfprof) most recently opened or saved, newest first, as absolute paths.
+    QStringList documents() const;
+    void addDocument(const QString& path);
+    void removeDocument(const QString& path);
 
     // The inputs last given to a model, kept with the list: "file:PATH" (a torch.save file) or
     // "specs:float32[1,16];int64[1,8]" (random tensors); "" when none were given.
@@ -30,6 +35,7 @@ Q_SIGNALS:
 
 private:
     void store(const QStringList& entries);
+    void storeDocuments(const QStringList& documents);
 };
 
 } // namespace kforge::ui

@@ -71,6 +71,7 @@ bool PlanFileController::open(const QString& path)
     }
     Q_EMIT statusMessage(tr("Opened plan %1: %n entries", nullptr, int(m_document->plan().entries.size()))
                              .arg(QFileInfo(path).fileName()));
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     return true;
 }
 
@@ -89,6 +90,7 @@ bool PlanFileController::saveAs(const QString& path)
         return false;
     }
     Q_EMIT statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     return true;
 }
 

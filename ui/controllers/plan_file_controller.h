@@ -49,6 +49,7 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     void error(const QString& message); // one line: a plan file could not be read or written
     void unsavedChangesPrompted();
+    void fileUsed(const QString& path); // a plan file opened or saved: for the recent files
 
 private:
     void report(const QString& title, const QString& message);

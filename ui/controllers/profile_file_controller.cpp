@@ -120,6 +120,7 @@ bool ProfileFileController::open(const QString& path)
     m_savedBaseline = baseline.get();
     m_savedPlan = plan.get();
     m_display->setOrigin(name);
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     Q_EMIT opened();
     const auto& any = baseline ? baseline : plan;
     Q_EMIT statusMessage(tr("Opened %1: %2 of %3")
@@ -144,6 +145,7 @@ bool ProfileFileController::save(const QString& path)
     m_savedBaseline = baseline.get();
     m_savedPlan = plan.get();
     Q_EMIT statusMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     return true;
 }
 

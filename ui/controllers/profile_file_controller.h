@@ -50,8 +50,9 @@ public:
     QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
 
 Q_SIGNALS:
-    void opened();                 // runs from a file are shown
-    void unsavedResultsPrompted(); // keepResults() found unsaved results and asked (or took unsavedResults())
+    void opened();                      // runs from a file are shown
+    void fileUsed(const QString& path); // a .kfprof opened or saved: for the recent files
+    void unsavedResultsPrompted();      // keepResults() found unsaved results and asked (or took unsavedResults())
     void statusMessage(const QString& message);
     void error(const QString& message); // one line
 

@@ -131,9 +131,19 @@ void ModelOpening::rebuildRecentMenu()
             label = QStringLiteral("&%1  %2").arg(i + 1).arg(label);
         menu->addAction(label, this, [this, source] { openSource(source); })->setData(source);
     }
+    // Plans and profiles follow the models, by file name (the full path in the status tip).
+    const QStringList documents = m_recent->documents();
+    if (!documents.isEmpty())
+        menu->addSection(tr("Plans and profiles"));
+    for (const QString& path : documents) {
+        QAction* action = menu->addAction(QFileInfo(path).fileName().replace(QLatin1Char('&'), QStringLiteral("&&")),
+                                          this, [this, path] { Q_EMIT documentRequested(path); });
+        action->setData(path);
+        action->setStatusTip(QDir::toNativeSeparators(path));
+    }
     menu->addSeparator();
     m_context.actions->clearRecent = menu->addAction(tr("&Clear Recent Files"), m_recent, &RecentFiles::clear);
-    menu->setEnabled(!entries.isEmpty());
+    menu->setEnabled(!entries.isEmpty() || !documents.isEmpty());
 }
 
 void ModelOpening::setBusy(bool busy)

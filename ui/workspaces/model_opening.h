@@ -48,6 +48,8 @@ Q_SIGNALS:
     void loaded(const QString& source, std::shared_ptr<kforge::ModelSession> session);
     void loadFailed(const QString& message); // one line, naming the file or builtin
     void loadingChanged(bool loading);
+    // Open Recent's entry for a plan or a profile was chosen (the window opens it where it belongs).
+    void documentRequested(const QString& path);
 
 private:
     void rebuildRecentMenu();
