@@ -11,32 +11,37 @@ namespace {
 const QString kKey = QStringLiteral("recentFiles");
 const QString kInputsKey = QStringLiteral("recentInputs"); // a map: model source -> inputs
 const QString kDocumentsKey = QStringLiteral("recentDocuments");
-} // namespace
 
-RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {}
-
-QStringList RecentFiles::entries() const
+// A list as stored, read every time: another window or run may have changed it since.
+QStringList readList(const QString& key)
 {
-    // Read every time: another window or run may have changed the list since.
-    QStringList list = QSettings().value(kKey).toStringList();
+    QStringList list = QSettings().value(key).toStringList();
     list.removeAll(QString());
     list.removeDuplicates();
-    while (list.size() > kMaxEntries)
+    while (list.size() > RecentFiles::kMaxEntries)
         list.removeLast();
     return list;
 }
 
+// `item` first, once, and at most kMaxEntries in all.
+QStringList withFirst(QStringList list, const QString& item)
+{
+    list.removeAll(item);
+    list.prepend(item);
+    while (list.size() > RecentFiles::kMaxEntries)
+        list.removeLast();
+    return list;
+}
+
+} // namespace
+
+RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {}
+
+QStringList RecentFiles::entries() const { return readList(kKey); }
+
 bool RecentFiles::contains(const QString& source) const { return entries().contains(source); }
 
-void RecentFiles::add(const QString& source)
-{
-    QStringList list = entries();
-    list.removeAll(source);
-    list.prepend(source);
-    while (list.size() > kMaxEntries)
-        list.removeLast();
-    store(list);
-}
+void RecentFiles::add(const QString& source) { store(withFirst(entries(), source)); }
 
 void RecentFiles::remove(const QString& source)
 {
@@ -51,24 +56,11 @@ void RecentFiles::clear()
     store({});
 }
 
-QStringList RecentFiles::documents() const
-{
-    QStringList list = QSettings().value(kDocumentsKey).toStringList();
-    list.removeAll(QString());
-    list.removeDuplicates();
-    while (list.size() > kMaxEntries)
-        list.removeLast();
-    return list;
-}
+QStringList RecentFiles::documents() const { return readList(kDocumentsKey); }
 
 void RecentFiles::addDocument(const QString& path)
 {
-    QStringList list = documents();
-    list.removeAll(path);
-    list.prepend(path);
-    while (list.size() > kMaxEntries)
-        list.removeLast();
-    storeDocuments(list);
+    storeDocuments(withFirst(documents(), path));
     Q_EMIT changed();
 }
 
