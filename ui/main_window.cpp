@@ -22,6 +22,7 @@
 #include "views/settings_dialog.h"
 #include "workspaces/model_opening.h"
 #include "workspaces/model_workspace.h"
+#include "views/start_page.h"
 #include "workspaces/optimize_workspace.h"
 #include "workspaces/plan_workspace.h"
 #include "workspaces/profile_workspace.h"
@@ -194,6 +195,10 @@ void MainWindow::connectParts()
     connect(m_opening, &ModelOpening::loadingChanged, this, &MainWindow::loadingChanged);
     connect(m_opening, &ModelOpening::loadFailed, this, &MainWindow::loadFailed);
     connect(m_opening, &ModelOpening::documentRequested, this, &MainWindow::openDocument);
+    StartPage* start = m_modelSpace->startPage();
+    connect(start, &StartPage::openFileRequested, m_opening, &ModelOpening::chooseFile);
+    connect(start, &StartPage::modelRequested, this, [this](const QString& source) { openSource(source); });
+    connect(start, &StartPage::documentRequested, this, &MainWindow::openDocument);
     connect(m_planSpace->files(), &PlanFileController::fileUsed, this, &MainWindow::rememberDocument);
     connect(m_profileSpace->files(), &ProfileFileController::fileUsed, this, &MainWindow::rememberDocument);
     connect(m_opening, &ModelOpening::loaded, this,

@@ -6,6 +6,7 @@
 #include "main_window.h"
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
+#include "views/start_page.h"
 #include "application/recent_files.h"
 
 #include <kforge/model_session.h>
@@ -290,6 +291,28 @@ private Q_SLOTS:
         menuEntry(menu, QFileInfo(planPath).absoluteFilePath())->trigger();
         QVERIFY(QSettings().value(QStringLiteral("recentDocuments")).toStringList().isEmpty());
         QTRY_VERIFY(!menuEntry(menu, QFileInfo(planPath).absoluteFilePath()));
+    }
+
+    // Before a model is open the window shows a start page: the built-in models and the recent models, plans and
+    // profiles as links that open them.
+    void startPageOpensBuiltinsAndRecentFiles()
+    {
+        QSettings().setValue(QStringLiteral("recentFiles"), QStringList{kTinyMlp});
+        const auto window = makeWindow();
+        window->show();
+        auto* start = window->findChild<kforge::ui::StartPage*>(QStringLiteral("startPage"));
+        QVERIFY(start);
+        QVERIFY(start->isVisible());
+        QVERIFY2(start->builtinsLabel()->text().contains(QStringLiteral(">tiny-gpt<")),
+                 qPrintable(start->builtinsLabel()->text()));
+        QVERIFY2(start->recentLabel()->text().contains(QFileInfo(kTinyMlp).fileName()),
+                 qPrintable(start->recentLabel()->text()));
+
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        Q_EMIT start->builtinsLabel()->linkActivated(QStringLiteral("model:builtin%3Atiny-gpt"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(window->source(), kTinyGpt);
+        QVERIFY(!start->isVisible()); // the module tree replaces it
     }
 
     void dropFileLoadsIt()

@@ -18,6 +18,8 @@
 #include "views/function_stacks_view.h"
 #include "views/inputs_view.h"
 #include "views/module_tree_page.h"
+#include "views/start_page.h"
+#include "application/recent_files.h"
 #include "views/module_tree_view.h"
 #include "views/semantic_text.h"
 #include "window_actions.h"
@@ -44,9 +46,11 @@ namespace kforge::ui {
 
 ModelWorkspace::ModelWorkspace(const WorkspaceContext& context, RecentFiles* recent, QTabWidget* tabs)
     : QObject(context.window), m_context(context), m_tabs(tabs), m_run(new RunController(context.owner, this)),
-      m_inputs(new InputsController(context.owner, recent, this))
+      m_inputs(new InputsController(context.owner, recent, this)), m_recent(recent)
 {
     createViews();
+    connect(m_recent, &RecentFiles::changed, this, &ModelWorkspace::showRecent);
+    showRecent();
     createActions();
     connectRunController();
     connect(m_context.owner, &SessionOwner::activityChanged, this, &ModelWorkspace::updateRunActions);
@@ -62,6 +66,8 @@ ModelWorkspace::ModelWorkspace(const WorkspaceContext& context, RecentFiles* rec
 
 ModelWorkspace::~ModelWorkspace() = default;
 
+void ModelWorkspace::showRecent() { m_placeholder->setRecent(m_recent->entries(), m_recent->documents()); }
+
 QStringList ModelWorkspace::viewNames()
 {
     return {QStringLiteral("tree"),   QStringLiteral("tree-time"), QStringLiteral("stacks"),
@@ -76,9 +82,11 @@ void ModelWorkspace::createViews()
     m_model->setObjectName(QStringLiteral("moduleModel")); // object names: how tools and tests find the parts
     m_page = new ModuleTreePage(m_model, window);
     m_page->setObjectName(QStringLiteral("modulePage"));
-    m_placeholder = new QLabel(tr("Open a TorchScript model (Ctrl+O) or drop a file here."), window);
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setEnabled(false);
+    m_placeholder = new StartPage(window);
+    QStringList builtins;
+    for (const std::string& name : kforge::ModelSession::builtinModels())
+        builtins << QString::fromStdString(name);
+    m_placeholder->setBuiltins(builtins);
     m_pages = new QStackedWidget(window);
     m_pages->addWidget(m_placeholder);
     m_pages->addWidget(m_page);

@@ -30,6 +30,8 @@ struct VerifyReport;
 
 namespace kforge::ui {
 
+class StartPage;
+
 class CaptureListModel;
 class CapturesView;
 class EventLogView;
@@ -44,6 +46,7 @@ class RunController;
 class ModelWorkspace : public QObject {
     Q_OBJECT
 public:
+    StartPage* startPage() const { return m_placeholder; }
     ModelWorkspace(const WorkspaceContext& context, RecentFiles* recent, QTabWidget* tabs);
     ~ModelWorkspace() override;
 
@@ -106,7 +109,9 @@ private:
     ModuleTreeModel* m_model = nullptr;
     ModuleTreePage* m_page = nullptr;
     QStackedWidget* m_pages = nullptr;
-    QLabel* m_placeholder = nullptr;
+    StartPage* m_placeholder = nullptr; // before a model is open
+    RecentFiles* m_recent;
+    void showRecent(); // on the start page
     FunctionStacksView* m_stacksView = nullptr;
     EventLogView* m_eventView = nullptr;
     CaptureListModel* m_captureModel = nullptr;
