@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the corpus's Python tests share: running the kforge CLI and reporting each check."""
+"""What the corpus's Python tests share: running the kforge CLI, reporting each check, wrapping a HF model."""
 import subprocess
 import sys
 
@@ -17,3 +17,18 @@ def check(condition, what):
     if not condition:
         sys.exit("FAIL: " + what)
     print("ok:", what)
+
+
+def logits_of(model):
+    """A Hugging Face causal LM as users export and trace it for inference: input ids in, logits out, no cache."""
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self, wrapped):
+            super().__init__()
+            self.m = wrapped
+
+        def forward(self, input_ids):
+            return self.m(input_ids=input_ids, use_cache=False).logits
+
+    return Logits(model).eval()

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, kforge, logits_of  # noqa: E402
 
 import torch
 from torch.export import Dim
@@ -113,15 +113,7 @@ def main():
                                           num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128)
         llama = transformers.LlamaForCausalLM(config).eval()
 
-        class Logits(torch.nn.Module):
-            def __init__(self, model):
-                super().__init__()
-                self.model = model
-
-            def forward(self, input_ids):
-                return self.model(input_ids=input_ids, use_cache=False).logits
-
-        logits = Logits(llama).eval()
+        logits = logits_of(llama)
         program = torch.export.export(logits, (torch.randint(0, 128, (2, 8)),),
                                       dynamic_shapes={"input_ids": {0: Dim.AUTO, 1: Dim.AUTO}})
         path = os.path.join(folder, "llama_dynamic.pt2")

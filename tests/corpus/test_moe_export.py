@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, kforge, logits_of  # noqa: E402
 
 import torch
 
@@ -22,15 +22,6 @@ try:
 except ImportError:
     print("transformers is not installed in this Python (scripts/bootstrap installs it)")
     sys.exit(77)
-
-
-class Logits(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.m = model
-
-    def forward(self, input_ids):
-        return self.m(input_ids=input_ids, use_cache=False).logits
 
 
 def main():
@@ -47,7 +38,7 @@ def main():
         inputs = os.path.join(folder, "ids.pt")
         torch.save((ids,), inputs)
         default = os.path.join(folder, "moe_default.pt2")
-        program = torch.export.export(Logits(model).eval(), (ids,))
+        program = torch.export.export(logits_of(model), (ids,))
         targets = {str(n.target) for n in program.graph.nodes if n.op == "call_function"}
         if not any("grouped_mm_fallback" in t for t in targets):
             print("this transformers exports no grouped_mm_fallback: nothing to refuse")
@@ -60,9 +51,9 @@ def main():
 
         model.set_experts_implementation("batched_mm")
         with torch.no_grad():
-            expected = float(Logits(model)(ids).double().sum())
+            expected = float(logits_of(model)(ids).double().sum())
         batched = os.path.join(folder, "moe_batched.pt2")
-        torch.export.save(torch.export.export(Logits(model).eval(), (ids,)), batched)
+        torch.export.save(torch.export.export(logits_of(model), (ids,)), batched)
         run = json.loads(kforge(args.kforge, "run", batched, "--inputs-file", inputs, "--json").stdout)
         got = run["outputs"][0]["sum"]
         check(math.isclose(got, expected, rel_tol=1e-5, abs_tol=1e-5),

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, kforge, logits_of  # noqa: E402
 
 import torch
 
@@ -24,15 +24,6 @@ except ImportError:
     sys.exit(77)
 
 
-class Logits(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.m = model
-
-    def forward(self, input_ids):
-        return self.m(input_ids=input_ids, use_cache=False).logits
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kforge", required=True)
@@ -40,7 +31,7 @@ def main():
     torch.manual_seed(0)
     config = transformers.MambaConfig(vocab_size=128, hidden_size=32, state_size=8, num_hidden_layers=2, expand=2,
                                       conv_kernel=4)
-    model = Logits(transformers.MambaForCausalLM(config).eval()).eval()
+    model = logits_of(transformers.MambaForCausalLM(config).eval())
     ids = torch.randint(0, 128, (1, 8))
     with torch.no_grad():
         expected = float(model(ids).double().sum())

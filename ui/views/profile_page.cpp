@@ -37,6 +37,7 @@ namespace kforge::ui {
 namespace {
 
 const QString kWarmupKey = QStringLiteral("profile/warmup");
+const kforge::Plan kNoPlan; // the plan of a comparison without a plan run: none (a reference, no copy)
 
 const char* const kBenchmarkIntro =
     QT_TRANSLATE_NOOP("kforge::ui::ProfilePage", "Benchmark (Ctrl+Shift+F6) times whole forwards without and "
@@ -478,7 +479,7 @@ void ProfilePage::showResults()
     const auto& comparison = m_controller->comparison();
     const auto& benchmark = m_controller->benchmarkResult();
     const WholeForwardLines lines = wholeForwardLines(
-        comparison ? &*comparison : nullptr, plan ? plan->plan : kforge::Plan{}, benchmark ? &*benchmark : nullptr,
+        comparison ? &*comparison : nullptr, plan ? plan->plan : kNoPlan, benchmark ? &*benchmark : nullptr,
         m_controller->benchmarkedPlan(), m_controller->newerResult(), m_comparisonModel->outputErrorText());
     m_comparisonSummary->setText(
         comparison

@@ -709,7 +709,17 @@ void ExportedRunner::addInputShape(int input, const json& graph, const json& mod
 // and the same wherever it appears.
 void ExportedRunner::checkInputShapes(const std::vector<c10::IValue>& slots) const
 {
-    std::unordered_map<std::string, std::pair<int64_t, std::string>> seen; // symbol -> (size, where)
+    // Every forward runs this: nothing is allocated unless an input is refused.
+    struct Seen {
+        const std::string* symbol;
+        int64_t size;
+        const std::string* input;
+        size_t dim;
+    };
+    std::vector<Seen> seen; // a symbol's first size; few symbols, so a scan
+    const auto where = [](const std::string& input, size_t dim) {
+        return "input '" + input + "' dimension " + std::to_string(dim);
+    };
     for (const InputShape& shape : m_inputShapes) {
         const c10::IValue& value = slots[size_t(m_inputSlots[size_t(shape.input)])];
         if (!value.isTensor())
@@ -723,24 +733,26 @@ void ExportedRunner::checkInputShapes(const std::vector<c10::IValue>& slots) con
         for (size_t d = 0; d < shape.dims.size(); ++d) {
             const InputShape::Dim& dim = shape.dims[d];
             const int64_t size = tensor.size(int64_t(d));
-            const std::string where = "input '" + name + "' dimension " + std::to_string(d);
             if (dim.fixed && size != *dim.fixed)
-                throw std::runtime_error(where + " is " + std::to_string(size) + "; the program was exported with " +
-                                         "it static at " + std::to_string(*dim.fixed) +
+                throw std::runtime_error(where(name, d) + " is " + std::to_string(size) +
+                                         "; the program was exported with it static at " + std::to_string(*dim.fixed) +
                                          " (export it with a dynamic dimension, torch.export.Dim, to vary it)");
             if (dim.symbol.empty())
                 continue;
             // As Python: a lower bound of 2 is export's own (it specialises 0 and 1), and sizes 0 and 1 still run.
             if ((dim.min && *dim.min > 2 && size < *dim.min) || (dim.max && size > *dim.max))
-                throw std::runtime_error(where + " is " + std::to_string(size) +
+                throw std::runtime_error(where(name, d) + " is " + std::to_string(size) +
                                          ", outside the range the program was exported for: " + dim.symbol + " in [" +
                                          (dim.min ? std::to_string(*dim.min) : std::string("0")) + ", " +
                                          (dim.max ? std::to_string(*dim.max) : std::string("inf")) + "]");
-            const auto [it, first] = seen.emplace(dim.symbol, std::pair{size, where});
-            if (!first && it->second.first != size)
-                throw std::runtime_error(where + " is " + std::to_string(size) + " but " + it->second.second + " is " +
-                                         std::to_string(it->second.first) + ": the program was exported " +
-                                         "with both the same size (" + dim.symbol + ")");
+            const auto first =
+                std::find_if(seen.begin(), seen.end(), [&](const Seen& s) { return *s.symbol == dim.symbol; });
+            if (first == seen.end())
+                seen.push_back({&dim.symbol, size, &name, d});
+            else if (first->size != size)
+                throw std::runtime_error(where(name, d) + " is " + std::to_string(size) + " but " +
+                                         where(*first->input, first->dim) + " is " + std::to_string(first->size) +
+                                         ": the program was exported with both the same size (" + dim.symbol + ")");
         }
     }
 }
