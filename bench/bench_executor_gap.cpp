@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C++ half of bench/bench_executor_gap.py: is the forward kforge profiles the one a deployment runs? It holds one
-// TorchScript file loaded four ways and times forwards of the one asked for, on request, so that the Python driver can
-// interleave them with Python's own `torch.jit.load(...)(x)` in rounds (one process pair, the same machine state):
+// TorchScript file loaded the ways its variants need and times forwards of the one asked for, on request, so that the
+// Python driver can interleave them with Python's own `torch.jit.load(...)(x)` in rounds (the same machine state). The
+// driver starts one process per variant: a deployment holds one model, and models alternating in one process slow
+// each other (the allocator's and the caches' state, not the executor):
 //
 //   libtorch           torch::jit::load + forward under NoGradGuard: a C++ LibTorch deployment (graph optimizer on,
 //                      LibTorch's default profiling executor)
@@ -19,7 +21,7 @@
 // Protocol (stdin, one command a line; stdout, one answer a line): "VARIANT N" runs N forwards and answers their
 // times in ms separated by spaces; "quit" ends. Before the first command it prints "ready".
 //
-//   bench_executor_gap MODEL.pt INPUTS.pt [THREADS]
+//   bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]   (default: the first four variants)
 #include <kforge/model_session.h>
 #include <kforge/profiling.h>
 
@@ -36,6 +38,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -93,69 +97,110 @@ std::string profiledForwardTimes(kforge::ModelSession& session, int forwards)
     return answer;
 }
 
+// What one process holds: only the models its variants need, loaded on first use.
+class Loaded {
+public:
+    Loaded(std::string model, std::string inputsPath)
+        : model_(std::move(model)), inputsPath_(std::move(inputsPath)), inputs_(loadInputs(inputsPath_))
+    {
+    }
+
+    const Inputs& inputs() const { return inputs_; }
+
+    torch::jit::Module& deployment(bool optimize)
+    {
+        auto& module = optimize ? deployed_ : deployedDirect_;
+        if (!module) {
+            module = torch::jit::load(model_);
+            module->eval();
+        }
+        return *module;
+    }
+
+    kforge::ModelSession& session(kforge::GraphExecutor executor)
+    {
+        auto& session = executor == kforge::GraphExecutor::Direct ? direct_ : optimized_;
+        if (!session) {
+            kforge::OpenOptions options;
+            options.executor = executor;
+            session = kforge::ModelSession::open(model_, options);
+            session->loadInputsFile(inputsPath_);
+        }
+        return *session;
+    }
+
+private:
+    std::string model_, inputsPath_;
+    Inputs inputs_;
+    std::optional<torch::jit::Module> deployed_, deployedDirect_;
+    std::unique_ptr<kforge::ModelSession> direct_, optimized_;
+};
+
+// The forward a variant times; empty for a name no variant has. The optimizer flag is thread-local: each sets its own.
+std::function<void()> variantForward(const std::string& name, Loaded& loaded)
+{
+    const auto libtorch = [&loaded](bool optimize) -> std::function<void()> {
+        torch::jit::Module& module = loaded.deployment(optimize);
+        return [&module, &loaded, optimize] {
+            at::NoGradGuard noGrad;
+            torch::jit::GraphOptimizerEnabledGuard executor(optimize);
+            module.get_method("forward")(loaded.inputs().args, loaded.inputs().kwargs);
+        };
+    };
+    // Attribution: kforge's plain copy of the forward (not inlined) or its instrumented forward, without the call
+    // guard.
+    const auto raw = [&loaded](const char* method, bool deploymentInputs) -> std::function<void()> {
+        auto& impl = sessionImpl(loaded.session(kforge::GraphExecutor::Direct));
+        return [&impl, &loaded, method, deploymentInputs] {
+            at::NoGradGuard noGrad;
+            torch::jit::GraphOptimizerEnabledGuard executor(false);
+            if (deploymentInputs)
+                impl.module.get_method(method)(loaded.inputs().args, loaded.inputs().kwargs);
+            else
+                impl.module.get_method(method)(impl.inputs, impl.kwargs);
+        };
+    };
+    const auto session = [&loaded](kforge::GraphExecutor executor) -> std::function<void()> {
+        kforge::ModelSession& opened = loaded.session(executor);
+        return [&opened] { opened.forwardDiscardingOutputs(); };
+    };
+    if (name == "libtorch")
+        return libtorch(true);
+    if (name == "libtorch_direct")
+        return libtorch(false);
+    if (name == "kforge_direct")
+        return session(kforge::GraphExecutor::Direct);
+    if (name == "kforge_optimized")
+        return session(kforge::GraphExecutor::Optimized);
+    if (name == "kforge_plain_raw")
+        return raw(kforge::kPlainForward, false);
+    if (name == "kforge_plain_raw_inputs")
+        return raw(kforge::kPlainForward, true);
+    if (name == "kforge_hooked_raw")
+        return raw("forward", false);
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr,
-                     "usage: bench_executor_gap MODEL.pt INPUTS.pt [THREADS] (driven by bench_executor_gap.py)\n");
+        std::fprintf(stderr, "usage: bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]] (driven by "
+                             "bench_executor_gap.py)\n");
         return 2;
     }
-    const std::string model = argv[1];
     if (argc > 3 && std::stoi(argv[3]) > 0)
         at::set_num_threads(std::stoi(argv[3]));
-
-    torch::jit::Module deployed = torch::jit::load(model), deployedDirect = torch::jit::load(model);
-    deployed.eval();
-    deployedDirect.eval();
-    const Inputs inputs = loadInputs(argv[2]);
-    kforge::OpenOptions direct, optimized;
-    direct.executor = kforge::GraphExecutor::Direct;
-    optimized.executor = kforge::GraphExecutor::Optimized;
-    auto kforgeDirect = kforge::ModelSession::open(model, direct);
-    auto kforgeOptimized = kforge::ModelSession::open(model, optimized);
-    kforgeDirect->loadInputsFile(argv[2]);
-    kforgeOptimized->loadInputsFile(argv[2]);
-
-    const auto libtorch = [&inputs](torch::jit::Module& module, bool optimize) {
-        return [&module, &inputs, optimize] {
-            at::NoGradGuard noGrad;
-            torch::jit::GraphOptimizerEnabledGuard executor(optimize);
-            module.get_method("forward")(inputs.args, inputs.kwargs);
-        };
-    };
-    // The optimizer flag is thread-local; each variant sets its own.
-    const std::map<std::string, std::function<void()>> variants{
-        {"libtorch", libtorch(deployed, true)},
-        {"libtorch_direct", libtorch(deployedDirect, false)},
-        {"kforge_direct", [&] { kforgeDirect->forwardDiscardingOutputs(); }},
-        {"kforge_optimized", [&] { kforgeOptimized->forwardDiscardingOutputs(); }},
-        // Attribution: kforge's plain copy of the forward, not inlined, without the call guard.
-        {"kforge_plain_raw",
-         [&] {
-             at::NoGradGuard noGrad;
-             torch::jit::GraphOptimizerEnabledGuard executor(false);
-             sessionImpl(*kforgeDirect)
-                 .module.get_method(kforge::kPlainForward)(sessionImpl(*kforgeDirect).inputs,
-                                                           sessionImpl(*kforgeDirect).kwargs);
-         }},
-        // ... with the inputs this program loaded (the deployment's) instead of the session's.
-        {"kforge_plain_raw_inputs",
-         [&] {
-             at::NoGradGuard noGrad;
-             torch::jit::GraphOptimizerEnabledGuard executor(false);
-             sessionImpl(*kforgeDirect).module.get_method(kforge::kPlainForward)(inputs.args, inputs.kwargs);
-         }},
-        // ... and the instrumented forward (module enter/exit ops, idle).
-        {"kforge_hooked_raw",
-         [&] {
-             at::NoGradGuard noGrad;
-             torch::jit::GraphOptimizerEnabledGuard executor(false);
-             sessionImpl(*kforgeDirect)
-                 .module.get_method("forward")(sessionImpl(*kforgeDirect).inputs, sessionImpl(*kforgeDirect).kwargs);
-         }},
-    };
+    Loaded loaded(argv[1], argv[2]);
+    // Load what the named variants need before "ready", so that no timed forward pays for a load.
+    std::map<std::string, std::function<void()>> variants;
+    std::istringstream names(argc > 4 ? argv[4] : "libtorch,libtorch_direct,kforge_direct,kforge_optimized");
+    for (std::string name; std::getline(names, name, ',');)
+        if (name == "kforge_profiled")
+            loaded.session(kforge::GraphExecutor::Direct);
+        else if (auto forward = variantForward(name, loaded))
+            variants[name] = std::move(forward);
     std::printf("ready\n");
     std::fflush(stdout);
     for (std::string line; std::getline(std::cin, line);) {
@@ -166,15 +211,19 @@ int main(int argc, char** argv)
         if (variant == "quit")
             break;
         if (variant == "kforge_profiled") {
-            std::printf("%s\n", profiledForwardTimes(*kforgeDirect, forwards).c_str());
+            std::printf("%s\n", profiledForwardTimes(loaded.session(kforge::GraphExecutor::Direct), forwards).c_str());
             std::fflush(stdout);
             continue;
         }
-        const auto it = variants.find(variant);
+        auto it = variants.find(variant);
         if (it == variants.end()) {
-            std::printf("error: unknown variant '%s'\n", variant.c_str());
-            std::fflush(stdout);
-            continue;
+            auto forward = variantForward(variant, loaded);
+            if (!forward) {
+                std::printf("error: unknown variant '%s'\n", variant.c_str());
+                std::fflush(stdout);
+                continue;
+            }
+            it = variants.emplace(variant, std::move(forward)).first;
         }
         std::string answer;
         for (int i = 0; i < forwards; ++i)

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Is the forward kforge profiles the one that deploys? Per corpus model (TorchScript forms), Python's
 torch.jit.load(file)(x) against the same file in C++ (build/bin/bench_executor_gap: plain LibTorch with and without
-the graph optimizer, kforge's direct and optimized executors), interleaved in rounds across the process pair: each
+the graph optimizer, kforge's direct and optimized executors), interleaved in rounds across the processes: each C++
+variant runs in a process of its own (a deployment holds one model; four models alternating in one process slowed each
+of them, up to 1.8x on efficientnet_b0 against 0.8-1.1x alone: an artefact of the bench, not of the executor); each
 round runs every variant, in an order that rotates, `--forwards` forwards each after one warm-up; a variant's round
 time is the median of its forwards. Prints, per model, each variant's median and its ratio to Python's with the sign
 test's 95% interval of the per-round ratios (the speed verdict of docs/verify.md): "slower" means the variant is
@@ -56,10 +58,10 @@ def default_corpus():
 
 
 class Server:
-    """The C++ half, holding the model loaded four ways."""
+    """The C++ half, holding the model loaded the ways `variants` (names of bench_executor_gap.cpp) need."""
 
-    def __init__(self, binary, model, inputs, threads):
-        self.process = subprocess.Popen([binary, model, inputs, str(threads)], stdin=subprocess.PIPE,
+    def __init__(self, binary, model, inputs, threads, variants):
+        self.process = subprocess.Popen([binary, model, inputs, str(threads), ",".join(variants)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
         if line != "ready":
@@ -109,12 +111,13 @@ def interleave(run, variants, args):
 def measure(path, inputs_path, args, variants):
     inputs = torch.load(inputs_path)
     module = torch.jit.load(path).eval()
-    server = Server(args.binary, path, inputs_path, args.threads)
+    servers = {variant: Server(args.binary, path, inputs_path, args.threads, [variant]) for variant in variants[1:]}
     run = {"python": lambda n: python_times(module, inputs, n)}
-    for variant in variants[1:]:
-        run[variant] = lambda n, v=variant: server.times(v, n)
+    for variant, server in servers.items():
+        run[variant] = lambda n, v=variant, s=server: s.times(v, n)
     per_round = interleave(run, variants, args)
-    server.close()
+    for server in servers.values():
+        server.close()
     return per_round
 
 

@@ -37,7 +37,7 @@ def python_profiled_times(module, inputs, forwards):
 def measure(path, inputs_path, args):
     inputs = torch.load(inputs_path)
     module = torch.jit.load(path).eval()
-    server = Server(args.binary, path, inputs_path, args.threads)
+    server = Server(args.binary, path, inputs_path, args.threads, ["kforge_direct", "kforge_profiled"])
     run = {
         "python": lambda n: python_times(module, inputs, n),
         "python_profiled": lambda n: python_profiled_times(module, inputs, n),
