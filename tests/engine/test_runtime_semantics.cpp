@@ -363,6 +363,52 @@ TEST_F(Runtime, R2_IdleHooksRunThePlainForwardCopy)
         EXPECT_EQ(idleOutput[i].sum, activeOutput[i].sum) << "output " << i;
 }
 
+// R2: the direct executor inlines calls of TorchScript functions too (a helper of the user's, nn.LayerNorm's
+// F.layer_norm) and prepares the graph as LibTorch prepares every graph it runs (tests/data/models/
+// make_function_calls.py: `scaled_gelu(...)` in script, a traced size in trace): an idle forward enters
+// no function but the inlined plain forward, the no-ops are gone, and the gelu inside blocks.1's inlined helper is
+// still served in blocks.1's scope only, with the outputs of the optimized executor.
+TEST_F(Runtime, R2_TheDirectExecutorInlinesFunctionsAndKeepsTheirCallsInScope)
+{
+    for (const char* file : {"function_calls.script.pt", "function_calls.trace.pt"}) {
+        SCOPED_TRACE(file);
+        const std::string path = std::string(KFORGE_TEST_DATA) + "/models/" + file;
+        auto direct = ModelSession::open(path);
+        direct->setInputSpecs({"float32[2,8]"});
+        const torch::jit::Module& root = sessionImpl(*direct).module;
+        for (const char* name : {kInlinedForward, kInlinedPlainForward}) {
+            const std::string graph = torch::jit::toGraphFunction(root.get_method(name).function()).graph()->toString();
+            for (const char* gone : {"prim::CallFunction", "prim::CallMethod", "prim::NumToTensor"})
+                EXPECT_EQ(graph.find(gone), std::string::npos) << name << " still holds " << gone << ":\n" << graph;
+        }
+        ASSERT_EQ(hookDemandOf(*direct), runtime::HookDemand::None);
+        const auto [entered, idleOutput] = functionsEntered(*direct);
+        const auto only = [](const std::vector<std::string>& names, const char* name) {
+            return !names.empty() && std::all_of(names.begin(), names.end(), [&](const auto& n) { return n == name; });
+        };
+        EXPECT_TRUE(only(entered, kInlinedPlainForward)) << testing::PrintToString(entered);
+
+        KernelProviderRuntime runtime(*direct, planOf({entry("blocks.1", "gelu", "TestTagGeluProvider")}));
+        runtime.activate();
+        const long before = tagCalls();
+        const auto [active, activeOutput] = functionsEntered(*direct);
+        const long served = tagCalls() - before;
+        runtime.deactivate();
+        EXPECT_TRUE(only(active, kInlinedForward)) << testing::PrintToString(active);
+        EXPECT_EQ(served, 1) << "blocks.1's gelu, inside its inlined helper, and not blocks.0's";
+
+        OpenOptions optimizedOptions;
+        optimizedOptions.executor = GraphExecutor::Optimized;
+        auto optimized = ModelSession::open(path, optimizedOptions);
+        optimized->setInputSpecs({"float32[2,8]"});
+        const auto optimizedOutput = optimized->forward();
+        ASSERT_EQ(idleOutput.size(), 1u);
+        ASSERT_EQ(optimizedOutput.size(), 1u);
+        EXPECT_EQ(idleOutput[0].sum, optimizedOutput[0].sum);
+        EXPECT_NE(activeOutput[0].sum, idleOutput[0].sum) << "the tagged gelu left no mark on the output";
+    }
+}
+
 // R2: the plain copies keep the schema of the methods they copy, defaults included: an idle forward that leaves
 // out arguments with defaults (the forward's own, and a helper's called without them) runs as the forward does.
 TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)

@@ -6,6 +6,9 @@
 #include <kforge/functions.h>
 
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/constant_pooling.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/peephole.h>
 
 #include <algorithm>
 #include <string>
@@ -194,8 +197,9 @@ int instrumentModuleClasses(const torch::jit::Module& root)
 
 namespace {
 
-// Inlines every call of a module method in a graph, each callee's graph itself inlined first (once per method).
-class MethodInliner {
+// Inlines every call of a module method or a TorchScript function in a graph, each callee's graph itself inlined
+// first (once per callee). The callees' own graphs: the instrumented methods, hook ops included.
+class CallInliner {
 public:
     std::shared_ptr<torch::jit::Graph> inlined(torch::jit::GraphFunction& function)
     {
@@ -215,17 +219,37 @@ private:
             torch::jit::Node* node = *it++; // the inlined nodes go before `node`, which is then destroyed
             for (torch::jit::Block* inner : node->blocks())
                 inlineCalls(*inner);
-            if (node->kind() != c10::prim::CallMethod)
-                continue;
-            const auto type = node->input(0)->type()->cast<c10::ClassType>();
-            torch::jit::Function* method = type ? type->findMethod(node->s(c10::attr::name)) : nullptr;
-            if (auto* function = method ? torch::jit::tryToGraphFunction(*method) : nullptr)
-                torch::jit::inlineCallTo(node, function, inlined(*function).get());
+            if (node->kind() == c10::prim::CallMethod) {
+                const auto type = node->input(0)->type()->cast<c10::ClassType>();
+                torch::jit::Function* method = type ? type->findMethod(node->s(c10::attr::name)) : nullptr;
+                if (auto* function = method ? torch::jit::tryToGraphFunction(*method) : nullptr)
+                    torch::jit::inlineCallTo(node, function, inlined(*function).get());
+            } else if (node->kind() == c10::prim::CallFunction) {
+                const auto type = node->input(0)->type()->cast<c10::FunctionType>();
+                if (auto* function = type ? torch::jit::tryToGraphFunction(*type->function()) : nullptr) {
+                    node->removeInput(0); // the function constant; the callee's graph takes the arguments only
+                    torch::jit::inlineCallTo(node, function, inlined(*function).get());
+                }
+            }
         }
     }
 
     std::unordered_map<const torch::jit::GraphFunction*, std::shared_ptr<torch::jit::Graph>> m_inlined;
 };
+
+// The inlined forward as LibTorch's graph executor prepares every graph before it runs it, optimizer or not in the
+// deployment's sense (torch::jit::preoptimizeGraph, autocast aside): peephole rewrites (`int(NumToTensor)`, `is None`
+// on what cannot be None), constants folded where every operand is an immutable constant (never a tensor, so never a
+// catalog call), duplicate constants pooled, dead code removed. None of these moves, merges or folds a call of a
+// function a plan can serve, and the hook ops have side effects, so they stay where they are.
+std::shared_ptr<torch::jit::Graph> preoptimized(const std::shared_ptr<torch::jit::Graph>& inlined)
+{
+    std::shared_ptr<torch::jit::Graph> graph = inlined->copy();
+    torch::jit::PeepholeOptimize(graph, /*disable_shape_peepholes=*/true);
+    torch::jit::ConstantPropagationImmutableTypes(graph);
+    torch::jit::ConstantPooling(graph);
+    return graph;
+}
 
 } // namespace
 
@@ -238,9 +262,10 @@ bool addInlinedForwards(const torch::jit::Module& root)
         return false;
     if (type->findMethod(kInlinedForward))
         return true; // a class shared with another session
-    MethodInliner inliner;
-    addPlainCopy(type, *forward, kInlinedForward, inliner.inlined(torch::jit::toGraphFunction(*forward)));
-    addPlainCopy(type, *plain, kInlinedPlainForward, inliner.inlined(torch::jit::toGraphFunction(*plain)));
+    CallInliner inliner;
+    addPlainCopy(type, *forward, kInlinedForward, preoptimized(inliner.inlined(torch::jit::toGraphFunction(*forward))));
+    addPlainCopy(type, *plain, kInlinedPlainForward,
+                 preoptimized(inliner.inlined(torch::jit::toGraphFunction(*plain))));
     return true;
 }
 
