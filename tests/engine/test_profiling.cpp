@@ -324,6 +324,41 @@ TEST(Profiling, ProgressAndCancel)
     EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
 }
 
+// Results as they come: a snapshot after the first measured forward and then at most every partialEveryMs (0:
+// after each), never after the last; each holds exactly the records and ranges of the forwards done so far, marked
+// in progress, and the final run is whole and not marked.
+TEST(Profiling, PartialRunsHoldTheMeasuredForwardsSoFar)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 4;
+    options.partialEveryMs = 0;
+    std::vector<ProfileRun> partials;
+    options.partial = [&](const ProfileRun& run) { partials.push_back(run); };
+    const ProfileRun run = profile(*session, options);
+    EXPECT_FALSE(run.inProgress);
+    ASSERT_EQ(run.iterations, 4);
+    ASSERT_EQ(partials.size(), 3u);
+    for (size_t i = 0; i < partials.size(); ++i) {
+        const ProfileRun& partial = partials[i];
+        EXPECT_TRUE(partial.inProgress);
+        EXPECT_EQ(partial.iterations, int(i) + 1);
+        EXPECT_GT(partial.wallNs, 0);
+        const auto before = [&](const auto& record) { return record.iteration <= int(i); };
+        EXPECT_EQ(partial.records.size(), size_t(std::count_if(run.records.begin(), run.records.end(), before)));
+        EXPECT_EQ(partial.ranges.size(), size_t(std::count_if(run.ranges.begin(), run.ranges.end(), before)));
+        EXPECT_TRUE(std::all_of(partial.records.begin(), partial.records.end(), before));
+        EXPECT_EQ(partial.modules.size(), run.modules.size());
+    }
+
+    options.partialEveryMs = 3'600'000; // an hour: only the first forward's snapshot
+    partials.clear();
+    profile(*session, options);
+    ASSERT_EQ(partials.size(), 1u);
+    EXPECT_EQ(partials[0].iterations, 1);
+}
+
 TEST(Profiling, CudaWithoutDeviceIsAClearError)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");

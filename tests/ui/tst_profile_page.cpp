@@ -366,6 +366,58 @@ private Q_SLOTS:
         QVERIFY2(seen.contains(QStringLiteral("Benchmark: round 2 of 2")), qPrintable(seen.join('|')));
     }
 
+    // Results as they come: the first measured forward's results are on the page while the others run (it said "No
+    // profile yet" to the end), marked as a run in progress; a new run leaves the previous one marked as replaced
+    // until its own first results; the finished run replaces both.
+    void resultsShowFromTheFirstMeasuredForward()
+    {
+        const auto window = openTinyGpt();
+        ProfilePage* page = window->profilePage();
+        ProfileController* controller = window->profileController();
+        page->iterationsBox()->setValue(3);
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        struct Seen {
+            bool running;
+            int iterations;
+            bool inProgress;
+            QString header;
+            int rows;
+        };
+        QList<Seen> seen;
+        connect(controller, &ProfileController::resultsChanged, page, [&] {
+            const auto run = controller->baseline();
+            seen.append({controller->isRunning(), run ? run->iterations : -1, run && run->inProgress,
+                         page->headerText(), page->statsModel()->rowCount()});
+        });
+        window->actions().profileBaseline->trigger();
+        QVERIFY2(page->headerText().startsWith(QStringLiteral("No profile yet")), qPrintable(page->headerText()));
+        auto [ok, message] = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY2(seen.size() >= 2, qPrintable(QString::number(seen.size())));
+        const Seen& first = seen.first();
+        QVERIFY(first.running);
+        QCOMPARE(first.iterations, 1);
+        QVERIFY(first.inProgress);
+        QVERIFY2(first.header.startsWith(QStringLiteral("Measuring: 1 iteration")), qPrintable(first.header));
+        QVERIFY2(first.rows > 3, "the kernel table shows the first forward's ops");
+        const Seen& last = seen.last();
+        QVERIFY(!last.running);
+        QCOMPARE(last.iterations, 3);
+        QVERIFY(!last.inProgress);
+        QVERIFY2(!last.header.contains(QStringLiteral("Measuring")), qPrintable(last.header));
+
+        // A second run: the finished one is marked as replaced while the new one warms up.
+        const auto previous = controller->baseline();
+        window->actions().profileBaseline->trigger();
+        QCOMPARE(controller->baseline(), previous);
+        QVERIFY2(page->headerText().startsWith(QStringLiteral("Previous run: a new one is running")),
+                 qPrintable(page->headerText()));
+        std::tie(ok, message) = waitForProfile(finished);
+        QVERIFY2(ok, qPrintable(message));
+        QVERIFY(controller->baseline() != previous);
+        QVERIFY2(!page->headerText().contains(QStringLiteral("Previous run")), qPrintable(page->headerText()));
+    }
+
     void cancelRightAway()
     {
         const auto window = openTinyGpt();

@@ -63,6 +63,8 @@ void ProfileController::sessionChanged()
     m_declines.clear();
     m_benchmark.reset();
     m_verify.reset();
+    m_baselineBefore.reset();
+    m_planBefore.reset();
     setRuns(nullptr, nullptr);
 }
 
@@ -110,6 +112,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         return false;
 
     m_declines.clear();
+    m_baselineBefore = m_baseline;
+    m_planBefore = m_plan;
     m_running = true;
     m_kind = kind;
     m_startedPlan = plan;
@@ -150,6 +154,12 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             Qt::QueuedConnection);
         return !cancel->load();
     };
+    if (kind == Kind::Baseline || kind == Kind::Plan)
+        options.partial = [this](const kforge::ProfileRun& run) {
+            QMetaObject::invokeMethod(
+                this, [this, run = std::make_shared<const kforge::ProfileRun>(run)] { showPartial(run); },
+                Qt::QueuedConnection);
+        };
     auto work = [session = m_owner->session(), options = std::move(options), kind]() {
         Result result;
         try {
@@ -208,6 +218,11 @@ void ProfileController::finish()
     const Result result = m_watcher->result();
     m_running = false;
     m_owner->release(activityOf(m_kind));
+    // The runs so far give way to the finished runs below, or to what was shown before when none came.
+    if (m_baseline && m_baseline->inProgress)
+        m_baseline = m_baselineBefore;
+    if (m_plan && m_plan->inProgress)
+        m_plan = m_planBefore;
 
     const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
                            (result.benchmark && result.benchmark->stopped);
@@ -284,6 +299,15 @@ void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
     m_baseline = std::move(baseline);
     m_plan = std::move(plan);
     m_newer = NewerResult::Comparison;
+    updateComparison();
+    Q_EMIT resultsChanged();
+}
+
+void ProfileController::showPartial(RunPtr run)
+{
+    if (!m_running) // queued before the run ended, delivered after finish()
+        return;
+    (m_kind == Kind::Plan ? m_plan : m_baseline) = std::move(run);
     updateComparison();
     Q_EMIT resultsChanged();
 }

@@ -67,6 +67,10 @@ public:
     bool isRunning() const { return m_running; }
     Kind lastKind() const { return m_kind; } // of the running or last action
 
+    // While a baseline or plan run measures, baseline() or plan() is its run so far (ProfileRun::inProgress),
+    // refined as its forwards end (resultsChanged each time); the previous run is shown until the first measured
+    // forward ends, and comes back if the new run fails.
+
     // Runs from a .kfprof file, or none; the comparison follows when both are there.
     void setRuns(RunPtr baseline, RunPtr plan);
     RunPtr baseline() const { return m_baseline; }
@@ -102,7 +106,8 @@ private:
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
     void finish();
     void updateComparison();
-    void sessionChanged(); // the runs and the benchmark belonged to the previous model
+    void showPartial(RunPtr run); // a run so far, on the UI thread
+    void sessionChanged();        // the runs and the benchmark belonged to the previous model
 
     SessionOwner* m_owner;
     QString m_device = QStringLiteral("cpu");
@@ -116,6 +121,7 @@ private:
 
     RunPtr m_baseline;
     RunPtr m_plan;
+    RunPtr m_baselineBefore, m_planBefore; // shown when the running action started
     std::optional<kforge::Comparison> m_comparison;
     std::optional<kforge::BenchmarkResult> m_benchmark;
     kforge::Plan m_startedPlan; // of the running action

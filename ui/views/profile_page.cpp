@@ -549,6 +549,10 @@ QString ProfilePage::headerText() const
         return tr("No profile yet: run a baseline (F6), a run with the plan (Shift+F6) or a comparison (Ctrl+F6), "
                   "or open a saved .kfprof (File › Open Profile).");
     QStringList parts;
+    if (run->inProgress)
+        parts << tr("Measuring: %n iteration(s) so far, refined as the others end", nullptr, run->iterations);
+    else if (replacedByRunningProfile(*run))
+        parts << tr("Previous run: a new one is running");
     parts << (run->usedPlan ? tr("With plan") : tr("Baseline"));
     parts << QString::fromStdString(run->model);
     parts << QString::fromStdString(run->deviceName);
@@ -572,8 +576,18 @@ QString ProfilePage::headerText() const
     return parts.join(QStringLiteral(" · "));
 }
 
+bool ProfilePage::replacedByRunningProfile(const kforge::ProfileRun& run) const
+{
+    if (!m_controller->isRunning())
+        return false;
+    const auto kind = m_controller->lastKind();
+    return kind == ProfileController::Kind::Compare || (kind == ProfileController::Kind::Baseline && !run.usedPlan) ||
+           (kind == ProfileController::Kind::Plan && run.usedPlan);
+}
+
 void ProfilePage::setRunning(bool running)
 {
+    updateHeader(); // marks the run a new one replaces, and unmarks it
     m_progress->setVisible(running);
     m_progressText->setVisible(running);
     m_progressText->clear();

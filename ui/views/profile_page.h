@@ -99,6 +99,8 @@ Q_SIGNALS:
     void shownRunChanged();
 
 private:
+    // Whether `run` is shown while a profile runs that will replace it (stale).
+    bool replacedByRunningProfile(const kforge::ProfileRun& run) const;
     QWidget* createTopBar();
     QWidget* createKernelsTab();
     QWidget* createComparisonTab();

@@ -52,6 +52,8 @@ struct RangeRecord {
     int iteration = 0;
 };
 
+struct ProfileRun;
+
 struct ProfileOptions {
     std::string device = "cpu"; // "cpu" or "cuda"
     int warmupIterations = 3;
@@ -63,6 +65,12 @@ struct ProfileOptions {
     std::string replayCapture;
     // (done, total) iterations, warm-up included; false cancels (the run stops after the current forward).
     ProgressCallback progress;
+    // The run so far, for showing results as they come: after the first measured forward, then at most every
+    // partialEveryMs, never after the last (the result follows). Records, ranges, iterations and wall time of the
+    // measured forwards done, inProgress set, no outputs. Called on the profiling thread between forwards; the time
+    // it takes is left out of the run's wallNs. CPU profiles only: a CUDA profile's kernels arrive at its end.
+    std::function<void(const ProfileRun&)> partial;
+    int partialEveryMs = 250;
 };
 
 struct ProfileRun {
@@ -78,6 +86,7 @@ struct ProfileRun {
     int warmupIterations = 0;
     int iterations = 0;
     bool cancelled = false;
+    bool inProgress = false; // a snapshot of a run still measuring (ProfileOptions::partial); never saved as one
     bool usedPlan = false;
     Plan plan;
     std::vector<ModuleInfo> modules;

@@ -221,7 +221,7 @@ const char* HostRecorder::internOpName(const char* name)
     return it->second;
 }
 
-std::vector<KernelRecord> HostRecorder::takeRecords()
+std::vector<KernelRecord> HostRecorder::records() const
 {
     std::vector<KernelRecord> out;
     out.reserve(m_ops.size());
@@ -241,17 +241,29 @@ std::vector<KernelRecord> HostRecorder::takeRecords()
         r.thread = op.thread;
         r.iteration = op.iteration;
     }
-    m_ops.clear();
     return out;
 }
 
-std::vector<RangeRecord> HostRecorder::takeRanges()
+std::vector<RangeRecord> HostRecorder::ranges() const
 {
     std::vector<RangeRecord> out;
     out.reserve(m_ranges.size());
     for (const RangeSample& range : m_ranges)
         out.push_back({range.isFunction ? "function" : "module", range.name, range.provider ? range.provider : "",
                        range.startNs, range.durationNs, range.thread, range.iteration});
+    return out;
+}
+
+std::vector<KernelRecord> HostRecorder::takeRecords()
+{
+    std::vector<KernelRecord> out = records();
+    m_ops.clear();
+    return out;
+}
+
+std::vector<RangeRecord> HostRecorder::takeRanges()
+{
+    std::vector<RangeRecord> out = ranges();
     m_ranges.clear();
     return out;
 }

@@ -42,8 +42,10 @@ public:
 
     std::int64_t originNs() const { return m_originNs; }
     // What the forwards recorded, as records with strings of their own: built here, after the forwards, so that
-    // recording an op costs no allocation and no string copy (bench/bench_profiling_cost.py). Call after the last
-    // endIteration(); each empties what it returns.
+    // recording an op costs no allocation and no string copy (bench/bench_profiling_cost.py). Call between
+    // iterations (after endIteration()); the take* forms also empty what they return.
+    std::vector<KernelRecord> records() const;
+    std::vector<RangeRecord> ranges() const;
     std::vector<KernelRecord> takeRecords();
     std::vector<RangeRecord> takeRanges();
     // For the CUDA tracer (filled only while `hooks` are set): what each pushed external correlation id stands for.

@@ -125,6 +125,8 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
                 addCaptureTables(sessionImpl(session), options.replayCapture, *tracer);
         }
         const int64_t start = runtime::nowNs();
+        int64_t snapshotNs = 0; // building partial runs, left out of the wall time
+        int64_t lastSnapshot = 0;
         for (int i = 0; i < options.iterations; ++i) {
             recorder.beginIteration(i);
             try {
@@ -139,10 +141,23 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
                 run.iterations = i + 1;
                 break;
             }
+            const int64_t now = runtime::nowNs();
+            if (options.partial && !cuda && i + 1 < options.iterations &&
+                (i == 0 || now - lastSnapshot >= int64_t(options.partialEveryMs) * 1'000'000)) {
+                ProfileRun snapshot = run;
+                snapshot.inProgress = true;
+                snapshot.iterations = i + 1;
+                snapshot.records = recorder.records();
+                snapshot.ranges = recorder.ranges();
+                snapshot.wallNs = now - start - snapshotNs;
+                options.partial(snapshot);
+                lastSnapshot = runtime::nowNs();
+                snapshotNs += lastSnapshot - now;
+            }
         }
         if (tracer)
             tracer->synchronize();
-        run.wallNs = runtime::nowNs() - start;
+        run.wallNs = runtime::nowNs() - start - snapshotNs;
         if (tracer) {
             run.records = tracer->finish(run.droppedRecords);
         } else {

@@ -47,6 +47,7 @@ std::shared_ptr<const ProfileRun> makeRun(ModelSession& session, const StudyOpti
     if (options.onStage)
         options.onStage(plan ? StudyStage::Plan : StudyStage::Baseline);
     ProfileOptions profileOptions = profileOptionsFor(options);
+    profileOptions.partial = options.partial;
     if (options.graphReplay) {
         profileOptions.replayCapture = captureGraph(session, plan, options.warmupIterations);
     } else if (plan) {
