@@ -12,6 +12,7 @@
 #include <kforge/speed_verdict.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 namespace kforge::cli {
@@ -19,11 +20,14 @@ namespace {
 
 struct BenchOptions {
     ModelOptions model;
+    std::string against; // another file of the model, the baseline side
     PlanOptions plan;
     std::string device = "cpu";
     BenchmarkOptions run;
     bool quiet = false;
 };
+
+std::string againstName(const BenchOptions& o) { return std::filesystem::path(o.against).filename().string(); }
 
 std::string ms(double value)
 {
@@ -56,13 +60,18 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
     for (const auto& d : session.describeInputs())
         inputs += (inputs.empty() ? "" : ", ") + d;
     out << "model " << session.displayName() << "  inputs " << inputs << "  device " << session.device()
-        << "  graph executor " << graphExecutorName(session.options().executor) << "  rounds " << r.baselineMs.size()
+        << "  graph executor " << session.forwardProgram() << "  rounds " << r.baselineMs.size()
         << (r.stopped ? " (stopped: partial result)" : "") << " after " << o.run.warmup << " warm-up\n\n";
     const std::vector<Column> columns{{"", false},      {"MIN MS", true}, {"MEDIAN MS", true},
                                       {"P95 MS", true}, {"MAX MS", true}, {"THROUGHPUT", true}};
-    out << formatTable(columns, {row("baseline", r.baseline), row("plan", r.plan)});
+    // Against another file, the sides are the two files (the plan, if any, applies to MODEL).
+    const std::string baseline = o.against.empty() ? "baseline" : againstName(o);
+    const std::string plan = o.against.empty() ? "plan" : session.displayName();
+    out << formatTable(columns, {row(baseline, r.baseline), row(plan, r.plan)});
     // The verdict a reader wants first: faster, slower, or no detectable change, with what the run could detect.
-    out << "\nthe plan against the baseline: " << describe(r.speed) << '\n';
+    out << '\n'
+        << (o.against.empty() ? "the plan against the baseline" : plan + " against " + baseline) << ": "
+        << describe(r.speed) << '\n';
     out << "outputs: "
         << (r.outputsAgree ? "agree (kforge verify's default thresholds)" : "DIFFER: " + r.outputsDifference) << '\n';
     for (const auto& d : r.declines)
@@ -73,30 +82,44 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
 
 nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o, const BenchmarkResult& r)
 {
-    nlohmann::ordered_json out{{"model", session.displayName()},
-                               {"inputs", session.describeInputs()},
-                               {"device", session.device()},
-                               {"graph_executor", graphExecutorName(session.options().executor)},
-                               {"warmup", o.run.warmup},
-                               {"iterations", o.run.iterations},
-                               {"rounds", r.baselineMs.size()},
-                               {"stopped", r.stopped},
-                               {"baseline", latencyJson(r.baseline)},
-                               {"plan", latencyJson(r.plan)},
-                               {"baseline_ms", r.baselineMs},
-                               {"plan_ms", r.planMs},
-                               {"verdict", speedVerdictName(r.speed.verdict)},
-                               {"speedup", r.speed.speedup},
-                               {"speedup_interval", {r.speed.low, r.speed.high}},
-                               {"min_detectable_change", r.speed.minDetectableChange},
-                               {"outputs_agree", r.outputsAgree},
-                               {"notes", r.notes},
-                               {"declines", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json out{
+        {"model", session.displayName()},
+        {"inputs", session.describeInputs()},
+        {"device", session.device()},
+        {"graph_executor", session.forwardProgram()},
+        {"warmup", o.run.warmup},
+        {"iterations", o.run.iterations},
+        {"rounds", r.baselineMs.size()},
+        {"stopped", r.stopped},
+        {"against", o.against.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(againstName(o))},
+        {"baseline", latencyJson(r.baseline)},
+        {"plan", latencyJson(r.plan)},
+        {"baseline_ms", r.baselineMs},
+        {"plan_ms", r.planMs},
+        {"verdict", speedVerdictName(r.speed.verdict)},
+        {"speedup", r.speed.speedup},
+        {"speedup_interval", {r.speed.low, r.speed.high}},
+        {"min_detectable_change", r.speed.minDetectableChange},
+        {"outputs_agree", r.outputsAgree},
+        {"notes", r.notes},
+        {"declines", nlohmann::ordered_json::array()}};
     if (!r.outputsAgree)
         out["outputs_difference"] = r.outputsDifference;
     for (const auto& d : r.declines)
         out["declines"].push_back(nlohmann::ordered_json(d));
     return out;
+}
+
+// MODEL for a bench against another file: a plan is optional.
+SessionWithPlan openForAgainst(const BenchOptions& o, Report& report)
+{
+    SessionWithPlan opened{openModel(o.model, report), o.plan.read()};
+    if (o.device != "cpu")
+        opened.session->setDevice(o.device);
+    requireInputs(*opened.session);
+    if (!opened.plan.entries.empty())
+        landPlan(report, opened.plan, *opened.session, o.device, o.plan);
+    return opened;
 }
 
 } // namespace
@@ -105,9 +128,14 @@ Command addBenchCommand(CLI::App& app)
 {
     auto o = std::make_shared<BenchOptions>();
     auto* cmd = app.add_subcommand(
-        "bench", "Forward latency without and with a plan, in alternating rounds, with the speedup and whether the "
-                 "outputs agree (no profiler)");
+        "bench", "Forward latency without and with a plan, or against another file of the model (--against), in "
+                 "alternating rounds, with the speedup and whether the outputs agree (no profiler)");
     addModelOptions(cmd, o->model);
+    cmd->add_option("--against", o->against,
+                    "another file of the same model as the baseline side, with the same inputs (the exported "
+                    "program an AOTInductor package was compiled from, the scripted form of a traced model): what "
+                    "the form of MODEL buys; a plan, then optional, applies to MODEL only")
+        ->type_name("MODEL");
     addPlanOptions(cmd, o->plan);
     addDeviceOption(cmd, o->device, "where the model runs");
     cmd->add_option("--warmup", o->run.warmup, "rounds before measuring (each runs both sides)")
@@ -119,12 +147,25 @@ Command addBenchCommand(CLI::App& app)
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
-                const auto [session, plan] = openWithPlan("bench", o->model, o->plan, o->device, report);
+                auto [session, plan] = o->against.empty() ? openWithPlan("bench", o->model, o->plan, o->device, report)
+                                                          : openForAgainst(*o, report);
+                std::unique_ptr<ModelSession> against;
+                BenchmarkOptions run = o->run;
+                if (!o->against.empty()) {
+                    ModelOptions other = o->model;
+                    other.source = o->against;
+                    other.open.program.clear(); // --program names one of MODEL's
+                    against = openModel(other, report);
+                    if (o->device != "cpu")
+                        against->setDevice(o->device);
+                    requireInputs(*against);
+                    run.baselineSession = against.get();
+                }
                 BenchmarkResult result;
                 {
                     InterruptGuard guard;
                     Progress progress(o->quiet, "bench: ");
-                    result = benchmarkPlan(*session, plan, o->run, progress.callback(o->run.warmup, "round"));
+                    result = benchmarkPlan(*session, plan, run, progress.callback(o->run.warmup, "round"));
                 }
                 report.json = toJson(*session, *o, result);
                 printText(report.text, *session, *o, result);

@@ -256,6 +256,9 @@ std::string describeGraphExecutor(const std::string& name)
         return "optimized (LibTorch's profiling executor)";
     if (name == "exported")
         return "a torch.export program, run node by node (nothing fused)";
+    if (name == "compiled")
+        return "compiled (an AOTInductor package's generated code, as a C++ deployment runs it: only the ATen ops it "
+               "still calls are seen, and no plan applies)";
     return name;
 }
 

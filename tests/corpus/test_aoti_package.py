@@ -1,9 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""An AOTInductor package (torch._inductor.aoti_compile_and_package, PyTorch's way to deploy an exported model to C++)
-is a .pt2 of compiled code with no exported program in it. kforge recognises it and says what it is and what to save
-instead (it said "holds no exported program (no models/NAME.json)"). Exit 77: no C++ compiler for Inductor."""
+"""An AOTInductor package (torch._inductor.aoti_compile_and_package, PyTorch's way to deploy an exported model to C++),
+made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs it in a C++ deployment:
+  - `run` gives the outputs of Python's torch._inductor.aoti_load_package on the same inputs (two inputs, two
+    outputs), says the program is compiled, and a second compiled model is chosen with --program;
+  - `profile` measures its forwards (what the compiled code still calls through the dispatcher, or the forward
+    alone) and names the program "compiled";
+  - `bench --against` times the compiled package against the exported program it was compiled from
+    (torch.export.save) in alternating rounds, outputs agreeing; a plan with an entry is refused naming why
+    (compiled code never reaches a provider) and what to plan on;
+  - an input of the wrong count is refused naming the package.
+Exit 77: no C++ compiler for Inductor."""
 import argparse
+import json
+import math
 import os
 import shutil
 import sys
@@ -15,6 +25,26 @@ from kforge_cli import check, kforge  # noqa: E402
 import torch
 
 
+class TwoInTwoOut(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.norm = torch.nn.LayerNorm(8)
+
+    def forward(self, x, y):
+        h = torch.nn.functional.gelu(self.proj(x))
+        return self.norm(h + y), h.sum(dim=-1)
+
+
+def same(got, want, what):
+    want = want.double()
+    close = [math.isclose(got["sum"], float(want.sum()), rel_tol=1e-4, abs_tol=1e-4),
+             math.isclose(got["max_abs"], float(want.abs().max()), rel_tol=1e-4, abs_tol=1e-5)]
+    check(got["shape"] == list(want.shape) and all(close),
+          f"{what}: shape {got['shape']}, sum {got['sum']:.6f} and max |x| {got['max_abs']:.6f} equal Python's "
+          f"{list(want.shape)}, {float(want.sum()):.6f}, {float(want.abs().max()):.6f}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kforge", required=True)
@@ -22,19 +52,52 @@ def main():
     if not shutil.which("g++") and not shutil.which("c++"):
         print("no C++ compiler: AOTInductor cannot compile here")
         return 77
-    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU()).eval()
-    program = torch.export.export(model, (torch.randn(2, 8),))
+    torch.manual_seed(0)
+    model = TwoInTwoOut().eval()
+    inputs = (torch.randn(2, 8), torch.randn(2, 8))
+    program = torch.export.export(model, inputs)
     with tempfile.TemporaryDirectory() as folder:
         compiled = os.path.join(folder, "compiled.pt2")
         torch._inductor.aoti_compile_and_package(program, package_path=compiled)
-        refused = kforge(args.kforge, "run", compiled, "--input", "float32[2,8]", expect=1)
-        check("an AOTInductor package" in refused.stderr and "model (CPU)" in refused.stderr
-              and "torch.export.save(program, path)" in refused.stderr,
-              "the compiled package is named for what it is, with what to save instead: " + refused.stderr.strip())
         saved = os.path.join(folder, "program.pt2")
         torch.export.save(program, saved)
-        kforge(args.kforge, "run", saved, "--input", "float32[2,8]")
-        check(True, "the program it was compiled from runs")
+        inputs_file = os.path.join(folder, "inputs.pt")
+        torch.save(inputs, inputs_file)
+        expected = torch._inductor.aoti_load_package(compiled)(*inputs)
+
+        ran = json.loads(kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--json").stdout)
+        check(len(ran["outputs"]) == 2, f"two outputs, as the model returns: {len(ran['outputs'])}")
+        same(ran["outputs"][0], expected[0], "run, first output")
+        same(ran["outputs"][1], expected[1], "run, second output")
+
+        profiled = kforge(args.kforge, "profile", compiled, "--inputs-file", inputs_file, "--iterations", "3",
+                          "--warmup", "1")
+        check("graph executor: compiled" in profiled.stdout and "measured 3 iterations" in profiled.stdout,
+              "profile measures the compiled forwards and says the program is compiled:\n" + profiled.stdout[:600])
+
+        benched = json.loads(kforge(args.kforge, "bench", compiled, "--against", saved, "--inputs-file", inputs_file,
+                                    "--iterations", "6", "--warmup", "1", "--json").stdout)
+        check(benched["against"] == "program.pt2" and benched["rounds"] == 6 and len(benched["plan_ms"]) == 6
+              and len(benched["baseline_ms"]) == 6 and benched["outputs_agree"]
+              and benched["verdict"] in ("faster", "slower", "no detectable change"),
+              f"bench times the compiled package against the program it was compiled from, in rounds, and their "
+              f"outputs agree: {benched['verdict']} {benched['speedup']:.2f}x, outputs agree {benched['outputs_agree']}")
+        text = kforge(args.kforge, "bench", compiled, "--against", saved, "--inputs-file", inputs_file,
+                      "--iterations", "2", "--warmup", "0").stdout
+        check("compiled.pt2 against program.pt2:" in text, "the text names both files: " + text.strip()[-300:])
+
+        refused = kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--provide",
+                         ":gelu:AtenGeluProvider", expect=1)
+        check("never reach a kernel provider" in refused.stderr and "torch.export.save(program, path)" in refused.stderr,
+              "a plan on compiled code is refused with why and what to plan on: " + refused.stderr.strip())
+
+        wrong = kforge(args.kforge, "run", compiled, "--input", "float32[2,8]", expect=1)
+        check("takes 2 input(s), 1 given" in wrong.stderr and "compiled.pt2" in wrong.stderr,
+              "a missing input is refused naming the package: " + wrong.stderr.strip())
+
+        missing = kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--program", "other", expect=1)
+        check("has no compiled model 'other' (it has: model)" in missing.stderr,
+              "--program names a compiled model that is not there: " + missing.stderr.strip())
     return 0
 
 

@@ -22,6 +22,10 @@ struct BenchmarkOptions {
     // The baseline side runs with this plan in effect (plan against plan; the same plan on both sides is an A/A run,
     // which calibrates the verdict); null: the model as it is. Must outlive the call.
     const Plan* baselinePlan = nullptr;
+    // The baseline side runs this other session, on its own inputs: the same model saved another way (an
+    // AOTInductor package against the exported program it was compiled from: what compilation bought). Null: the
+    // session benchmarked. Must outlive the call.
+    ModelSession* baselineSession = nullptr;
 };
 
 struct LatencyStats {

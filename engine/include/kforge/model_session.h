@@ -66,6 +66,11 @@ public:
     const std::string& fileSha256() const;
     // A frozen model has its submodules inlined: module scoping is unavailable (a warning says so).
     bool isFrozen() const;
+    // Why no plan can apply to this model (an AOTInductor package's compiled code); "" when plans apply.
+    std::string planRefusal() const;
+    // What runs a forward: "direct" or "optimized" (the TorchScript graph executor, GraphExecutor), "exported" (a
+    // torch.export program, node by node) or "compiled" (an AOTInductor package's generated code).
+    std::string forwardProgram() const;
     const std::vector<std::string>& warnings() const;
 
     const std::vector<ModuleInfo>& modules() const; // pre-order, root first

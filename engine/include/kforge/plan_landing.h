@@ -17,9 +17,10 @@ class ModelSession;
 
 // What to tell the user about a plan before it runs on a session.
 struct PlanNotes {
+    std::string cannotApply;           // ModelSession::planRefusal(): "" when plans apply to the model
     std::string otherModel;            // otherModelOf(): "" when the plan is this model's or names none
     std::vector<PlanWarning> warnings; // planWarnings(): entries that can never fire
-    // One line each, the other model first.
+    // One line each: why the plan cannot apply, then the other model, then the warnings.
     std::vector<std::string> lines() const;
 };
 // The notes for `plan` on `session` running on `device` ("cpu", "cuda"); an unknown device leaves the warnings
@@ -39,7 +40,8 @@ struct PlanLanding {
 };
 
 // Lands `plan` on `session`: device, re-validation (editing `plan`: failing entries disabled, with why), notes.
-// Throws as revalidatePlan() does (a changed plugin not accepted).
+// Throws kforge::Error when the plan has enabled entries and no plan can apply to the model (planRefusal), and as
+// revalidatePlan() does (a changed plugin not accepted).
 PlanLanding landPlan(ModelSession& session, Plan& plan, const PlanLandingOptions& options);
 
 } // namespace kforge

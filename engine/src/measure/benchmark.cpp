@@ -86,9 +86,10 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
                                      std::to_string(options.warmup) + ", iterations " +
                                      std::to_string(options.iterations) + ")");
     KernelProviderRuntime runtime(session, plan);
+    ModelSession& baselineSession = options.baselineSession ? *options.baselineSession : session;
     std::optional<KernelProviderRuntime> baselineRuntime;
     if (options.baselinePlan)
-        baselineRuntime.emplace(session, *options.baselinePlan);
+        baselineRuntime.emplace(baselineSession, *options.baselinePlan);
     const int previousThreads = at::get_num_threads();
     if (options.threads > 0)
         at::set_num_threads(options.threads);
@@ -113,7 +114,7 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             std::optional<KernelProviderRuntime::Applied> applied;
             if (baselineRuntime)
                 applied.emplace(baselineRuntime->applied());
-            baselineMs = timedForward(session, keepOutputs ? &baselineOut : nullptr);
+            baselineMs = timedForward(baselineSession, keepOutputs ? &baselineOut : nullptr);
         };
         if (round % 2 == 0) {
             runBaseline();

@@ -81,8 +81,8 @@ void ModelSession::setDevice(const std::string& device)
     }
     if (target.is_cuda() && (!torch::cuda::is_available() || target.index() >= int(torch::cuda::device_count())))
         throw Error("device '" + device + "'", "no such CUDA device is visible on this machine");
-    if (m_impl->exported)
-        m_impl->exported->to(target);
+    if (m_impl->program)
+        m_impl->program->to(target);
     else
         m_impl->module.to(target);
     for (auto& input : m_impl->inputs)

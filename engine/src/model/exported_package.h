@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kforge {
 
@@ -30,5 +31,14 @@ struct ExportedPackage {
 ExportedPackage openExportedPackage(const std::string& path, const std::string& program);
 // What readExportedProgram returns, from an open package.
 ExportedProgramInfo describeExportedProgram(const ExportedPackage& package);
+
+// A model an AOTInductor package (torch._inductor.aoti_compile_and_package) holds as compiled code.
+struct CompiledModel {
+    std::string name;  // "model": data/aotinductor/<name>/
+    bool cuda = false; // compiled for CUDA (it holds .cubin kernels), else for the CPU
+};
+// The compiled models of a .pt2 that holds no exported program; empty for a torch.export package. kforge::Error as
+// openExportedPackage for a missing or unreadable file.
+std::vector<CompiledModel> compiledModelsIn(const std::string& path);
 
 } // namespace kforge

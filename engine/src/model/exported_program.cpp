@@ -132,13 +132,12 @@ std::vector<std::string> programsOf(caffe2::serialize::PyTorchStreamReader& read
     return programs;
 }
 
-// The models an AOTInductor package (torch._inductor.aoti_compile_and_package) holds compiled, with what they were
-// compiled for: "model (CPU)". Empty for any other package.
-std::vector<std::string> compiledModelsOf(caffe2::serialize::PyTorchStreamReader& reader)
+// The models an AOTInductor package (torch._inductor.aoti_compile_and_package) holds compiled. Empty for any other
+// package.
+std::vector<CompiledModel> compiledModelsOf(caffe2::serialize::PyTorchStreamReader& reader)
 {
     constexpr std::string_view prefix = "data/aotinductor/";
-    std::vector<std::string> names;
-    std::vector<bool> cuda;
+    std::vector<CompiledModel> models;
     for (const std::string& record : reader.getAllRecords()) {
         if (record.rfind(prefix, 0) != 0)
             continue;
@@ -146,18 +145,13 @@ std::vector<std::string> compiledModelsOf(caffe2::serialize::PyTorchStreamReader
         if (slash == std::string::npos)
             continue;
         const std::string name = record.substr(prefix.size(), slash - prefix.size());
-        auto it = std::find(names.begin(), names.end(), name);
-        if (it == names.end()) {
-            names.push_back(name);
-            cuda.push_back(false);
-            it = names.end() - 1;
-        }
+        auto it = std::find_if(models.begin(), models.end(), [&](const CompiledModel& m) { return m.name == name; });
+        if (it == models.end())
+            it = models.insert(models.end(), CompiledModel{name, false});
         if (record.size() > 6 && record.compare(record.size() - 6, 6, ".cubin") == 0)
-            cuda[size_t(it - names.begin())] = true;
+            it->cuda = true;
     }
-    for (size_t i = 0; i < names.size(); ++i)
-        names[i] += cuda[i] ? " (CUDA)" : " (CPU)";
-    return names;
+    return models;
 }
 
 std::string joined(const std::vector<std::string>& names)
@@ -184,14 +178,17 @@ std::shared_ptr<caffe2::serialize::PyTorchStreamReader> openPt2(const std::strin
             throw Error(path, "not a torch.export package (no archive_format \"pt2\"; write one with "
                               "torch.export.save)");
         if (programsOf(*reader).empty())
-            if (const auto compiled = compiledModelsOf(*reader); !compiled.empty())
+            if (const auto compiled = compiledModelsOf(*reader); !compiled.empty()) {
+                std::vector<std::string> names;
+                for (const CompiledModel& model : compiled)
+                    names.push_back(model.name + (model.cuda ? " (CUDA)" : " (CPU)"));
                 throw Error(path, "an AOTInductor package (torch._inductor.aoti_compile_and_package) of compiled "
                                   "code: " +
-                                      joined(compiled) +
-                                      ", with no exported program in it; kforge runs "
-                                      "programs node by node and cannot open compiled packages yet. Save the exported "
-                                      "program itself, torch.export.save(program, path), to run, profile and optimize "
-                                      "it (AOTInductor compiles that same program)");
+                                      joined(names) +
+                                      ", with no exported program in it. Its nodes cannot be read: save the exported "
+                                      "program itself, torch.export.save(program, path), to see its modules and "
+                                      "plan providers for it (AOTInductor compiles that same program)");
+            }
         return reader;
     } catch (const c10::Error& e) {
         throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
@@ -201,6 +198,18 @@ std::shared_ptr<caffe2::serialize::PyTorchStreamReader> openPt2(const std::strin
 } // namespace
 
 std::vector<std::string> exportedProgramNames(const std::string& path) { return programsOf(*openPt2(path)); }
+
+std::vector<CompiledModel> compiledModelsIn(const std::string& path)
+{
+    if (!std::filesystem::exists(path))
+        throw Error(path, "file not found");
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(path);
+        return programsOf(reader).empty() ? compiledModelsOf(reader) : std::vector<CompiledModel>{};
+    } catch (const c10::Error& e) {
+        throw Error(path, std::string("not a readable .pt2 package (") + e.what_without_backtrace() + ")");
+    }
+}
 
 std::string chooseExportedProgram(const std::string& path, const std::vector<std::string>& programs,
                                   const std::string& requested)

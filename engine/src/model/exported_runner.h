@@ -6,6 +6,7 @@
 // CPU kernels bypass the dispatcher (docs/design/pt2-nativert-notes.md). The higher-order ops export emits for
 // ordinary code run their subgraphs the same way: wrap_with_autocast, wrap_with_set_grad_enabled and cond.
 #include "model/exported_package.h"
+#include "model/program_runner.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
@@ -18,25 +19,25 @@
 
 namespace kforge {
 
-class ExportedRunner {
+class ExportedRunner final : public ProgramRunner {
 public:
     // Compiles the program: resolves every op, binds weights and constants, plans the module boundaries. Throws
     // kforge::Error naming the package and the node that cannot run.
     explicit ExportedRunner(const ExportedPackage& package);
-    ~ExportedRunner();
+    ~ExportedRunner() override;
     ExportedRunner(const ExportedRunner&) = delete;
     ExportedRunner& operator=(const ExportedRunner&) = delete;
 
     // One forward. The positional inputs are flattened (tuples and lists, in order); keyword inputs are matched to
     // the program's user inputs by name. Returns the user output, or a tuple of them when there are several.
     c10::IValue run(const std::vector<c10::IValue>& args,
-                    const std::unordered_map<std::string, c10::IValue>& kwargs) const;
+                    const std::unordered_map<std::string, c10::IValue>& kwargs) const override;
 
-    const std::vector<std::string>& inputNames() const { return m_inputNames; }
-    // The module identities the hook table knows (one placeholder object per module path of the program).
-    const std::vector<std::pair<std::string, c10::IValue>>& moduleObjects() const { return m_moduleObjects; }
-    // Moves the weights and constants ("cpu", "cuda:0").
-    void to(const c10::Device& device);
+    const std::vector<std::string>& inputNames() const override { return m_inputNames; }
+    // One placeholder object per module path of the program.
+    const std::vector<std::pair<std::string, c10::IValue>>& moduleObjects() const override { return m_moduleObjects; }
+    void to(const c10::Device& device) override;
+    std::string_view kind() const override { return "exported"; }
 
     struct Step;  // one node: its op (or higher-order op and subgraphs), argument sources, outputs, module frames
     struct Graph; // the program's graph, or a higher-order op's subgraph: steps and slots of its own

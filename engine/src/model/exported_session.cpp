@@ -49,7 +49,7 @@ void openExportedProgram(ModelSession::Impl& impl)
 {
     const ExportedPackage package = openExportedPackage(impl.source, impl.options.program);
     impl.modules = describeExportedProgram(package).modules;
-    impl.exported = std::make_shared<ExportedRunner>(package);
+    impl.program = std::make_shared<ExportedRunner>(package);
     impl.displayName = std::filesystem::path(impl.source).filename().string();
     loadSampleInputs(package, impl);
 }

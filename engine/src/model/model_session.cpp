@@ -6,6 +6,7 @@
 
 #include "model/builtin_models.h"
 #include "model/exported_runner.h"
+#include "model/compiled_runner.h"
 #include "model/exported_session.h"
 #include "model/forward_calls.h"
 #include "model/graph_instrumentation.h"
@@ -46,8 +47,8 @@ std::vector<runtime::ObjectKey> objectsOf(const ModelSession::Impl& impl)
 // The forward's arguments without a default: a forward with none runs without any input.
 size_t requiredArguments(const ModelSession::Impl& impl)
 {
-    if (impl.exported)
-        return impl.exported->inputNames().size();
+    if (impl.program)
+        return impl.program->inputNames().size();
     size_t required = 0;
     const auto& args = impl.module.get_method("forward").function().getSchema().arguments();
     for (size_t i = 1; i < args.size(); ++i)
@@ -111,7 +112,10 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
         impl->builtin = true;
         impl->displayName = name;
     } else if (isExportedProgramPath(source)) {
-        openExportedProgram(*impl);
+        if (const auto compiled = compiledModelsIn(source); !compiled.empty())
+            openCompiledPackage(*impl, compiled);
+        else
+            openExportedProgram(*impl);
     } else {
         impl->module = loadTorchScriptFile(source);
         impl->module.eval();
@@ -120,8 +124,8 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
 
     // Module identities (R2): each TorchScript module object, or the exported program's placeholder objects.
     std::vector<std::pair<c10::IValue, std::string>> identities;
-    if (impl->exported) {
-        for (const auto& [path, object] : impl->exported->moduleObjects())
+    if (impl->program) {
+        for (const auto& [path, object] : impl->program->moduleObjects())
             identities.emplace_back(object, path);
     } else {
         try {
@@ -157,7 +161,7 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
     }
     runtime::Hooks::registerModules(objects);
 
-    impl->frozen = !impl->exported && looksFrozen(impl->module);
+    impl->frozen = !impl->program && looksFrozen(impl->module);
     if (impl->frozen)
         impl->warnings.emplace_back("the model looks frozen (torch.jit.freeze): its submodules were inlined, so "
                                     "module scoping is unavailable; plan entries can only target the root \"\"");
@@ -172,6 +176,12 @@ const std::string& ModelSession::source() const { return m_impl->source; }
 std::string ModelSession::displayName() const { return m_impl->displayName; }
 bool ModelSession::isBuiltin() const { return m_impl->builtin; }
 bool ModelSession::isFrozen() const { return m_impl->frozen; }
+std::string ModelSession::planRefusal() const { return m_impl->program ? m_impl->program->planRefusal() : ""; }
+std::string ModelSession::forwardProgram() const
+{
+    return m_impl->program ? std::string(m_impl->program->kind())
+                           : std::string(graphExecutorName(m_impl->options.executor));
+}
 const std::vector<std::string>& ModelSession::warnings() const { return m_impl->warnings; }
 const std::vector<ModuleInfo>& ModelSession::modules() const { return m_impl->modules; }
 const OpenOptions& ModelSession::options() const { return m_impl->options; }
@@ -200,8 +210,8 @@ const ModuleInfo* ModelSession::findModule(const std::string& path) const
 
 std::vector<std::string> ModelSession::forwardArgumentNames() const
 {
-    if (m_impl->exported)
-        return m_impl->exported->inputNames();
+    if (m_impl->program)
+        return m_impl->program->inputNames();
     std::vector<std::string> names;
     const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
     for (size_t i = 1; i < args.size(); ++i)
@@ -212,8 +222,8 @@ std::vector<std::string> ModelSession::forwardArgumentNames() const
 void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
 {
     size_t required = 0, total = 0;
-    if (m_impl->exported) {
-        required = total = m_impl->exported->inputNames().size();
+    if (m_impl->program) {
+        required = total = m_impl->program->inputNames().size();
     } else {
         const auto& args = m_impl->module.get_method("forward").function().getSchema().arguments();
         for (size_t i = 1; i < args.size(); ++i)
@@ -245,7 +255,7 @@ void ModelSession::setInputSpecs(const std::vector<std::string>& specs)
 void ModelSession::loadInputsFile(const std::string& path)
 {
     LoadedInputs loaded = kforge::loadInputsFile(path);
-    if (!m_impl->exported) { // the forward's schema types the file's untyped containers, as Python's call would
+    if (!m_impl->program) { // the forward's schema types the file's untyped containers, as Python's call would
         const auto& arguments = m_impl->module.get_method("forward").function().getSchema().arguments();
         for (size_t i = 0; i < loaded.args.size() && i + 1 < arguments.size(); ++i)
             loaded.args[i] = typedAs(loaded.args[i], arguments[i + 1].type());
@@ -293,8 +303,8 @@ torch::jit::TaskLauncher launcherWithExecutor(bool optimize)
 
 c10::IValue runForward(ModelSession::Impl& impl)
 {
-    if (impl.exported)
-        return impl.exported->run(impl.inputs, impl.kwargs);
+    if (impl.program)
+        return impl.program->run(impl.inputs, impl.kwargs);
     // The uninstrumented copy unless every module's hooks have something to do (graph_instrumentation.h), with the
     // root's hooks called by hand when they have; decided per forward, so a runtime activated during a forward
     // applies from the next one.

@@ -14,7 +14,7 @@ namespace kforge {
 namespace profiling {
 class CudaProfiling;
 }
-class ExportedRunner;
+class ProgramRunner;
 
 struct ModelSession::Impl final : runtime::ModuleDirectory {
     std::string source;
@@ -24,8 +24,9 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     OpenOptions options;
     std::vector<std::string> warnings;
 
-    torch::jit::Module module;                // a TorchScript model
-    std::shared_ptr<ExportedRunner> exported; // or a torch.export program (.pt2); then `module` is empty
+    torch::jit::Module module; // a TorchScript model
+    // or a torch.export program or an AOTInductor package (.pt2); then `module` is empty
+    std::shared_ptr<ProgramRunner> program;
     bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
     // The direct executor's inlined forwards (addInlinedForwards) were made at open; false when they could not be
     // (the forwards then run as they are). Made at open, not by the first forward: adding methods to a class while
@@ -50,7 +51,7 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
 
     // runtime::ModuleDirectory
     const c10::ivalue::Object* objectOf(const std::string& path) const override;
-    const torch::jit::Module* scriptModule() const override { return exported ? nullptr : &module; }
+    const torch::jit::Module* scriptModule() const override { return program ? nullptr : &module; }
 };
 
 inline ModelSession::Impl& sessionImpl(ModelSession& session) { return *session.m_impl; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/plan_landing.h>
 
+#include <kforge/error.h>
 #include <kforge/model_session.h>
 
 #include <exception>
@@ -10,6 +11,8 @@ namespace kforge {
 std::vector<std::string> PlanNotes::lines() const
 {
     std::vector<std::string> out;
+    if (!cannotApply.empty())
+        out.push_back(cannotApply);
     if (!otherModel.empty())
         out.push_back(otherModel);
     for (const PlanWarning& w : warnings)
@@ -20,6 +23,7 @@ std::vector<std::string> PlanNotes::lines() const
 PlanNotes planNotes(const Plan& plan, const ModelSession& session, const std::string& device)
 {
     PlanNotes notes;
+    notes.cannotApply = session.planRefusal();
     notes.otherModel = otherModelOf(plan, session);
     try {
         notes.warnings = planWarnings(plan, session, device);
@@ -33,6 +37,9 @@ PlanLanding landPlan(ModelSession& session, Plan& plan, const PlanLandingOptions
 {
     if (options.device != "cpu" && session.device().rfind(options.device, 0) != 0)
         session.setDevice(options.device);
+    if (plan.hasEnabledEntry())
+        if (const std::string why = session.planRefusal(); !why.empty())
+            throw Error(session.source(), why);
     PlanLanding landing;
     if (options.revalidate)
         landing.revalidation = revalidatePlan(session, plan, options.revalidation);

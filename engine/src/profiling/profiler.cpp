@@ -85,9 +85,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     run.torchVersion = TORCH_VERSION;
     run.cuptiVersion = cuda ? profiling::CudaProfiling::cuptiVersion() : "";
     run.kforgeVersion = KFORGE_VERSION_STRING;
-    // A .pt2 program runs node by node in kforge's interpreter whatever the TorchScript executor setting says.
-    run.graphExecutor =
-        sessionImpl(session).exported ? "exported" : std::string(graphExecutorName(session.options().executor));
+    run.graphExecutor = session.forwardProgram();
     run.model = session.displayName();
     run.inputs = session.describeInputs();
     run.warmupIterations = options.warmupIterations;
