@@ -21,12 +21,14 @@ Command addProfileCommand(CLI::App& app)
     cmd->add_option("--csv", o->csv, "write one CSV row per kernel execution with its attribution")
         ->type_name("FILE.csv");
     cmd->add_option("--group-by", o->groupBy,
-                    "one table: kernel, geometry (kernel + grid/block), function or module "
-                    "(default: kernel, function and module tables)")
-        ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
+                    "one table: kernel, geometry (kernel + grid/block), function, module or shape (op + input "
+                    "shapes, as torch.profiler's group_by_input_shape; records them) (default: kernel, function and "
+                    "module tables)")
+        ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption](Report& report) {
+                o->recordShapes = o->recordShapes || o->groupBy == "shape";
                 auto session = openModel(o->model, report);
                 requireInputs(*session);
                 const bool usePlan = o->plan.given();

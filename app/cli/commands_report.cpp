@@ -22,8 +22,10 @@ Command addReportCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("report", "Print the tables of saved .kfprof runs (no model or GPU needed); two "
                                              "runs (one file or two) print baseline vs plan");
     cmd->add_option("FILES", o->files, "one or two .kfprof files")->required()->expected(1, 2);
-    cmd->add_option("--group-by", o->groupBy, "one table: kernel, geometry, function or module")
-        ->check(CLI::IsMember({"kernel", "geometry", "function", "module"}));
+    cmd->add_option("--group-by", o->groupBy,
+                    "one table: kernel, geometry, function, module or shape (op + input shapes, where the run "
+                    "recorded them: kforge profile --record-shapes)")
+        ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
     cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     addJsonFlag(cmd);

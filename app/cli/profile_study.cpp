@@ -28,6 +28,9 @@ void addStudyOptions(CLI::App* cmd, StudySetup& o)
         ->type_name("FILE.kfprof");
     cmd->add_flag("--graph", o.graph,
                   "capture one forward into a CUDA graph (the plan in effect) and profile its replays (cuda only)");
+    cmd->add_flag("--record-shapes", o.recordShapes,
+                  "record each CPU op's input shapes (in the CSV, trace and .kfprof; tables: --group-by shape), as "
+                  "torch.profiler's record_shapes: boxing every op's inputs makes profiling slower");
     addJsonFlag(cmd);
     addQuietFlag(cmd, o.quiet);
 }
@@ -41,6 +44,7 @@ StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind,
     options.iterations = o.iterations;
     options.plan = plan;
     options.graphReplay = o.graph;
+    options.recordShapes = o.recordShapes;
     // A compare's line says whose forwards it counts: "baseline and plan in alternating rounds: iteration 3/26" (or
     // "baseline: ", then "plan: " for graph replays; a new Progress ends the line of the one before).
     std::unique_ptr<Progress> progress;

@@ -27,6 +27,7 @@ struct StudySetup {
     std::string save;
     size_t top = 20;
     bool graph = false;
+    bool recordShapes = false; // each CPU op's input shapes (--record-shapes, or --group-by shape)
 };
 
 void addStudyOptions(CLI::App* command, StudySetup& setup);

@@ -35,7 +35,7 @@ std::string planSummary(const ProfileRun& run)
 }
 
 struct Grouping {
-    std::string name; // "kernel", "geometry", "function", "module"
+    std::string name; // "kernel", "geometry", "function", "module", "shape"
     GroupBy by;
 };
 
@@ -47,6 +47,8 @@ Grouping groupingOf(const std::string& name)
         return {name, GroupBy::Function};
     if (name == "module")
         return {name, GroupBy::Module};
+    if (name == "shape")
+        return {name, GroupBy::OpInputShapes};
     return {"kernel", GroupBy::Kernel};
 }
 
@@ -70,13 +72,15 @@ std::string tableTitle(const ProfileRun& run, const Grouping& g)
         return "functions";
     case GroupBy::Module:
         return "modules (own records, children excluded)";
+    case GroupBy::OpInputShapes:
+        return what + " by input shapes";
     }
     return what;
 }
 
 std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size_t top)
 {
-    const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry;
+    const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry || g.by == GroupBy::OpInputShapes;
     std::vector<Column> columns{{g.by == GroupBy::Function ? "FUNCTION"
                                  : g.by == GroupBy::Module ? "MODULE"
                                                            : "NAME",
@@ -203,6 +207,8 @@ nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy
         out[g.by == GroupBy::Function ? "functions" : g.by == GroupBy::Module ? "modules" : "kernels"] = rows;
         if (g.by == GroupBy::KernelGeometry)
             out["kernel_grouping"] = "geometry";
+        if (g.by == GroupBy::OpInputShapes)
+            out["kernel_grouping"] = "input_shapes";
     }
     return out;
 }

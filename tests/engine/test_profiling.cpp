@@ -359,6 +359,41 @@ TEST(Profiling, PartialRunsHoldTheMeasuredForwardsSoFar)
     EXPECT_EQ(partials[0].iterations, 1);
 }
 
+// Input shapes, as torch.profiler's record_shapes: recorded only when asked, one list per op with a tensor's sizes
+// and [] for anything else (the op's own arguments, not the interpreter's stack around them), and grouping by op
+// and input shapes splits an op called on different shapes (tiny-gpt's linears: qkv, proj, fc, out).
+TEST(Profiling, InputShapesAreRecordedWhenAskedAndGroupOpsByShape)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    ProfileOptions options;
+    options.warmupIterations = 0;
+    options.iterations = 1;
+    const ProfileRun plain = profile(*session, options);
+    ASSERT_FALSE(plain.records.empty());
+    EXPECT_TRUE(std::all_of(plain.records.begin(), plain.records.end(),
+                            [](const KernelRecord& r) { return r.inputShapes.empty(); }));
+    std::set<std::string> plainKeys;
+    for (const StatRow& row : statistics(plain.records, GroupBy::OpInputShapes))
+        plainKeys.insert(row.key);
+    EXPECT_TRUE(plainKeys.count("aten::linear")) << "without shapes an op groups by its name";
+
+    options.recordShapes = true;
+    const ProfileRun shaped = profile(*session, options);
+    std::map<std::string, long long> linearCalls;
+    for (const KernelRecord& r : shaped.records) {
+        EXPECT_EQ(r.inputShapes.front(), '[') << r.name;
+        if (r.name == "aten::embedding")
+            EXPECT_EQ(r.inputShapes, "[[256, 64], [1, 16], [], [], []]");
+    }
+    for (const StatRow& row : statistics(shaped.records, GroupBy::OpInputShapes))
+        if (row.key.rfind("aten::linear ", 0) == 0)
+            linearCalls[row.key] = row.calls;
+    EXPECT_EQ(linearCalls["aten::linear [[1, 16, 64], [192, 64], [192]]"], 2); // qkv, one per block
+    EXPECT_EQ(linearCalls["aten::linear [[1, 16, 64], [256, 64], [256]]"], 3); // fc of each block, the head
+    EXPECT_EQ(linearCalls["aten::linear [[1, 16, 256], [64, 256], [64]]"], 2); // out
+    EXPECT_GE(linearCalls.size(), 4u);
+}
+
 TEST(Profiling, CudaWithoutDeviceIsAClearError)
 {
     auto session = ModelSession::open("builtin:tiny-gpt");

@@ -418,6 +418,39 @@ private Q_SLOTS:
         QVERIFY2(!page->headerText().contains(QStringLiteral("Previous run")), qPrintable(page->headerText()));
     }
 
+    // Grouping by op and input shapes (torch.profiler's group_by_input_shape): with Record shapes ticked (a setting
+    // kept), the kernel table splits tiny-gpt's linears by their shapes; a run without shapes groups ops by name.
+    void groupByOpAndInputShapes()
+    {
+        const auto window = openTinyGpt();
+        ProfilePage* page = window->profilePage();
+        QCheckBox* shapes = page->recordShapesBox();
+        QVERIFY(shapes);
+        QVERIFY(!shapes->isChecked());
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        page->groupByCombo()->setCurrentIndex(page->groupByCombo()->findData(int(kforge::GroupBy::OpInputShapes)));
+        QCOMPARE(page->statsModel()->groupBy(), kforge::GroupBy::OpInputShapes);
+        QVERIFY2(keys(*page->statsModel()).contains(QStringLiteral("aten::linear")),
+                 qPrintable(keys(*page->statsModel()).join('|')));
+
+        page->setPersistent(true); // test windows write no settings; this one keeps the box's (test settings)
+        shapes->setChecked(true);
+        page->setPersistent(false);
+        QCOMPARE(QSettings().value(QStringLiteral("profile/recordShapes")).toBool(), true);
+        QVERIFY2(makeWindow()->profilePage()->recordShapesBox()->isChecked(), "the next window keeps the setting");
+        QSettings().remove(QStringLiteral("profile/recordShapes"));
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        const QStringList shaped = keys(*page->statsModel());
+        QVERIFY2(shaped.contains(QStringLiteral("aten::linear [[1, 16, 64], [192, 64], [192]]")),
+                 qPrintable(shaped.join('|')));
+        QVERIFY2(shaped.contains(QStringLiteral("aten::linear [[1, 16, 256], [64, 256], [64]]")),
+                 qPrintable(shaped.join('|')));
+        QVERIFY(!shaped.contains(QStringLiteral("aten::linear")));
+    }
+
     void cancelRightAway()
     {
         const auto window = openTinyGpt();

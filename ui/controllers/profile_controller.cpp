@@ -125,6 +125,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     options.device = m_device.toStdString();
     options.warmupIterations = m_warmup;
     options.iterations = m_iterations;
+    options.recordShapes = m_recordShapes;
     options.plan = plan; // whole: the runtime skips disabled entries, so declines name the plan's rows
     const int perRun = m_warmup + m_iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;

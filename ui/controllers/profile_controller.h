@@ -50,6 +50,9 @@ public:
     int warmupIterations() const { return m_warmup; }
     void setIterations(int count) { m_iterations = count; }
     int iterations() const { return m_iterations; }
+    // Record each CPU op's input shapes in baseline and plan runs (ProfileOptions::recordShapes).
+    void setRecordShapes(bool record) { m_recordShapes = record; }
+    bool recordShapes() const { return m_recordShapes; }
 
     // Each returns false with a one-line `error` when nothing started: no model, a forward or a profile is
     // running, the plan has no enabled entry. finished() follows a start.
@@ -113,6 +116,7 @@ private:
     QString m_device = QStringLiteral("cpu");
     int m_warmup = 3;
     int m_iterations = 10;
+    bool m_recordShapes = false;
 
     QFutureWatcher<Result>* m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;

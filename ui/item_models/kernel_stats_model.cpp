@@ -170,6 +170,8 @@ QVariant KernelStatsModel::headerData(int section, Qt::Orientation orientation, 
             return tr("Function");
         case kforge::GroupBy::Module:
             return tr("Module");
+        case kforge::GroupBy::OpInputShapes:
+            return tr("Op and input shapes");
         }
         return {};
     case FunctionColumn:

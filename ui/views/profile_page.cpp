@@ -52,6 +52,7 @@ QString verifyText(const std::optional<kforge::VerifyReport>& report)
 }
 
 const QString kIterationsKey = QStringLiteral("profile/iterations");
+const QString kRecordShapesKey = QStringLiteral("profile/recordShapes");
 const QString kDeviceKey = QStringLiteral("profile/device");
 
 QTableView* makeTable(QWidget* parent, const QString& name)
@@ -188,6 +189,11 @@ QWidget* ProfilePage::createTopBar()
         m_deviceCombo->setToolTip(tr("CUDA profiling is not available: %1").arg(why));
     }
 
+    m_shapesBox = new QCheckBox(tr("Record shapes"), bar);
+    m_shapesBox->setObjectName(QStringLiteral("profileRecordShapes"));
+    m_shapesBox->setToolTip(tr("Record each op's input shapes, to group the kernel table by op and input shapes (as "
+                               "torch.profiler's record_shapes): profiling takes longer"));
+
     m_showLabel = new QLabel(tr("Show:"), bar);
     m_showCombo = new QComboBox(bar);
     m_showCombo->setObjectName(QStringLiteral("profileShow"));
@@ -223,6 +229,7 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_iterationsBox);
     layout->addWidget(deviceLabel);
     layout->addWidget(m_deviceCombo);
+    layout->addWidget(m_shapesBox);
     layout->addSpacing(12);
     layout->addWidget(m_showLabel);
     layout->addWidget(m_showCombo);
@@ -245,6 +252,10 @@ QWidget* ProfilePage::createTopBar()
         saveSetting(kDeviceKey, device);
         Q_EMIT deviceChanged(device);
     });
+    connect(m_shapesBox, &QCheckBox::toggled, this, [this](bool record) {
+        m_controller->setRecordShapes(record);
+        saveSetting(kRecordShapesKey, record);
+    });
     connect(m_showCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showRun);
     return bar;
 }
@@ -258,6 +269,9 @@ QWidget* ProfilePage::createKernelsTab()
     m_groupCombo->addItem(tr("Kernel and launch geometry"), int(kforge::GroupBy::KernelGeometry));
     m_groupCombo->addItem(tr("Function"), int(kforge::GroupBy::Function));
     m_groupCombo->addItem(tr("Module"), int(kforge::GroupBy::Module));
+    m_groupCombo->addItem(tr("Op and input shapes"), int(kforge::GroupBy::OpInputShapes));
+    m_groupCombo->setItemData(m_groupCombo->count() - 1,
+                              tr("Needs a run with Record shapes on; without, ops group by name"), Qt::ToolTipRole);
     m_filterEdit = new QLineEdit(m_kernelsTab);
     m_filterEdit->setObjectName(QStringLiteral("kernelFilter"));
     m_filterEdit->setPlaceholderText(tr("Filter by name (Ctrl+F)"));
@@ -414,7 +428,9 @@ void ProfilePage::loadSettings()
     const QSignalBlocker blockWarmup(m_warmupBox);
     const QSignalBlocker blockIterations(m_iterationsBox);
     const QSignalBlocker blockDevice(m_deviceCombo);
+    const QSignalBlocker blockShapes(m_shapesBox);
     const QSettings settings;
+    m_shapesBox->setChecked(settings.value(kRecordShapesKey, m_controller->recordShapes()).toBool());
     m_warmupBox->setValue(settings.value(kWarmupKey, m_controller->warmupIterations()).toInt());
     m_iterationsBox->setValue(settings.value(kIterationsKey, m_controller->iterations()).toInt());
     const int device = m_deviceCombo->findData(settings.value(kDeviceKey, m_controller->device()).toString());
@@ -425,6 +441,7 @@ void ProfilePage::loadSettings()
     m_controller->setWarmupIterations(m_warmupBox->value());
     m_controller->setIterations(m_iterationsBox->value());
     m_controller->setDevice(m_deviceCombo->currentData().toString());
+    m_controller->setRecordShapes(m_shapesBox->isChecked());
 }
 
 void ProfilePage::saveSetting(const QString& key, const QVariant& value)

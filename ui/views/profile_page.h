@@ -91,6 +91,7 @@ public:
     QSpinBox* warmupBox() const { return m_warmupBox; }
     QSpinBox* iterationsBox() const { return m_iterationsBox; }
     QComboBox* deviceCombo() const { return m_deviceCombo; }
+    QCheckBox* recordShapesBox() const { return m_shapesBox; }
     QComboBox* showCombo() const { return m_showCombo; }
     QString headerText() const;
 
@@ -130,6 +131,7 @@ private:
     QSpinBox* m_warmupBox;
     QSpinBox* m_iterationsBox;
     QComboBox* m_deviceCombo;
+    QCheckBox* m_shapesBox;
     QLabel* m_showLabel;
     QComboBox* m_showCombo;
     QProgressBar* m_progress;

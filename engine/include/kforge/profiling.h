@@ -39,6 +39,9 @@ struct KernelRecord {
     std::uint64_t correlation = 0;
     int iteration = 0;
     bool graphReplay = false;
+    // A CPU op's inputs as torch.profiler's record_shapes lists them: "[[1, 3, 224, 224], [64, 3, 7, 7], []]" (a
+    // tensor's sizes, [] for anything else); "" when the profile did not record shapes (ProfileOptions::recordShapes).
+    std::string inputShapes;
 };
 
 // A module scope or a function call on the host timeline (for the trace and the GUI's timeline).
@@ -65,6 +68,9 @@ struct ProfileOptions {
     std::string replayCapture;
     // (done, total) iterations, warm-up included; false cancels (the run stops after the current forward).
     ProgressCallback progress;
+    // Record each CPU op's input shapes (KernelRecord::inputShapes) for GroupBy::OpInputShapes, as torch.profiler's
+    // record_shapes: every op's inputs are then boxed for the recorder, which costs time; off by default.
+    bool recordShapes = false;
     // The run so far, for showing results as they come: after the first measured forward, then at most every
     // partialEveryMs, never after the last (the result follows). Records, ranges, iterations and wall time of the
     // measured forwards done, inProgress set, no outputs. Called on the profiling thread between forwards; the time
@@ -112,7 +118,9 @@ struct StatRow {
     double share = 0; // of the total time of all rows
 };
 
-enum class GroupBy { Kernel, KernelGeometry, Function, Module };
+// OpInputShapes: an op and its input shapes, as torch.profiler's key_averages(group_by_input_shape=True); records
+// without shapes group by name alone.
+enum class GroupBy { Kernel, KernelGeometry, Function, Module, OpInputShapes };
 std::vector<StatRow> statistics(const std::vector<KernelRecord>& records, GroupBy groupBy);
 
 // Where a run's time went by module, per measured forward: the module tree's Time columns and the flame graph.

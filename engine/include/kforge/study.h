@@ -36,6 +36,7 @@ struct StudyOptions {
     std::function<void(StudyStage)> onStage;
     // (done, total) forwards of the current stage, warm-up included; false cancels after the current forward.
     ProgressCallback progress;
+    bool recordShapes = false; // ProfileOptions::recordShapes, for every run of the study
     // The run so far while a baseline or plan run measures (ProfileOptions::partial); not called by an interleaved
     // compare, whose rounds alternate the two runs.
     std::function<void(const ProfileRun&)> partial;

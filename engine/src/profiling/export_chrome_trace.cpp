@@ -292,6 +292,8 @@ private:
         arg("function", r.function);
         arg("op", r.op);
         arg("provider", r.provider);
+        if (!r.inputShapes.empty())
+            arg("input_shapes", r.inputShapes); // torch.profiler's traces say "Input Dims"
         argInt("iteration", r.iteration);
         if (r.correlation != 0) {
             m_w.raw(R"(,"correlation":)");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profiling/host_recorder.h"
 
+#include "profiling/op_input_shapes.h"
+
 #include "runtime/clock.h"
 #include "runtime/string_pool.h"
 #include "runtime/thread_state.h"
@@ -11,9 +13,15 @@
 namespace kforge::profiling {
 namespace {
 
-std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&)
+// The op whose start the observers are being told of, for a recorder that records input shapes: read only by the
+// recorder whose op is top-level (most ops are nested, and their shapes are never built).
+thread_local const at::RecordFunction* tlsStartingOp = nullptr;
+
+std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction& fn)
 {
+    tlsStartingOp = &fn;
     runtime::notifyOpBegin();
+    tlsStartingOp = nullptr;
     return nullptr;
 }
 
@@ -27,20 +35,22 @@ template <typename T> void append(std::vector<T>& to, std::vector<T>& from)
 
 } // namespace
 
-HostRecorder::HostRecorder(bool timeCpuOps)
-    : m_timeCpuOps(timeCpuOps), m_originNs(runtime::nowNs()), m_iteration(std::make_shared<std::atomic<int>>(0)),
-      m_thread(runtime::ThreadState::current().id())
+HostRecorder::HostRecorder(bool timeCpuOps, bool recordShapes)
+    : m_timeCpuOps(timeCpuOps), m_recordShapes(timeCpuOps && recordShapes), m_originNs(runtime::nowNs()),
+      m_iteration(std::make_shared<std::atomic<int>>(0)), m_thread(runtime::ThreadState::current().id())
 {
     m_installed.emplace(*this);
     // A thread-local callback: LibTorch carries it into the tasks the forwards fork, where it reaches the companions.
     if (m_timeCpuOps)
-        m_callback = at::addThreadLocalCallback(
-            at::RecordFunctionCallback(&onOpStart, &onOpEnd).scopes({at::RecordScope::FUNCTION}));
+        m_callback = at::addThreadLocalCallback(at::RecordFunctionCallback(&onOpStart, &onOpEnd)
+                                                    .needsInputs(m_recordShapes)
+                                                    .scopes({at::RecordScope::FUNCTION}));
 }
 
 HostRecorder::HostRecorder(const HostRecorder& primary, std::uint64_t thread)
-    : hooks(primary.hooks), m_companion(true), m_timeCpuOps(primary.m_timeCpuOps), m_originNs(primary.m_originNs),
-      m_iteration(primary.m_iteration), m_thread(thread)
+    : hooks(primary.hooks), m_companion(true), m_timeCpuOps(primary.m_timeCpuOps),
+      m_recordShapes(primary.m_recordShapes), m_originNs(primary.m_originNs), m_iteration(primary.m_iteration),
+      m_thread(thread)
 {
 }
 
@@ -188,6 +198,7 @@ void HostRecorder::opBegin()
     const auto lock = lockIfCompanion();
     if (m_opDepth++ > 0)
         return;
+    m_opShapes = m_recordShapes && tlsStartingOp ? runtime::intern(opInputShapes(*tlsStartingOp)) : nullptr;
     m_opStartNs = runtime::nowNs();
     m_opFunction.reset();
     if (!m_functions.empty())
@@ -207,7 +218,7 @@ void HostRecorder::opEnd(const char* name)
     m_ops.push_back({internOpName(name), currentModule(), m_opFunction ? m_opFunction->name : nullptr,
                      m_opFunction ? m_opFunction->provider : nullptr, m_opFunction ? m_opFunction->id : 0,
                      m_opStartNs - m_originNs, endNs - m_opStartNs, m_thread,
-                     m_iteration->load(std::memory_order_relaxed)});
+                     m_iteration->load(std::memory_order_relaxed), m_opShapes});
 }
 
 const char* HostRecorder::internOpName(const char* name)
@@ -240,6 +251,8 @@ std::vector<KernelRecord> HostRecorder::records() const
         r.durationNs = op.durationNs;
         r.thread = op.thread;
         r.iteration = op.iteration;
+        if (op.inputShapes)
+            r.inputShapes = op.inputShapes;
     }
     return out;
 }

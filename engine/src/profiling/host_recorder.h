@@ -29,8 +29,9 @@ struct FunctionCallInfo {
 
 class HostRecorder final : public runtime::ForwardObserver {
 public:
-    // Installs itself on this thread. timeCpuOps: record every top-level ATen op execution as a "cpu_op" KernelRecord.
-    explicit HostRecorder(bool timeCpuOps);
+    // Installs itself on this thread. timeCpuOps: record every top-level ATen op execution as a "cpu_op" KernelRecord;
+    // recordShapes: with its input shapes (KernelRecord::inputShapes).
+    explicit HostRecorder(bool timeCpuOps, bool recordShapes = false);
     ~HostRecorder() override;
     HostRecorder(const HostRecorder&) = delete;
     HostRecorder& operator=(const HostRecorder&) = delete;
@@ -84,6 +85,7 @@ private:
         std::int64_t startNs, durationNs;
         std::uint64_t thread;
         int iteration;
+        const char* inputShapes; // interned; null when shapes are not recorded
     };
     struct RangeSample {
         bool isFunction; // else a module scope
@@ -111,6 +113,7 @@ private:
 
     bool m_companion = false;
     bool m_timeCpuOps;
+    bool m_recordShapes = false;
     std::int64_t m_originNs;
     std::shared_ptr<std::atomic<int>> m_iteration; // the primary's, shared: a companion may outlive it
     std::uint64_t m_thread;
@@ -118,6 +121,7 @@ private:
     std::vector<Frame> m_functions;
     int m_opDepth = 0;
     std::int64_t m_opStartNs = 0;
+    const char* m_opShapes = nullptr; // of the top-level op running, when shapes are recorded
     // The function call a top-level op serves: the interposer runs inside the op's RecordFunction, so the
     // call begins and ends within the op; remember it for the op's record.
     std::optional<Frame> m_opFunction;

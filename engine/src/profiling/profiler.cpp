@@ -116,7 +116,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     const std::vector<EntryDeclines> declinedInWarmup = runtime ? runtime->declines() : std::vector<EntryDeclines>{};
     c10::IValue output;
     {
-        profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda);
+        profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda, options.recordShapes);
         if (cuda) {
             tracer = std::make_unique<profiling::CudaProfiling>(recorder);
             if (replay)

@@ -39,6 +39,7 @@ template <KernelRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("correlation", r.correlation);
     visit("iteration", r.iteration);
     visit("graph_replay", r.graphReplay);
+    visit("input_shapes", r.inputShapes);
 }
 
 template <RangeRow R, class Visit> void forEachColumn(R& r, Visit&& visit)

@@ -29,6 +29,8 @@ std::string keyOf(const KernelRecord& r, GroupBy by)
         return r.function.empty() ? "(no function)" : r.function;
     case GroupBy::Module:
         return r.modulePath;
+    case GroupBy::OpInputShapes:
+        return r.inputShapes.empty() ? r.name : r.name + " " + r.inputShapes;
     }
     return r.name;
 }

@@ -39,6 +39,7 @@ ProfileOptions profileOptionsFor(const StudyOptions& options)
     profileOptions.warmupIterations = options.warmupIterations;
     profileOptions.iterations = options.iterations;
     profileOptions.progress = options.progress;
+    profileOptions.recordShapes = options.recordShapes;
     return profileOptions;
 }
 
