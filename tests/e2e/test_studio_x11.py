@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""kforge-studio end to end, as a user drives it: the real program on a real X server (Xvfb, no window manager), its
+keyboard shortcuts sent with xdotool, what it shows read from its windows, an xwd screenshot kept after each step.
+
+  1. open builtin:tiny-gpt with a plan file: the main window is titled "<plan> — tiny-gpt — KForge Studio";
+  2. F6, Run Baseline, then Ctrl+F6, Compare (the plan's providers in alternating rounds);
+  3. Ctrl+Q with those results unsaved: the "Unsaved Profile" box asks; Escape (Cancel) keeps the window;
+  4. Ctrl+Q again, Discard: the program exits with status 0.
+
+A step is over when the window has stopped changing for STILL_SECONDS (the progress bar moves while a profile runs),
+not after a fixed time. Xvfb, xdotool and xwd are Debian packages scripts/bootstrap installs; without them the test
+fails and says so. Screenshots (.xwd: `xwud -in FILE`, GIMP, ImageMagick) go to --artifacts.
+
+  test_studio_x11.py --studio build/bin/kforge-studio --plan PLAN.json --artifacts DIR"""
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+STILL_SECONDS = 3
+STEP_TIMEOUT = 240  # a step that never settles (a hang) fails here
+
+
+def fail(what):
+    sys.exit("FAIL: " + what)
+
+
+def ok(what):
+    print("ok:", what, flush=True)
+
+
+class Display:
+    """An Xvfb server on a free display number (-displayfd), stopped on exit."""
+
+    def __enter__(self):
+        read, write = os.pipe()
+        self.server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24",
+                                        "-nolisten", "tcp"], pass_fds=[write], stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            fail("Xvfb did not start")
+        self.name = ":" + number
+        return self
+
+    def __exit__(self, *exc):
+        self.server.terminate()
+        self.server.wait(timeout=30)
+
+
+class Session:
+    def __init__(self, display, artifacts):
+        self.env = dict(os.environ, DISPLAY=display)
+        self.artifacts = artifacts
+        self.shots = 0
+
+    def xdotool(self, *args, check=True):
+        done = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=120)
+        if check and done.returncode != 0:
+            fail(f"xdotool {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout.split()
+
+    def window(self, title, timeout=120):
+        """The id of the window whose name contains `title`, waiting up to `timeout` seconds; None if none."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.xdotool("search", "--name", title, check=False)
+            if found:
+                return found[0]
+            time.sleep(0.5)
+        return None
+
+    def image(self, window):
+        done = subprocess.run(["xwd", "-id", window, "-silent"], env=self.env, capture_output=True, timeout=60)
+        return done.stdout if done.returncode == 0 else b""
+
+    def screenshot(self, window, step):
+        self.shots += 1
+        path = os.path.join(self.artifacts, f"{self.shots:02d}-{step}.xwd")
+        with open(path, "wb") as f:
+            f.write(self.image(window))
+        return path
+
+    def settle(self, window, what):
+        """Waits until the window has looked the same for STILL_SECONDS."""
+        deadline = time.monotonic() + STEP_TIMEOUT
+        last, since = None, time.monotonic()
+        while time.monotonic() < deadline:
+            digest = hashlib.sha256(self.image(window)).hexdigest()
+            if digest != last:
+                last, since = digest, time.monotonic()
+            elif time.monotonic() - since >= STILL_SECONDS:
+                return
+            time.sleep(0.5)
+        fail(f"{what}: the window kept changing for {STEP_TIMEOUT} s")
+
+    def key(self, window, keys):
+        self.xdotool("windowfocus", "--sync", window)
+        self.xdotool("key", "--clearmodifiers", keys)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--studio", required=True)
+    parser.add_argument("--plan", required=True)
+    parser.add_argument("--artifacts", required=True)
+    args = parser.parse_args()
+    missing = [tool for tool in ("Xvfb", "xdotool", "xwd") if not shutil.which(tool)]
+    if missing:
+        fail(f"{', '.join(missing)} not installed (scripts/bootstrap installs them)")
+    os.makedirs(args.artifacts, exist_ok=True)
+    plan_name = os.path.basename(args.plan)
+    with Display() as display, tempfile.TemporaryDirectory() as home:
+        session = Session(display.name, args.artifacts)
+        # Settings and recent files of its own, so the user's are neither read nor written.
+        env = dict(session.env, XDG_CONFIG_HOME=os.path.join(home, "config"), XDG_DATA_HOME=os.path.join(home, "data"),
+                   XDG_RUNTIME_DIR=home, QT_QPA_PLATFORM="xcb")
+        studio = subprocess.Popen([args.studio, "builtin:tiny-gpt", "--plan", args.plan], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            main_window = session.window(f"{plan_name} — tiny-gpt — KForge Studio")
+            if not main_window:
+                fail("no window titled '" + plan_name + " — tiny-gpt — KForge Studio' within 120 s")
+            session.settle(main_window, "opening tiny-gpt")
+            ok(f"the model and the plan open: {session.screenshot(main_window, 'opened')}")
+
+            session.key(main_window, "F6")
+            session.settle(main_window, "Run Baseline (F6)")
+            ok(f"F6 ran a baseline: {session.screenshot(main_window, 'baseline')}")
+            session.key(main_window, "ctrl+F6")
+            session.settle(main_window, "Compare (Ctrl+F6)")
+            ok(f"Ctrl+F6 compared the plan: {session.screenshot(main_window, 'compare')}")
+
+            session.key(main_window, "ctrl+q")
+            prompt = session.window("Unsaved Profile", timeout=30)
+            if not prompt:
+                fail("Ctrl+Q with unsaved results did not ask (no 'Unsaved Profile' window)")
+            session.settle(prompt, "the Unsaved Profile box")
+            ok(f"Ctrl+Q with unsaved results asks: {session.screenshot(prompt, 'asked')}")
+            session.key(prompt, "Escape")
+            deadline = time.monotonic() + 30
+            while session.xdotool("search", "--name", "Unsaved Profile", check=False) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            if studio.poll() is not None or not session.window("KForge Studio", timeout=5):
+                fail("Cancel in the Unsaved Profile box closed the program")
+            ok("Escape cancels: the window stays")
+
+            session.key(main_window, "ctrl+q")
+            prompt = session.window("Unsaved Profile", timeout=30)
+            if not prompt:
+                fail("the second Ctrl+Q did not ask")
+            session.key(prompt, "Tab")  # from Save to Discard
+            session.key(prompt, "space")
+            try:
+                status = studio.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                fail("Discard did not end the program within 60 s")
+            if status != 0:
+                fail(f"the program exited with status {status}:\n{studio.stdout.read()}")
+            ok("Discard ends the program, status 0")
+        finally:
+            if studio.poll() is None:
+                studio.kill()
+                studio.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
