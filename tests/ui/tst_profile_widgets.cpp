@@ -584,6 +584,9 @@ void TestProfileWidgets::differentialFlameGraphColoursOnlyVerdicts()
     QCOMPARE(view.verdictOf(gelu), kforge::SpeedVerdict::Faster);
     QCOMPARE(view.verdictOf(silu), kforge::SpeedVerdict::NoDetectableChange);
     QVERIFY(view.frameToolTip(silu).contains(QStringLiteral("no detectable change")));
+    // Which statistic a width is, and of how many forwards (the comparison's are medians).
+    QVERIFY2(view.frameToolTip(silu).contains(QStringLiteral("per forward (the mean of 8 forward")),
+             qPrintable(view.frameToolTip(silu)));
     const QImage image = view.grab().toImage();
     const QPoint siluCentre = view.frameRect(silu).center().toPoint();
     const QPoint geluCentre = view.frameRect(gelu).center().toPoint();

@@ -191,7 +191,10 @@ QString FlameGraphView::frameToolTip(int frame) const
     const double forward = m_frames.front().us;
     QStringList lines;
     lines << tr("%1 (%2)").arg(formatModulePath(f.path), kindName(f.kind));
-    lines << tr("%1 per forward, %2 of it")
+    // Widths are totals over the measured forwards divided by their count: a mean, so that a frame's children add
+    // up to it (medians would not); the comparison's medians and verdicts are in the differential lines below.
+    const int forwards = m_run ? std::max(1, m_run->iterations) : 1;
+    lines << tr("%1 per forward (the mean of %n forward(s)), %2 of it", nullptr, forwards)
                  .arg(formatDuration(f.us),
                       QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));
     if (f.calls > 0)
