@@ -7,7 +7,8 @@ second and later calls of a module as other methods (forward1, forward2), and ea
   - Hugging Face T5's encoder (T5EncoderModel from a small config): `encoder.dropout` runs twice.
 For each, an entry scoped to that module serves every call of it (Python's forward hooks count them): `run` reports
 them all served by the entry and none by the original in that scope, `profile` attributes every one of the module's
-records of that function to the entry's provider, and `verify` passes with the entry in effect. A seeded fault that
+records of that function to the entry's provider, `verify` passes with the entry in effect, and `optimize`'s
+search per module samples every call of it (the UNet's). A seeded fault that
 spoils only a later call (NaN on the shape of the ResnetBlock2D's second SiLU call, the time embedding's) is caught
 by `verify`, naming that module and call: served only on its first call, it would pass. Exit 77: diffusers or
 transformers is missing from the venv (run scripts/bootstrap)."""
@@ -109,6 +110,14 @@ def check_case(name, make, make_inputs, path, function, provider, later_call, ar
                                  "--json").stdout)
     check(verified["passed"], f"{name}: verify passes with the entry in effect on every call")
     if later_call:
+        # optimize's module-granularity search samples every call of the module, not the first alone.
+        plan_out = os.path.join(folder, f"{name}.optimized.json")
+        report = json.loads(kforge(args.kforge, "optimize", file, "--inputs-file", inputs_file, "--providers", provider,
+                                   "--include-reference", "--granularity", "module", "--rounds", "3", "--iterations",
+                                   "2", "--warmup", "1", "--out", plan_out, "--json").stdout)
+        per_module = next((f.get("per_module", "") for f in report["functions"] if f["function"] == function), "")
+        sampled = per_module.split(f"{path}: ", 1)[-1].split(";")[0] if f"{path}: " in per_module else ""
+        check(f"({calls} call(s)" in sampled, f"{name}: optimize samples all {calls} calls of {path}: {sampled}")
         shape, call = later_call
         fault = f"{path}:{function}:SeededNanOnShape_{function}:" + json.dumps({"shape": shape})
         caught = json.loads(kforge(args.kforge, "--provider-plugin", args.plugin, "verify", file, "--inputs-file",
