@@ -46,6 +46,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTemporaryDir>
 
@@ -358,6 +359,13 @@ private Q_SLOTS:
         QVERIFY2(seen.contains(QStringLiteral("Compare: round 2 of 2")), qPrintable(seen.join('|')));
         QVERIFY2(seen.filter(QStringLiteral("Baseline")).isEmpty(), qPrintable(seen.join('|')));
         QVERIFY(!text->isVisible());
+        // The comparison's number columns are wide enough for their headers ("Baseline (µs, median)" was cut).
+        auto* table = window->profilePage()->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+        QVERIFY(table);
+        for (int column : {ComparisonModel::BaselineColumn, ComparisonModel::PlanColumn})
+            QVERIFY2(table->horizontalHeader()->sectionSize(column) >=
+                         table->horizontalHeader()->sectionSizeHint(column),
+                     qPrintable(QString::number(column)));
 
         seen.clear();
         window->actions().profileBenchmark->trigger();

@@ -493,6 +493,10 @@ void ProfilePage::showResults()
     m_showLabel->setVisible(both);
     m_showCombo->setVisible(both);
     m_comparisonModel->setComparison(m_controller->comparison());
+    // The number columns fit their header ("Baseline (µs, median)") and values: a fixed width cut the header.
+    for (int column : {ComparisonModel::BaselineColumn, ComparisonModel::PlanColumn, ComparisonModel::SpeedupColumn,
+                       ComparisonModel::ChangeColumn})
+        m_comparisonTable->resizeColumnToContents(column);
     const auto& comparison = m_controller->comparison();
     const auto& benchmark = m_controller->benchmarkResult();
     const WholeForwardLines lines = wholeForwardLines(
