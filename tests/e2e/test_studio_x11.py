@@ -6,13 +6,15 @@ keyboard shortcuts sent with xdotool, what it shows read from its windows, an xw
   1. open builtin:tiny-gpt with a plan file: the main window is titled "<plan> — tiny-gpt — KForge Studio";
   2. F6, Run Baseline, then Ctrl+F6, Compare (the plan's providers in alternating rounds);
   3. Ctrl+Q with those results unsaved: the "Unsaved Profile" box asks; Escape (Cancel) keeps the window;
-  4. Ctrl+Q again, Discard: the program exits with status 0.
+  4. Ctrl+Alt+O, a saved profile of another model (builtin:convnet, made with the CLI) typed into the file dialog:
+     the box asks again before the unsaved results go; Discard opens it;
+  5. Ctrl+Q: nothing unsaved is on screen, so nothing asks, and the program exits with status 0.
 
 A step is over when the window has stopped changing for STILL_SECONDS (the progress bar moves while a profile runs),
 not after a fixed time. Xvfb, xdotool and xwd are Debian packages scripts/bootstrap installs; without them the test
 fails and says so. Screenshots (.xwd: `xwud -in FILE`, GIMP, ImageMagick) go to --artifacts.
 
-  test_studio_x11.py --studio build/bin/kforge-studio --plan PLAN.json --artifacts DIR"""
+  test_studio_x11.py --studio build/bin/kforge-studio --kforge build/bin/kforge --plan PLAN.json --artifacts DIR"""
 import argparse
 import hashlib
 import os
@@ -108,6 +110,7 @@ class Session:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--studio", required=True)
+    parser.add_argument("--kforge", required=True, help="the CLI, to save a profile of another model")
     parser.add_argument("--plan", required=True)
     parser.add_argument("--artifacts", required=True)
     args = parser.parse_args()
@@ -151,19 +154,36 @@ def main():
                 fail("Cancel in the Unsaved Profile box closed the program")
             ok("Escape cancels: the window stays")
 
-            session.key(main_window, "ctrl+q")
+            other = os.path.join(home, "convnet.kfprof")
+            subprocess.run([args.kforge, "profile", "builtin:convnet", "--warmup", "1", "--iterations", "2", "--save",
+                            other, "-q"], check=True, capture_output=True, timeout=300)
+            session.key(main_window, "ctrl+alt+o")
+            dialog = session.window("Open Profile", timeout=30)
+            if not dialog:
+                fail("Ctrl+Alt+O opened no 'Open Profile' dialog")
+            time.sleep(1)  # the file name field has the focus; its cursor blinks, so the dialog never settles
+            session.xdotool("windowfocus", "--sync", dialog)
+            session.xdotool("type", "--delay", "20", other)
+            session.xdotool("key", "Return")
             prompt = session.window("Unsaved Profile", timeout=30)
             if not prompt:
-                fail("the second Ctrl+Q did not ask")
+                fail("opening a saved profile replaced unsaved results without asking")
+            ok(f"opening a saved profile asks first: {session.screenshot(prompt, 'asked-again')}")
             session.key(prompt, "Tab")  # from Save to Discard
             session.key(prompt, "space")
+            session.settle(main_window, "opening convnet.kfprof")
+            ok(f"Discard opens the other model's profile: {session.screenshot(main_window, 'other-profile')}")
+
+            session.key(main_window, "ctrl+q")
             try:
                 status = studio.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                fail("Discard did not end the program within 60 s")
+                asked = session.window("Unsaved Profile", timeout=1)
+                fail("Ctrl+Q did not end the program within 60 s" + (": it asked about a profile opened from a "
+                                                                       "file" if asked else ""))
             if status != 0:
                 fail(f"the program exited with status {status}:\n{studio.stdout.read()}")
-            ok("Discard ends the program, status 0")
+            ok("Ctrl+Q with nothing unsaved ends the program at once, status 0")
         finally:
             if studio.poll() is None:
                 studio.kill()

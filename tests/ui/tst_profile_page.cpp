@@ -902,8 +902,9 @@ private Q_SLOTS:
         QVERIFY(!modules->timeNotice()->isVisibleTo(modules));
     }
 
-    // Results nobody saved are never dropped without asking: opening another model or closing the window asks
-    // first (Cancel keeps both the model and the results), a saved profile is not asked about again.
+    // Results nobody saved are never dropped without asking: opening another model, opening a saved profile or
+    // closing the window asks first (Cancel keeps both the model and the results), a saved profile is not asked
+    // about again.
     void unsavedResultsAreAskedAboutBeforeTheyGo()
     {
         const auto window = openTinyGpt();
@@ -923,12 +924,25 @@ private Q_SLOTS:
         QVERIFY(!window->close()); // Ctrl+Q / the close button ask the same
         QCOMPARE(prompted.count(), 2);
 
+        // Opening a saved profile would replace them too (it did without asking): asked, and Cancel keeps them.
         QTemporaryDir dir;
+        const QString other = dir.filePath(QStringLiteral("other.kfprof"));
+        {
+            auto convnet = kforge::ModelSession::open("builtin:convnet");
+            kforge::ProfileOptions options;
+            options.warmupIterations = 0;
+            options.iterations = 1;
+            kforge::saveProfile(kforge::profile(*convnet, options), other.toStdString());
+        }
+        QVERIFY(!window->openProfile(other));
+        QCOMPARE(prompted.count(), 3);
+        QCOMPARE(window->profileController()->baseline(), results);
+
         QVERIFY(window->saveProfile(dir.filePath(QStringLiteral("kept.kfprof"))));
         QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
         window->openSource(QStringLiteral("builtin:convnet")); // saved: nothing to ask
         QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, kTimeoutMs));
-        QCOMPARE(prompted.count(), 2);
+        QCOMPARE(prompted.count(), 3);
         QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("convnet"));
 
         window->actions().profileBaseline->trigger();
@@ -936,7 +950,7 @@ private Q_SLOTS:
         window->setUnsavedResults(MainWindow::UnsavedChanges::Discard);
         window->openSource(QStringLiteral("builtin:tiny-gpt"));
         QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 1; }, kTimeoutMs));
-        QCOMPARE(prompted.count(), 3);
+        QCOMPARE(prompted.count(), 4);
     }
 
     void exports()

@@ -116,6 +116,8 @@ bool ProfileFileController::open(const QString& path)
         report(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
         return false;
     }
+    if (!keepResults()) // asked once the file proved readable: unsaved results on screen are about to go
+        return false;
     m_runs->setRuns(baseline, plan);
     m_savedBaseline = baseline.get();
     m_savedPlan = plan.get();
