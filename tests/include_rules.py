@@ -11,7 +11,8 @@ each include that breaks one:
 - the UI and the CLI never include engine/src (white-box tests may) nor the plugin SDKs;
 - ui/item_models includes no widget header and nothing of ui/views;
 - ui/controllers includes nothing of ui/views (a controller reaches a page through an interface it declares);
-- only the window (ui/main_window*) includes ui/workspaces: views, controllers, models and app helpers never do.
+- only the window (ui/main_window*) includes ui/workspaces: views, controllers, models and app helpers never do;
+- nothing in ui/ but the window itself includes ui/main_window.h (app/studio's startup script drives the window).
 
   include_rules.py SOURCE_ROOT"""
 import os
@@ -122,6 +123,10 @@ def main() -> int:
                     report(path, number, line, "no controller includes a view")
                 if quoted and quoted.group(1).startswith("workspaces/") and not may_see_workspaces:
                     report(path, number, line, "only the window includes ui/workspaces")
+                if (top == "ui" and quoted and quoted.group(1) == "main_window.h"
+                        and not os.path.basename(path).startswith("main_window")):
+                    report(path, number, line, "nothing in ui/ includes the window it is part of (what drives the "
+                                               "window, the startup script, is in app/studio)")
 
     for b in broken:
         print(b)

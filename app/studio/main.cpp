@@ -4,7 +4,7 @@
 // [--profile] [--optimize] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application/application_identity.h"
 #include "application/provider_plugins.h"
-#include "application/startup_script.h"
+#include "startup_script.h"
 #include "controllers/run_controller.h"
 #include "main_window.h"
 

@@ -3,7 +3,7 @@
 // plan files, Run/Step/Continue/Abort, leftovers and Unwind. Real engine, real models, offscreen.
 #include "build_path.h"
 #include "application/application_identity.h"
-#include "application/startup_script.h"
+#include "startup_script.h"
 #include "controllers/profile_controller.h"
 #include "test_window.h"
 #include "window_parts.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "application/startup_script.h"
+#include "startup_script.h"
 
 #include "controllers/run_controller.h"
 #include "main_window.h"
