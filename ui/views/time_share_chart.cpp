@@ -110,6 +110,8 @@ void TimeShareChart::setTopCount(int count)
 
 int TimeShareChart::sliceCount() const { return static_cast<int>(m_slices.size()); }
 
+double TimeShareChart::percentAxisMax() const { return m_percent->max(); }
+
 QStringList TimeShareChart::sliceLabels() const { return m_labels; }
 
 QString TimeShareChart::emptyText() const { return m_stack->currentWidget() == m_empty ? m_empty->text() : QString(); }
@@ -151,8 +153,11 @@ void TimeShareChart::rebuild()
     m_bars->setBorderColor(palette().color(QPalette::Highlight));
     m_names->clear();
     m_names->append(categories);
-    // Whole-number ticks at a step of 1, 2, 5, 10, 20 or 25 %, at most six of them.
-    const double largest = m_slices.front().share * 100.0;
+    // Whole-number ticks at a step of 1, 2, 5, 10, 20 or 25 %, at most six of them, up to the largest bar: "other",
+    // last, may be larger than the first (it was clipped at the first bar's axis).
+    double largest = 0;
+    for (const TimeShareSlice& slice : m_slices)
+        largest = std::max(largest, slice.share * 100.0);
     double step = 25;
     for (double candidate : {1.0, 2.0, 5.0, 10.0, 20.0})
         if (largest / candidate <= 5) {

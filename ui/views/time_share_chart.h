@@ -45,6 +45,8 @@ public:
     int sliceCount() const;
     QStringList sliceLabels() const;
     const std::vector<TimeShareSlice>& slices() const { return m_slices; }
+    // The share axis' end, in percent.
+    double percentAxisMax() const;
     // What the widget says instead of a chart ("" while a chart is shown).
     QString emptyText() const;
     // Whether the chart uses Qt Charts' dark theme, following the window palette.
