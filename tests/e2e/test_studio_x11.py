@@ -131,13 +131,20 @@ def main():
             if not main_window:
                 fail("no window titled '" + plan_name + " — tiny-gpt — KForge Studio' within 120 s")
             session.settle(main_window, "opening tiny-gpt")
+            opened = session.image(main_window)
             ok(f"the model and the plan open: {session.screenshot(main_window, 'opened')}")
 
+            # Each action must change what the window shows (the Profile tab and its tables, then the comparison).
             session.key(main_window, "F6")
             session.settle(main_window, "Run Baseline (F6)")
+            baseline = session.image(main_window)
+            if baseline == opened:
+                fail("F6 changed nothing on screen")
             ok(f"F6 ran a baseline: {session.screenshot(main_window, 'baseline')}")
             session.key(main_window, "ctrl+F6")
             session.settle(main_window, "Compare (Ctrl+F6)")
+            if session.image(main_window) == baseline:
+                fail("Ctrl+F6 changed nothing on screen")
             ok(f"Ctrl+F6 compared the plan: {session.screenshot(main_window, 'compare')}")
 
             session.key(main_window, "ctrl+q")
