@@ -110,18 +110,6 @@ nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o
     return out;
 }
 
-// MODEL for a bench against another file: a plan is optional.
-SessionWithPlan openForAgainst(const BenchOptions& o, Report& report)
-{
-    SessionWithPlan opened{openModel(o.model, report), o.plan.read()};
-    if (o.device != "cpu")
-        opened.session->setDevice(o.device);
-    requireInputs(*opened.session);
-    if (!opened.plan.entries.empty())
-        landPlan(report, opened.plan, *opened.session, o.device, o.plan);
-    return opened;
-}
-
 } // namespace
 
 Command addBenchCommand(CLI::App& app)
@@ -147,8 +135,9 @@ Command addBenchCommand(CLI::App& app)
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
-                auto [session, plan] = o->against.empty() ? openWithPlan("bench", o->model, o->plan, o->device, report)
-                                                          : openForAgainst(*o, report);
+                // Against another file of the model, a plan is optional: the two files are the sides.
+                auto [session, plan] =
+                    openWithPlan("bench", o->model, o->plan, o->device, report, /*planOptional=*/!o->against.empty());
                 std::unique_ptr<ModelSession> against;
                 BenchmarkOptions run = o->run;
                 if (!o->against.empty()) {

@@ -167,15 +167,16 @@ std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& rep
 }
 
 SessionWithPlan openWithPlan(const std::string& command, const ModelOptions& model, const PlanOptions& plan,
-                             const std::string& device, Report& report)
+                             const std::string& device, Report& report, bool planOptional)
 {
     SessionWithPlan opened{openModel(model, report), plan.read()};
     if (device != "cpu")
         opened.session->setDevice(device);
     requireInputs(*opened.session);
-    if (opened.plan.entries.empty())
+    if (opened.plan.entries.empty() && !planOptional)
         throw Error(command, "no plan: give --plan FILE or --provide SCOPE:FUNCTION:PROVIDER");
-    landPlan(report, opened.plan, *opened.session, device, plan);
+    if (!opened.plan.entries.empty())
+        landPlan(report, opened.plan, *opened.session, device, plan);
     return opened;
 }
 

@@ -87,12 +87,12 @@ std::string describeGraphExecutor(const std::string& name);
 std::unique_ptr<ModelSession> openModel(const ModelOptions& options, Report& report);
 
 // A model and the plan a command runs on it whole (bench, verify): opened and moved to `device`, its inputs
-// required, the plan read (none refused in `command`'s name) and its never-fire warnings reported.
+// required, the plan read (none refused in `command`'s name unless `planOptional`) and landed with its notes.
 struct SessionWithPlan {
     std::unique_ptr<ModelSession> session;
     Plan plan;
 };
 SessionWithPlan openWithPlan(const std::string& command, const ModelOptions& model, const PlanOptions& plan,
-                             const std::string& device, Report& report);
+                             const std::string& device, Report& report, bool planOptional = false);
 
 } // namespace kforge::cli

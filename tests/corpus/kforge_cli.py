@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the corpus's Python tests share: running the kforge CLI, reporting each check, wrapping a HF model."""
+"""What the corpus's Python tests share: running the kforge CLI, reporting each check, skipping without a package,
+comparing an output digest with Python's, wrapping a HF model."""
+import importlib
+import math
 import subprocess
 import sys
 
@@ -17,6 +20,25 @@ def check(condition, what):
     if not condition:
         sys.exit("FAIL: " + what)
     print("ok:", what)
+
+
+def import_or_skip(*names):
+    """The modules, imported; exits the test as skipped (77) naming the ones missing from this Python."""
+    try:
+        return [importlib.import_module(name) for name in names]
+    except ImportError:
+        print(f"{' or '.join(names)} is not installed in this Python (scripts/bootstrap installs it)")
+        sys.exit(77)
+
+
+def check_same_output(got, want, what):
+    """Checks that kforge's output digest (`run --json`: shape, sum, max_abs) is Python's tensor `want`'s."""
+    want = want.double()
+    close = [math.isclose(got["sum"], float(want.sum()), rel_tol=1e-4, abs_tol=1e-4),
+             math.isclose(got["max_abs"], float(want.abs().max()), rel_tol=1e-4, abs_tol=1e-5)]
+    check(got["shape"] == list(want.shape) and all(close),
+          f"{what}: shape {got['shape']}, sum {got['sum']:.6f} and max |x| {got['max_abs']:.6f} equal Python's "
+          f"{list(want.shape)}, {float(want.sum()):.6f}, {float(want.abs().max()):.6f}")
 
 
 def logits_of(model):

@@ -13,14 +13,13 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
 Exit 77: no C++ compiler for Inductor."""
 import argparse
 import json
-import math
 import os
 import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, check_same_output, kforge  # noqa: E402
 
 import torch
 
@@ -34,15 +33,6 @@ class TwoInTwoOut(torch.nn.Module):
     def forward(self, x, y):
         h = torch.nn.functional.gelu(self.proj(x))
         return self.norm(h + y), h.sum(dim=-1)
-
-
-def same(got, want, what):
-    want = want.double()
-    close = [math.isclose(got["sum"], float(want.sum()), rel_tol=1e-4, abs_tol=1e-4),
-             math.isclose(got["max_abs"], float(want.abs().max()), rel_tol=1e-4, abs_tol=1e-5)]
-    check(got["shape"] == list(want.shape) and all(close),
-          f"{what}: shape {got['shape']}, sum {got['sum']:.6f} and max |x| {got['max_abs']:.6f} equal Python's "
-          f"{list(want.shape)}, {float(want.sum()):.6f}, {float(want.abs().max()):.6f}")
 
 
 def main():
@@ -67,8 +57,8 @@ def main():
 
         ran = json.loads(kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--json").stdout)
         check(len(ran["outputs"]) == 2, f"two outputs, as the model returns: {len(ran['outputs'])}")
-        same(ran["outputs"][0], expected[0], "run, first output")
-        same(ran["outputs"][1], expected[1], "run, second output")
+        check_same_output(ran["outputs"][0], expected[0], "run, first output")
+        check_same_output(ran["outputs"][1], expected[1], "run, second output")
 
         profiled = kforge(args.kforge, "profile", compiled, "--inputs-file", inputs_file, "--iterations", "3",
                           "--warmup", "1")

@@ -20,16 +20,11 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, import_or_skip, kforge  # noqa: E402
 
 import torch
 
-try:
-    import diffusers
-    import transformers
-except ImportError:
-    print("diffusers or transformers is not installed in this Python (scripts/bootstrap installs them)")
-    sys.exit(77)
+diffusers, transformers = import_or_skip("diffusers", "transformers")
 
 ITERATIONS = 2
 

@@ -14,14 +14,9 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge  # noqa: E402
+from kforge_cli import check, import_or_skip, kforge  # noqa: E402
 
-try:
-    import torch
-    import torchvision
-except ImportError:
-    print("torchvision is not installed in this Python (scripts/bootstrap installs it)")
-    sys.exit(77)
+torch, torchvision = import_or_skip("torch", "torchvision")
 
 
 # The detection models, built as users build them with random weights; a score threshold of 0 keeps detections

@@ -7,22 +7,17 @@ or a static dimension changed, is refused naming the input, the dimension and th
 missing from the venv (run scripts/bootstrap)."""
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge, logits_of  # noqa: E402
+from kforge_cli import check, check_same_output, import_or_skip, kforge, logits_of  # noqa: E402
 
 import torch
 from torch.export import Dim
 
-try:
-    import transformers
-except ImportError:
-    print("transformers is not installed in this Python (scripts/bootstrap installs it)")
-    sys.exit(77)
+(transformers,) = import_or_skip("transformers")
 
 
 class CachedStep(torch.nn.Module):
@@ -60,11 +55,7 @@ def python_targets(program):
 def same_outputs(run, expected, what):
     outputs = run["outputs"]
     check(len(outputs) >= 1, f"{what}: kforge returned outputs")
-    got = outputs[0]
-    want = expected.double()
-    check(got["shape"] == list(want.shape) and math.isclose(got["sum"], float(want.sum()), rel_tol=1e-4, abs_tol=1e-4),
-          f"{what}: shape {got['shape']} and sum {got['sum']:.6f} equal Python's {list(want.shape)}, "
-          f"{float(want.sum()):.6f}")
+    check_same_output(outputs[0], expected, what)
 
 
 def main():

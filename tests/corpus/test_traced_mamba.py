@@ -13,15 +13,11 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from kforge_cli import check, kforge, logits_of  # noqa: E402
+from kforge_cli import check, import_or_skip, kforge, logits_of  # noqa: E402
 
 import torch
 
-try:
-    import transformers
-except ImportError:
-    print("transformers is not installed in this Python (scripts/bootstrap installs it)")
-    sys.exit(77)
+(transformers,) = import_or_skip("transformers")
 
 
 def main():

@@ -94,11 +94,11 @@ c10::IValue CompiledRunner::run(const std::vector<c10::IValue>& args,
     if (flat.size() != m_positional)
         throw Error(m_where,
                     "takes " + std::to_string(m_positional) + " input tensor(s), got " + std::to_string(flat.size()));
-    for (const std::string& name : m_keywords) {
-        const auto it = kwargs.find(name);
+    for (size_t k = 0; k < m_keywords.size(); ++k) {
+        const auto it = kwargs.find(m_keywords[k]);
         if (it == kwargs.end())
-            throw Error(m_where, "keyword input '" + name + "' is missing");
-        flattenTensors(it->second, flat, m_where, flat.size());
+            throw Error(m_where, "keyword input '" + m_keywords[k] + "' is missing");
+        flattenTensors(it->second, flat, m_where, args.size() + k); // numbered after the positional inputs
     }
     for (const auto& [name, value] : kwargs)
         if (std::find(m_keywords.begin(), m_keywords.end(), name) == m_keywords.end())

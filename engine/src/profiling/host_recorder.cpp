@@ -17,7 +17,14 @@ namespace {
 // recorder whose op is top-level (most ops are nested, and their shapes are never built).
 thread_local const at::RecordFunction* tlsStartingOp = nullptr;
 
-std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction& fn)
+std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&)
+{
+    runtime::notifyOpBegin();
+    return nullptr;
+}
+
+// The same, with the op at hand for the recorder (registered only when shapes are recorded: every op pays for it).
+std::unique_ptr<at::ObserverContext> onOpStartWithInputs(const at::RecordFunction& fn)
 {
     tlsStartingOp = &fn;
     runtime::notifyOpBegin();
@@ -42,9 +49,10 @@ HostRecorder::HostRecorder(bool timeCpuOps, bool recordShapes)
     m_installed.emplace(*this);
     // A thread-local callback: LibTorch carries it into the tasks the forwards fork, where it reaches the companions.
     if (m_timeCpuOps)
-        m_callback = at::addThreadLocalCallback(at::RecordFunctionCallback(&onOpStart, &onOpEnd)
-                                                    .needsInputs(m_recordShapes)
-                                                    .scopes({at::RecordScope::FUNCTION}));
+        m_callback = at::addThreadLocalCallback(
+            at::RecordFunctionCallback(m_recordShapes ? &onOpStartWithInputs : &onOpStart, &onOpEnd)
+                .needsInputs(m_recordShapes)
+                .scopes({at::RecordScope::FUNCTION}));
 }
 
 HostRecorder::HostRecorder(const HostRecorder& primary, std::uint64_t thread)
