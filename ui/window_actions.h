@@ -37,6 +37,7 @@ struct WindowActions {
     QAction* about = nullptr;
     QAction* openProfile = nullptr;
     QAction* saveProfile = nullptr;
+    QAction* closeReport = nullptr;
     QAction* exportTrace = nullptr;
     QAction* exportCsv = nullptr;
     QAction* exportChart = nullptr;

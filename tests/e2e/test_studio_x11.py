@@ -7,8 +7,9 @@ keyboard shortcuts sent with xdotool, what it shows read from its windows, an xw
   2. F6, Run Baseline, then Ctrl+F6, Compare (the plan's providers in alternating rounds);
   3. Ctrl+Q with those results unsaved: the "Unsaved Profile" box asks; Escape (Cancel) keeps the window;
   4. Ctrl+Alt+O, a saved profile of another model (builtin:convnet, made with the CLI) typed into the file dialog:
-     the box asks again before the unsaved results go; Discard opens it;
-  5. Ctrl+Q: nothing unsaved is on screen, so nothing asks, and the program exits with status 0.
+     it opens in a report of its own, so nothing is replaced and nothing asks; Ctrl+W closes the report;
+  5. Ctrl+Q: the compare's results are still there and unsaved, so the box asks; Discard ends the program with
+     status 0.
 
 A step is over when the window has stopped changing for STILL_SECONDS (the progress bar moves while a profile runs),
 not after a fixed time. Xvfb, xdotool and xwd are Debian packages scripts/bootstrap installs; without them the test
@@ -118,6 +119,9 @@ def main():
     if missing:
         fail(f"{', '.join(missing)} not installed (scripts/bootstrap installs them)")
     os.makedirs(args.artifacts, exist_ok=True)
+    for old in os.listdir(args.artifacts):  # an earlier run's screenshots would read as this run's
+        if old.endswith(".xwd"):
+            os.remove(os.path.join(args.artifacts, old))
     plan_name = os.path.basename(args.plan)
     with Display() as display, tempfile.TemporaryDirectory() as home:
         session = Session(display.name, args.artifacts)
@@ -143,7 +147,8 @@ def main():
             ok(f"F6 ran a baseline: {session.screenshot(main_window, 'baseline')}")
             session.key(main_window, "ctrl+F6")
             session.settle(main_window, "Compare (Ctrl+F6)")
-            if session.image(main_window) == baseline:
+            compared = session.image(main_window)
+            if compared == baseline:
                 fail("Ctrl+F6 changed nothing on screen")
             ok(f"Ctrl+F6 compared the plan: {session.screenshot(main_window, 'compare')}")
 
@@ -172,25 +177,36 @@ def main():
             session.xdotool("windowfocus", "--sync", dialog)
             session.xdotool("type", "--delay", "20", other)
             session.xdotool("key", "Return")
-            prompt = session.window("Unsaved Profile", timeout=30)
-            if not prompt:
-                fail("opening a saved profile replaced unsaved results without asking")
-            ok(f"opening a saved profile asks first: {session.screenshot(prompt, 'asked-again')}")
-            session.key(prompt, "Tab")  # from Save to Discard
-            session.key(prompt, "space")
+            if session.window("Unsaved Profile", timeout=10):
+                fail("opening a profile of another model asked about the results on screen: it must open in a "
+                     "report of its own and replace nothing")
             session.settle(main_window, "opening convnet.kfprof")
-            ok(f"Discard opens the other model's profile: {session.screenshot(main_window, 'other-profile')}")
+            report = session.image(main_window)
+            if report == compared:
+                fail("opening convnet.kfprof changed nothing on screen")
+            ok(f"the other model's profile opens in its own report, nothing asked: "
+               f"{session.screenshot(main_window, 'report')}")
+            session.key(main_window, "ctrl+w")
+            session.settle(main_window, "Close Report (Ctrl+W)")
+            if session.image(main_window) == report:
+                fail("Ctrl+W did not close the report")
+            ok(f"Ctrl+W closes the report: {session.screenshot(main_window, 'report-closed')}")
 
             session.key(main_window, "ctrl+q")
+            prompt = session.window("Unsaved Profile", timeout=30)
+            if not prompt:
+                fail("Ctrl+Q after closing the report did not ask about the compare's unsaved results: the report "
+                     "replaced them")
+            session.settle(prompt, "the Unsaved Profile box")
+            session.key(prompt, "Tab")  # from Save to Discard
+            session.key(prompt, "space")
             try:
                 status = studio.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                asked = session.window("Unsaved Profile", timeout=1)
-                fail("Ctrl+Q did not end the program within 60 s" + (": it asked about a profile opened from a "
-                                                                       "file" if asked else ""))
+                fail("Discard in the Unsaved Profile box did not end the program within 60 s")
             if status != 0:
                 fail(f"the program exited with status {status}:\n{studio.stdout.read()}")
-            ok("Ctrl+Q with nothing unsaved ends the program at once, status 0")
+            ok("Ctrl+Q asks about the compare's results still unsaved; Discard ends the program, status 0")
         finally:
             if studio.poll() is None:
                 studio.kill()

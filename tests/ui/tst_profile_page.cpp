@@ -18,11 +18,13 @@
 #include "item_models/semantic_colors.h"
 #include "item_models/module_tree_filter_model.h"
 #include "controllers/profile_controller.h"
+#include "controllers/profile_file_controller.h"
 #include "controllers/run_controller.h"
 #include "views/profile_page.h"
 #include "views/provenance_banner.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
+#include "workspaces/report_workspace.h"
 
 #include <kforge/profile_export.h>
 #include <kforge/plugins.h>
@@ -869,37 +871,76 @@ private Q_SLOTS:
         QVERIFY(window->actions().saveProfile->isEnabled());
     }
 
-    // A saved profile of another model keeps its own tables but never paints the loaded model's tree: tiny-gpt's
-    // profile opened over convnet leaves the tree without times and says why; convnet's own profile shows them.
-    void profileOfAnotherModelIsNotShownOnTheTree()
+    // A saved profile of another model opens in a report of its own (a tab, as Nsight opens each report): its own
+    // module tree rebuilt from the file with the file's times on it, its own tables; the loaded model's tree, Profile
+    // tab and unsaved results stay as they were, nothing is asked. Exports on the report's tab are of its runs;
+    // Close Report (Ctrl+W) closes it.
+    void aProfileOfAnotherModelOpensInItsOwnReport()
     {
         using kforge::ui::ModuleTreeModel;
         using kforge::ui::ModuleTreePage;
+        using kforge::ui::ReportWorkspace;
         QTemporaryDir dir;
         const QString tiny = dir.filePath(QStringLiteral("tiny.kfprof"));
+        kforge::ProfileRun tinyRun;
         {
-            const auto window = openTinyGpt();
-            QSignalSpy finished(window.get(), &MainWindow::profileFinished);
-            window->actions().profileBaseline->trigger();
-            QVERIFY(waitForProfile(finished).first);
-            QVERIFY(window->saveProfile(tiny));
+            auto session = kforge::ModelSession::open("builtin:tiny-gpt");
+            kforge::ProfileOptions options;
+            options.warmupIterations = 0;
+            options.iterations = 2;
+            tinyRun = kforge::profile(*session, options);
+            kforge::saveProfile(tinyRun, tiny.toStdString());
         }
         const auto window = openForProfiles(QStringLiteral("builtin:convnet"));
-        auto* model = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
-        auto* modules = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
-        QVERIFY(window->openProfile(tiny));
-        QVERIFY(window->profileController()->baseline()); // the Profile tab shows the file
-        QVERIFY(!model->hasModuleTimes());
-        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
-        QVERIFY(modules->timeNotice()->isVisibleTo(modules));
-        QVERIFY2(modules->timeNotice()->text().contains(QStringLiteral("not of the loaded model convnet")),
-                 qPrintable(modules->timeNotice()->text()));
-
+        auto* model = part<ModuleTreeModel>(*window, "moduleModel");
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
+        const auto convnetRun = window->profileController()->baseline();
+        QVERIFY(convnetRun && model->hasModuleTimes());
+        QSignalSpy prompted(window.get(), &MainWindow::unsavedResultsPrompted);
+        window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel); // would keep them, and fail the open
+
+        QVERIFY(window->openProfile(tiny));
+        QCOMPARE(prompted.count(), 0);
+        QCOMPARE(window->profileController()->baseline(), convnetRun); // the Profile tab is untouched
         QVERIFY(model->hasModuleTimes());
-        QVERIFY(!modules->timeNotice()->isVisibleTo(modules));
+        QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("convnet"));
+        const auto reports = window->findChildren<ReportWorkspace*>();
+        QCOMPARE(reports.size(), 1);
+        ReportWorkspace* report = reports.first();
+        QVERIFY(report->isVisibleTo(window.get())); // its tab is shown
+        auto* tabs = part<QTabWidget>(*window, "centralTabs");
+        QCOMPARE(tabs->tabText(tabs->indexOf(report)), QStringLiteral("tiny.kfprof"));
+        QCOMPARE(report->modelName(), QString::fromStdString(tinyRun.model));
+
+        // The tree is tiny-gpt's, from the file, with its times; the tables are the file's run.
+        ModuleTreeModel* reportTree = report->treeModel();
+        QVERIFY(reportTree->hasModuleTimes());
+        for (const kforge::ModuleInfo& module : tinyRun.modules)
+            QVERIFY2(reportTree->indexOfPath(QString::fromStdString(module.path)).isValid(), module.path.c_str());
+        QVERIFY(!report->tree()->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
+        QVERIFY(report->page()->isReport());
+        QVERIFY(report->page()->statsModel()->rowCount() > 0);
+        QCOMPARE(report->page()->shownRun()->records.size(), tinyRun.records.size());
+        QVERIFY2(report->page()->headerText().contains(QStringLiteral("tiny.kfprof")),
+                 qPrintable(report->page()->headerText()));
+
+        // The File menu acts on the report shown: its CSV holds the file's records.
+        QVERIFY(window->actions().closeReport->isEnabled());
+        QVERIFY(window->actions().exportCsv->isEnabled());
+        const QString csv = dir.filePath(QStringLiteral("report.csv"));
+        QVERIFY(report->files()->exportCsv(csv));
+        std::ifstream in(csv.toStdString());
+        QCOMPARE(kforge::readCsv(in).size(), tinyRun.records.size());
+
+        // Ctrl+W closes the report; the Profile tab's results are still there, and unsaved.
+        window->actions().closeReport->trigger();
+        QTRY_COMPARE(window->findChildren<ReportWorkspace*>().size(), 0);
+        QVERIFY(!window->actions().closeReport->isEnabled());
+        QCOMPARE(window->profileController()->baseline(), convnetRun);
+        QVERIFY(!window->close()); // still asked about (Cancel)
+        QCOMPARE(prompted.count(), 1);
     }
 
     // Results nobody saved are never dropped without asking: opening another model, opening a saved profile or
@@ -924,15 +965,16 @@ private Q_SLOTS:
         QVERIFY(!window->close()); // Ctrl+Q / the close button ask the same
         QCOMPARE(prompted.count(), 2);
 
-        // Opening a saved profile would replace them too (it did without asking): asked, and Cancel keeps them.
+        // Opening a saved profile of this model would replace them too (it did without asking): asked, and Cancel
+        // keeps them. (One of another model opens in its own report: aProfileOfAnotherModelOpensInItsOwnReport.)
         QTemporaryDir dir;
         const QString other = dir.filePath(QStringLiteral("other.kfprof"));
         {
-            auto convnet = kforge::ModelSession::open("builtin:convnet");
+            auto tinyGpt = kforge::ModelSession::open("builtin:tiny-gpt");
             kforge::ProfileOptions options;
             options.warmupIterations = 0;
             options.iterations = 1;
-            kforge::saveProfile(kforge::profile(*convnet, options), other.toStdString());
+            kforge::saveProfile(kforge::profile(*tinyGpt, options), other.toStdString());
         }
         QVERIFY(!window->openProfile(other));
         QCOMPARE(prompted.count(), 3);

@@ -89,10 +89,6 @@ void ProfileFileController::reportFailure(const QString& title, const QString& w
 bool ProfileFileController::open(const QString& path)
 {
     const QString name = QFileInfo(path).fileName();
-    if (m_runs->isRunning()) {
-        report(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
-        return false;
-    }
     QString error;
     auto loaded = FileTask::run<std::vector<kforge::SavedRun>>(
         m_dialogParent, tr("Opening %1…").arg(name),
@@ -116,22 +112,37 @@ bool ProfileFileController::open(const QString& path)
         report(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
         return false;
     }
+    const auto& any = baseline ? baseline : plan;
+    const QString what = baseline && plan ? tr("baseline and plan runs")
+                         : baseline       ? tr("a baseline run")
+                                          : tr("a run with a plan");
+    if (m_opensAsReport && m_opensAsReport(*any)) { // of another model: its own report, nothing here replaced
+        Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+        Q_EMIT reportOpened(name, baseline, plan);
+        Q_EMIT statusMessage(
+            tr("Opened %1 in its own report: %2 of %3").arg(name, what, QString::fromStdString(any->model)));
+        return true;
+    }
+    if (m_runs->isRunning()) {
+        report(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
+        return false;
+    }
     if (!keepResults()) // asked once the file proved readable: unsaved results on screen are about to go
         return false;
+    showSavedRuns(baseline, plan, name);
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    Q_EMIT opened();
+    Q_EMIT statusMessage(tr("Opened %1: %2 of %3").arg(name, what, QString::fromStdString(any->model)));
+    return true;
+}
+
+void ProfileFileController::showSavedRuns(const std::shared_ptr<const kforge::ProfileRun>& baseline,
+                                          const std::shared_ptr<const kforge::ProfileRun>& plan, const QString& origin)
+{
     m_runs->setRuns(baseline, plan);
     m_savedBaseline = baseline.get();
     m_savedPlan = plan.get();
-    m_display->setOrigin(name);
-    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
-    Q_EMIT opened();
-    const auto& any = baseline ? baseline : plan;
-    Q_EMIT statusMessage(tr("Opened %1: %2 of %3")
-                             .arg(name,
-                                  baseline && plan ? tr("baseline and plan runs")
-                                  : baseline       ? tr("a baseline run")
-                                                   : tr("a run with a plan"),
-                                  QString::fromStdString(any->model)));
-    return true;
+    m_display->setOrigin(origin);
 }
 
 bool ProfileFileController::save(const QString& path)

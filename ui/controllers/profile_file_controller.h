@@ -11,8 +11,13 @@
 
 #include <functional>
 #include <iosfwd>
+#include <memory>
 
 class QWidget;
+
+namespace kforge {
+struct ProfileRun;
+}
 
 namespace kforge::ui {
 
@@ -27,8 +32,17 @@ public:
     void setModalErrors(bool modal) { m_modalErrors = modal; }         // off: errors are only signalled (error())
     void setPersistent(bool persistent) { m_persistent = persistent; } // off: the last folder is not remembered
 
+    // Whether a saved run goes to a report of its own (reportOpened) instead of replacing the runs here: a profile
+    // of another model than the one loaded. Unset: every file opens here.
+    void setOpensAsReport(std::function<bool(const kforge::ProfileRun&)> opensAsReport)
+    {
+        m_opensAsReport = std::move(opensAsReport);
+    }
     // False after an error (signalled, and shown in a dialog when modal) or a cancel (a status message).
     bool open(const QString& path);
+    // Runs read from a file, shown here as saved (nothing to ask about); `origin` names the file in the header.
+    void showSavedRuns(const std::shared_ptr<const kforge::ProfileRun>& baseline,
+                       const std::shared_ptr<const kforge::ProfileRun>& plan, const QString& origin);
     bool save(const QString& path); // the baseline and the plan run, whichever exist
     bool exportChromeTrace(const QString& path);
     bool exportCsv(const QString& path); // the run shown
@@ -50,7 +64,10 @@ public:
     QString chooseFileToSave(const QString& title, const QString& suffix, const QString& filter);
 
 Q_SIGNALS:
-    void opened();                      // runs from a file are shown
+    void opened(); // runs from a file are shown
+    // A file of another model (setOpensAsReport): the window shows `baseline` and `plan` in a report of their own.
+    void reportOpened(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
+                      std::shared_ptr<const kforge::ProfileRun> plan);
     void fileUsed(const QString& path); // a .kfprof opened or saved: for the recent files
     void unsavedResultsPrompted();      // keepResults() found unsaved results and asked (or took unsavedResults())
     void statusMessage(const QString& message);
@@ -71,6 +88,7 @@ private:
     bool m_modalErrors = true;
     bool m_persistent = true;
     UnsavedChanges m_unsavedResults = UnsavedChanges::Ask;
+    std::function<bool(const kforge::ProfileRun&)> m_opensAsReport;
     // The runs last saved or opened: results are unsaved while the controller shows others.
     const void* m_savedBaseline = nullptr;
     const void* m_savedPlan = nullptr;

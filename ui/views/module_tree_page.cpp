@@ -7,6 +7,7 @@
 #include "views/share_bar_delegate.h"
 
 #include <kforge/module_info.h>
+#include <kforge/profiling.h>
 
 #include <QAction>
 #include <QCheckBox>
@@ -104,6 +105,16 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
         m_view->setColumnHidden(column, !times);
     m_view->setColumnHidden(ModuleTreeModel::DeltaColumn, !m_model->hasDelta());
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
+}
+
+void ModuleTreePage::showRunTimes(const kforge::ProfileRun* baseline, const kforge::ProfileRun* plan,
+                                  const std::vector<kforge::ComparisonRow>& subtreeDelta)
+{
+    const bool showPlan = plan && (!baseline || timeRun() == TimeRun::Plan);
+    const kforge::ProfileRun* shown = showPlan ? plan : baseline;
+    m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
+                            showPlan && baseline ? subtreeDelta : std::vector<kforge::ComparisonRow>{});
+    setTimeRuns(bool(baseline), bool(plan));
 }
 
 void ModuleTreePage::setTimeNotice(const QString& notice)

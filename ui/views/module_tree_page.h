@@ -13,6 +13,11 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 
+namespace kforge {
+struct ComparisonRow;
+struct ProfileRun;
+} // namespace kforge
+
 namespace kforge::ui {
 
 class ModuleTreeFilterModel;
@@ -50,6 +55,10 @@ public:
     // (the plan's by default, with its Δ against the baseline). Call after the model's times changed.
     enum class TimeRun { Baseline, Plan };
     void setTimeRuns(bool baseline, bool plan);
+    // The times of `baseline` or `plan` (whichever timeRun() picks; the plan's with its Δ against the baseline,
+    // `subtreeDelta` as Comparison::bySubtree) on the tree, for runs of this tree's model; none clears them.
+    void showRunTimes(const kforge::ProfileRun* baseline, const kforge::ProfileRun* plan,
+                      const std::vector<kforge::ComparisonRow>& subtreeDelta);
     // A line above the tree saying why it shows no times (a profile of another model); "" hides it.
     void setTimeNotice(const QString& notice);
     QLabel* timeNotice() const { return m_timeNotice; }

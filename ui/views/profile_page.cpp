@@ -237,6 +237,9 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_progressText);
     layout->addWidget(m_progress);
     layout->addWidget(m_cancelButton);
+    m_runControls = {m_baselineButton, m_planButton, m_compareButton, m_benchmarkButton,
+                     m_verifyButton,   warmupLabel,  m_warmupBox,     iterationsLabel,
+                     m_iterationsBox,  deviceLabel,  m_deviceCombo,   m_shapesBox};
 
     connect(m_warmupBox, &QSpinBox::valueChanged, this, [this](int value) {
         m_controller->setWarmupIterations(value);
@@ -604,6 +607,13 @@ bool ProfilePage::replacedByRunningProfile(const kforge::ProfileRun& run) const
     const auto kind = m_controller->lastKind();
     return kind == ProfileController::Kind::Compare || (kind == ProfileController::Kind::Baseline && !run.usedPlan) ||
            (kind == ProfileController::Kind::Plan && run.usedPlan);
+}
+
+void ProfilePage::setReport()
+{
+    m_report = true;
+    for (QWidget* control : std::as_const(m_runControls))
+        control->hide();
 }
 
 void ProfilePage::setRunning(bool running)

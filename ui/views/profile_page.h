@@ -4,6 +4,7 @@
 
 #include <kforge/profiling.h>
 
+#include <QList>
 #include <QWidget>
 
 #include <memory>
@@ -55,6 +56,9 @@ public:
     // Off for batch runs and tests: warm-up, iterations and device are then not written to QSettings.
     void setPersistent(bool persistent) { m_persistent = persistent; }
     void setOrigin(const QString& origin) override;
+    // A saved report's page: the runs of a file, with nothing to run from it (the run controls are hidden).
+    void setReport();
+    bool isReport() const { return m_report; }
 
     // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
     QWidget* subView(const QString& name) const;
@@ -118,6 +122,8 @@ private:
 
     ProfileController* m_controller;
     bool m_persistent = true;
+    bool m_report = false;
+    QList<QWidget*> m_runControls; // buttons and settings of new runs, hidden on a report
     QString m_origin;
     const kforge::ProfileRun* m_lastBaseline = nullptr; // to tell which run is new when results change
     const kforge::ProfileRun* m_lastPlan = nullptr;

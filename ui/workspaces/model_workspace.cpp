@@ -433,11 +433,7 @@ void ModelWorkspace::updateModuleTimes()
         m_page->setTimeRuns(false, false);
         return;
     }
-    const bool showPlan = m_planRun && (!m_baselineRun || m_page->timeRun() == ModuleTreePage::TimeRun::Plan);
-    const auto& shown = showPlan ? m_planRun : m_baselineRun;
-    m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
-                            showPlan && m_baselineRun ? m_subtreeDelta : std::vector<kforge::ComparisonRow>{});
-    m_page->setTimeRuns(bool(m_baselineRun), bool(m_planRun));
+    m_page->showRunTimes(m_baselineRun.get(), m_planRun.get(), m_subtreeDelta);
 }
 
 void ModelWorkspace::showVerification(const kforge::VerifyReport& report)

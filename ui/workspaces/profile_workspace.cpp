@@ -12,7 +12,10 @@
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
 #include "item_models/verify_verdicts.h"
+#include "views/module_tree_page.h"
+#include "views/module_tree_view.h"
 #include "views/profile_page.h"
+#include "workspaces/report_workspace.h"
 #include "window_actions.h"
 
 #include <kforge/model_session.h>
@@ -24,7 +27,9 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QToolBar>
 
 #include <algorithm>
@@ -54,6 +59,13 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
     connect(m_files, &ProfileFileController::statusMessage, this,
             [this](const QString& message) { m_context.status->show(message); });
     connect(m_files, &ProfileFileController::error, this, &ProfileWorkspace::error);
+    // A profile of another model than the one loaded opens in a report of its own: nothing here is replaced.
+    m_files->setOpensAsReport([owner = m_context.owner](const kforge::ProfileRun& run) {
+        const auto& session = owner->session();
+        return session && !kforge::sameModuleTree(run.modules, session->modules());
+    });
+    connect(m_files, &ProfileFileController::reportOpened, this, &ProfileWorkspace::addReport);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ProfileWorkspace::updateActions);
     createActions();
     connectController();
 }
@@ -80,8 +92,9 @@ void ProfileWorkspace::createActions()
     // Export and save actions ask for the file, then write it (ProfileFileController).
     auto saveAs = [this](const QString& title, const QString& suffix, const QString& filter, auto write) {
         return [this, title, suffix, filter, write] {
-            if (const QString file = m_files->chooseFileToSave(title, suffix, filter); !file.isEmpty())
-                (m_files->*write)(file);
+            ProfileFileController* files = shownFiles();
+            if (const QString file = files->chooseFileToSave(title, suffix, filter); !file.isEmpty())
+                (files->*write)(file);
         };
     };
     a.openProfile = make("open", tr("Open Pro&file…"), [this] { m_files->chooseToOpen(); });
@@ -106,6 +119,9 @@ void ProfileWorkspace::createActions()
     a.exportTimeline = make(nullptr, tr("Export Time&line as PNG…"),
                             saveAs(tr("Export Timeline"), QStringLiteral("-timeline.png"), tr("PNG images (*.png)"),
                                    &ProfileFileController::exportTimelinePng));
+    a.closeReport = make(nullptr, tr("Close &Report"), [this] { closeReport(shownReport()); });
+    a.closeReport->setShortcut(QKeySequence::Close);
+    a.closeReport->setStatusTip(tr("Close the saved profile's report shown"));
 
     a.profileBaseline = make("profile", tr("Run &Baseline"), [this] { profileBaseline(); });
     a.profileBaseline->setShortcut(QKeySequence(Qt::Key_F6));
@@ -134,7 +150,8 @@ void ProfileWorkspace::createActions()
 void ProfileWorkspace::addFileActions(QMenu* fileMenu)
 {
     const WindowActions& a = *m_context.actions;
-    fileMenu->addActions({a.openProfile, a.saveProfile, a.exportTrace, a.exportCsv, a.exportChart, a.exportTimeline});
+    fileMenu->addActions(
+        {a.openProfile, a.saveProfile, a.closeReport, a.exportTrace, a.exportCsv, a.exportChart, a.exportTimeline});
 }
 
 QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
@@ -218,14 +235,76 @@ void ProfileWorkspace::updateActions()
     a.profileBenchmark->setEnabled(canStart && planReady);
     a.profileVerify->setEnabled(canStart && planReady);
     a.cancelProfile->setEnabled(profiling);
-    const bool anyRun = m_profile->baseline() || m_profile->plan();
-    const bool shown = m_page->shownRun() != nullptr;
-    a.openProfile->setEnabled(!profiling);
-    a.saveProfile->setEnabled(anyRun && !profiling);
-    a.exportTrace->setEnabled(anyRun && !profiling);
-    a.exportCsv->setEnabled(shown && !profiling);
-    a.exportChart->setEnabled(shown && !profiling);
-    a.exportTimeline->setEnabled(shown && !profiling);
+    // The file actions are of the tab shown: a report's runs, else the Profile tab's (busy while it profiles).
+    const ReportWorkspace* report = shownReport();
+    const ProfileController* runs = report ? report->runs() : m_profile;
+    const ProfilePage* page = report ? report->page() : m_page;
+    const bool busy = !report && profiling;
+    const bool anyRun = runs->baseline() || runs->plan();
+    const bool shown = page->shownRun() != nullptr;
+    a.openProfile->setEnabled(true); // a profile of another model opens in a report while this one profiles
+    a.saveProfile->setEnabled(anyRun && !busy);
+    a.closeReport->setEnabled(report != nullptr);
+    a.exportTrace->setEnabled(anyRun && !busy);
+    a.exportCsv->setEnabled(shown && !busy);
+    a.exportChart->setEnabled(shown && !busy);
+    a.exportTimeline->setEnabled(shown && !busy);
+}
+
+ReportWorkspace* ProfileWorkspace::shownReport() const
+{
+    return qobject_cast<ReportWorkspace*>(m_tabs->currentWidget());
+}
+
+ProfileFileController* ProfileWorkspace::shownFiles() const
+{
+    const ReportWorkspace* report = shownReport();
+    return report ? report->files() : m_files;
+}
+
+QList<ReportWorkspace*> ProfileWorkspace::reports() const
+{
+    QList<ReportWorkspace*> open;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* report = qobject_cast<ReportWorkspace*>(m_tabs->widget(i)))
+            open << report;
+    return open;
+}
+
+void ProfileWorkspace::addReport(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
+                                 std::shared_ptr<const kforge::ProfileRun> plan)
+{
+    auto* report = new ReportWorkspace(fileName, std::move(baseline), std::move(plan), m_context.window);
+    ProfileFileController* files = report->files();
+    files->setModalErrors(m_modalErrors);
+    files->setPersistent(m_persistent);
+    report->tree()->view()->setRemembering(m_persistent);
+    connect(files, &ProfileFileController::statusMessage, this,
+            [this](const QString& message) { m_context.status->show(message); });
+    connect(files, &ProfileFileController::error, this, &ProfileWorkspace::error);
+    connect(files, &ProfileFileController::fileUsed, m_files, &ProfileFileController::fileUsed);
+    connect(report->page(), &ProfilePage::shownRunChanged, this, &ProfileWorkspace::updateActions);
+    const int index = m_tabs->addTab(report, icon("profile"), fileName);
+    m_tabs->setTabToolTip(index, tr("%1: a saved profile of %2").arg(fileName, report->modelName()));
+    auto* close = new QToolButton(m_tabs);
+    close->setObjectName(QStringLiteral("closeReport"));
+    close->setAutoRaise(true);
+    close->setText(QStringLiteral("×"));
+    close->setToolTip(
+        tr("Close this report (%1)").arg(QKeySequence(QKeySequence::Close).toString(QKeySequence::NativeText)));
+    connect(close, &QToolButton::clicked, report, [this, report] { closeReport(report); });
+    m_tabs->tabBar()->setTabButton(index, QTabBar::RightSide, close);
+    m_tabs->setCurrentWidget(report);
+}
+
+void ProfileWorkspace::closeReport(ReportWorkspace* report)
+{
+    const int index = report ? m_tabs->indexOf(report) : -1;
+    if (index < 0)
+        return;
+    m_tabs->removeTab(index);
+    report->deleteLater();
+    updateActions();
 }
 
 void ProfileWorkspace::updateDeviceStatus()
@@ -243,9 +322,13 @@ void ProfileWorkspace::updateDeviceStatus()
 
 void ProfileWorkspace::showPage() { m_tabs->setCurrentWidget(m_page); }
 
-bool ProfileWorkspace::isShown() const { return m_tabs->currentWidget() == m_page; }
+bool ProfileWorkspace::isShown() const { return m_tabs->currentWidget() == m_page || shownReport(); }
 
-void ProfileWorkspace::focusFilter() { m_page->focusFilter(); }
+void ProfileWorkspace::focusFilter()
+{
+    ReportWorkspace* report = shownReport();
+    (report ? report->page() : m_page)->focusFilter();
+}
 
 bool ProfileWorkspace::startProfile(const std::function<bool(QString*)>& start)
 {
@@ -296,12 +379,23 @@ void ProfileWorkspace::reportError(const QString& title, const QString& message)
     m_context.status->errorDialog(title, message);
 }
 
-void ProfileWorkspace::setModalErrors(bool modal) { m_files->setModalErrors(modal); }
+void ProfileWorkspace::setModalErrors(bool modal)
+{
+    m_modalErrors = modal;
+    m_files->setModalErrors(modal);
+    for (ReportWorkspace* report : reports())
+        report->files()->setModalErrors(modal);
+}
 
 void ProfileWorkspace::setPersistent(bool persistent)
 {
+    m_persistent = persistent;
     m_page->setPersistent(persistent);
     m_files->setPersistent(persistent);
+    for (ReportWorkspace* report : reports()) {
+        report->files()->setPersistent(persistent);
+        report->tree()->view()->setRemembering(persistent);
+    }
 }
 
 } // namespace kforge::ui

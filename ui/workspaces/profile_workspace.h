@@ -5,10 +5,12 @@
 // status bar's device. It profiles through ProfileController and reads and writes files through ProfileFileController.
 #include "workspaces/workspace_context.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
 #include <cstdint>
+#include <memory>
 
 class QLabel;
 class QMenu;
@@ -19,6 +21,7 @@ class QToolBar;
 
 namespace kforge {
 struct Plan;
+struct ProfileRun;
 struct VerifyReport;
 } // namespace kforge
 
@@ -27,6 +30,7 @@ namespace kforge::ui {
 class ProfileController;
 class ProfileFileController;
 class ProfilePage;
+class ReportWorkspace;
 
 class ProfileWorkspace : public QObject {
     Q_OBJECT
@@ -51,11 +55,15 @@ public:
     bool profileVerify(); // kforge verify: the verdict on the outputs, the first diverging module
     void cancelProfile();
     void focusFilter();
-    bool isShown() const;
+    bool isShown() const;      // the Profile tab or a report
     void updateDeviceStatus(); // which device forwards and profiles use
     void setModalErrors(bool modal);
     void setPersistent(bool persistent);
     static bool isProfileFile(const QString& path);
+    // The saved profiles of other models open in reports of their own, one tab each (File › Close Report, Ctrl+W).
+    QList<ReportWorkspace*> reports() const;
+    ReportWorkspace* shownReport() const; // the report on the tab shown, or null
+    void closeReport(ReportWorkspace* report);
 
 Q_SIGNALS:
     void finished(bool ok, const QString& message);  // ok: all iterations measured
@@ -73,6 +81,9 @@ private:
     bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
     void reportError(const QString& title, const QString& message);
     void showPage();
+    void addReport(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
+                   std::shared_ptr<const kforge::ProfileRun> plan);
+    ProfileFileController* shownFiles() const; // the shown report's, else the Profile tab's
 
     WorkspaceContext m_context;
     QTabWidget* m_tabs;
@@ -80,6 +91,8 @@ private:
     ProfilePage* m_page;
     ProfileFileController* m_files;
     QLabel* m_deviceLabel = nullptr;
+    bool m_modalErrors = true;
+    bool m_persistent = true;
     std::uint64_t m_verifiedRevision = 0; // the plan's revision when the last Verify Plan started
 };
 
