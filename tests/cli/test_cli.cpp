@@ -1424,3 +1424,27 @@ TEST(CliOpsLibrary, AModelCallingACustomOpRunsWithItsLibrary)
     EXPECT_EQ(missing.exitCode, 1) << missing;
     EXPECT_NE(missing.err.find("ops library '/no/such/libops.so': file not found"), std::string::npos) << missing;
 }
+
+// A forward that takes no argument (its input a buffer; tests/data/models/make_no_inputs.py) runs in every command
+// that runs forwards, without --input, and a scoped plan entry serves its call (issue 53 item 12: no command could).
+TEST(Cli, AForwardWithoutArgumentsRunsInEveryCommand)
+{
+    const std::string model = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/no_inputs.script.pt";
+    const std::string entry = "head:gelu:AtenGeluProvider";
+    const Result run = runKforge({"run", model, "--provide", entry, "--json"});
+    ASSERT_EQ(run.exitCode, 0) << run;
+    const json report = json::parse(run.out);
+    EXPECT_TRUE(report.at("inputs").empty());
+    ASSERT_EQ(report.at("calls").size(), 1u) << run.out;
+    EXPECT_EQ(report.at("calls")[0].at("scope"), "head");
+    EXPECT_EQ(report.at("calls")[0].at("calls"), 1);
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"profile", model, "--warmup", "0", "--iterations", "2"},
+          {"compare", model, "--provide", entry, "--warmup", "0", "--iterations", "2"},
+          {"bench", model, "--provide", entry, "--warmup", "1", "--iterations", "2"},
+          {"verify", model, "--provide", entry}}) {
+        const Result result = runKforge(command);
+        EXPECT_EQ(result.exitCode, 0) << command[0] << ": " << result;
+        EXPECT_FALSE(contains(result.err, "no inputs")) << command[0] << ": " << result;
+    }
+}

@@ -378,6 +378,27 @@ TEST(ModelSession, AForwardWithoutArgumentsRunsWithoutInputs)
     EXPECT_NEAR(digests[0].sum, 3 * 2 * 0.8413447, 1e-5);
 }
 
+// A Dict[int, Tensor] output names each tensor by its key, as a Dict[str, Tensor] does (they were all named "Int",
+// so verify and bench compared the wrong tensors with each other).
+TEST(ModelSession, IntKeyedDictOutputsAreNamedByTheirKeys)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module root(c10::QualifiedName("__torch__.IntKeys"), cu, true);
+    root.define("def forward(self, x: Tensor) -> Dict[int, Tensor]:\n"
+                "    return {0: torch.gelu(x), 7: x * 2.0, -3: x + 1.0}\n");
+    root.eval();
+    test::TempDir dir;
+    test::saveModule(root, dir.path("int_keys.pt"));
+    auto session = ModelSession::open(dir.path("int_keys.pt").string());
+    session->setInputSpecs({"float32[2,3]"});
+    const auto digests = session->forward();
+    std::vector<std::string> paths;
+    for (const TensorDigest& d : digests)
+        paths.push_back(d.path);
+    std::sort(paths.begin(), paths.end());
+    EXPECT_EQ(paths, (std::vector<std::string>{"-3", "0", "7"}));
+}
+
 // A plan's model is matched by its file's digest where it has one (a renamed copy is the same model, another file
 // is not, whatever its name), else by name.
 TEST(ModelSession, APlanKnowsTheModelItWasMadeFor)

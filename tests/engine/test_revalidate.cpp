@@ -228,9 +228,34 @@ TEST(Revalidate, EverySignatureTheScopeCallsIsCheckedNotOnlyTheRecordedOnes)
         << report.entries[0].verdict;
 }
 
+// Never kept unchecked (issue 53 item 6): an entry whose function these inputs never call in its scope could not be
+// checked, and would serve unchecked calls that other inputs make; it is disabled, saying why, not kept "not checked".
+TEST(Revalidate, AnEntryTheseInputsNeverExerciseIsDisabledNotKeptUnchecked)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = threeGelus(dir);
+    Plan plan;
+    plan.entries.push_back(parseProvideSpec("fast:relu:AtenReluProvider")); // no relu anywhere
+    plan.entries.push_back(parseProvideSpec("fast:gelu:AtenGeluProvider"));
+    stampProvenance(plan, "cpu", "kforge optimize");
+    plan.provenance->machine.cpuIsa = "AVX512-elsewhere";
+    const RevalidationReport report = revalidatePlan(*session, plan, {});
+    ASSERT_EQ(report.entries.size(), 2u);
+    EXPECT_FALSE(report.entries[0].kept) << report.entries[0].verdict;
+    EXPECT_EQ(report.entries[0].signatures, 0);
+    EXPECT_FALSE(plan.entries[0].enabled);
+    EXPECT_NE(report.entries[0].verdict.find("not exercised here: 'relu' is not called in fast"), std::string::npos)
+        << report.entries[0].verdict;
+    EXPECT_NE(plan.entries[0].note.find("disabled by re-validation: not exercised here"), std::string::npos)
+        << plan.entries[0].note;
+    EXPECT_TRUE(report.entries[1].kept) << report.entries[1].verdict; // exercised and correct: kept
+    EXPECT_TRUE(plan.entries[1].enabled);
+}
+
 // One place where a plan lands (kforge/plan_landing.h, what every CLI command and the desktop call): a plan asked to
 // be re-validated has its wrong entry disabled before the notes are made, and the notes say what a user hears before
-// it runs: the plan's other model, and its entries that can never fire (the disabled one not among them).
+// it runs: the plan's other model, and its entries that can never fire (the disabled ones not among them).
 TEST(PlanLanding, RevalidatesWhenAskedThenNotesTheOtherModelAndEntriesThatCanNeverFire)
 {
     registerTestProviders();
@@ -247,17 +272,23 @@ TEST(PlanLanding, RevalidatesWhenAskedThenNotesTheOtherModelAndEntriesThatCanNev
     const PlanLanding unchecked = landPlan(*session, asIs, {});
     EXPECT_FALSE(unchecked.revalidation);
     EXPECT_TRUE(asIs.entries[0].enabled);
+    EXPECT_TRUE(contains(unchecked.notes.otherModel, "another-model")) << unchecked.notes.otherModel;
+    ASSERT_EQ(unchecked.notes.warnings.size(), 1u);
+    EXPECT_EQ(unchecked.notes.warnings[0].entry, 1);
+    const std::vector<std::string> uncheckedLines = unchecked.notes.lines();
+    ASSERT_EQ(uncheckedLines.size(), 2u);
+    EXPECT_EQ(uncheckedLines[0], unchecked.notes.otherModel);
+    EXPECT_TRUE(contains(uncheckedLines[1], "can never fire")) << uncheckedLines[1];
 
+    // Re-validated: the wrong entry and the one these inputs never exercise are disabled before the notes, which
+    // then name the other model only.
     PlanLandingOptions options;
     options.revalidate = true;
     const PlanLanding landed = landPlan(*session, plan, options);
     ASSERT_TRUE(landed.revalidation);
     EXPECT_FALSE(plan.entries[0].enabled) << plan.entries[0].note;
+    EXPECT_FALSE(plan.entries[1].enabled) << plan.entries[1].note;
     EXPECT_TRUE(contains(landed.notes.otherModel, "another-model")) << landed.notes.otherModel;
-    ASSERT_EQ(landed.notes.warnings.size(), 1u);
-    EXPECT_EQ(landed.notes.warnings[0].entry, 1);
-    const std::vector<std::string> lines = landed.notes.lines();
-    ASSERT_EQ(lines.size(), 2u);
-    EXPECT_EQ(lines[0], landed.notes.otherModel);
-    EXPECT_TRUE(contains(lines[1], "can never fire")) << lines[1];
+    EXPECT_TRUE(landed.notes.warnings.empty());
+    EXPECT_EQ(landed.notes.lines(), std::vector<std::string>{landed.notes.otherModel});
 }

@@ -110,9 +110,12 @@ void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::Sa
             entry.note = "disabled by re-validation: " + r.verdict + (entry.note.empty() ? "" : "; " + entry.note);
         }
     };
+    // Never kept unchecked: calls these inputs do not make may come with others (or in a form sampling missed).
     if (r.signatures == 0)
-        return finish(true, "not checked: '" + entry.function + "' is not called in " +
-                                module_path::displayName(entry.scope) + " with these inputs");
+        return finish(false,
+                      "not exercised here: '" + entry.function + "' is not called in " +
+                          module_path::displayName(entry.scope) +
+                          " with these inputs, so it could not be checked (re-validate with inputs that call it)");
     const OpOverload& normalForm = functionInfo(function).normalForm;
     const auto op =
         c10::Dispatcher::singleton().findSchema({std::string(normalForm.name), std::string(normalForm.overload)});
