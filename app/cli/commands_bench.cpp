@@ -74,6 +74,8 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
         << describe(r.speed) << '\n';
     out << "outputs: "
         << (r.outputsAgree ? "agree (kforge verify's default thresholds)" : "DIFFER: " + r.outputsDifference) << '\n';
+    if (!r.outputsNondeterminism.empty())
+        out << "note: " << r.outputsNondeterminism << '\n';
     for (const auto& d : r.declines)
         out << describe(d) << '\n';
     for (const auto& note : r.notes)
@@ -105,6 +107,8 @@ nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o
         {"declines", nlohmann::ordered_json::array()}};
     if (!r.outputsAgree)
         out["outputs_difference"] = r.outputsDifference;
+    if (!r.outputsNondeterminism.empty())
+        out["outputs_nondeterminism"] = r.outputsNondeterminism;
     for (const auto& d : r.declines)
         out["declines"].push_back(nlohmann::ordered_json(d));
     return out;

@@ -506,6 +506,32 @@ TEST(Benchmark, ReportsWhetherThePlansOutputsAgree)
     EXPECT_EQ(reference.plan.forwards, 4);
 }
 
+// A model that draws random numbers: bench judges its outputs as verify does, against the baseline's own spread (two
+// measured baseline forwards), so an exact plan's outputs agree and one that moves them far beyond it differs; the
+// result says the model is not deterministic. (It said DIFFER for any plan on such a model.)
+TEST(Benchmark, OutputsTheModelChangesItselfAreJudgedAgainstItsOwnSpread)
+{
+    registerTestProviders();
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x)", "self.act.forward(x) + torch.rand_like(x)"), dir.path("noisy.pt"));
+    auto session = ModelSession::open(dir.path("noisy.pt").string());
+    session->setInputSpecs({"float32[16,16]"});
+    const BenchmarkOptions options{1, 2, 0};
+    const BenchmarkResult exact = benchmarkPlan(*session, planOf({entry("", "gelu", "AtenGeluProvider")}), options);
+    EXPECT_TRUE(exact.outputsAgree) << exact.outputsDifference;
+    EXPECT_NE(exact.outputsNondeterminism.find("draws random numbers"), std::string::npos)
+        << exact.outputsNondeterminism;
+    const BenchmarkResult tagged = benchmarkPlan(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}), options);
+    EXPECT_FALSE(tagged.outputsAgree);
+    EXPECT_NE(tagged.outputsDifference.find("the model's own spread"), std::string::npos) << tagged.outputsDifference;
+
+    auto steady = ModelSession::open("builtin:tiny-gpt");
+    const BenchmarkResult deterministic =
+        benchmarkPlan(*steady, planOf({entry("", "gelu", "AtenGeluProvider")}), options);
+    EXPECT_TRUE(deterministic.outputsAgree) << deterministic.outputsDifference;
+    EXPECT_TRUE(deterministic.outputsNondeterminism.empty()) << deterministic.outputsNondeterminism;
+}
+
 // A 20 ms provider: every plan forward pays its two gelu calls (40 ms), and the provider serves exactly the plan
 // side's forwards, none of the baseline's. The verdict is "slower": a round reads the other way only when its
 // baseline forward (a millisecond or two) stalls past 40 ms, and it takes six such rounds in twenty to lose it.

@@ -100,8 +100,9 @@ TEST(Verify, NonTensorAndComplexOutputsAreJudged)
     EXPECT_TRUE(verifyPlan(*complex, exact).passed);
 }
 
-// A model that draws random numbers disagrees with itself: an exact plan is not failed for it, the random output is
-// not judged, a deterministic output beside it still is, and no module is blamed.
+// A model that draws random numbers, or changes its input, disagrees with itself: an exact plan is not failed for it,
+// a random output is judged against that spread (one too small for that is not judged), a deterministic output
+// beside it is judged as usual, and no module is blamed.
 TEST(Verify, TheModelsOwnNondeterminismIsNeverBlamedOnThePlan)
 {
     registerTestProviders();
@@ -125,6 +126,32 @@ TEST(Verify, TheModelsOwnNondeterminismIsNeverBlamedOnThePlan)
     EXPECT_FALSE(r.outputs[0].passed);
     EXPECT_FALSE(r.outputs[1].judged);
     EXPECT_FALSE(r.divergence) << "a module of a nondeterministic model is not blamed";
+
+    // Large enough to judge against the model's own spread: an exact plan passes, judged; one that moves the output
+    // far beyond what two forwards without it differ by fails, and says so; no module is blamed either way.
+    const auto wide = [&](const std::string& name, const std::string& body) {
+        auto session = rootOverGelu(dir, name, body);
+        session->setInputSpecs({"float32[16,16]"});
+        return session;
+    };
+    auto noisyWide = wide("noisy_wide.pt", "self.act.forward(x) + torch.rand_like(x)");
+    r = verifyPlan(*noisyWide, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    EXPECT_TRUE(r.passed) << r.outputs[0].problem;
+    EXPECT_TRUE(r.outputs[0].judged);
+    EXPECT_FALSE(r.nondeterminism.empty());
+    r = verifyPlan(*noisyWide, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+    EXPECT_FALSE(r.passed);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_TRUE(r.outputs[0].judged);
+    EXPECT_NE(r.outputs[0].problem.find("the model's own spread"), std::string::npos) << r.outputs[0].problem;
+    EXPECT_FALSE(r.divergence);
+    // An input the model changes in place drifts every forward: the plan's forward, judged against the one just
+    // before it, is not blamed for the drift.
+    auto drifting = wide("drifting.pt", "self.act.forward(x.add_(1.0))");
+    r = verifyPlan(*drifting, planOf({entry("", "gelu", "AtenGeluProvider")}));
+    EXPECT_TRUE(r.passed) << r.outputs[0].problem << " / " << r.nondeterminism;
+    EXPECT_TRUE(r.outputs[0].judged);
+    EXPECT_NE(r.nondeterminism.find("changes a buffer or its input"), std::string::npos) << r.nondeterminism;
 
     auto steady = rootOverGelu(dir, "steady.pt", "self.act.forward(x)");
     r = verifyPlan(*steady, planOf({entry("", "gelu", "AtenGeluProvider")}));

@@ -40,8 +40,11 @@ struct BenchmarkResult {
     // Faster, slower or no detectable change: the rounds' baseline / plan ratios (speed_verdict.h), with the
     // median ratio as the speedup (> 1: the plan is faster), its 95% interval and the smallest detectable change.
     SpeedComparison speed;
-    bool outputsAgree = true;            // the plan's outputs pass kforge verify's default thresholds (verify.h)
-    std::string outputsDifference;       // the first output that does not, with its errors
+    bool outputsAgree = true;      // the plan's outputs pass kforge verify's default thresholds (verify.h)
+    std::string outputsDifference; // the first output that does not, with its errors
+    // What the baseline's first two measured forwards differ in ("" when nothing): outputs the model changes by
+    // itself are judged against that spread, as kforge verify judges them.
+    std::string outputsNondeterminism;
     bool stopped = false;                // the progress callback stopped it: a partial result
     std::vector<std::string> notes;      // runtime notices while the plan was active
     std::vector<EntryDeclines> declines; // calls the plan's providers declined (the original served them)

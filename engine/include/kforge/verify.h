@@ -37,8 +37,10 @@ struct TensorAgreement {
     std::optional<double> top1Agreement, top5Agreement;
     bool passed = true;
     std::string problem; // why it failed, first reason ("cosine 0.9871 < 0.999"); empty when passed
-    // False when the model's own output differs between two forwards without the plan (it draws random numbers,
-    // changes a buffer or its input): the plan is not judged on it (`passed` stays true, `problem` says why).
+    // When the model's own output differs between two forwards without the plan (it draws random numbers, changes a
+    // buffer or its input), the plan's is judged against that spread: its errors are then against the last forward
+    // without the plan, and it fails beyond twice the spread or with NaN/Inf the spread does not show. False when
+    // such an output is too small (under 64 elements) to judge that way: `passed` stays true, `problem` says why.
     bool judged = true;
 };
 
@@ -85,8 +87,8 @@ struct VerifyReport {
     // program whose diverging values are not module outputs); empty otherwise.
     std::string localisationNote;
     int passes = 0; // forwards made to locate the divergence, in pairs (baseline, plan)
-    // What differed between two forwards without the plan ("" when they agreed): the model is not deterministic, and
-    // the outputs that differ are not judged (TensorAgreement::judged), nor is the divergence located.
+    // What differed between two forwards without the plan ("" when they agreed): the model is not deterministic, the
+    // outputs that differ are judged against that spread (TensorAgreement::judged), and no divergence is located.
     std::string nondeterminism;
 };
 

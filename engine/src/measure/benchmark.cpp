@@ -50,16 +50,30 @@ double timedForward(ModelSession& session, c10::IValue* output)
     return ms;
 }
 
-// The first output of the plan's forward outside the tolerances, or "" when all agree.
-// The first output that fails kforge verify's default thresholds (verify.h), with why; empty when all pass: `bench`
-// and `verify` agree on what "the outputs agree" means.
-std::string firstDifference(const c10::IValue& baseline, const c10::IValue& plan, const VerifyThresholds& thresholds)
-{
-    for (const TensorAgreement& a : measure::agreementOfOutputs(baseline, plan, thresholds))
-        if (!a.passed)
-            return "output " + a.path + ": " + a.problem;
-    return {};
-}
+// The outputs of the first two measured rounds, to judge the plan's as `verify` does (measure::judgeOutputs): against
+// the baseline's own spread where two baseline forwards differ, `again` being the baseline forward just before the
+// plan's. One measured round gives one baseline forward: the plan's outputs are then judged against it alone.
+struct KeptOutputs {
+    c10::IValue baseline[2], plan[2];
+    bool baselineFirst[2] = {true, true};
+    int rounds = 0;
+
+    // The first output that fails kforge verify's default thresholds (verify.h), with why; empty when all pass:
+    // `bench` and `verify` agree on what "the outputs agree" means. `nondeterminism` says what the baseline's two
+    // forwards differ in.
+    std::string firstDifference(const VerifyThresholds& thresholds, std::string& nondeterminism) const
+    {
+        const int r = rounds == 2 && !baselineFirst[0] ? 1 : 0; // the round whose plan forward follows its baseline's
+        const c10::IValue& again = baseline[r];
+        const c10::IValue& first = rounds == 2 ? baseline[1 - r] : baseline[r];
+        measure::OutputsJudged judged = measure::judgeOutputs(first, again, plan[r], thresholds);
+        nondeterminism = std::move(judged.nondeterminism);
+        for (const TensorAgreement& a : judged.outputs)
+            if (!a.passed)
+                return "output " + a.path + ": " + a.problem;
+        return {};
+    }
+};
 
 } // namespace
 
@@ -98,10 +112,12 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
         ~RestoreThreads() { at::set_num_threads(threads); }
     } restoreThreads{previousThreads};
     BenchmarkResult result;
+    KeptOutputs outputs;
     const int total = options.warmup + options.iterations;
     for (int round = 0; round < total; ++round) {
         const bool measured = round >= options.warmup;
-        const bool keepOutputs = round == options.warmup; // the first measured round's outputs
+        const int kept = round - options.warmup; // the first two measured rounds' outputs are kept
+        const bool keepOutputs = kept == 0 || kept == 1;
         c10::IValue baselineOut, planOut;
         double baselineMs = 0.0, planMs = 0.0;
         const auto runPlan = [&] {
@@ -128,9 +144,15 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             result.planMs.push_back(planMs);
         }
         if (keepOutputs) {
+            outputs.baseline[kept] = std::move(baselineOut);
+            outputs.plan[kept] = std::move(planOut);
+            outputs.baselineFirst[kept] = round % 2 == 0;
+            outputs.rounds = kept + 1;
+            std::string nondeterminism;
             result.outputsDifference =
-                firstDifference(baselineOut, planOut, plan.verifyThresholds.value_or(VerifyThresholds{}));
+                outputs.firstDifference(plan.verifyThresholds.value_or(VerifyThresholds{}), nondeterminism);
             result.outputsAgree = result.outputsDifference.empty();
+            result.outputsNondeterminism = std::move(nondeterminism);
         }
         if (!keepGoing(progress, round + 1, total) && round + 1 < total) {
             result.stopped = true;

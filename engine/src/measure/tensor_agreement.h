@@ -22,4 +22,18 @@ TensorAgreement agreementOfValues(const std::string& path, const c10::IValue& ba
 std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, const c10::IValue& plan,
                                                 const VerifyThresholds& thresholds);
 
+// A plan's outputs judged against the baseline's own spread: `baseline` and `again` are two forwards without the
+// plan, `again` the one just before the plan's. Outputs on which they agree are judged as agreementOfOutputs judges
+// them against `baseline`. One on which they differ (the model draws random numbers, or changes a buffer or its
+// input) is judged against that spread, never against one baseline alone: the plan's output, compared with `again`
+// (so a drifting state counts once), fails beyond twice the spread or with NaN/Inf the spread does not show; one of
+// fewer than 64 elements, too small for a maximum of random differences to compare, passes unjudged saying why
+// (TensorAgreement::judged). `nondeterminism` says what differed, "" when the baseline agreed with itself.
+struct OutputsJudged {
+    std::vector<TensorAgreement> outputs;
+    std::string nondeterminism;
+};
+OutputsJudged judgeOutputs(const c10::IValue& baseline, const c10::IValue& again, const c10::IValue& plan,
+                           const VerifyThresholds& thresholds);
+
 } // namespace kforge::measure

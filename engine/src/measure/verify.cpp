@@ -112,28 +112,6 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
     }
 }
 
-// Outputs on which the baseline disagrees with itself are not judged: they pass, say why, and the report says what
-// differed.
-void excludeUnstableOutputs(const std::vector<TensorAgreement>& selfAgreement, VerifyReport& report)
-{
-    std::string unstable;
-    for (const TensorAgreement& self : selfAgreement) {
-        if (self.passed)
-            continue;
-        unstable += (unstable.empty() ? "" : "; ") + std::string("output ") + self.path + ": " + self.problem;
-        for (TensorAgreement& output : report.outputs)
-            if (output.path == self.path) {
-                output.judged = false;
-                output.passed = true;
-                output.problem = "not judged: it differs between two forwards without the plan (" + self.problem + ")";
-            }
-    }
-    if (!unstable.empty())
-        report.nondeterminism = "the model's outputs differ between two forwards without the plan (" + unstable +
-                                "): it draws random numbers, or changes a buffer or its input; those outputs are not "
-                                "judged";
-}
-
 } // namespace
 
 VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOptions& options)
@@ -152,8 +130,9 @@ VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOpt
         auto applied = runtime.applied();
         withPlan = forwards.forward(session);
     }
-    report.outputs = measure::agreementOfOutputs(baseline, withPlan, options.thresholds);
-    excludeUnstableOutputs(measure::agreementOfOutputs(baseline, again, options.thresholds), report);
+    measure::OutputsJudged judged = measure::judgeOutputs(baseline, again, withPlan, options.thresholds);
+    report.outputs = std::move(judged.outputs);
+    report.nondeterminism = std::move(judged.nondeterminism);
     report.passed = !report.outputs.empty();
     for (const auto& o : report.outputs)
         report.passed = report.passed && o.passed;
