@@ -7,18 +7,12 @@
 
 #include <kforge/model_session.h>
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace kforge::ui {
-namespace {
-
-} // namespace
 
 OptimizeController::OptimizeController(SessionOwner* owner, QObject* parent)
     : QObject(parent), m_owner(owner), m_candidates(new CandidateTableModel(this)),
-      m_watcher(new QFutureWatcher<Result>(this))
+      m_job(owner, this, [this](Result r) { finish(std::move(r)); })
 {
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &OptimizeController::finish);
     connect(m_owner, &SessionOwner::aboutToChangeSession, this, &OptimizeController::stop);
     connect(m_owner, &SessionOwner::sessionChanged, this, &OptimizeController::sessionChanged);
 }
@@ -34,19 +28,17 @@ void OptimizeController::sessionChanged()
 
 bool OptimizeController::start(QString* error)
 {
-    if (!m_owner->claim(SessionOwner::Activity::Optimize, error))
+    if (!m_job.claim(SessionOwner::Activity::Optimize, error))
         return false;
 
     m_candidates->clear();
     const quint64 runId = ++m_runId;
-    m_running = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
 
     kforge::OptimizeOptions options = m_options;
     options.writtenBy = "KernelForge Studio (Optimize)";
     // Called on the worker thread: everything travels to the UI thread queued.
-    options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
+    options.progress = [cancel = m_job.cancelFlag()](int, int) { return !cancel->load(); };
     options.log = [this](const std::string& line) {
         QMetaObject::invokeMethod(
             this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
@@ -72,24 +64,13 @@ bool OptimizeController::start(QString* error)
         }
         return r;
     };
-    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
+    m_job.run(std::move(work));
     return true;
 }
 
-void OptimizeController::cancel()
-{
-    if (m_running && m_cancel)
-        m_cancel->store(true);
-}
+void OptimizeController::cancel() { m_job.cancel(); }
 
-void OptimizeController::stop()
-{
-    if (!m_running)
-        return;
-    cancel();
-    m_watcher->waitForFinished();
-    finish();
-}
+void OptimizeController::stop() { m_job.stop(); }
 
 QString OptimizeController::summary(const kforge::OptimizeResult& result)
 {
@@ -112,13 +93,8 @@ QString OptimizeController::summary(const kforge::OptimizeResult& result)
     return why.isEmpty() ? kept : kept + QStringLiteral(" (") + why.join(QStringLiteral("; ")) + QLatin1Char(')');
 }
 
-void OptimizeController::finish()
+void OptimizeController::finish(Result r)
 {
-    if (!m_running)
-        return;
-    const Result r = m_watcher->result();
-    m_running = false;
-    m_owner->release(SessionOwner::Activity::Optimize);
     // Rows queued by the worker arrive before this: finish() is queued after them on the same thread.
     Outcome outcome = Outcome::Finished;
     QString message;

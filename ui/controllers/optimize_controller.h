@@ -7,7 +7,8 @@
 #include <kforge/optimizer.h>
 #include <kforge/plan.h>
 
-#include <QFutureWatcher>
+#include "controllers/session_job.h"
+
 #include <QObject>
 #include <QString>
 
@@ -21,7 +22,6 @@ class ModelSession;
 namespace kforge::ui {
 
 class CandidateTableModel;
-class SessionOwner;
 
 class OptimizeController : public QObject {
     Q_OBJECT
@@ -42,7 +42,7 @@ public:
     bool start(QString* error = nullptr);
     void cancel(); // stops before the next function; the plan holds the functions finished so far
     void stop();   // cancels and waits (blocking)
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
     // The plan of the last run (kforge dialect, one entry per kept function), empty before the first.
     const kforge::Plan& plan() const { return m_plan; }
 
@@ -60,16 +60,14 @@ private:
         kforge::OptimizeResult result;
         QString error;
     };
-    void finish();
+    void finish(Result r);
     void sessionChanged();
 
     SessionOwner* m_owner;
     CandidateTableModel* m_candidates;
     kforge::OptimizeOptions m_options;
     kforge::Plan m_plan;
-    QFutureWatcher<Result>* m_watcher;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    bool m_running = false;
+    SessionJob<Result> m_job;
     quint64 m_runId = 0; // rows still queued from an older run (or model) are dropped
 };
 

@@ -9,8 +9,6 @@
 #include <kforge/model_session.h>
 #include <kforge/study.h>
 
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
 #include <exception>
 
@@ -47,9 +45,8 @@ SessionOwner::Activity activityOf(ProfileController::Kind kind)
 } // namespace
 
 ProfileController::ProfileController(SessionOwner* owner, QObject* parent)
-    : QObject(parent), m_owner(owner), m_watcher(new QFutureWatcher<Result>(this))
+    : QObject(parent), m_owner(owner), m_job(owner, this, [this](const Result& result) { finish(result); })
 {
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &ProfileController::finish);
     connect(m_owner, &SessionOwner::aboutToChangeSession, this, &ProfileController::stop);
     connect(m_owner, &SessionOwner::sessionChanged, this, &ProfileController::sessionChanged);
     if (cudaAvailable())
@@ -108,16 +105,14 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     };
     if (m_owner->session() && kind != Kind::Baseline && !plan.hasEnabledEntry())
         return fail(tr("The plan has no enabled entry to profile."));
-    if (!m_owner->claim(activityOf(kind), error))
+    if (!m_job.claim(activityOf(kind), error))
         return false;
 
     m_declines.clear();
     m_baselineBefore = m_baseline;
     m_planBefore = m_plan;
-    m_running = true;
     m_kind = kind;
     m_startedPlan = plan;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
 
     kforge::StudyOptions options;
@@ -146,7 +141,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                      : std::pair{plan && kind == Kind::Compare ? perRun : 0,
                                  plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
-    options.progress = [this, cancel = m_cancel, total, stage, kind](int done, int of) {
+    options.progress = [this, cancel = m_job.cancelFlag(), total, stage, kind](int done, int of) {
         // Verify and an interleaved compare say how many forwards they make.
         const bool ownTotal = kind == Kind::Verify || stage->second == QLatin1String("baseline and plan");
         const int all = ownTotal ? of : total;
@@ -193,32 +188,16 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         }
         return result;
     };
-    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
+    m_job.run(std::move(work));
     return true;
 }
 
-void ProfileController::cancel()
-{
-    if (m_running && m_cancel)
-        m_cancel->store(true);
-}
+void ProfileController::cancel() { m_job.cancel(); }
 
-void ProfileController::stop()
-{
-    if (!m_running)
-        return;
-    cancel();
-    m_watcher->waitForFinished();
-    finish();
-}
+void ProfileController::stop() { m_job.stop(); }
 
-void ProfileController::finish()
+void ProfileController::finish(const Result& result)
 {
-    if (!m_running)
-        return;
-    const Result result = m_watcher->result();
-    m_running = false;
-    m_owner->release(activityOf(m_kind));
     // The runs so far give way to the finished runs below, or to what was shown before when none came.
     if (m_baseline && m_baseline->inProgress)
         m_baseline = m_baselineBefore;
@@ -250,7 +229,7 @@ void ProfileController::finish()
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 
-    if (m_kind == Kind::Verify && m_cancel->load()) {
+    if (m_kind == Kind::Verify && m_job.cancelled()) {
         Q_EMIT finished(Outcome::Cancelled, tr("Verify cancelled: no verdict"));
         return;
     }
@@ -306,7 +285,7 @@ void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
 
 void ProfileController::showPartial(RunPtr run)
 {
-    if (!m_running) // queued before the run ended, delivered after finish()
+    if (!m_job.isRunning()) // queued before the run ended, delivered after finish()
         return;
     (m_kind == Kind::Plan ? m_plan : m_baseline) = std::move(run);
     updateComparison();

@@ -7,7 +7,8 @@
 
 #include "item_models/speed_summary.h"
 
-#include <QFutureWatcher>
+#include "controllers/session_job.h"
+
 #include <QObject>
 #include <QString>
 
@@ -20,8 +21,6 @@ class ModelSession;
 }
 
 namespace kforge::ui {
-
-class SessionOwner;
 
 // Profiles the owner's session on its worker thread (kforge::profile()): a baseline, a run with a plan, or both and
 // their comparison; or benchmarks the plan without the profiler (kforge::benchmarkPlan(), as `kforge bench`); or
@@ -67,7 +66,7 @@ public:
     void cancel();
     // Cancels and waits (blocking; for when the session goes away).
     void stop();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
     Kind lastKind() const { return m_kind; } // of the running or last action
 
     // While a baseline or plan run measures, baseline() or plan() is its run so far (ProfileRun::inProgress),
@@ -107,7 +106,7 @@ private:
         QString error;
     };
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
-    void finish();
+    void finish(const Result& result);
     void updateComparison();
     void showPartial(RunPtr run); // a run so far, on the UI thread
     void sessionChanged();        // the runs and the benchmark belonged to the previous model
@@ -118,9 +117,7 @@ private:
     int m_iterations = 10;
     bool m_recordShapes = false;
 
-    QFutureWatcher<Result>* m_watcher;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    bool m_running = false;
+    SessionJob<Result> m_job;
     Kind m_kind = Kind::Baseline;
 
     RunPtr m_baseline;

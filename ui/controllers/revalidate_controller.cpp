@@ -6,14 +6,11 @@
 
 #include <kforge/model_session.h>
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace kforge::ui {
 
 RevalidateController::RevalidateController(SessionOwner* owner, QObject* parent)
-    : QObject(parent), m_owner(owner), m_watcher(new QFutureWatcher<Result>(this))
+    : QObject(parent), m_owner(owner), m_job(owner, this, [this](const Result& r) { finish(r); })
 {
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &RevalidateController::finish);
     connect(m_owner, &SessionOwner::aboutToChangeSession, this, &RevalidateController::stop);
 }
 
@@ -30,16 +27,14 @@ std::vector<kforge::ProvenanceChange> RevalidateController::changes(const kforge
 
 bool RevalidateController::start(const kforge::Plan& plan, QString* error)
 {
-    if (!m_owner->claim(SessionOwner::Activity::Verify, error))
+    if (!m_job.claim(SessionOwner::Activity::Verify, error))
         return false;
-    m_running = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT runningChanged(true);
     kforge::PlanLandingOptions landing; // where a plan lands, as in every CLI command that reads one
     landing.revalidate = true;
     kforge::RevalidateOptions& options = landing.revalidation;
     options.acceptChangedPlugins = true; // the user clicked Re-validate with the changed plugin named
-    options.progress = [cancel = m_cancel](int, int) { return !cancel->load(); };
+    options.progress = [cancel = m_job.cancelFlag()](int, int) { return !cancel->load(); };
     options.log = [this](const std::string& line) { // on the worker thread
         QMetaObject::invokeMethod(
             this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
@@ -55,32 +50,16 @@ bool RevalidateController::start(const kforge::Plan& plan, QString* error)
         }
         return r;
     };
-    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
+    m_job.run(std::move(work));
     return true;
 }
 
-void RevalidateController::cancel()
-{
-    if (m_running && m_cancel)
-        m_cancel->store(true);
-}
+void RevalidateController::cancel() { m_job.cancel(); }
 
-void RevalidateController::stop()
-{
-    if (!m_running)
-        return;
-    cancel();
-    m_watcher->waitForFinished();
-    finish();
-}
+void RevalidateController::stop() { m_job.stop(); }
 
-void RevalidateController::finish()
+void RevalidateController::finish(const Result& r)
 {
-    if (!m_running)
-        return;
-    const Result r = m_watcher->result();
-    m_running = false;
-    m_owner->release(SessionOwner::Activity::Verify);
     Q_EMIT runningChanged(false);
     if (!r.error.isEmpty())
         Q_EMIT finished(false, tr("Re-validation failed: %1").arg(r.error), {}, r.report);

@@ -7,7 +7,8 @@
 #include <kforge/plan_landing.h>
 #include <kforge/revalidate.h>
 
-#include <QFutureWatcher>
+#include "controllers/session_job.h"
+
 #include <QObject>
 #include <QString>
 
@@ -16,8 +17,6 @@
 #include <optional>
 
 namespace kforge::ui {
-
-class SessionOwner;
 
 class RevalidateController : public QObject {
     Q_OBJECT
@@ -34,7 +33,7 @@ public:
     bool start(const kforge::Plan& plan, QString* error = nullptr);
     void cancel(); // the entries not yet checked are disabled
     void stop();   // cancels and waits
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
 
 Q_SIGNALS:
     void runningChanged(bool running);
@@ -49,12 +48,10 @@ private:
         kforge::RevalidationReport report;
         QString error;
     };
-    void finish();
+    void finish(const Result& r);
 
     SessionOwner* m_owner;
-    QFutureWatcher<Result>* m_watcher;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    bool m_running = false;
+    SessionJob<Result> m_job;
     std::optional<kforge::MachineFingerprint> m_here; // of m_hereDevice
     QString m_hereDevice;
 };
