@@ -631,6 +631,26 @@ TEST_F(Runtime, R4_R16_PostHookRestoresAfterProviderThrows)
     EXPECT_NO_THROW(session->forward()); // the session stays usable (R16)
 }
 
+// R4 at scale (issue 53 item 12): a scope holding many entries for one function pops them in steps that grow with
+// log N per entry, not N: each pop bisects the stacks for the next push of that function (a scan of every entry
+// left made 320k entries take 128 s). Counted, not timed: the entries the post-hook looked at.
+TEST_F(Runtime, R4_APostHookFindsEachNextPushByBisectionNotAScan)
+{
+    constexpr int kEntries = 4096;
+    std::vector<PlanEntry> entries(kEntries, entry("blocks.0.mlp", "gelu", "AtenGeluProvider"));
+    KernelProviderRuntime runtime(*session, planOf(entries));
+    runtime.activate();
+    const auto mlp = moduleObject(*session, "blocks.0.mlp");
+    callEnterOp(mlp);
+    runtime::faults::tlsStackSearchSteps = 0;
+    callExitOp(mlp);
+    const std::uint64_t steps = runtime::faults::tlsStackSearchSteps;
+    EXPECT_GT(steps, 0u);
+    EXPECT_LE(steps, std::uint64_t(kEntries) * 16) << steps << " steps; log2(4096) = 12 per pop, a scan ~N^2/2 = 8.4 M";
+    runtime.deactivate();
+    EXPECT_NO_THROW(session->forward());
+}
+
 // R5: nested scopes replacing the same function: inner wins, outer is back after it, original after that.
 TEST_F(Runtime, R5_NestedScopesAreLastInFirstOut)
 {

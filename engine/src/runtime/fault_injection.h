@@ -5,6 +5,7 @@
 #include <kforge/functions.h>
 
 #include <atomic>
+#include <cstdint>
 
 namespace kforge::runtime::faults {
 
@@ -20,5 +21,9 @@ extern std::atomic<GuardHook> gOpeningTaskScope;
 // test deactivates a runtime there, from another thread.
 using EnterHook = void (*)(const char* modulePath);
 extern std::atomic<EnterHook> gAfterHookSnapshot;
+
+// Entries of a thread's hook stacks a post-hook looked at to find the next push of a function (removeEntry): R4's
+// test checks that a pop bisects, so that a scope with many entries stays linear.
+extern thread_local std::uint64_t tlsStackSearchSteps;
 
 } // namespace kforge::runtime::faults

@@ -13,6 +13,7 @@ namespace kforge::runtime {
 
 namespace faults {
 std::atomic<PushHook> gBeforePush{nullptr};
+thread_local std::uint64_t tlsStackSearchSteps = 0;
 std::atomic<bool> gSelfTestFailed{false};
 std::atomic<GuardHook> gOpeningTaskScope{nullptr};
 std::atomic<EnterHook> gAfterHookSnapshot{nullptr};
@@ -59,7 +60,10 @@ void removeEntry(ThreadState& thread, Function f, std::vector<StackEntry>& stack
     StackEntry* next = nullptr; // the push of `f` right after this one, in any runtime
     // Each stack is in push order, its sequences increasing: the first entry above `entry` is found by bisection (a
     // scan of every entry made the post-hook of a scope with many entries quadratic: bench_scope_entries).
-    const auto before = [](std::uint64_t sequence, const StackEntry& e) { return sequence < e.sequence; };
+    const auto before = [](std::uint64_t sequence, const StackEntry& e) {
+        ++faults::tlsStackSearchSteps;
+        return sequence < e.sequence;
+    };
     for (auto& [runtimeId, stacks] : thread.allStacks()) {
         std::vector<StackEntry>& other = stacks[static_cast<int>(f)];
         const auto above = std::upper_bound(other.begin(), other.end(), entry.sequence, before);
