@@ -4,6 +4,9 @@
 keyboard shortcuts sent with xdotool, what it shows read from its windows, an xwd screenshot kept after each step.
 
   1. open builtin:tiny-gpt with a plan file: the main window is titled "<plan> — tiny-gpt — KForge Studio";
+  1b. add a provider from the module tree by keyboard: Ctrl+F, "blocks.0.mlp", Return (the tree at that module), the
+     Menu key, "Add provider for gelu here", its first provider: the plan is modified (the title gains "*"), and
+     Ctrl+Z takes it back;
   2. F6, Run Baseline, then Ctrl+F6, Compare (the plan's providers in alternating rounds);
   3. Ctrl+Q with those results unsaved: the "Unsaved Profile" box asks; Escape (Cancel) keeps the window;
   4. Ctrl+Alt+O, a saved profile of another model (builtin:convnet, made with the CLI) typed into the file dialog:
@@ -103,6 +106,9 @@ class Session:
             time.sleep(0.5)
         fail(f"{what}: the window kept changing for {STEP_TIMEOUT} s")
 
+    def name(self, window):
+        return " ".join(self.xdotool("getwindowname", window))
+
     def key(self, window, keys):
         self.xdotool("windowfocus", "--sync", window)
         self.xdotool("key", "--clearmodifiers", keys)
@@ -135,8 +141,31 @@ def main():
             if not main_window:
                 fail("no window titled '" + plan_name + " — tiny-gpt — KForge Studio' within 120 s")
             session.settle(main_window, "opening tiny-gpt")
-            opened = session.image(main_window)
             ok(f"the model and the plan open: {session.screenshot(main_window, 'opened')}")
+
+            # A provider added from the tree, by keyboard: Ctrl+F, the module's path, Return (the tree at the first
+            # match), the Menu key (its menu), Down to "Add provider for gelu here", Right into its providers, Return.
+            title = session.name(main_window)
+            session.key(main_window, "ctrl+f")
+            session.xdotool("type", "--delay", "20", "blocks.0.mlp")
+            session.key(main_window, "Return")
+            session.key(main_window, "Menu")
+            time.sleep(1)  # the menu is a popup of its own; keys go to it once it is shown
+            for step in ("Down", "Right", "Return"):
+                session.xdotool("key", step)
+                time.sleep(0.5)
+            session.settle(main_window, "adding a provider from the tree")
+            added = session.name(main_window)
+            if added == title or "*" not in added:
+                fail(f"adding a provider from the tree's menu left the plan unmodified (title {added!r})")
+            ok(f"a provider added from the tree's menu modifies the plan ({added!r}): "
+               f"{session.screenshot(main_window, 'provider-added')}")
+            session.key(main_window, "ctrl+z")  # undone: the plan file is the test's, and quitting must not ask about it
+            session.settle(main_window, "Undo (Ctrl+Z)")
+            if session.name(main_window) != title:
+                fail(f"Ctrl+Z did not take the added entry back (title {session.name(main_window)!r})")
+            ok("Ctrl+Z takes the added entry back: the plan is as its file again")
+            opened = session.image(main_window)
 
             # Each action must change what the window shows (the Profile tab and its tables, then the comparison).
             session.key(main_window, "F6")

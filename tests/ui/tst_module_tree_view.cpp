@@ -2,12 +2,14 @@
 // The module tree's columns: sized to every row (collapsed ones too) with a cap, widths the user set remembered.
 #include "item_models/module_tree_model.h"
 #include "test_window.h"
+#include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
 
 #include <kforge/module_info.h>
 
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QTest>
 
 #include <string>
@@ -93,6 +95,35 @@ private Q_SLOTS:
         view.expandAndFit(1);
         QCOMPARE(view.columnWidth(ModuleTreeModel::TypeColumn), 333);
         QVERIFY(view.columnWidth(ModuleTreeModel::ModuleColumn) != 333);
+    }
+
+    // The keyboard path to a module's menu: Return (or Down) in the filter puts the tree's focus on the first module
+    // matching the filter itself, not on an ancestor kept for it; an empty filter, on the first row.
+    void returnInTheFilterTakesTheTreeToTheFirstMatch()
+    {
+        ModuleTreeModel model;
+        model.setModules(deepChain(), QStringLiteral("llama"));
+        kforge::ui::ModuleTreePage page(&model);
+        page.show();
+        page.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&page));
+        page.focusFilter();
+        QTest::keyClicks(page.filterEdit(), QStringLiteral("self_attn"));
+        QTest::keyClick(page.filterEdit(), Qt::Key_Return);
+        QCOMPARE(page.currentPath(), QStringLiteral("model.layers.0.self_attn"));
+        QVERIFY(page.view()->hasFocus());
+
+        page.focusFilter();
+        QTest::keyClicks(page.filterEdit(), QStringLiteral("Level5")); // a type: rotary_embedding's
+        QTest::keyClick(page.filterEdit(), Qt::Key_Down);
+        QCOMPARE(page.currentPath(), QStringLiteral("model.layers.0.self_attn.rotary_embedding"));
+        QVERIFY(page.view()->hasFocus());
+
+        page.focusFilter();
+        page.filterEdit()->clear();
+        QTest::keyClick(page.filterEdit(), Qt::Key_Return);
+        QCOMPARE(page.currentPath(), QString()); // the root
+        QVERIFY(page.view()->hasFocus());
     }
 };
 

@@ -3,6 +3,8 @@
 
 #include "module_tree_model.h"
 
+#include <functional>
+
 namespace kforge::ui {
 
 ModuleTreeFilterModel::ModuleTreeFilterModel(QObject* parent) : QSortFilterProxyModel(parent)
@@ -48,6 +50,22 @@ bool ModuleTreeFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& s
     return matches(path.isEmpty() ? name.data().toString() : path) ||
            matches(model->index(sourceRow, ModuleTreeModel::TypeColumn, sourceParent).data().toString()) ||
            matches(name.data(ModuleTreeModel::OwnFunctionsRole).toString());
+}
+
+QModelIndex ModuleTreeFilterModel::firstMatch() const
+{
+    const std::function<QModelIndex(const QModelIndex&)> visit = [&](const QModelIndex& parent) -> QModelIndex {
+        for (int row = 0; row < rowCount(parent); ++row) {
+            const QModelIndex index = this->index(row, ModuleTreeModel::ModuleColumn, parent);
+            const QModelIndex source = mapToSource(index);
+            if (m_text.isEmpty() || filterAcceptsRow(source.row(), source.parent()))
+                return index;
+            if (const QModelIndex below = visit(index); below.isValid())
+                return below;
+        }
+        return {};
+    };
+    return visit({});
 }
 
 } // namespace kforge::ui

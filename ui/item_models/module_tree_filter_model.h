@@ -17,6 +17,9 @@ public:
     QString filterText() const;
     // Why the regular expression is not valid ("" when it is, or in substring mode); nothing is hidden then.
     QString filterError() const;
+    // The first row, depth first, that matches the filter itself (not an ancestor kept for a match below it); the
+    // first row when no filter is set; invalid when nothing is shown.
+    QModelIndex firstMatch() const;
 
 Q_SIGNALS:
     void filterChanged();

@@ -17,6 +17,7 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -86,7 +87,9 @@ ModuleTreePage::ModuleTreePage(ModuleTreeModel* model, QWidget* parent)
     layout->addWidget(m_timeNotice);
     layout->addWidget(m_view, 1);
 
+    m_filterEdit->installEventFilter(this); // Return or Down: on to the tree, at the first match
     connect(m_filterEdit, &QLineEdit::textChanged, this, &ModuleTreePage::applyFilter);
+
     connect(m_regexBox, &QCheckBox::toggled, this, &ModuleTreePage::applyFilter);
     connect(m_view, &QWidget::customContextMenuRequested, this, &ModuleTreePage::showContextMenu);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -142,6 +145,28 @@ void ModuleTreePage::applyFilter()
     // A filtered tree is only useful open: show every match.
     if (!m_filter->filterText().isEmpty() && error.isEmpty())
         m_view->expandAll();
+}
+
+bool ModuleTreePage::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_filterEdit && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        if (key == Qt::Key_Return || key == Qt::Key_Enter || key == Qt::Key_Down) {
+            focusFirstMatch();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void ModuleTreePage::focusFirstMatch()
+{
+    const QModelIndex match = m_filter->firstMatch();
+    if (match.isValid()) {
+        m_view->scrollTo(match);
+        m_view->setCurrentIndex(match);
+    }
+    m_view->setFocus(Qt::OtherFocusReason);
 }
 
 void ModuleTreePage::focusFilter()

@@ -43,6 +43,9 @@ public:
     QMenu* createContextMenu(const QModelIndex& sourceIndex, QWidget* parent = nullptr);
 
     void focusFilter();
+    // The tree takes the keyboard at the first module matching the filter (what Return or Down in the filter do):
+    // from there the Menu key opens the module's menu, to add a provider without the mouse.
+    void focusFirstMatch();
     // Sorts by total time per forward, widest first (the Time column; a profile must have run to fill it).
     void sortByTime();
     void expandAll();
@@ -64,6 +67,9 @@ public:
     QLabel* timeNotice() const { return m_timeNotice; }
     TimeRun timeRun() const;
     QComboBox* timeRunCombo() const { return m_timeRun; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 Q_SIGNALS:
     void addProviderRequested(const QString& scope, const QString& function, const QString& providerType);
