@@ -14,6 +14,7 @@
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
+#include "item_models/module_scope.h"
 #include "item_models/plan_document.h"
 #include "views/about_dialog.h"
 #include "views/module_tree_page.h"
@@ -88,7 +89,7 @@ std::vector<kforge::ProviderCatalogEntry> loadCatalog()
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_owner(new SessionOwner(this)), m_recent(new RecentFiles(this)),
       m_document(new PlanDocument(this)), m_status(new StatusReporter(this)),
-      m_notes(new PlanRunNotes(m_owner, m_document, this)), m_catalog(loadCatalog())
+      m_notes(new PlanRunNotes(m_owner, m_document, this)), m_scope(new ModuleScope(this)), m_catalog(loadCatalog())
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
@@ -119,7 +120,7 @@ void MainWindow::createWorkspaces()
     m_centralTabs->setObjectName(QStringLiteral("centralTabs"));
     m_centralTabs->setDocumentMode(true);
     setCentralWidget(m_centralTabs);
-    WorkspaceContext context{this, m_owner, m_document, m_notes, m_status, &m_views, &m_actions};
+    WorkspaceContext context{this, m_owner, m_document, m_notes, m_status, &m_views, &m_actions, m_scope};
     m_planSpace = new PlanWorkspace(context); // first: the plan dock is the one the others tab with
     m_planSpace->setCatalog(m_catalog);
     m_opening = new ModelOpening(context, m_recent);
@@ -225,8 +226,6 @@ void MainWindow::connectParts()
     connect(m_modelSpace, &ModelWorkspace::runFinished, this, &MainWindow::runFinished);
     connect(m_modelSpace, &ModelWorkspace::captureFinished, this, &MainWindow::captureFinished);
     connect(m_modelSpace, &ModelWorkspace::addProviderRequested, m_planSpace, &PlanWorkspace::addEntry);
-    connect(m_modelSpace, &ModelWorkspace::currentPathChanged, m_planSpace, &PlanWorkspace::setDefaultScope);
-    connect(m_modelSpace, &ModelWorkspace::currentPathChanged, m_profileSpace->page(), &ProfilePage::setModuleScope);
     connect(m_modelSpace, &ModelWorkspace::sessionDeviceChanged, this, &MainWindow::sessionDeviceChanged);
     connect(m_profileSpace, &ProfileWorkspace::sessionDeviceChanged, this, &MainWindow::sessionDeviceChanged);
     connect(m_profileSpace, &ProfileWorkspace::finished, this, &MainWindow::profileFinished);

@@ -25,6 +25,7 @@ namespace kforge::ui {
 
 class ModelOpening;
 class ModelWorkspace;
+class ModuleScope;
 class ModuleTreeView;
 class OptimizeController;
 class OptimizeWorkspace;
@@ -187,6 +188,7 @@ private:
     PlanDocument* m_document = nullptr;
     StatusReporter* m_status = nullptr;
     PlanRunNotes* m_notes = nullptr;
+    ModuleScope* m_scope = nullptr; // the module the pages follow: the tree's current one
     ViewRegistry m_views;
     Actions m_actions;
     std::vector<kforge::ProviderCatalogEntry> m_catalog;

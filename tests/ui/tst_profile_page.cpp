@@ -20,6 +20,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/run_controller.h"
+#include "views/plan_editor_view.h"
 #include "views/profile_page.h"
 #include "views/provenance_banner.h"
 #include "views/time_share_chart.h"
@@ -784,7 +785,7 @@ private Q_SLOTS:
     }
 
     // Selecting a module in the tree scopes the kernel table to that module's subtree and outlines its ranges on the
-    // timeline; selecting the root shows everything again.
+    // timeline, and gives the plan editor's new entries their scope; selecting the root shows everything again.
     void moduleSelectionScopesKernelTableAndTimeline()
     {
         const auto window = openTinyGpt();
@@ -807,6 +808,19 @@ private Q_SLOTS:
         QCOMPARE(page->timeline()->highlightedModule(), QStringLiteral("blocks.0"));
         QCOMPARE(page->timeline()->highlightedRangeCount(), 2); // one per measured forward
         QVERIFY(page->headerText().contains(QStringLiteral("blocks.0")));
+
+        // The plan editor follows the same selection (one ModuleScope): a new entry is scoped to that module.
+        part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QStringLiteral("blocks.1.mlp"));
+        auto* editor = part<kforge::ui::PlanEditorView>(*window, "planEditorView");
+        const size_t entries = window->planDocument()->plan().entries.size();
+        QAction* add = nullptr;
+        for (QAction* action : editor->findChildren<QAction*>())
+            if (action->text() == QStringLiteral("Add Entry"))
+                add = action;
+        QVERIFY(add);
+        add->trigger();
+        QCOMPARE(window->planDocument()->plan().entries.size(), entries + 1);
+        QCOMPARE(window->planDocument()->plan().entries.back().scope, std::string("blocks.1.mlp"));
 
         part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QString());
         QCOMPARE(stats->rowCount(), allRows);

@@ -11,6 +11,7 @@
 #include "controllers/run_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/capture_list_model.h"
+#include "item_models/module_scope.h"
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
 #include "views/captures_view.h"
@@ -130,7 +131,7 @@ void ModelWorkspace::createViews()
     connect(m_page, &ModuleTreePage::addProviderRequested, this, &ModelWorkspace::addProviderRequested);
     connect(m_model, &ModuleTreeModel::providerDropped, this, &ModelWorkspace::addProviderRequested);
     connect(m_page, &ModuleTreePage::moduleBreakpointToggled, m_run, &RunController::toggleModuleBreakpoint);
-    connect(m_page, &ModuleTreePage::currentPathChanged, this, &ModelWorkspace::currentPathChanged);
+    connect(m_page, &ModuleTreePage::currentPathChanged, m_context.scope, &ModuleScope::setPath);
     connect(m_page, &ModuleTreePage::timeRunChanged, this, &ModelWorkspace::updateModuleTimes);
     connect(m_stacksView, &FunctionStacksView::functionBreakpointToggled, m_run,
             &RunController::toggleFunctionBreakpoint);

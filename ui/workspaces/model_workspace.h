@@ -89,7 +89,6 @@ Q_SIGNALS:
     void runFinished(bool ok, const QString& message);
     void captureFinished(bool ok, const QString& message);
     void addProviderRequested(const QString& scope, const QString& function, const QString& providerType);
-    void currentPathChanged(const QString& path);
     void sessionDeviceChanged(); // a capture moved the model to the CUDA device
 
 private:

@@ -7,6 +7,7 @@
 #include "controllers/plan_file_controller.h"
 #include "controllers/revalidate_controller.h"
 #include "controllers/session_owner.h"
+#include "item_models/module_scope.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
 #include "views/plan_editor_view.h"
@@ -48,6 +49,7 @@ PlanWorkspace::PlanWorkspace(WorkspaceContext& context)
     context.bottomDock = m_context.bottomDock = dock;
     context.views->add(QStringLiteral("plan"), m_editor, dock);
     connect(m_files, &PlanFileController::statusMessage, this, [this](const QString& m) { m_context.status->show(m); });
+    connect(context.scope, &ModuleScope::changed, this, &PlanWorkspace::setDefaultScope); // a new entry's scope
     connectRevalidation();
     createActions();
 }

@@ -9,6 +9,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
+#include "item_models/module_scope.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
 #include "item_models/verify_verdicts.h"
@@ -66,6 +67,8 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
     });
     connect(m_files, &ProfileFileController::reportOpened, this, &ProfileWorkspace::addReport);
     connect(m_tabs, &QTabWidget::currentChanged, this, &ProfileWorkspace::updateActions);
+    // The kernel table and the timeline follow the module selected in the tree.
+    connect(context.scope, &ModuleScope::changed, m_page, &ProfilePage::setModuleScope);
     createActions();
     connectController();
 }

@@ -5,6 +5,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
+#include "item_models/module_scope.h"
 #include "item_models/module_tree_model.h"
 #include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
@@ -24,7 +25,7 @@ ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const 
     : QWidget(parent), m_fileName(fileName), m_owner(new SessionOwner(this)),
       m_runs(new ProfileController(m_owner, this)), m_page(new ProfilePage(m_runs, this)),
       m_files(new ProfileFileController(m_runs, m_page, dialogParent)), m_treeModel(new ModuleTreeModel(this)),
-      m_tree(new ModuleTreePage(m_treeModel, this))
+      m_tree(new ModuleTreePage(m_treeModel, this)), m_scope(new ModuleScope(this))
 {
     setObjectName(QStringLiteral("reportWorkspace"));
     m_files->setParent(this);
@@ -44,7 +45,8 @@ ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const 
         m_tree->view()->setColumnHidden(column, true);
     m_tree->view()->expandAndFit();
     connect(m_tree, &ModuleTreePage::timeRunChanged, this, &ReportWorkspace::showTimes);
-    connect(m_tree, &ModuleTreePage::currentPathChanged, m_page, &ProfilePage::setModuleScope);
+    connect(m_tree, &ModuleTreePage::currentPathChanged, m_scope, &ModuleScope::setPath);
+    connect(m_scope, &ModuleScope::changed, m_page, &ProfilePage::setModuleScope);
 
     // The page's one-line header and tab bars would otherwise claim nearly the whole width as their minimum.
     m_page->setMinimumWidth(480);

@@ -18,6 +18,7 @@ struct ProfileRun;
 
 namespace kforge::ui {
 
+class ModuleScope;
 class ModuleTreeModel;
 class ModuleTreePage;
 class ProfileController;
@@ -54,6 +55,7 @@ private:
     ProfileFileController* m_files;
     ModuleTreeModel* m_treeModel;
     ModuleTreePage* m_tree;
+    ModuleScope* m_scope; // the report's own: its tree's module, which its page follows
     QSplitter* m_splitter;
     bool m_sized = false; // the splitter's first sizes are set when the report is first shown
 };
