@@ -15,6 +15,7 @@
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
+#include "item_models/run_views.h"
 #include "item_models/semantic_colors.h"
 #include "item_models/module_tree_filter_model.h"
 #include "controllers/profile_controller.h"
@@ -847,6 +848,13 @@ private Q_SLOTS:
             QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
             QVERIFY(!controller->baseline()->usedPlan);
             QVERIFY(controller->plan()->usedPlan);
+            // What the views show was computed once, on the worker that made the runs, not on the UI thread.
+            for (const auto& run : {controller->baseline(), controller->plan()}) {
+                const auto views = kforge::ui::viewsOf(run);
+                QVERIFY(views && !views->flame.empty() && !views->moduleTimes.empty());
+                QVERIFY(views->computedOffUiThread);
+                QCOMPARE(kforge::ui::viewsOf(run), views); // one shared result
+            }
             ProfilePage* page = window->profilePage();
             QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
             QVERIFY(page->showCombo()->isVisibleTo(page));

@@ -4,6 +4,7 @@
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
 #include "controllers/session_owner.h"
+#include "item_models/run_views.h"
 #include "application/system_info.h"
 
 #include <kforge/model_session.h>
@@ -156,7 +157,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 this, [this, run = std::make_shared<const kforge::ProfileRun>(run)] { showPartial(run); },
                 Qt::QueuedConnection);
         };
-    auto work = [session = m_owner->session(), options = std::move(options), kind]() {
+    auto work = [session = m_owner->session(), options = std::move(options), kind, previousBaseline = m_baseline,
+                 previousPlan = m_plan]() {
         Result result;
         try {
             if (kind == Kind::Verify) {
@@ -181,6 +183,22 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             const kforge::StudyResult study = kforge::runStudy(*session, options);
             result.baseline = study.baseline;
             result.plan = study.plan;
+            // What the views will show, computed here once rather than on the UI thread: each run's flame graph
+            // and module times, and the comparison (and frame verdicts) of the pair finish() will hold.
+            const auto shownBaseline = measuredSomething(result.baseline) ? result.baseline : previousBaseline;
+            const auto shownPlan = measuredSomething(result.plan) ? result.plan
+                                   : kind == Kind::Compare        ? nullptr
+                                                                  : previousPlan;
+            viewsOf(result.baseline);
+            viewsOf(result.plan);
+            if (shownBaseline && shownPlan) {
+                result.comparison = std::make_shared<const kforge::Comparison>(
+                    study.comparison && shownBaseline == study.baseline && shownPlan == study.plan
+                        ? *study.comparison
+                        : kforge::compare(*shownBaseline, *shownPlan));
+                result.compared = {shownBaseline.get(), shownPlan.get()};
+                flameSpeedsOf(shownBaseline, shownPlan);
+            }
         } catch (const std::exception& e) {
             result.error = oneLine(e.what());
         } catch (...) {
@@ -221,7 +239,10 @@ void ProfileController::finish(const Result& result)
         m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
     if (measuredSomething(result.baseline) || measuredSomething(result.plan))
         m_newer = NewerResult::Comparison;
-    updateComparison();
+    if (result.comparison && result.compared == std::pair{m_baseline.get(), m_plan.get()})
+        m_comparison = *result.comparison; // the worker's, of the runs now held
+    else
+        updateComparison();
     if (const auto* declines = result.plan        ? &result.plan->declines
                                : result.benchmark ? &result.benchmark->declines
                                                   : nullptr)

@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <atomic>
+#include <utility>
 #include <memory>
 #include <optional>
 
@@ -103,6 +104,9 @@ private:
         std::shared_ptr<const kforge::ProfileRun> plan;
         std::shared_ptr<kforge::BenchmarkResult> benchmark;
         std::shared_ptr<kforge::VerifyReport> verify;
+        // The comparison of the runs finish() will hold (new or kept from before), computed on the worker.
+        std::shared_ptr<const kforge::Comparison> comparison;
+        std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*> compared{nullptr, nullptr};
         QString error;
     };
     bool start(Kind kind, const kforge::Plan& plan, QString* error);

@@ -3,6 +3,7 @@
 
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
+#include "item_models/run_views.h"
 #include "item_models/semantic_colors.h"
 
 #include <QHelpEvent>
@@ -56,15 +57,14 @@ void FlameGraphView::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
 {
     m_run = std::move(run);
     m_bottomUp = bottomUp;
-    m_frames = m_run ? kforge::flameGraph(*m_run) : std::vector<kforge::FlameFrame>{};
-    if (m_bottomUp)
-        m_frames = kforge::bottomUp(m_frames);
+    // Computed once per run, on the worker for the runs a study made (run_views.h).
+    const auto views = viewsOf(m_run);
+    m_frames = !views ? std::vector<kforge::FlameFrame>{} : m_bottomUp ? views->bottomUp : views->flame;
     m_baselineUs.clear();
     m_speeds.clear();
     if (m_run && baseline && baseline != m_run && !m_bottomUp) {
-        for (const kforge::FlameFrame& f : kforge::flameGraph(*baseline))
-            m_baselineUs.emplace(f.path, f.us);
-        m_speeds = kforge::flameGraphSpeeds(*baseline, *m_run);
+        m_baselineUs = viewsOf(baseline)->frameUs;
+        m_speeds = *flameSpeedsOf(baseline, m_run);
     }
     m_zoom = 0;
     setSearch(m_search);

@@ -3,6 +3,7 @@
 
 #include "item_models/module_tree_filter_model.h"
 #include "item_models/module_tree_model.h"
+#include "item_models/run_views.h"
 #include "views/module_tree_view.h"
 #include "views/share_bar_delegate.h"
 
@@ -110,12 +111,13 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
 }
 
-void ModuleTreePage::showRunTimes(const kforge::ProfileRun* baseline, const kforge::ProfileRun* plan,
+void ModuleTreePage::showRunTimes(const std::shared_ptr<const kforge::ProfileRun>& baseline,
+                                  const std::shared_ptr<const kforge::ProfileRun>& plan,
                                   const std::vector<kforge::ComparisonRow>& subtreeDelta)
 {
     const bool showPlan = plan && (!baseline || timeRun() == TimeRun::Plan);
-    const kforge::ProfileRun* shown = showPlan ? plan : baseline;
-    m_model->setModuleTimes(shown ? kforge::moduleTimes(*shown) : std::vector<kforge::ModuleTime>{},
+    const auto views = viewsOf(showPlan ? plan : baseline); // computed once per run (run_views.h)
+    m_model->setModuleTimes(views ? views->moduleTimes : std::vector<kforge::ModuleTime>{},
                             showPlan && baseline ? subtreeDelta : std::vector<kforge::ComparisonRow>{});
     setTimeRuns(bool(baseline), bool(plan));
 }

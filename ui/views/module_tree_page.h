@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QAction;
@@ -60,7 +61,8 @@ public:
     void setTimeRuns(bool baseline, bool plan);
     // The times of `baseline` or `plan` (whichever timeRun() picks; the plan's with its Δ against the baseline,
     // `subtreeDelta` as Comparison::bySubtree) on the tree, for runs of this tree's model; none clears them.
-    void showRunTimes(const kforge::ProfileRun* baseline, const kforge::ProfileRun* plan,
+    void showRunTimes(const std::shared_ptr<const kforge::ProfileRun>& baseline,
+                      const std::shared_ptr<const kforge::ProfileRun>& plan,
                       const std::vector<kforge::ComparisonRow>& subtreeDelta);
     // A line above the tree saying why it shows no times (a profile of another model); "" hides it.
     void setTimeNotice(const QString& notice);

@@ -434,7 +434,7 @@ void ModelWorkspace::updateModuleTimes()
         m_page->setTimeRuns(false, false);
         return;
     }
-    m_page->showRunTimes(m_baselineRun.get(), m_planRun.get(), m_subtreeDelta);
+    m_page->showRunTimes(m_baselineRun, m_planRun, m_subtreeDelta);
 }
 
 void ModelWorkspace::showVerification(const kforge::VerifyReport& report)

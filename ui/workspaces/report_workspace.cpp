@@ -82,7 +82,7 @@ QString ReportWorkspace::modelName() const
 void ReportWorkspace::showTimes()
 {
     const auto& comparison = m_runs->comparison();
-    m_tree->showRunTimes(m_runs->baseline().get(), m_runs->plan().get(),
+    m_tree->showRunTimes(m_runs->baseline(), m_runs->plan(),
                          comparison ? comparison->bySubtree : std::vector<kforge::ComparisonRow>{});
 }
 
