@@ -158,7 +158,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 Qt::QueuedConnection);
         };
     auto work = [session = m_owner->session(), options = std::move(options), kind, previousBaseline = m_baseline,
-                 previousPlan = m_plan]() {
+                 previousPlan = m_plan, groupBy = m_groupBy]() {
         Result result;
         try {
             if (kind == Kind::Verify) {
@@ -189,8 +189,10 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             const auto shownPlan = measuredSomething(result.plan) ? result.plan
                                    : kind == Kind::Compare        ? nullptr
                                                                   : previousPlan;
-            viewsOf(result.baseline);
-            viewsOf(result.plan);
+            for (const auto& run : {result.baseline, result.plan}) {
+                viewsOf(run);
+                statisticsOf(run, groupBy); // the kernel table's grouping when the run started
+            }
             if (shownBaseline && shownPlan) {
                 result.comparison = std::make_shared<const kforge::Comparison>(
                     study.comparison && shownBaseline == study.baseline && shownPlan == study.plan

@@ -53,6 +53,8 @@ public:
     // Record each CPU op's input shapes in baseline and plan runs (ProfileOptions::recordShapes).
     void setRecordShapes(bool record) { m_recordShapes = record; }
     bool recordShapes() const { return m_recordShapes; }
+    // The kernel table's grouping: a study's runs have their rows of it computed on the worker (run_views.h).
+    void setTableGrouping(kforge::GroupBy groupBy) { m_groupBy = groupBy; }
 
     // Each returns false with a one-line `error` when nothing started: no model, a forward or a profile is
     // running, the plan has no enabled entry. finished() follows a start.
@@ -120,6 +122,7 @@ private:
     int m_warmup = 3;
     int m_iterations = 10;
     bool m_recordShapes = false;
+    kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;
 
     SessionJob<Result> m_job;
     Kind m_kind = Kind::Baseline;

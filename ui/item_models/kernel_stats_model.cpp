@@ -3,6 +3,7 @@
 
 #include "duration_format.h"
 #include "format.h"
+#include "run_views.h"
 
 #include <algorithm>
 
@@ -40,7 +41,7 @@ void KernelStatsModel::rebuild()
     if (!m_run) {
         m_rows.clear();
     } else if (m_scope.empty()) {
-        m_rows = kforge::statistics(m_run->records, m_groupBy);
+        m_rows = *statisticsOf(m_run, m_groupBy); // once per run and grouping (run_views.h)
     } else {
         std::vector<kforge::KernelRecord> inScope;
         for (const kforge::KernelRecord& r : m_run->records)

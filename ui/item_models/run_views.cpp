@@ -51,6 +51,13 @@ Cache<const kforge::ProfileRun*, RunViews>& runCache()
     return *cache;
 }
 
+Cache<std::pair<const kforge::ProfileRun*, kforge::GroupBy>, std::vector<kforge::StatRow>>& statisticsCache()
+{
+    static auto* cache =
+        new Cache<std::pair<const kforge::ProfileRun*, kforge::GroupBy>, std::vector<kforge::StatRow>>();
+    return *cache;
+}
+
 Cache<std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*>, Speeds>& speedCache()
 {
     static auto* cache = new Cache<std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*>, Speeds>();
@@ -79,6 +86,17 @@ std::shared_ptr<const RunViews> viewsOf(const RunPtr& run)
     views->moduleTimes = kforge::moduleTimes(*run);
     views->computedOffUiThread = !onUiThread();
     return runCache().store(run.get(), {run}, std::move(views));
+}
+
+std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const RunPtr& run, kforge::GroupBy groupBy)
+{
+    if (!run)
+        return nullptr;
+    const std::pair key{run.get(), groupBy};
+    if (auto found = statisticsCache().find(key))
+        return found;
+    return statisticsCache().store(
+        key, {run}, std::make_shared<const std::vector<kforge::StatRow>>(kforge::statistics(run->records, groupBy)));
 }
 
 std::shared_ptr<const Speeds> flameSpeedsOf(const RunPtr& baseline, const RunPtr& plan)

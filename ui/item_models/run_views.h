@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the views show of a profile run, computed once per run and shared: its flame graph (top-down and bottom-up),
-// each frame's time, its module times, and a plan run's frame verdicts against its baseline. The profile controller
+// each frame's time, its module times, its kernel-table rows per grouping, and a plan run's frame verdicts against its
+// baseline. The profile controller
 // computes them on the worker thread that made the runs, before they reach the UI thread; views read them here
 // (the flame graph and the module tree used to compute them on the UI thread, the flame graph twice). Runs from a
 // file, or in progress, get theirs computed on first use. Thread-safe; an entry goes with its run.
@@ -25,6 +26,9 @@ struct RunViews {
 
 // The views of `run` (null for none), computed on first use.
 std::shared_ptr<const RunViews> viewsOf(const std::shared_ptr<const kforge::ProfileRun>& run);
+// The kernel table's rows of the whole run grouped by `groupBy` (kforge::statistics), once per run and grouping.
+std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const std::shared_ptr<const kforge::ProfileRun>& run,
+                                                                 kforge::GroupBy groupBy);
 // The differential flame graph's verdicts of `plan` against `baseline` (kforge::flameGraphSpeeds), once per pair.
 std::shared_ptr<const std::map<std::string, kforge::SpeedComparison>>
 flameSpeedsOf(const std::shared_ptr<const kforge::ProfileRun>& baseline,

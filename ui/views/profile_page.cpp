@@ -308,8 +308,11 @@ QWidget* ProfilePage::createKernelsTab()
     layout->addLayout(bar);
     layout->addWidget(m_kernelTable, 1);
 
-    connect(m_groupCombo, &QComboBox::currentIndexChanged, this,
-            [this] { m_statsModel->setGroupBy(kforge::GroupBy(m_groupCombo->currentData().toInt())); });
+    connect(m_groupCombo, &QComboBox::currentIndexChanged, this, [this] {
+        const auto groupBy = kforge::GroupBy(m_groupCombo->currentData().toInt());
+        m_controller->setTableGrouping(groupBy);
+        m_statsModel->setGroupBy(groupBy);
+    });
     connect(m_filterEdit, &QLineEdit::textChanged, this, &ProfilePage::applyFilter);
     connect(m_regexBox, &QCheckBox::toggled, this, &ProfilePage::applyFilter);
     return m_kernelsTab;
