@@ -401,31 +401,25 @@ RunController* MainWindow::runController() const { return m_modelSpace->runContr
 ProfileController* MainWindow::profileController() const { return m_profileSpace->controller(); }
 ProfilePage* MainWindow::profilePage() const { return m_profileSpace->page(); }
 OptimizeController* MainWindow::optimizeController() const { return m_optimizeSpace->controller(); }
-RecentFiles* MainWindow::recentFiles() const { return m_recent; }
 const MainWindow::Actions& MainWindow::actions() const { return m_actions; }
 QString MainWindow::runStatusText() const { return m_modelSpace->runStatusText(); }
 QStringList MainWindow::planWarnings() const { return m_notes->warnings(); }
 
 bool MainWindow::newPlan() { return m_planSpace->files()->newPlan(); }
 bool MainWindow::openPlan(const QString& path) { return m_planSpace->files()->open(path); }
-bool MainWindow::savePlan() { return m_planSpace->files()->save(); }
 bool MainWindow::savePlanAs(const QString& path) { return m_planSpace->files()->saveAs(path); }
 bool MainWindow::exportAitunePlan(const QString& path) { return m_planSpace->files()->exportAitune(path); }
 
 bool MainWindow::runForward() { return m_modelSpace->runForward(); }
 bool MainWindow::stepForward() { return m_modelSpace->stepForward(); }
 void MainWindow::continueForward() { m_modelSpace->continueForward(); }
-void MainWindow::abortForward() { m_modelSpace->abortForward(); }
 bool MainWindow::captureGraph() { return m_modelSpace->captureGraph(); }
 
 bool MainWindow::profileBaseline() { return m_profileSpace->profileBaseline(); }
 bool MainWindow::profileWithPlan() { return m_profileSpace->profileWithPlan(); }
 bool MainWindow::profileCompare() { return m_profileSpace->profileCompare(); }
-bool MainWindow::profileBenchmark() { return m_profileSpace->profileBenchmark(); }
-void MainWindow::cancelProfile() { m_profileSpace->cancelProfile(); }
 bool MainWindow::optimize() { return m_optimizeSpace->optimize(); }
 void MainWindow::cancelOptimize() { m_optimizeSpace->cancelOptimize(); }
-bool MainWindow::applyOptimizedPlan() { return m_optimizeSpace->applyOptimizedPlan(); }
 
 bool MainWindow::isProfileFile(const QString& path) { return ProfileWorkspace::isProfileFile(path); }
 

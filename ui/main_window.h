@@ -78,7 +78,6 @@ public:
     RunController* runController() const;
     ProfileController* profileController() const;
     ProfilePage* profilePage() const;
-    RecentFiles* recentFiles() const;
     const Actions& actions() const;
     // "tree", "stacks", "plan", "events", "captures", ...: the page or dock contents of that name, or null.
     QWidget* viewNamed(const QString& name) const;
@@ -94,34 +93,28 @@ public:
     // Plan files. Each asks about unsaved changes first where it would replace the plan (see unsavedChanges).
     bool newPlan();
     bool openPlan(const QString& path);
-    bool savePlan(); // asks for a file name when the plan has none
     bool savePlanAs(const QString& path);
     bool exportAitunePlan(const QString& path);
     // Adds an entry (undoable) and shows it in the plan editor.
     void addPlanEntry(const QString& scope, const QString& function, const QString& providerType);
 
-    // One forward with the current plan (F5); step (F10), continue (F8), abort.
+    // One forward with the current plan (F5); step (F10), continue (F8); Abort is its action.
     bool runForward();
     bool stepForward();
     void continueForward();
-    void abortForward();
 
     // Profiles (ProfileWorkspace): a baseline (F6), a run with the plan's enabled entries (Shift+F6),
     // both and their comparison (Ctrl+F6), off the UI thread; profileFinished() follows. False, with
-    // profileError(), when nothing started.
+    // profileError(), when nothing started. Benchmark, Verify and Cancel are their actions (actions()).
     bool profileBaseline();
     bool profileWithPlan();
     bool profileCompare();
-    bool profileBenchmark();
-    void cancelProfile();
     // Optimize (OptimizeWorkspace, Ctrl+Shift+O): make_plan with providers and generators off the UI thread,
     // its candidates filling the Optimize dock; optimizeFinished() follows. False, with profileError(), when
-    // nothing started. applyOptimizedPlan() puts its plan in the plan editor as one undoable step.
+    // nothing started. Apply is its action.
     bool optimize();
     void cancelOptimize();
-    bool applyOptimizedPlan();
     OptimizeController* optimizeController() const;
-    SessionOwner* sessionOwner() const { return m_owner; }
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
     bool openProfile(const QString& path);
