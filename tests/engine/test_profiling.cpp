@@ -506,6 +506,24 @@ TEST(Benchmark, ReportsWhetherThePlansOutputsAgree)
     EXPECT_EQ(reference.plan.forwards, 4);
 }
 
+// Issue 53 item 10 in bench: its "outputs agree" judges every output as verify does, the numbers beside the tensors
+// too: a plan that changes only an int output (a count of large values) differs, and says which output.
+TEST(Benchmark, AnIntOutputThePlanChangesMakesTheOutputsDiffer)
+{
+    registerTestProviders(); // TestTagGeluProvider: gelu(x) + 1000
+    TempDir dir;
+    saveModule(twoLevelModel("torch.gelu(x)", "(x * 2.0, int((self.act.forward(x) > 500.0).sum()))"),
+               dir.path("count.pt"));
+    auto session = ModelSession::open(dir.path("count.pt").string());
+    session->setInputSpecs({"float32[2,3]"});
+    const BenchmarkOptions options{0, 2, 0};
+    const BenchmarkResult tagged = benchmarkPlan(*session, planOf({entry("", "gelu", "TestTagGeluProvider")}), options);
+    EXPECT_FALSE(tagged.outputsAgree);
+    EXPECT_NE(tagged.outputsDifference.find("output 1"), std::string::npos) << tagged.outputsDifference;
+    const BenchmarkResult exact = benchmarkPlan(*session, planOf({entry("", "gelu", "AtenGeluProvider")}), options);
+    EXPECT_TRUE(exact.outputsAgree) << exact.outputsDifference;
+}
+
 // A model that draws random numbers: bench judges its outputs as verify does, against the baseline's own spread (two
 // measured baseline forwards), so an exact plan's outputs agree and one that moves them far beyond it differs; the
 // result says the model is not deterministic. (It said DIFFER for any plan on such a model.)

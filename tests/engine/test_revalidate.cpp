@@ -253,6 +253,28 @@ TEST(Revalidate, AnEntryTheseInputsNeverExerciseIsDisabledNotKeptUnchecked)
     EXPECT_TRUE(plan.entries[1].enabled);
 }
 
+// Issue 53 item 8 where it mattered: an entry scoped to a module whose gelu runs in a task it forks (fork_in_block.pt)
+// is re-validated on that forked call, and a wrong provider there is disabled. When forked work counted at the root,
+// the entry found no call in its scope: kept unchecked, then disabled as not exercised.
+TEST(Revalidate, AnEntryWhoseCallsRunInAForkedTaskIsCheckedOnThem)
+{
+    registerTestProviders();
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/fork_in_block.pt");
+    session->setInputSpecs({"float32[8]"});
+    Plan plan;
+    plan.entries.push_back(parseProvideSpec("block:gelu:AtenGeluProvider"));
+    plan.entries.push_back(parseProvideSpec("block:gelu:TestTagGeluProvider"));
+    stampProvenance(plan, "cpu", "kforge optimize");
+    plan.provenance->machine.cpuIsa = "AVX512-elsewhere";
+    const RevalidationReport report = revalidatePlan(*session, plan, {});
+    ASSERT_EQ(report.entries.size(), 2u);
+    EXPECT_EQ(report.entries[0].signatures, 1) << report.entries[0].verdict;
+    EXPECT_TRUE(report.entries[0].kept) << report.entries[0].verdict;
+    EXPECT_EQ(report.entries[1].signatures, 1) << report.entries[1].verdict;
+    EXPECT_FALSE(report.entries[1].kept);
+    EXPECT_NE(report.entries[1].verdict.find("incorrect here"), std::string::npos) << report.entries[1].verdict;
+}
+
 // One place where a plan lands (kforge/plan_landing.h, what every CLI command and the desktop call): a plan asked to
 // be re-validated has its wrong entry disabled before the notes are made, and the notes say what a user hears before
 // it runs: the plan's other model, and its entries that can never fire (the disabled ones not among them).
