@@ -250,7 +250,8 @@ TEST_F(Runtime, R1_R2_ScopeOpsOrderTheCallsTheyBracketUnderBothExecutors)
     }
 }
 
-// R1: a catalog call whose operands are all constants (here gelu(torch.ones(8)), in `act` and again in the root) is
+// R1: a catalog call whose operands are all constants (here gelu(torch.ones(8)), in `act` and again in the root, and
+// gelu of a traced tensor constant) is
 // served in its scope on every forward and never folded into a constant: the optimized executor's constant
 // propagation would compute it once while optimising, outside every scope (no provider), and its common
 // subexpression elimination would merge the two scopes' calls. Deactivated, every forward is the original again.
@@ -259,9 +260,15 @@ TEST_F(Runtime, R1_CallsOnConstantsAreServedInTheirScopeUnderBothExecutors)
     TempDir dir;
     saveModule(twoLevelModel("x + torch.gelu(torch.ones(8))", "self.act.forward(x) + torch.gelu(torch.ones(8))"),
                dir.path("constants.pt"));
-    for (const GraphExecutor executor : {GraphExecutor::Direct, GraphExecutor::Optimized}) {
-        SCOPED_TRACE(std::string(graphExecutorName(executor)));
-        auto model = ModelSession::open(dir.path("constants.pt").string(), {false, executor});
+    // The same traced by torch.jit.trace, where gelu's operand is a tensor constant in the graph
+    // (tests/data/models/make_constant_calls.py).
+    const std::string traced = std::string(KFORGE_TEST_DATA) + "/models/constant_calls.trace.pt";
+    for (const auto& [file, executor] :
+         {std::pair{dir.path("constants.pt").string(), GraphExecutor::Direct},
+          std::pair{dir.path("constants.pt").string(), GraphExecutor::Optimized},
+          std::pair{traced, GraphExecutor::Direct}, std::pair{traced, GraphExecutor::Optimized}}) {
+        SCOPED_TRACE(file + " " + std::string(graphExecutorName(executor)));
+        auto model = ModelSession::open(file, {false, executor});
         model->setInputSpecs({"float32[8]"});
         const double originals = model->forward()[0].sum;
         {

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Writes constant_calls.trace.pt: a traced model whose `act` and root each call gelu on a tensor made inside the
+forward's plain tensor attribute (not a buffer), which torch.jit.trace records as a tensor constant: a catalog call on constants only. A
+scoped entry must serve it in its scope on every forward, under both executors, and a deactivated runtime leave the
+original (issue 53 item 4; test_runtime_semantics.cpp). Run with the bootstrap venv's python:
+~/.cache/kforge/torch-2.11.0/bin/python make_constant_calls.py"""
+import os
+
+import torch
+import torch.nn.functional as F
+
+
+class Act(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = torch.ones(8)  # a plain attribute, not a buffer: the trace records a tensor constant
+
+    def forward(self, x):
+        return x + F.gelu(self.c)
+
+
+class Root(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = Act()
+        self.c = torch.ones(8)
+
+    def forward(self, x):
+        return self.act(x) + F.gelu(self.c)
+
+
+here = os.path.dirname(os.path.abspath(__file__))
+traced = torch.jit.trace(Root().eval(), (torch.randn(8),))
+graph = str(traced.act.graph)
+assert "aten::gelu" in graph and "CPUFloatType{8} ]]()" in graph, graph  # gelu of a tensor constant
+traced.save(os.path.join(here, "constant_calls.trace.pt"))
