@@ -168,6 +168,31 @@ TEST(Revalidate, MakePlanRecordsWhatItMeasured)
     EXPECT_LE(m->speedupLow, m->speedupHigh);
 }
 
+// Issue 53 item 11 in optimize: a model that adds random noise to its output disagrees with itself, and optimize's
+// end-to-end check of the plan it made judges that output against the model's own spread: a provider faster by
+// construction and correct is kept, not dropped as "ruins the model's output".
+TEST(Revalidate, OptimizeKeepsACorrectProviderOnAModelThatDrawsRandomNumbers)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session = geluModules(dir, {"fast"},
+                               "def forward(self, x: Tensor) -> Tensor:\n"
+                               "    return self.fast.forward(x) + torch.rand_like(x)\n",
+                               {"float32[256,4096]"});
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 1;
+    options.benchmarkRounds = 9;
+    options.generators.clear();
+    options.providers = {"TestMemoizedGeluProvider"};
+    options.granularity = OptimizeOptions::Granularity::Model;
+    const OptimizeResult result = makePlan(*session, options);
+    ASSERT_EQ(result.plan.entries.size(), 1u) << "the correct, faster provider was dropped";
+    ASSERT_TRUE(result.verification);
+    EXPECT_TRUE(result.verification->passed);
+    EXPECT_FALSE(result.verification->nondeterminism.empty());
+}
+
 // An interpolate that is not nearest-2d reaches providers in its own op's schema (a Variant form: bilinear, and every
 // traced mode), which sample capture used to skip: the entry was kept as "not called" and then served the model,
 // zeros included. Every call the entry will serve is checked, in the form it will get it (tests/data/models/
