@@ -9,12 +9,15 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
   - `bench --against` times the compiled package against the exported program it was compiled from
     (torch.export.save) in alternating rounds, outputs agreeing; a plan with an entry is refused naming why
     (compiled code never reaches a provider) and what to plan on;
-  - an input of the wrong count is refused naming the package.
+  - an input of the wrong count is refused naming the package;
+  - the desktop (kforge-studio, offscreen) opens it, profiles a baseline and renders the Profile page and the module
+    tree with its times, naming the package and its kind ("AOTInductor compiled model").
 Exit 77: no C++ compiler for Inductor."""
 import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -38,6 +41,7 @@ class TwoInTwoOut(torch.nn.Module):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kforge", required=True)
+    parser.add_argument("--studio", help="kforge-studio, to open the package in the desktop")
     args = parser.parse_args()
     if not shutil.which("g++") and not shutil.which("c++"):
         print("no C++ compiler: AOTInductor cannot compile here")
@@ -88,6 +92,17 @@ def main():
         missing = kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--program", "other", expect=1)
         check("has no compiled model 'other' (it has: model)" in missing.stderr,
               "--program names a compiled model that is not there: " + missing.stderr.strip())
+
+        if args.studio:  # the desktop: open, profile a baseline, render the Profile page and the tree with its times
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=os.path.join(folder, "config"),
+                       XDG_RUNTIME_DIR=folder)
+            for view in ("profile", "tree-time"):
+                shot = os.path.join(folder, f"{view}.png")
+                done = subprocess.run([args.studio, compiled, "--inputs-file", inputs_file, "--profile", "--screenshot",
+                                       shot, "--view", view], env=env, capture_output=True, text=True, timeout=300)
+                check(done.returncode == 0 and os.path.exists(shot) and os.path.getsize(shot) > 1000,
+                      f"the desktop opens the package, profiles it and renders its {view} view: "
+                      f"exit {done.returncode} {done.stdout[-400:]}{done.stderr[-400:]}")
     return 0
 
 
