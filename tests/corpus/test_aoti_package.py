@@ -9,7 +9,7 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
   - `bench --against` times the compiled package against the exported program it was compiled from
     (torch.export.save) in alternating rounds, outputs agreeing; a plan with an entry is refused naming why
     (compiled code never reaches a provider) and what to plan on;
-  - an input of the wrong count is refused naming the package;
+  - an input of the wrong count is refused naming the package; `modules` counts the weights the compiled code holds;
   - the desktop (kforge-studio, offscreen) opens it, profiles a baseline and renders the Profile page and the module
     tree with its times, naming the package and its kind ("AOTInductor compiled model").
 Exit 77: no C++ compiler for Inductor."""
@@ -63,6 +63,13 @@ def main():
         check(len(ran["outputs"]) == 2, f"two outputs, as the model returns: {len(ran['outputs'])}")
         check_same_output(ran["outputs"][0], expected[0], "run, first output")
         check_same_output(ran["outputs"][1], expected[1], "run, second output")
+
+        tree = json.loads(kforge(args.kforge, "modules", compiled, "--json").stdout)
+        held = tree[0]["subtree_parameters"]
+        declared = sum(p.numel() for p in model.parameters())
+        check(tree[0]["type"] == "AOTInductor compiled model" and 0 < held <= declared,
+              f"the tree's root counts the weights the compiled code holds: {held} of the model's {declared} "
+              f"(Inductor may fold small ones into the code)")
 
         profiled = kforge(args.kforge, "profile", compiled, "--inputs-file", inputs_file, "--iterations", "3",
                           "--warmup", "1")

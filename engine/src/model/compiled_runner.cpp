@@ -8,9 +8,11 @@
 #include "runtime/hook_ops.h"
 
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/csrc/inductor/aoti_runner/model_container_runner.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 
 #include <filesystem>
+#include <tuple>
 
 namespace kforge {
 namespace {
@@ -129,6 +131,20 @@ c10::IValue CompiledRunner::run(const std::vector<c10::IValue>& args,
     return c10::ivalue::Tuple::create(std::move(boxed));
 }
 
+std::pair<std::int64_t, std::int64_t> CompiledRunner::constantsSize() const
+{
+    std::int64_t elements = 0, bytes = 0;
+    try {
+        for (const auto& [name, tensor] : m_loader->get_runner()->extract_constants_map(/*use_inactive=*/false)) {
+            elements += tensor.numel();
+            bytes += std::int64_t(tensor.nbytes());
+        }
+    } catch (const c10::Error&) {
+        return {0, 0}; // a package built without its constants map: the tree shows none
+    }
+    return {elements, bytes};
+}
+
 void CompiledRunner::to(const c10::Device& device)
 {
     if (device.is_cuda() != m_cuda)
@@ -157,8 +173,12 @@ void openCompiledPackage(ModelSession::Impl& impl, const std::vector<CompiledMod
         }
         chosen = &*it;
     }
-    impl.program = std::make_shared<CompiledRunner>(impl.source, *chosen);
+    auto runner = std::make_shared<CompiledRunner>(impl.source, *chosen);
     ModuleInfo root;
+    std::tie(root.parameterCount, root.parameterBytes) = runner->constantsSize();
+    root.subtreeParameterCount = root.parameterCount;
+    root.subtreeParameterBytes = root.parameterBytes;
+    impl.program = std::move(runner);
     root.typeName = "AOTInductor compiled model";
     root.qualifiedTypeName = "aotinductor." + chosen->name;
     impl.modules = {root};

@@ -36,6 +36,9 @@ public:
 
     // The package's metadata: AOTI_DEVICE_KEY ("cpu", "cuda"), AOTI_CPU_ISA, AOTI_PLATFORM, ...
     const std::unordered_map<std::string, std::string>& metadata() const { return m_metadata; }
+    // The weights the compiled code holds (its constants: the exported program's parameters and buffers): their
+    // element count and bytes, for the module tree's root.
+    std::pair<std::int64_t, std::int64_t> constantsSize() const;
 
 private:
     std::string m_where;
