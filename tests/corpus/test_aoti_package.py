@@ -10,6 +10,8 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
     (torch.export.save) in alternating rounds, outputs agreeing; a plan with an entry is refused naming why
     (compiled code never reaches a provider) and what to plan on;
   - an input of the wrong count is refused naming the package; `modules` counts the weights the compiled code holds;
+  - a package holding the exported program and the compiled code (package_pt2) runs the program and says the
+    compiled code is there;
   - the desktop (kforge-studio, offscreen) opens it, profiles a baseline and renders the Profile page and the module
     tree with its times, naming the package and its kind ("AOTInductor compiled model").
 Exit 77: no C++ compiler for Inductor."""
@@ -20,11 +22,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from kforge_cli import check, check_same_output, kforge  # noqa: E402
 
 import torch
+from torch.export.pt2_archive._package import package_pt2
 
 
 class TwoInTwoOut(torch.nn.Module):
@@ -99,6 +103,21 @@ def main():
         missing = kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--program", "other", expect=1)
         check("has no compiled model 'other' (it has: model)" in missing.stderr,
               "--program names a compiled model that is not there: " + missing.stderr.strip())
+
+        # A package holding both, as torch.export.pt2_archive's package_pt2 writes it: the exported program runs, and
+        # the warning says the compiled code is there and how to run it.
+        both = os.path.join(folder, "both.pt2")
+        with zipfile.ZipFile(compiled) as archive:
+            members = [n for n in archive.namelist() if "/data/aotinductor/model/" in n and not n.endswith("/")]
+            extracted = [archive.extract(n, os.path.join(folder, "aoti")) for n in members]
+        package_pt2(both, exported_programs={"model": program}, aoti_files={"model": extracted})
+        ran_both = kforge(args.kforge, "run", both, "--inputs-file", inputs_file, "--json")
+        check("also holds AOTInductor compiled code ('model')" in ran_both.stderr
+              and "kforge runs its exported program" in ran_both.stderr,
+              "a package with both runs the exported program and says the compiled code is there: "
+              + ran_both.stderr.strip()[:300])
+        outputs_both = json.loads(ran_both.stdout)["outputs"]
+        check_same_output(outputs_both[0], expected[0], "the exported program of the package with both")
 
         if args.studio:  # the desktop: open, profile a baseline, render the Profile page and the tree with its times
             env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=os.path.join(folder, "config"),

@@ -211,6 +211,16 @@ std::vector<CompiledModel> compiledModelsIn(const std::string& path)
     }
 }
 
+std::vector<CompiledModel> compiledModelsBesidePrograms(const std::string& path)
+{
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(path);
+        return programsOf(reader).empty() ? std::vector<CompiledModel>{} : compiledModelsOf(reader);
+    } catch (const c10::Error&) {
+        return {}; // opened already: nothing more to say
+    }
+}
+
 std::string chooseExportedProgram(const std::string& path, const std::vector<std::string>& programs,
                                   const std::string& requested)
 {

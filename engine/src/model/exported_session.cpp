@@ -52,6 +52,16 @@ void openExportedProgram(ModelSession::Impl& impl)
     impl.program = std::make_shared<ExportedRunner>(package);
     impl.displayName = std::filesystem::path(impl.source).filename().string();
     loadSampleInputs(package, impl);
+    if (const auto compiled = compiledModelsBesidePrograms(impl.source); !compiled.empty()) {
+        std::string names;
+        for (const CompiledModel& model : compiled)
+            names += (names.empty() ? "'" : ", '") + model.name + "'";
+        impl.warnings.push_back(
+            "the package also holds AOTInductor compiled code (" + names +
+            "): kforge runs its exported program, node by node, where plans apply; to run and time the compiled code, "
+            "package it alone (torch._inductor.aoti_compile_and_package) and open that file, or bench it against "
+            "this one with `kforge bench COMPILED.pt2 --against` this file");
+    }
 }
 
 } // namespace kforge
