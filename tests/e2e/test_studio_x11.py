@@ -106,6 +106,21 @@ class Session:
             time.sleep(0.5)
         fail(f"{what}: the window kept changing for {STEP_TIMEOUT} s")
 
+    def visible_windows(self):
+        """The ids of the mapped windows: a menu is a popup window of its own (no window manager here)."""
+        return set(self.xdotool("search", "--onlyvisible", "--class", ".*", check=False))
+
+    def new_window(self, before, what, timeout=30):
+        """A window mapped since `before` was taken, waited for up to `timeout` seconds (a loaded machine is slow)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            added = self.visible_windows() - before
+            if added:
+                time.sleep(0.3)  # mapped; let it take the keyboard grab
+                return sorted(added)[0]
+            time.sleep(0.2)
+        fail(f"{what} did not open within {timeout} s")
+
     def name(self, window):
         return " ".join(self.xdotool("getwindowname", window))
 
@@ -149,11 +164,13 @@ def main():
             session.key(main_window, "ctrl+f")
             session.xdotool("type", "--delay", "20", "blocks.0.mlp")
             session.key(main_window, "Return")
+            before = session.visible_windows()
             session.key(main_window, "Menu")
-            time.sleep(1)  # the menu is a popup of its own; keys go to it once it is shown
-            for step in ("Down", "Right", "Return"):
-                session.xdotool("key", step)
-                time.sleep(0.5)
+            menu = session.new_window(before, "the module's menu (the Menu key)")
+            session.xdotool("key", "Down")  # "Add provider for gelu here"
+            session.xdotool("key", "Right")  # its providers, a popup of their own
+            session.new_window(before | {menu}, "the providers of gelu (Right in the menu)")
+            session.xdotool("key", "Return")  # the first one
             session.settle(main_window, "adding a provider from the tree")
             added = session.name(main_window)
             if added == title or "*" not in added:
