@@ -3,6 +3,7 @@
 // [--keep-leftovers] [--break MODULE]... [--run]
 // [--profile] [--optimize] [--profile-file FILE.kfprof] [--screenshot FILE.png [--view NAME]]
 #include "application/application_identity.h"
+#include "application/english_plurals.h"
 #include "application/provider_plugins.h"
 #include "startup_script.h"
 #include "controllers/run_controller.h"
@@ -53,6 +54,7 @@ int main(int argc, char** argv)
 
     QApplication app(argc, argv);
     kforge::ui::applyApplicationIdentity();
+    kforge::ui::installEnglishPlurals(); // "1 iteration", "3 iterations": not "iteration(s)"
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("KernelForge Studio: kernel providers for LibTorch models."));

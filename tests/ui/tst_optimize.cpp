@@ -3,6 +3,7 @@
 // Optimize dock's table as each function is judged, Cancel, and Apply Optimized Plan as one undoable step.
 #include "build_path.h"
 #include "application/application_identity.h"
+#include "application/english_plurals.h"
 #include "main_window.h"
 #include "item_models/candidate_table_model.h"
 #include "item_models/plan_document.h"
@@ -132,6 +133,26 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("relu: CpuReluProvider slower: 0.91x")), qPrintable(text));
         result.plan.entries.push_back(kforge::PlanEntry{"", "relu", {{"type", "CpuReluProvider"}}});
         QCOMPARE(OptimizeController::summary(result), QStringLiteral("1 function(s) kept in the plan"));
+    }
+
+    // The studio reads its counted texts in English (installEnglishPlurals in its main): "1 function kept", "0
+    // functions kept", "2 leftovers"; a text without a count or a plural mark is the source text.
+    void countedTextsTakeTheirEnglishPlural()
+    {
+        kforge::ui::installEnglishPlurals();
+        kforge::ui::installEnglishPlurals(); // once only
+        QCOMPARE(QCoreApplication::instance()->findChildren<kforge::ui::EnglishPlurals*>().size(), 1);
+        kforge::OptimizeResult result;
+        QCOMPARE(OptimizeController::summary(result), QStringLiteral("0 functions kept in the plan"));
+        result.plan.entries.push_back(kforge::PlanEntry{"", "relu", {{"type", "CpuReluProvider"}}});
+        QCOMPARE(OptimizeController::summary(result), QStringLiteral("1 function kept in the plan"));
+        QCOMPARE(QObject::tr("%n leftover(s)", nullptr, 2), QStringLiteral("2 leftovers"));
+        QCOMPARE(QObject::tr("Entered %1 time(s) per forward").arg(3), QStringLiteral("Entered 3 time(s) per forward"));
+        QCOMPARE(QObject::tr("no leftovers"), QStringLiteral("no leftovers"));
+        for (auto* plurals : QCoreApplication::instance()->findChildren<kforge::ui::EnglishPlurals*>()) {
+            QCoreApplication::removeTranslator(plurals); // the other tests read the source texts
+            delete plurals;
+        }
     }
 
     void cancelStopsBeforeTheNextFunction()
