@@ -18,7 +18,7 @@ Command addModulesCommand(CLI::App& app)
     cmd->add_option("MODEL", options->model.source,
                     "TorchScript file, torch.export package (.pt2) or builtin:NAME (builtin:tiny-gpt, builtin:convnet)")
         ->required();
-    addProgramOption(cmd, options->model.open.program);
+    addProgramOption(cmd, options->model.open);
     addJsonFlag(cmd, "JSON array of modules");
     return {cmd, [options](Report& report) {
                 const std::vector<ModuleInfo> modules = openModel(options->model, report)->modules();

@@ -183,7 +183,7 @@ Command addPlanCommand(CLI::App& app)
     create->add_option("OUT,-o,--out", o->out, "plan file to write, e.g. my.kfplan.json")->required();
     create->add_option("--model", o->model.source,
                        "model the plan is for (TorchScript file, .pt2 package or builtin:NAME)");
-    addProgramOption(create, o->model.open.program);
+    addProgramOption(create, o->model.open);
     create->add_option("--provide", o->provides, "SCOPE:FUNCTION:PROVIDER[:{json settings}] entry, in plan order");
     create->add_option("--device", o->device, "the device the plan is meant for, recorded in its provenance")
         ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -197,7 +197,7 @@ Command addPlanCommand(CLI::App& app)
     validate->add_option("PLAN", o->plans, "plan file(s), each checked on its own")->required();
     validate->add_option("--model", o->model.source, "TorchScript file, torch.export package (.pt2) or builtin:NAME")
         ->required();
-    addProgramOption(validate, o->model.open.program);
+    addProgramOption(validate, o->model.open);
     addDeviceOption(validate, o->device, "device the plan will run on");
     addJsonFlag(validate);
 

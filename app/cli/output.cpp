@@ -230,7 +230,7 @@ void addModelOptions(CLI::App* command, ModelOptions& options)
     command->add_option("--inputs-file", options.inputsFile,
                         "tensors saved with torch.save (tensor, tuple, list or dict)");
     addGraphExecutorOption(command, options.open.executor);
-    addProgramOption(command, options.open.program);
+    addProgramOption(command, options.open);
     command
         ->add_option("--threads", options.open.intraOpThreads,
                      "LibTorch intra-op threads (at::set_num_threads; 0: LibTorch's default, one per core); fewer "
@@ -239,13 +239,16 @@ void addModelOptions(CLI::App* command, ModelOptions& options)
         ->capture_default_str();
 }
 
-void addProgramOption(CLI::App* command, std::string& program)
+void addProgramOption(CLI::App* command, OpenOptions& open)
 {
     command
-        ->add_option("--program", program,
+        ->add_option("--program", open.program,
                      "the exported program of a .pt2 package to open (default: its only one, else \"model\", the "
                      "name torch.export.save gives it)")
         ->type_name("NAME");
+    command->add_flag("--compiled", open.compiled,
+                      "a .pt2 holding both an exported program and its AOTInductor compiled code: run the compiled "
+                      "code (with the program's module tree) instead of the program");
 }
 
 std::string describeGraphExecutor(const std::string& name)

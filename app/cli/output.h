@@ -78,8 +78,9 @@ struct ModelOptions {
 // MODEL, --input, --inputs-file, --executor direct|optimized, --program and --threads (LibTorch's intra-op threads:
 // one meaning in every command).
 void addModelOptions(CLI::App* command, ModelOptions& options);
-// --program NAME: which program of a torch.export package to open (OpenOptions::program).
-void addProgramOption(CLI::App* command, std::string& program);
+// --program NAME: which program of a torch.export package to open (OpenOptions::program); --compiled: a package's
+// AOTInductor compiled code instead of its exported program, where it holds both (OpenOptions::compiled).
+void addProgramOption(CLI::App* command, OpenOptions& open);
 // "direct (the graph as scripted, nothing fused)" or "optimized (LibTorch's profiling executor)".
 std::string describeGraphExecutor(const std::string& name);
 

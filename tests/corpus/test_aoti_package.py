@@ -11,7 +11,7 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
     (compiled code never reaches a provider) and what to plan on;
   - an input of the wrong count is refused naming the package; `modules` counts the weights the compiled code holds;
   - a package holding the exported program and the compiled code (package_pt2) runs the program and says the
-    compiled code is there;
+    compiled code is there; --compiled runs that compiled code with the program's module tree;
   - the desktop (kforge-studio, offscreen) opens it, profiles a baseline and renders the Profile page and the module
     tree with its times, naming the package and its kind ("AOTInductor compiled model").
 Exit 77: no C++ compiler for Inductor."""
@@ -113,11 +113,23 @@ def main():
         package_pt2(both, exported_programs={"model": program}, aoti_files={"model": extracted})
         ran_both = kforge(args.kforge, "run", both, "--inputs-file", inputs_file, "--json")
         check("also holds AOTInductor compiled code ('model')" in ran_both.stderr
-              and "kforge runs its exported program" in ran_both.stderr,
+              and "kforge runs its exported program" in ran_both.stderr and "--compiled" in ran_both.stderr,
               "a package with both runs the exported program and says the compiled code is there: "
               + ran_both.stderr.strip()[:300])
         outputs_both = json.loads(ran_both.stdout)["outputs"]
         check_same_output(outputs_both[0], expected[0], "the exported program of the package with both")
+        # --compiled runs that package's compiled code, with the exported program's module tree.
+        tree_both = json.loads(kforge(args.kforge, "modules", both, "--compiled", "--json").stdout)
+        check([m["path"] for m in tree_both][:2] == ["", "proj"] and tree_both[1]["type"] == "Linear",
+              f"--compiled keeps the exported program's tree: {[(m['path'], m['type']) for m in tree_both]}")
+        compiled_both = kforge(args.kforge, "run", both, "--compiled", "--inputs-file", inputs_file, "--json")
+        check("running the AOTInductor compiled code (--compiled)" in compiled_both.stderr,
+              "--compiled says the compiled code runs: " + compiled_both.stderr.strip()[:200])
+        check_same_output(json.loads(compiled_both.stdout)["outputs"][0], expected[0],
+                          "the compiled code of the package with both")
+        not_both = kforge(args.kforge, "run", saved, "--compiled", "--inputs-file", inputs_file, expect=1)
+        check("holds no AOTInductor compiled code to run (--compiled)" in not_both.stderr,
+              "--compiled on a plain torch.export package says what it is: " + not_both.stderr.strip())
 
         if args.studio:  # the desktop: open, profile a baseline, render the Profile page and the tree with its times
             env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=os.path.join(folder, "config"),

@@ -41,6 +41,11 @@ struct OpenOptions {
     // A torch.export package's program to run, by name; "": its only one, else "model" (torch.export.save's name)
     // or "forward" (exportedProgramNames lists them). Ignored for TorchScript models.
     std::string program;
+    // A .pt2 holding both an exported program and its AOTInductor compiled code (torch.export.pt2_archive's
+    // package_pt2): run the compiled code, as a C++ deployment of the package would, with the exported program's
+    // module tree (its modules' own times cannot be told apart inside compiled code: the root holds them). Off: the
+    // exported program runs, node by node, where plans apply.
+    bool compiled = false;
     // LibTorch's intra-op threads (at::set_num_threads, for the whole process) from the moment the model opens; 0
     // leaves LibTorch's default (one per core). Fewer threads make CPU timings steadier.
     int intraOpThreads = 0;

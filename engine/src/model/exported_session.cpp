@@ -58,9 +58,8 @@ void openExportedProgram(ModelSession::Impl& impl)
             names += (names.empty() ? "'" : ", '") + model.name + "'";
         impl.warnings.push_back(
             "the package also holds AOTInductor compiled code (" + names +
-            "): kforge runs its exported program, node by node, where plans apply; to run and time the compiled code, "
-            "package it alone (torch._inductor.aoti_compile_and_package) and open that file, or bench it against "
-            "this one with `kforge bench COMPILED.pt2 --against` this file");
+            "): kforge runs its exported program, node by node, where plans apply; --compiled runs the compiled code "
+            "instead (with this program's module tree)");
     }
 }
 
