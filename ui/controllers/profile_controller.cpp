@@ -11,6 +11,7 @@
 #include <kforge/study.h>
 
 #include <algorithm>
+#include <tuple>
 #include <exception>
 
 namespace kforge::ui {
@@ -34,6 +35,19 @@ QString summary(const QString& what, const kforge::ProfileRun& run)
     const double perIteration = double(run.wallNs) / 1000.0 / std::max(1, run.iterations);
     return ProfileController::tr("%1: %n iteration(s) on %2, %3 per iteration", nullptr, run.iterations)
         .arg(what, QString::fromStdString(run.deviceName), formatDuration(perIteration));
+}
+
+// The baseline and plan runs the controller holds after an action of `kind`: the runs it measured, else those held
+// before; a compare that measured no plan run holds none (another plan's run must not pass for its comparison).
+std::pair<ProfileController::RunPtr, ProfileController::RunPtr>
+heldAfter(ProfileController::Kind kind, const ProfileController::RunPtr& baseline,
+          const ProfileController::RunPtr& plan, const ProfileController::RunPtr& baselineBefore,
+          const ProfileController::RunPtr& planBefore)
+{
+    return {measuredSomething(baseline) ? baseline : baselineBefore, measuredSomething(plan) ? plan
+                                                                     : kind == ProfileController::Kind::Compare
+                                                                         ? nullptr
+                                                                         : planBefore};
 }
 
 SessionOwner::Activity activityOf(ProfileController::Kind kind)
@@ -185,10 +199,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             result.plan = study.plan;
             // What the views will show, computed here once rather than on the UI thread: each run's flame graph
             // and module times, and the comparison (and frame verdicts) of the pair finish() will hold.
-            const auto shownBaseline = measuredSomething(result.baseline) ? result.baseline : previousBaseline;
-            const auto shownPlan = measuredSomething(result.plan) ? result.plan
-                                   : kind == Kind::Compare        ? nullptr
-                                                                  : previousPlan;
+            const auto [shownBaseline, shownPlan] =
+                heldAfter(kind, result.baseline, result.plan, previousBaseline, previousPlan);
             for (const auto& run : {result.baseline, result.plan}) {
                 viewsOf(run);
                 statisticsOf(run, groupBy); // the kernel table's grouping when the run started
@@ -218,12 +230,6 @@ void ProfileController::stop() { m_job.stop(); }
 
 void ProfileController::finish(const Result& result)
 {
-    // The runs so far give way to the finished runs below, or to what was shown before when none came.
-    if (m_baseline && m_baseline->inProgress)
-        m_baseline = m_baselineBefore;
-    if (m_plan && m_plan->inProgress)
-        m_plan = m_planBefore;
-
     const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
                            (result.benchmark && result.benchmark->stopped);
     if (result.benchmark && !result.benchmark->baselineMs.empty()) {
@@ -233,12 +239,8 @@ void ProfileController::finish(const Result& result)
     }
     if (result.verify)
         m_verify = *result.verify;
-    if (measuredSomething(result.baseline))
-        m_baseline = result.baseline;
-    if (measuredSomething(result.plan))
-        m_plan = result.plan;
-    else if (m_kind == Kind::Compare)
-        m_plan.reset(); // a plan run of another plan must not pass for this baseline's comparison
+    // The runs so far (partial) give way to the finished runs, or to what was shown before when none came.
+    std::tie(m_baseline, m_plan) = heldAfter(m_kind, result.baseline, result.plan, m_baselineBefore, m_planBefore);
     if (measuredSomething(result.baseline) || measuredSomething(result.plan))
         m_newer = NewerResult::Comparison;
     if (result.comparison && result.compared == std::pair{m_baseline.get(), m_plan.get()})

@@ -148,16 +148,16 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             outputs.plan[kept] = std::move(planOut);
             outputs.baselineFirst[kept] = round % 2 == 0;
             outputs.rounds = kept + 1;
-            std::string nondeterminism;
-            result.outputsDifference =
-                outputs.firstDifference(plan.verifyThresholds.value_or(VerifyThresholds{}), nondeterminism);
-            result.outputsAgree = result.outputsDifference.empty();
-            result.outputsNondeterminism = std::move(nondeterminism);
         }
         if (!keepGoing(progress, round + 1, total) && round + 1 < total) {
             result.stopped = true;
             break;
         }
+    }
+    if (outputs.rounds > 0) { // judged once, on what the measured rounds kept (none when stopped in the warm-up)
+        result.outputsDifference =
+            outputs.firstDifference(plan.verifyThresholds.value_or(VerifyThresholds{}), result.outputsNondeterminism);
+        result.outputsAgree = result.outputsDifference.empty();
     }
     result.declines = runtime.declines();
     result.baseline = latencyStats(result.baselineMs);

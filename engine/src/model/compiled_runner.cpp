@@ -4,7 +4,6 @@
 #include <kforge/error.h>
 
 #include "common/json_text.h"
-#include "model/exported_session.h"
 #include "model/torch_errors.h"
 #include "runtime/hook_ops.h"
 
@@ -187,24 +186,12 @@ void openCompiledPackage(ModelSession::Impl& impl, const std::vector<CompiledMod
     impl.displayName = std::filesystem::path(impl.source).filename().string();
 }
 
-void openCompiledBesideProgram(ModelSession::Impl& impl)
+std::shared_ptr<CompiledRunner> compiledRunnerFor(const std::string& path, const std::vector<CompiledModel>& models,
+                                                  const std::string& name)
 {
-    const std::vector<CompiledModel> models = compiledModelsBesidePrograms(impl.source);
-    if (models.empty())
-        throw Error(impl.source, "holds no AOTInductor compiled code to run (--compiled): it is a torch.export "
-                                 "package; open it without --compiled to run its exported program");
-    openExportedProgram(impl); // the tree, the sample inputs, the program's name
-    const auto same = std::find_if(models.begin(), models.end(), [&](const CompiledModel& m) {
-        return m.name == (impl.options.program.empty() ? "model" : impl.options.program);
-    });
-    auto runner = std::make_shared<CompiledRunner>(impl.source, same == models.end() ? models.front() : *same);
-    impl.program = std::move(runner);
-    std::erase_if(impl.warnings, [](const std::string& w) { // "also holds compiled code": it is what runs now
-        return w.rfind("the package also holds AOTInductor compiled code", 0) == 0;
-    });
-    impl.warnings.push_back("running the AOTInductor compiled code (--compiled) with the exported program's module "
-                            "tree: the compiled code has no module frames, so the root holds every module's time, "
-                            "and no plan applies");
+    const auto same =
+        std::find_if(models.begin(), models.end(), [&](const CompiledModel& m) { return m.name == name; });
+    return std::make_shared<CompiledRunner>(path, same == models.end() ? models.front() : *same);
 }
 
 } // namespace kforge

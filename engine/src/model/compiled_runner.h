@@ -54,9 +54,9 @@ private:
 // Opens the package at impl.source holding `models` (compiledModelsIn): the one impl.options.program names, else
 // the first. Its module tree is the root alone.
 void openCompiledPackage(ModelSession::Impl& impl, const std::vector<CompiledModel>& models);
-// Opens a package holding both an exported program and its compiled code (OpenOptions::compiled): the exported
-// program's module tree and sample inputs, the compiled model of the same name (else the first) to run.
-// kforge::Error when the package holds no compiled code.
-void openCompiledBesideProgram(ModelSession::Impl& impl);
+// The runner of the compiled model named `name` among `models` (a package's), else of the first: the compiled code
+// of a package that holds it beside its exported program (OpenOptions::compiled).
+std::shared_ptr<CompiledRunner> compiledRunnerFor(const std::string& path, const std::vector<CompiledModel>& models,
+                                                  const std::string& name);
 
 } // namespace kforge

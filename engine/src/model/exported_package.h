@@ -40,8 +40,8 @@ struct CompiledModel {
 // The compiled models of a .pt2 that holds no exported program; empty for a torch.export package. kforge::Error as
 // openExportedPackage for a missing or unreadable file.
 std::vector<CompiledModel> compiledModelsIn(const std::string& path);
-// The compiled models a package holds beside its exported programs (torch.export.pt2_archive's package_pt2 with
-// both): kforge runs the exported program and says so. Empty when it holds none, or no exported program.
-std::vector<CompiledModel> compiledModelsBesidePrograms(const std::string& path);
+// The compiled models an open package holds beside its exported programs (torch.export.pt2_archive's package_pt2
+// with both); empty when it holds none.
+std::vector<CompiledModel> compiledModelsBeside(const ExportedPackage& package);
 
 } // namespace kforge

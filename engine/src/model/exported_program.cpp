@@ -211,14 +211,9 @@ std::vector<CompiledModel> compiledModelsIn(const std::string& path)
     }
 }
 
-std::vector<CompiledModel> compiledModelsBesidePrograms(const std::string& path)
+std::vector<CompiledModel> compiledModelsBeside(const ExportedPackage& package)
 {
-    try {
-        caffe2::serialize::PyTorchStreamReader reader(path);
-        return programsOf(reader).empty() ? std::vector<CompiledModel>{} : compiledModelsOf(reader);
-    } catch (const c10::Error&) {
-        return {}; // opened already: nothing more to say
-    }
+    return compiledModelsOf(*package.reader);
 }
 
 std::string chooseExportedProgram(const std::string& path, const std::vector<std::string>& programs,

@@ -4,6 +4,7 @@
 #include <kforge/error.h>
 
 #include "model/exported_package.h"
+#include "model/compiled_runner.h"
 #include "model/exported_runner.h"
 #include "model/model_inputs.h"
 #include "model/torch_errors.h"
@@ -49,17 +50,27 @@ void openExportedProgram(ModelSession::Impl& impl)
 {
     const ExportedPackage package = openExportedPackage(impl.source, impl.options.program);
     impl.modules = describeExportedProgram(package).modules;
-    impl.program = std::make_shared<ExportedRunner>(package);
     impl.displayName = std::filesystem::path(impl.source).filename().string();
     loadSampleInputs(package, impl);
-    if (const auto compiled = compiledModelsBesidePrograms(impl.source); !compiled.empty()) {
+    const std::vector<CompiledModel> compiled = compiledModelsBeside(package);
+    if (impl.options.compiled) {
+        if (compiled.empty())
+            throw Error(impl.source, "holds no AOTInductor compiled code to run (--compiled): it is a torch.export "
+                                     "package; open it without --compiled to run its exported program");
+        impl.program = compiledRunnerFor(impl.source, compiled, package.program);
+        impl.warnings.push_back("running the AOTInductor compiled code (--compiled) with the exported program's module "
+                                "tree: the compiled code has no module frames, so the root holds every module's time, "
+                                "and no plan applies");
+        return;
+    }
+    impl.program = std::make_shared<ExportedRunner>(package);
+    if (!compiled.empty()) {
         std::string names;
         for (const CompiledModel& model : compiled)
             names += (names.empty() ? "'" : ", '") + model.name + "'";
-        impl.warnings.push_back(
-            "the package also holds AOTInductor compiled code (" + names +
-            "): kforge runs its exported program, node by node, where plans apply; --compiled runs the compiled code "
-            "instead (with this program's module tree)");
+        impl.warnings.push_back("the package also holds AOTInductor compiled code (" + names +
+                                "): kforge runs its exported program, node by node, where plans apply; --compiled runs "
+                                "the compiled code instead (with this program's module tree)");
     }
 }
 

@@ -114,8 +114,6 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& source, Open
     } else if (isExportedProgramPath(source)) {
         if (const auto compiled = compiledModelsIn(source); !compiled.empty())
             openCompiledPackage(*impl, compiled);
-        else if (options.compiled)
-            openCompiledBesideProgram(*impl);
         else
             openExportedProgram(*impl);
     } else {
