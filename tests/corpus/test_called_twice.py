@@ -4,11 +4,13 @@
 second and later calls of a module as other methods (forward1, forward2), and each call is in that module's scope.
   - diffusers' UNet2DConditionModel (small config, random weights): every ResnetBlock2D calls its one `nonlinearity`
     (SiLU) three times;
-  - Hugging Face T5's encoder (T5EncoderModel from a small config): `encoder.dropout` runs twice.
+  - Hugging Face T5's encoder (T5EncoderModel from a small config): `encoder.dropout` runs twice;
+  - Hugging Face ALBERT (AlbertModel from a small config): its one shared layer runs once per hidden layer, so its
+    `full_layer_layer_norm` (LayerNorm) runs three times.
 For each, an entry scoped to that module serves every call of it (Python's forward hooks count them): `run` reports
 them all served by the entry and none by the original in that scope, `profile` attributes every one of the module's
 records of that function to the entry's provider, `verify` passes with the entry in effect, and `optimize`'s
-search per module samples every call of it (the UNet's). A seeded fault that
+search per module samples every call of it (the UNet's and ALBERT's; no candidate is eligible for T5's dropout). A seeded fault that
 spoils only a later call (NaN on the shape of the ResnetBlock2D's second SiLU call, the time embedding's) is caught
 by `verify`, naming that module and call: served only on its first call, it would pass. Exit 77: diffusers or
 transformers is missing from the venv (run scripts/bootstrap)."""
@@ -41,6 +43,17 @@ class UNet(torch.nn.Module):
         return self.u(sample, timestep, encoder_hidden_states=context, return_dict=False)[0]
 
 
+class Albert(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        config = transformers.AlbertConfig(vocab_size=64, embedding_size=16, hidden_size=32, num_hidden_layers=3,
+                                           num_attention_heads=4, intermediate_size=64, hidden_act="gelu")
+        self.m = transformers.AlbertModel(config)
+
+    def forward(self, input_ids):
+        return self.m(input_ids=input_ids).last_hidden_state
+
+
 class T5Encoder(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -51,13 +64,16 @@ class T5Encoder(torch.nn.Module):
         return self.m(input_ids=input_ids).last_hidden_state
 
 
-# (name, model, inputs, module called more than once, its function, a provider for it, the shape of a later call
-# only: a seeded fault on it must be caught at that call, or None)
+# (name, model, inputs, module called more than once, its function, a provider for it, whether optimize's search per
+# module is checked on it, the shape of a later call only: a seeded fault on it must be caught at that call, or None)
 CASES = [
     ("unet", UNet, lambda: (torch.randn(1, 4, 8, 8), torch.tensor([10]), torch.randn(1, 4, 32)),
-     "u.mid_block.resnets.0.nonlinearity", "silu", "AtenSiluProvider", ([1, 128], 1)),
+     "u.mid_block.resnets.0.nonlinearity", "silu", "AtenSiluProvider", True, ([1, 128], 1)),
     ("t5_encoder", T5Encoder, lambda: (torch.randint(0, 64, (1, 6)),), "m.encoder.dropout", "dropout",
-     "AtenDropoutProvider", None),
+     "AtenDropoutProvider", False, None),
+    ("albert", Albert, lambda: (torch.randint(0, 64, (1, 6)),),
+     "m.encoder.albert_layer_groups.0.albert_layers.0.full_layer_layer_norm", "layer_norm", "AtenLayerNormProvider",
+     True, None),
 ]
 
 
@@ -70,7 +86,7 @@ def calls_in_python(model, inputs, path):
     return count[0]
 
 
-def check_case(name, make, make_inputs, path, function, provider, later_call, args, folder):
+def check_case(name, make, make_inputs, path, function, provider, optimize, later_call, args, folder):
     torch.manual_seed(0)
     model = make().eval()
     inputs = make_inputs()
@@ -104,7 +120,7 @@ def check_case(name, make, make_inputs, path, function, provider, later_call, ar
     verified = json.loads(kforge(args.kforge, "verify", file, "--inputs-file", inputs_file, "--provide", entry,
                                  "--json").stdout)
     check(verified["passed"], f"{name}: verify passes with the entry in effect on every call")
-    if later_call:
+    if optimize:
         # optimize's module-granularity search samples every call of the module, not the first alone.
         plan_out = os.path.join(folder, f"{name}.optimized.json")
         report = json.loads(kforge(args.kforge, "optimize", file, "--inputs-file", inputs_file, "--providers", provider,
@@ -113,6 +129,7 @@ def check_case(name, make, make_inputs, path, function, provider, later_call, ar
         per_module = next((f.get("per_module", "") for f in report["functions"] if f["function"] == function), "")
         sampled = per_module.split(f"{path}: ", 1)[-1].split(";")[0] if f"{path}: " in per_module else ""
         check(f"({calls} call(s)" in sampled, f"{name}: optimize samples all {calls} calls of {path}: {sampled}")
+    if later_call:
         shape, call = later_call
         fault = f"{path}:{function}:SeededNanOnShape_{function}:" + json.dumps({"shape": shape})
         caught = json.loads(kforge(args.kforge, "--provider-plugin", args.plugin, "verify", file, "--inputs-file",

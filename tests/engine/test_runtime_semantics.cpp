@@ -282,6 +282,32 @@ TEST_F(Runtime, R1_CallsOnConstantsAreServedInTheirScopeUnderBothExecutors)
     }
 }
 
+// R1 on a frozen model (torch.jit.freeze, as users freeze for deployment; tests/data/models/make_constant_calls.py):
+// freezing inlined `act` and folded its gelu of a buffer into a constant before kforge saw it. What is left is two
+// gelu calls on activations, both at the root: the inventory counts those two, a root entry serves both on every
+// forward under both executors (never a result folded while the plan was in effect), and deactivation restores all.
+TEST_F(Runtime, R1_AFrozenModelsRemainingCallsAreServedAndItsFoldedCallsAreNotClaimed)
+{
+    const std::string frozen = std::string(KFORGE_TEST_DATA) + "/models/constant_calls.frozen.pt";
+    for (const auto executor : {GraphExecutor::Direct, GraphExecutor::Optimized}) {
+        SCOPED_TRACE(graphExecutorName(executor));
+        auto model = ModelSession::open(frozen, {false, executor});
+        ASSERT_TRUE(model->isFrozen());
+        ASSERT_EQ(model->modules().size(), 1u) << "freeze inlines every submodule";
+        EXPECT_EQ(model->modules()[0].functions.at("gelu"), 2) << "the gelu of a buffer was folded by freeze";
+        model->setInputSpecs({"float32[8]"});
+        const double originals = model->forward()[0].sum;
+        {
+            KernelProviderRuntime runtime(*model, planOf({entry("", "gelu", "TestTagGeluProvider")}));
+            const auto applied = runtime.applied();
+            for (int i = 0; i < 4; ++i) // the profiling executor optimises after its first forwards
+                EXPECT_NEAR(model->forward()[0].sum - originals, 2 * 8 * kTagA, 1e-1) << "forward " << i;
+        }
+        for (int i = 0; i < 3; ++i)
+            EXPECT_NEAR(model->forward()[0].sum, originals, 1e-3) << "deactivated, forward " << i;
+    }
+}
+
 // R2: every module class's forward graph carries the enter/exit ops; hooking is decided at run time.
 TEST_F(Runtime, R2_ForwardGraphsCarryEnterAndExitOps)
 {

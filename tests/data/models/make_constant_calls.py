@@ -34,3 +34,30 @@ traced = torch.jit.trace(Root().eval(), (torch.randn(8),))
 graph = str(traced.act.graph)
 assert "aten::gelu" in graph and "CPUFloatType{8} ]]()" in graph, graph  # gelu of a tensor constant
 traced.save(os.path.join(here, "constant_calls.trace.pt"))
+
+
+class FrozenAct(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("c", torch.ones(8))
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return F.gelu(self.lin(x)) + F.gelu(self.c)
+
+
+class FrozenRoot(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = FrozenAct()
+
+    def forward(self, x):
+        return self.act(x) + F.gelu(x)
+
+
+# constant_calls.frozen.pt: the same kind of call on a buffer, scripted and frozen as users freeze for deployment.
+# torch.jit.freeze inlines `act` and folds gelu(buffer) into a constant itself: two gelu calls remain, both at the root.
+torch.manual_seed(0)
+frozen = torch.jit.freeze(torch.jit.script(FrozenRoot().eval()))
+assert str(frozen.graph).count("aten::gelu") == 2 and [n for n, _ in frozen.named_modules()] == [""], frozen.graph
+frozen.save(os.path.join(here, "constant_calls.frozen.pt"))
