@@ -282,7 +282,10 @@ void MainWindow::dropEvent(QDropEvent* event)
         openSource(file);
 }
 
-void MainWindow::openSource(const QString& source, const QString& program) { m_opening->openSource(source, program); }
+void MainWindow::openSource(const QString& source, const std::optional<ProgramChoice>& choice)
+{
+    m_opening->openSource(source, choice);
+}
 
 void MainWindow::showSession()
 {

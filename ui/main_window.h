@@ -60,8 +60,9 @@ public:
     ~MainWindow() override;
 
     // A file path or "builtin:NAME". Returns at once; modelLoaded() or loadFailed() follows.
-    // A .pt2 package with several programs asks which (setProgramChooser); `program` names one without asking.
-    void openSource(const QString& source, const QString& program = {});
+    // A .pt2 package with several programs, or compiled code beside its program, asks what to run
+    // (setProgramChooser); `choice` says it without asking.
+    void openSource(const QString& source, const std::optional<ProgramChoice>& choice = std::nullopt);
     void restoreSettings();
 
     bool isLoading() const;

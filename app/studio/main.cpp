@@ -10,6 +10,7 @@
 #include "main_window.h"
 
 #include <kforge/error.h>
+#include <kforge/model_session.h>
 #include <kforge/op_libraries.h>
 #include <kforge/plugins.h>
 
@@ -87,6 +88,16 @@ int main(int argc, char** argv)
         QStringLiteral("Forward inputs from a torch.save file (tensor, tuple, list or dict), as kforge run."),
         QStringLiteral("file"));
     parser.addOption(inputsFileOption);
+    const QCommandLineOption programOption(
+        QStringLiteral("program"),
+        QStringLiteral("The exported program of a .pt2 package to open, when it holds several (as kforge --program)."),
+        QStringLiteral("name"));
+    parser.addOption(programOption);
+    const QCommandLineOption compiledOption(
+        QStringLiteral("compiled"),
+        QStringLiteral("Run the AOTInductor compiled code a .pt2 package holds beside its exported program, with that "
+                       "program's module tree (as kforge --compiled); no plans apply."));
+    parser.addOption(compiledOption);
     const QCommandLineOption runOption(QStringLiteral("run"),
                                        QStringLiteral("Run one forward with the plan once MODEL is shown."));
     parser.addOption(runOption);
@@ -198,10 +209,18 @@ int main(int argc, char** argv)
     if (!storedPluginErrors.isEmpty())
         window.statusBar()->showMessage(
             QStringLiteral("Provider plugin not loaded: %1").arg(storedPluginErrors.join(QStringLiteral("; "))));
+    // What the model's opening warns of, on the terminal too, as kforge prints it (the window shows it in the status).
+    QObject::connect(&window, &kforge::ui::MainWindow::modelLoaded, &app, [&window] {
+        if (const kforge::ModelSession* session = window.session())
+            for (const std::string& message : session->warnings())
+                std::fprintf(stderr, "kforge-studio: warning: %s\n", message.c_str());
+    });
     kforge::ui::StartupSteps steps;
     steps.model = model;
     steps.inputs = parser.values(inputOption);
     steps.inputsFile = parser.value(inputsFileOption);
+    if (parser.isSet(programOption) || parser.isSet(compiledOption))
+        steps.program = kforge::ui::ProgramChoice{parser.value(programOption), parser.isSet(compiledOption)};
     steps.profileFile = profileFile;
     steps.run = parser.isSet(runOption);
     steps.profile = parser.isSet(profileOption);

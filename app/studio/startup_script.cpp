@@ -46,7 +46,8 @@ void StartupScript::start()
     }
     connect(&m_window, &MainWindow::modelLoaded, this, &StartupScript::modelShown,
             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-    m_window.openSource(m_steps.model);
+    const bool ask = !isBatch() && !m_steps.program; // a batch run shows no dialog
+    m_window.openSource(m_steps.model, ask ? std::nullopt : std::optional(m_steps.program.value_or(ProgramChoice{})));
 }
 
 void StartupScript::finishWith(int exitCode)

@@ -4,9 +4,13 @@
 // in this order and each after the last has ended, set its inputs, show a saved profile, run one forward (until it
 // ends or first pauses), profile a CPU baseline, optimize on the CPU, and, in a batch run, save a screenshot of the
 // window or of one view. Apart from main() so that tests drive it in the same process.
+#include "application/program_choice.h"
+
 #include <QObject>
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 class QPixmap;
 
@@ -15,9 +19,12 @@ namespace kforge::ui {
 class MainWindow;
 
 struct StartupSteps {
-    QString model;       // a model file or builtin:NAME; empty: only the profile file is shown
-    QStringList inputs;  // --input, one dtype[shape] per argument
-    QString inputsFile;  // --inputs-file
+    QString model;      // a model file or builtin:NAME; empty: only the profile file is shown
+    QStringList inputs; // --input, one dtype[shape] per argument
+    QString inputsFile; // --inputs-file
+    // --program and --compiled: what to run of a .pt2 package. Unset, the window asks when there is a choice, and a
+    // batch run opens the package's default program.
+    std::optional<ProgramChoice> program;
     QString profileFile; // --profile-file (or a .kfprof given as the model)
     bool run = false;
     bool profile = false;

@@ -13,7 +13,9 @@ made as users make it, runs in kforge as LibTorch's AOTIModelPackageLoader runs 
   - a package holding the exported program and the compiled code (package_pt2) runs the program and says the
     compiled code is there; --compiled runs that compiled code with the program's module tree;
   - the desktop (kforge-studio, offscreen) opens it, profiles a baseline and renders the Profile page and the module
-    tree with its times, naming the package and its kind ("AOTInductor compiled model").
+    tree with its times, naming the package and its kind ("AOTInductor compiled model"); the package holding both
+    opens its exported program there too, and with --compiled (what the desktop's Open offers as "compiled code")
+    runs and profiles its compiled code.
 Exit 77: no C++ compiler for Inductor."""
 import argparse
 import json
@@ -46,6 +48,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kforge", required=True)
     parser.add_argument("--studio", help="kforge-studio, to open the package in the desktop")
+    parser.add_argument("--ui-test", help="tst_ui_main_window, to open the package holding both from File › Open")
     args = parser.parse_args()
     if not shutil.which("g++") and not shutil.which("c++"):
         print("no C++ compiler: AOTInductor cannot compile here")
@@ -141,6 +144,24 @@ def main():
                 check(done.returncode == 0 and os.path.exists(shot) and os.path.getsize(shot) > 1000,
                       f"the desktop opens the package, profiles it and renders its {view} view: "
                       f"exit {done.returncode} {done.stdout[-400:]}{done.stderr[-400:]}")
+            if args.ui_test:  # what Open offers for that package, and the compiled code chosen there
+                done = subprocess.run([args.ui_test, "aPackageWithCompiledCodeOffersToRunIt"],
+                                      env=dict(env, KFORGE_TEST_COMPILED_BESIDE_PT2=both), capture_output=True,
+                                      text=True, timeout=300)
+                check(done.returncode == 0 and "PASS   : TestMainWindow::aPackageWithCompiledCodeOffersToRunIt()" in done.stdout,
+                      "the desktop's Open offers the exported program and its compiled code, and runs the compiled "
+                      "code chosen: " + done.stdout[-600:])
+            # The package holding both: its exported program by default (a batch run asks nothing), its compiled
+            # code with --compiled; each profiled, the warning on the terminal saying which runs.
+            for flags, runs in (([], "also holds AOTInductor compiled code"),
+                                (["--compiled"], "running the AOTInductor compiled code")):
+                shot = os.path.join(folder, f"both{''.join(flags)}.png")
+                done = subprocess.run([args.studio, both, *flags, "--inputs-file", inputs_file, "--profile",
+                                       "--screenshot", shot, "--view", "tree-time"], env=env, capture_output=True,
+                                      text=True, timeout=300)
+                check(done.returncode == 0 and os.path.getsize(shot) > 1000 and runs in done.stderr,
+                      f"the desktop opens the package with both {flags or 'as it is'}, profiles it and says "
+                      f"'{runs}': exit {done.returncode} {done.stderr[-400:]}")
     return 0
 
 

@@ -352,10 +352,10 @@ private Q_SLOTS:
     void packageWithSeveralProgramsAsksWhich()
     {
         const auto window = makeWindow();
-        QStringList offered;
-        std::optional<QString> answer = QStringLiteral("decode");
-        window->setProgramChooser([&](const QString&, const QStringList& programs) {
-            offered = programs;
+        QList<kforge::ui::ProgramChoice> offered;
+        std::optional<kforge::ui::ProgramChoice> answer = kforge::ui::ProgramChoice{QStringLiteral("decode")};
+        window->setProgramChooser([&](const QString&, const QList<kforge::ui::ProgramChoice>& choices) {
+            offered = choices;
             return answer;
         });
         QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
@@ -368,13 +368,39 @@ private Q_SLOTS:
         window->openSource(kTwoPrograms);
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 1, kLoadTimeoutMs);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
-        QCOMPARE(offered, (QStringList{"encode", "decode"}));
+        // Each program, run node by node: the package holds no compiled code to offer.
+        QCOMPARE(offered, (QList<kforge::ui::ProgramChoice>{{"encode"}, {"decode"}}));
         QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,4]"}); // decode's
 
         answer.reset(); // cancelled: nothing is opened, the model on screen stays
         window->openSource(kTwoPrograms);
         QVERIFY(!window->isLoading());
         QCOMPARE(window->session()->describeInputs(), std::vector<std::string>{"float32[2,4]"});
+    }
+
+    // A package holding an exported program and its AOTInductor compiled code (package_pt2) offers both ways to run
+    // it, the program first; the compiled code, chosen, runs with the program's module tree. Compiling takes a C++
+    // compiler and half a minute, so the corpus test aoti_package makes the package and runs this with it.
+    void aPackageWithCompiledCodeOffersToRunIt()
+    {
+        const QString both = qEnvironmentVariable("KFORGE_TEST_COMPILED_BESIDE_PT2");
+        if (both.isEmpty())
+            QSKIP("run by the corpus test aoti_package, which compiles the package (KFORGE_TEST_COMPILED_BESIDE_PT2)");
+        const auto window = makeWindow();
+        QList<kforge::ui::ProgramChoice> offered;
+        window->setProgramChooser([&](const QString&, const QList<kforge::ui::ProgramChoice>& choices) {
+            offered = choices;
+            return std::optional(choices.last());
+        });
+        QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
+        QSignalSpy failed(window.get(), &MainWindow::loadFailed);
+        window->openSource(both);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, kLoadTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QCOMPARE(offered, (QList<kforge::ui::ProgramChoice>{{"model", false}, {"model", true}}));
+        const std::vector<std::string>& warnings = window->session()->warnings();
+        QVERIFY(!warnings.empty() && warnings.front().find("running the AOTInductor compiled code") == 0);
+        QVERIFY2(topLevelModules(*window).contains("proj"), "the exported program's module tree");
     }
 
     // No two actions of the window share a key: Qt calls such a shortcut ambiguous and runs neither (Open Plan and

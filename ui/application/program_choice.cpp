@@ -5,45 +5,60 @@
 
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QStringList>
 
 #include <exception>
 
 namespace kforge::ui {
 
-std::optional<QString> programToOpen(const QString& source, const ProgramChooser& choose)
+QString programChoiceLabel(const ProgramChoice& choice)
+{
+    const QString program = choice.program.isEmpty() ? QObject::tr("(default)") : choice.program;
+    return choice.compiled ? QObject::tr("%1: AOTInductor compiled code (as deployed; no plans apply)").arg(program)
+                           : QObject::tr("%1: exported program (plans apply)").arg(program);
+}
+
+std::optional<ProgramChoice> programToOpen(const QString& source, const ProgramChooser& choose)
 {
     const std::string path = source.toStdString();
     if (!kforge::isExportedProgramPath(path) || !QFileInfo(source).isFile())
-        return QString();
-    QStringList programs;
+        return ProgramChoice{};
+    QList<ProgramChoice> offered;
     try {
-        for (const std::string& name : kforge::exportedProgramNames(path))
-            programs << QString::fromStdString(name);
+        const std::vector<std::string> programs = kforge::exportedProgramNames(path);
+        const bool compiledBeside = !kforge::compiledModelNamesBeside(path).empty();
+        for (const bool compiled : {false, true})
+            for (const std::string& name : programs)
+                if (!compiled || compiledBeside)
+                    offered.append({QString::fromStdString(name), compiled});
     } catch (const std::exception&) {
-        return QString(); // not a readable package: opening it reports why
+        return ProgramChoice{}; // not a readable package: opening it reports why
     }
-    if (programs.size() < 2)
-        return QString();
-    return choose(source, programs);
+    if (offered.size() < 2)
+        return ProgramChoice{};
+    return choose(source, offered);
 }
 
 ProgramChooser programDialog(QWidget* parent)
 {
-    return [parent](const QString& file, const QStringList& programs) -> std::optional<QString> {
+    return [parent](const QString& file, const QList<ProgramChoice>& offered) -> std::optional<ProgramChoice> {
+        QStringList labels;
+        for (const ProgramChoice& choice : offered)
+            labels << programChoiceLabel(choice);
         int preselected = 0;
         for (const QString& usual : {QStringLiteral("model"), QStringLiteral("forward")})
-            if (programs.contains(usual)) {
-                preselected = int(programs.indexOf(usual));
+            if (const qsizetype at = offered.indexOf(ProgramChoice{usual, false}); at >= 0) {
+                preselected = int(at);
                 break;
             }
         bool ok = false;
         const QString chosen = QInputDialog::getItem(
-            parent, QObject::tr("Choose an Exported Program"),
-            QObject::tr("%1 holds %2 exported programs. Open:").arg(QFileInfo(file).fileName()).arg(programs.size()),
-            programs, preselected, false, &ok);
+            parent, QObject::tr("Open a torch.export Package"),
+            QObject::tr("%1 offers %2 ways to run it. Open:").arg(QFileInfo(file).fileName()).arg(offered.size()),
+            labels, preselected, false, &ok);
         if (!ok)
             return std::nullopt;
-        return chosen;
+        return offered.value(labels.indexOf(chosen));
     };
 }
 

@@ -19,14 +19,15 @@ struct LoadResult {
     QString error;
 };
 
-LoadResult openSession(const QString& source, const QString& program, kforge::GraphExecutor executor)
+LoadResult openSession(const QString& source, const ProgramChoice& choice, kforge::GraphExecutor executor)
 {
     // Exceptions must not escape into the thread pool: they would surface as an unhandled QFuture
     // exception on the UI thread.
     try {
         kforge::OpenOptions options;
         options.executor = executor;
-        options.program = program.toStdString();
+        options.program = choice.program.toStdString();
+        options.compiled = choice.compiled;
         return {kforge::ModelSession::open(source.toStdString(), options), {}};
     } catch (const std::exception& e) {
         return {nullptr, QString::fromUtf8(e.what())};
@@ -46,14 +47,14 @@ ModelLoader::~ModelLoader()
         watcher->waitForFinished();
 }
 
-void ModelLoader::load(const QString& source, const QString& program)
+void ModelLoader::load(const QString& source, const ProgramChoice& choice)
 {
     const bool wasBusy = isBusy();
     auto* watcher = new QFutureWatcher<LoadResult>(this);
     m_current = watcher;
     m_pendingSource = source;
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, source] { finish(watcher, source); });
-    watcher->setFuture(QtConcurrent::run(openSession, source, program, AppSettings::graphExecutor()));
+    watcher->setFuture(QtConcurrent::run(openSession, source, choice, AppSettings::graphExecutor()));
     if (!wasBusy)
         Q_EMIT busyChanged(true);
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "application/program_choice.h"
+
 #include <QObject>
 #include <QString>
 
@@ -21,9 +23,9 @@ public:
     explicit ModelLoader(QObject* parent = nullptr);
     ~ModelLoader() override;
 
-    // `source` is a file path or "builtin:NAME", as ModelSession::open takes it; `program` a .pt2 package's
-    // program (OpenOptions::program, "": its default).
-    void load(const QString& source, const QString& program = {});
+    // `source` is a file path or "builtin:NAME", as ModelSession::open takes it; `choice` what to run of a .pt2
+    // package (OpenOptions::program and compiled; {}: its default program).
+    void load(const QString& source, const ProgramChoice& choice = {});
     bool isBusy() const;
     QString pendingSource() const;
 

@@ -86,12 +86,12 @@ void ModelOpening::addStatusWidgets(QStatusBar* bar)
     m_busyBar->hide();
 }
 
-void ModelOpening::openSource(const QString& source, const QString& program)
+void ModelOpening::openSource(const QString& source, const std::optional<ProgramChoice>& choice)
 {
     if (m_mayReplace && !m_mayReplace())
         return;
     const QString normalized = normalizedSource(source);
-    const std::optional<QString> chosen = program.isEmpty() ? programToOpen(normalized, m_chooseProgram) : program;
+    const std::optional<ProgramChoice> chosen = choice ? choice : programToOpen(normalized, m_chooseProgram);
     if (chosen)
         m_loader->load(normalized, *chosen);
 }

@@ -31,8 +31,8 @@ class ModelOpening : public QObject {
 public:
     ModelOpening(const WorkspaceContext& context, RecentFiles* recent);
 
-    // A file path or "builtin:NAME"; `program` names a package's program without asking.
-    void openSource(const QString& source, const QString& program = {});
+    // A file path or "builtin:NAME"; `choice` says what to run of a .pt2 package without asking.
+    void openSource(const QString& source, const std::optional<ProgramChoice>& choice = std::nullopt);
     void chooseFile(); // File › Open (Ctrl+O), from the folder last opened from
     bool isLoading() const;
     void setProgramChooser(ProgramChooser chooser) { m_chooseProgram = std::move(chooser); }

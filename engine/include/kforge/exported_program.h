@@ -42,6 +42,11 @@ bool isExportedProgramPath(const std::string& path);
 // kforge::Error when the file is missing or not a .pt2 package.
 std::vector<std::string> exportedProgramNames(const std::string& path);
 
+// The names of the AOTInductor compiled models a package holds beside its exported programs (torch.export.pt2_archive's
+// package_pt2 with both; OpenOptions::compiled runs that code), in archive order; empty for a plain torch.export
+// package. kforge::Error as exportedProgramNames.
+std::vector<std::string> compiledModelNamesBeside(const std::string& path);
+
 // Which program of `programs` (a package's) to open when asked for `requested`: that one; with none asked for, the
 // package's only program, else "model" (torch.export.save's) or "forward". kforge::Error naming the file and every
 // program it has when the one asked for is missing or the choice is ambiguous (then: --program NAME).

@@ -199,6 +199,14 @@ std::shared_ptr<caffe2::serialize::PyTorchStreamReader> openPt2(const std::strin
 
 std::vector<std::string> exportedProgramNames(const std::string& path) { return programsOf(*openPt2(path)); }
 
+std::vector<std::string> compiledModelNamesBeside(const std::string& path)
+{
+    std::vector<std::string> names;
+    for (const CompiledModel& model : compiledModelsOf(*openPt2(path))) // openPt2 refuses a package without programs
+        names.push_back(model.name);
+    return names;
+}
+
 std::vector<CompiledModel> compiledModelsIn(const std::string& path)
 {
     if (!std::filesystem::exists(path))

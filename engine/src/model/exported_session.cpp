@@ -69,8 +69,9 @@ void openExportedProgram(ModelSession::Impl& impl)
         for (const CompiledModel& model : compiled)
             names += (names.empty() ? "'" : ", '") + model.name + "'";
         impl.warnings.push_back("the package also holds AOTInductor compiled code (" + names +
-                                "): kforge runs its exported program, node by node, where plans apply; --compiled runs "
-                                "the compiled code instead (with this program's module tree)");
+                                "): kforge runs its exported program, node by node, where plans apply; --compiled (in "
+                                "kforge-studio: its compiled code, when opening) runs the compiled code instead (with "
+                                "this program's module tree)");
     }
 }
 
