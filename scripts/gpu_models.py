@@ -7,6 +7,9 @@
                               scope (a CUDA graph capture of it fails half way)
   gpu_models.py torchprof DIR torch.profiler (CPU + CUDA activities) against plain forwards of the same
                               TorchScript files on CUDA: the per-forward cost of PyTorch's own profiler
+  gpu_models.py aoti DIR      a small MLP exported (mlp.pt2, torch.export.save), compiled for CUDA with
+                              aoti_compile_and_package (mlp_cuda_compiled.pt2), its inputs (mlp.input.pt) and
+                              aoti_load_package's output sum (mlp_cuda_compiled.expected), for kforge on compiled code
 """
 import sys
 import time
@@ -78,7 +81,34 @@ def torchprof(folder: Path):
               f"({profiled / plain:.2f}x), {kernels / 10:.0f} device events per forward")
 
 
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(256, 1024)
+        self.down = torch.nn.Linear(1024, 256)
+        self.norm = torch.nn.LayerNorm(256)
+
+    def forward(self, x):
+        return self.norm(x + self.down(F.gelu(self.up(x))))
+
+
+def aoti(out: Path):
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    model = Mlp().cuda().eval()
+    x = torch.randn(64, 256, device="cuda")
+    program = torch.export.export(model, (x,))
+    torch.export.save(program, str(out / "mlp.pt2"))
+    compiled = torch._inductor.aoti_compile_and_package(program, package_path=str(out / "mlp_cuda_compiled.pt2"))
+    torch.save((x.cpu(),), str(out / "mlp.input.pt"))
+    with torch.no_grad():
+        expected = float(torch._inductor.aoti_load_package(compiled)(x).double().sum())
+    (out / "mlp_cuda_compiled.expected").write_text(f"{expected!r}\n")
+    print("compiled", compiled, "output sum", expected)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("make", "torchprof"):
+    commands = {"make": make, "torchprof": torchprof, "aoti": aoti}
+    if len(sys.argv) != 3 or sys.argv[1] not in commands:
         sys.exit(__doc__)
-    (make if sys.argv[1] == "make" else torchprof)(Path(sys.argv[2]))
+    commands[sys.argv[1]](Path(sys.argv[2]))
