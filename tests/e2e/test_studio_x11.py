@@ -13,12 +13,19 @@ keyboard shortcuts sent with xdotool, what it shows read from its windows, an xw
      it opens in a report of its own, so nothing is replaced and nothing asks; Ctrl+W closes the report;
   5. Ctrl+Q: the compare's results are still there and unsaved, so the box asks; Discard ends the program with
      status 0.
+Then a real model, as users save one: a Hugging Face Llama built from a config and traced (make_llama.py, with the
+venv's Python given as --python), opened from the command line with its token ids (--inputs-file):
+  6. its window is titled "... — llama.trace.pt — KForge Studio"; Ctrl+F "layers.1.mlp.act_fn" and Return take the
+     tree to that module six levels down, and its menu adds a provider for silu there (the title gains "*");
+  7. Ctrl+F6 compares the plan with the baseline on it (the window changes);
+  8. Ctrl+Q asks about the unsaved plan, then about the unsaved results; Discard to both ends it with status 0.
 
 A step is over when the window has stopped changing for STILL_SECONDS (the progress bar moves while a profile runs),
 not after a fixed time. Xvfb, xdotool and xwd are Debian packages scripts/bootstrap installs; without them the test
 fails and says so. Screenshots (.xwd: `xwud -in FILE`, GIMP, ImageMagick) go to --artifacts.
 
-  test_studio_x11.py --studio build/bin/kforge-studio --kforge build/bin/kforge --plan PLAN.json --artifacts DIR"""
+  test_studio_x11.py --studio build/bin/kforge-studio --kforge build/bin/kforge --plan PLAN.json --artifacts DIR
+                     --python VENV/bin/python"""
 import argparse
 import hashlib
 import os
@@ -128,6 +135,44 @@ class Session:
         self.xdotool("windowfocus", "--sync", window)
         self.xdotool("key", "--clearmodifiers", keys)
 
+    def add_provider_from_tree(self, window, module):
+        """By keyboard, as a user without a mouse: Ctrl+F, the module's path, Return (the tree at the first match),
+        the Menu key (its menu), Down to "Add provider for FUNCTION here", Right into its providers, Return (the
+        first). Fails unless the plan is modified (the title gains "*"); returns the title before."""
+        title = self.name(window)
+        self.key(window, "ctrl+f")
+        self.xdotool("type", "--delay", "20", module)
+        self.key(window, "Return")
+        before = self.visible_windows()
+        self.key(window, "Menu")
+        menu = self.new_window(before, f"the menu of {module} (the Menu key)")
+        self.xdotool("key", "Down")  # "Add provider for ... here"
+        self.xdotool("key", "Right")  # its providers, a popup of their own
+        self.new_window(before | {menu}, f"the providers offered in {module} (Right in the menu)")
+        self.xdotool("key", "Return")  # the first one
+        self.settle(window, f"adding a provider in {module} from the tree")
+        added = self.name(window)
+        if added == title or "*" not in added:
+            fail(f"adding a provider in {module} from the tree's menu left the plan unmodified (title {added!r})")
+        return title
+
+    def discard_each_prompt(self, studio, titles):
+        """Answers each box in `titles`, in order, with Discard (Tab from Save, then space); the program must end
+        with status 0."""
+        for title in titles:
+            prompt = self.window(title, timeout=30)
+            if not prompt:
+                fail(f"Ctrl+Q did not ask (no '{title}' window)")
+            self.settle(prompt, f"the {title} box")
+            self.key(prompt, "Tab")  # from Save to Discard
+            self.key(prompt, "space")
+        try:
+            status = studio.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            fail("Discard did not end the program within 60 s")
+        if status != 0:
+            fail(f"the program exited with status {status}:\n{studio.stdout.read()}")
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -135,6 +180,7 @@ def main():
     parser.add_argument("--kforge", required=True, help="the CLI, to save a profile of another model")
     parser.add_argument("--plan", required=True)
     parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--python", required=True, help="the bootstrap venv's Python, to make the Hugging Face model")
     args = parser.parse_args()
     missing = [tool for tool in ("Xvfb", "xdotool", "xwd") if not shutil.which(tool)]
     if missing:
@@ -158,24 +204,9 @@ def main():
             session.settle(main_window, "opening tiny-gpt")
             ok(f"the model and the plan open: {session.screenshot(main_window, 'opened')}")
 
-            # A provider added from the tree, by keyboard: Ctrl+F, the module's path, Return (the tree at the first
-            # match), the Menu key (its menu), Down to "Add provider for gelu here", Right into its providers, Return.
-            title = session.name(main_window)
-            session.key(main_window, "ctrl+f")
-            session.xdotool("type", "--delay", "20", "blocks.0.mlp")
-            session.key(main_window, "Return")
-            before = session.visible_windows()
-            session.key(main_window, "Menu")
-            menu = session.new_window(before, "the module's menu (the Menu key)")
-            session.xdotool("key", "Down")  # "Add provider for gelu here"
-            session.xdotool("key", "Right")  # its providers, a popup of their own
-            session.new_window(before | {menu}, "the providers of gelu (Right in the menu)")
-            session.xdotool("key", "Return")  # the first one
-            session.settle(main_window, "adding a provider from the tree")
-            added = session.name(main_window)
-            if added == title or "*" not in added:
-                fail(f"adding a provider from the tree's menu left the plan unmodified (title {added!r})")
-            ok(f"a provider added from the tree's menu modifies the plan ({added!r}): "
+            # A provider added from the tree, by keyboard ("Add provider for gelu here").
+            title = session.add_provider_from_tree(main_window, "blocks.0.mlp")
+            ok(f"a provider added from the tree's menu modifies the plan ({session.name(main_window)!r}): "
                f"{session.screenshot(main_window, 'provider-added')}")
             session.key(main_window, "ctrl+z")  # undone: the plan file is the test's, and quitting must not ask about it
             session.settle(main_window, "Undo (Ctrl+Z)")
@@ -243,21 +274,47 @@ def main():
             if not prompt:
                 fail("Ctrl+Q after closing the report did not ask about the compare's unsaved results: the report "
                      "replaced them")
-            session.settle(prompt, "the Unsaved Profile box")
-            session.key(prompt, "Tab")  # from Save to Discard
-            session.key(prompt, "space")
-            try:
-                status = studio.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                fail("Discard in the Unsaved Profile box did not end the program within 60 s")
-            if status != 0:
-                fail(f"the program exited with status {status}:\n{studio.stdout.read()}")
+            session.discard_each_prompt(studio, ["Unsaved Profile"])
             ok("Ctrl+Q asks about the compare's results still unsaved; Discard ends the program, status 0")
         finally:
             if studio.poll() is None:
                 studio.kill()
                 studio.wait()
+        real_model(session, args, env, home)
     return 0
+
+
+def real_model(session, args, env, home):
+    """Steps 6-8: a traced Hugging Face Llama, opened from the command line with its inputs."""
+    made = subprocess.run([args.python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_llama.py"),
+                           home], capture_output=True, text=True, timeout=300)
+    if made.returncode != 0:
+        fail(f"make_llama.py (transformers from scripts/bootstrap) failed: {made.stderr[-600:]}")
+    studio = subprocess.Popen([args.studio, os.path.join(home, "llama.trace.pt"), "--inputs-file",
+                               os.path.join(home, "llama.input.pt")], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        window = session.window("llama.trace.pt — KForge Studio")
+        if not window:
+            fail("no window titled '... — llama.trace.pt — KForge Studio' within 120 s")
+        session.settle(window, "opening llama.trace.pt")
+        ok(f"a traced Hugging Face Llama opens: {session.screenshot(window, 'llama-opened')}")
+        session.add_provider_from_tree(window, "layers.1.mlp.act_fn")
+        ok(f"a provider added six levels down the tree ({session.name(window)!r}): "
+           f"{session.screenshot(window, 'llama-provider-added')}")
+        before = session.image(window)
+        session.key(window, "ctrl+F6")
+        session.settle(window, "Compare (Ctrl+F6) on the Llama")
+        if session.image(window) == before:
+            fail("Ctrl+F6 changed nothing on screen")
+        ok(f"Ctrl+F6 compared the plan on the Llama: {session.screenshot(window, 'llama-compare')}")
+        session.key(window, "ctrl+q")
+        session.discard_each_prompt(studio, ["Unsaved Plan", "Unsaved Profile"])
+        ok("Ctrl+Q asks about the unsaved plan, then the unsaved results; Discard to both ends it, status 0")
+    finally:
+        if studio.poll() is None:
+            studio.kill()
+            studio.wait()
 
 
 if __name__ == "__main__":
