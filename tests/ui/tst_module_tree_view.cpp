@@ -6,6 +6,7 @@
 #include "views/module_tree_view.h"
 
 #include <kforge/module_info.h>
+#include <kforge/plan.h>
 
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -73,6 +74,33 @@ private Q_SLOTS:
         const QString functions = model.indexOfPath(QString(), ModuleTreeModel::FunctionsColumn).data().toString();
         QVERIFY(view.columnWidth(ModuleTreeModel::FunctionsColumn) >= metrics.horizontalAdvance(functions));
         QCOMPARE(view.textElideMode(), Qt::ElideLeft);
+    }
+
+    // The Hook column is fitted when the model opens, before any plan: empty then, it read "…ed" once an entry was
+    // added (icon and "hooked" in a column the width of its title). Every state's text fits it from the start.
+    void theHookColumnFitsEveryStateBeforeAnyPlan()
+    {
+        ModuleTreeModel model;
+        model.setModules(deepChain(), QStringLiteral("llama"));
+        const QIcon icon(QStringLiteral(":/icons/hooked.svg"));
+        model.setIcons(icon, icon, icon, icon);
+        ModuleTreeView view;
+        view.setModel(&model);
+        view.resize(1920, 800);
+        view.show();
+        view.expandAndFit(-1);
+        const int fitted = view.columnWidth(ModuleTreeModel::HookColumn);
+        kforge::PlanEntry entry;
+        entry.scope = "model.layers.0.self_attn";
+        entry.function = "linear";
+        entry.provider = {{"type", "AtenLinearProvider"}};
+        model.setPlan(kforge::Plan{{entry}});
+        const QModelIndex hooked =
+            model.indexOfPath(QStringLiteral("model.layers.0.self_attn"), ModuleTreeModel::HookColumn);
+        QCOMPARE(hooked.data().toString(), QStringLiteral("hooked"));
+        QVERIFY2(view.sizeHintForIndex(hooked).width() <= fitted,
+                 qPrintable(QStringLiteral("%1 > %2").arg(view.sizeHintForIndex(hooked).width()).arg(fitted)));
+        QCOMPARE(view.columnWidth(ModuleTreeModel::HookColumn), fitted);
     }
 
     // A width the user sets by hand outlives the model and the window (the next model's fit kept resetting it).

@@ -500,6 +500,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
     }
 }
 
+QStringList ModuleTreeModel::hookStateTexts() { return {stateText(Hooked), stateText(InScope), stateText(Inside)}; }
+
 QVariant ModuleTreeModel::display(const kforge::ModuleInfo& module, int node, int column) const
 {
     const NodeState& state = m_state[node];

@@ -93,6 +93,8 @@ public:
     const kforge::ModuleInfo* moduleAt(const QModelIndex& index) const;
     QModelIndex indexOfPath(const QString& path, int column = ModuleColumn) const;
     HookState hookState(const QString& path) const;
+    // The Hook column's text of each state but NotHooked: the column is sized for all of them before a plan exists.
+    static QStringList hookStateTexts();
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

@@ -5,6 +5,7 @@
 
 #include <QHeaderView>
 #include <QSettings>
+#include <QStyle>
 #include <QVariantMap>
 
 #include <algorithm>
@@ -59,6 +60,16 @@ int ModuleTreeView::contentWidth(int column) const
     return widest;
 }
 
+int ModuleTreeView::widestHookStateWidth() const
+{
+    int widest = 0;
+    for (const QString& text : ModuleTreeModel::hookStateTexts())
+        widest = std::max(widest, fontMetrics().horizontalAdvance(text));
+    // The cell's icon, and the style's margins around it and the text (as QStyledItemDelegate lays them out).
+    const int margin = style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, this) + 1;
+    return widest + style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this) + 6 * margin;
+}
+
 void ModuleTreeView::expandAndFit(int depth)
 {
     if (depth < 0)
@@ -69,6 +80,10 @@ void ModuleTreeView::expandAndFit(int depth)
     for (int column = 0; column <= ModuleTreeModel::FunctionsColumn; ++column)
         if (!isColumnHidden(column))
             setColumnWidth(column, std::min(contentWidth(column), kMaxFittedWidth));
+    // A model opens before any plan: the Hook column is empty then, and "hooked" must fit once an entry is added.
+    if (!isColumnHidden(ModuleTreeModel::HookColumn))
+        setColumnWidth(ModuleTreeModel::HookColumn,
+                       std::max(columnWidth(ModuleTreeModel::HookColumn), widestHookStateWidth()));
     const QVariantMap widths = m_remembering ? QSettings().value(kWidthsKey).toMap() : QVariantMap();
     for (int column = 0; column < header()->count(); ++column) {
         const QString title = model() ? model()->headerData(column, Qt::Horizontal).toString() : QString();

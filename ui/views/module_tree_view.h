@@ -24,6 +24,7 @@ public:
 
     // The width every row's cell of `column` needs: indentation, decoration and text (a row's own size hint).
     int contentWidth(int column) const;
+    int widestHookStateWidth() const; // the Hook column's icon and longest state text
 
 private:
     void rememberWidth(int column, int width);

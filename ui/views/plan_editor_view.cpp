@@ -35,6 +35,14 @@ class PlanItemDelegate : public QStyledItemDelegate {
 public:
     PlanItemDelegate(PlanEditorView* editor, QObject* parent) : QStyledItemDelegate(parent), m_editor(editor) {}
 
+    // A module path too long for its column keeps its end, as in the module tree: "…layers.1.mlp.act_fn".
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() == PlanModel::ScopeColumn)
+            option->textElideMode = Qt::ElideLeft;
+    }
+
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override
     {
         QStringList items;
@@ -110,7 +118,7 @@ PlanEditorView::PlanEditorView(PlanDocument* document, QWidget* parent)
     m_view->horizontalHeader()->setStretchLastSection(true);
     const int em = m_view->fontMetrics().horizontalAdvance(QLatin1Char('m'));
     m_view->setColumnWidth(PlanModel::EnabledColumn, 3 * em);
-    m_view->setColumnWidth(PlanModel::ScopeColumn, 11 * em);
+    m_view->setColumnWidth(PlanModel::ScopeColumn, 16 * em);
     m_view->setColumnWidth(PlanModel::FunctionColumn, 15 * em);
     m_view->setColumnWidth(PlanModel::ProviderColumn, 15 * em);
     m_view->setColumnWidth(PlanModel::DeclinedColumn, 6 * em); // next to the provider: in sight after a run
