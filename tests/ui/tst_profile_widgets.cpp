@@ -646,6 +646,18 @@ void TestProfileWidgets::flameGraphLabelsSayWhichModule()
                           QStringLiteral("layer1.0 %1 Bottleneck").arg(dot), QStringLiteral("conv2 %1 Conv2d").arg(dot),
                           QStringLiteral("conv2d"), QStringLiteral("aten::conv2d"), QStringLiteral("linear"),
                           QStringLiteral("aten::linear")}));
+
+    // A narrow frame shows what can be read: the module's name without its type, then that name cut while three of
+    // its characters stay, then nothing ("l…" and a lone "…" were noise on a wide graph).
+    const QFontMetrics metrics(view.font());
+    const int bottleneck = 2;
+    const auto widthOf = [&](const QString& text) { return metrics.horizontalAdvance(text); };
+    QCOMPARE(view.paintedLabel(bottleneck, metrics, 1000), labels[bottleneck]);
+    QCOMPARE(view.paintedLabel(bottleneck, metrics, widthOf(QStringLiteral("layer1.0 "))), QStringLiteral("layer1.0"));
+    const QString cut = view.paintedLabel(bottleneck, metrics, widthOf(QStringLiteral("lay…")));
+    QVERIFY2(cut.startsWith(QStringLiteral("lay")) && cut.endsWith(QChar(0x2026)), qPrintable(cut));
+    QCOMPARE(view.paintedLabel(bottleneck, metrics, widthOf(QStringLiteral("la…")) - 1), QString());
+    QCOMPARE(view.paintedLabel(4, metrics, widthOf(QStringLiteral("co…"))), QString()); // "conv2d": 2 would stay
 }
 
 QTEST_MAIN(TestProfileWidgets)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "flame_graph_view.h"
 
+#include "views/label_fit.h"
+
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
 #include "item_models/run_views.h"
@@ -104,19 +106,26 @@ void FlameGraphView::zoomOut()
         zoomTo(std::max(0, m_frames[size_t(m_zoom)].parent));
 }
 
-QString FlameGraphView::frameLabel(int frame) const
+QStringList FlameGraphView::labelCandidates(int frame) const
 {
     const kforge::FlameFrame& f = m_frames[size_t(frame)];
-    QString label = displayName(f);
+    QString name = displayName(f);
     if (f.kind != kforge::FlameFrame::Kind::Module)
-        return label;
+        return {name};
     const bool listIndex =
         !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (listIndex && f.parent > 0)
-        label = QString::fromStdString(m_frames[size_t(f.parent)].name) + QLatin1Char('.') + label;
-    if (!f.typeName.empty())
-        label += QStringLiteral(" %1 %2").arg(QChar(0x00B7), QString::fromStdString(f.typeName));
-    return label;
+        name = QString::fromStdString(m_frames[size_t(f.parent)].name) + QLatin1Char('.') + name;
+    if (f.typeName.empty())
+        return {name};
+    return {QStringLiteral("%1 %2 %3").arg(name, QChar(0x00B7), QString::fromStdString(f.typeName)), name};
+}
+
+QString FlameGraphView::frameLabel(int frame) const { return labelCandidates(frame).first(); }
+
+QString FlameGraphView::paintedLabel(int frame, const QFontMetrics& metrics, int width) const
+{
+    return fittedLabel(labelCandidates(frame), metrics, width);
 }
 
 QStringList FlameGraphView::breadcrumb() const
@@ -259,11 +268,11 @@ void FlameGraphView::paint(QPainter& painter, const QRect& area) const
             painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
             painter.drawRect(r.adjusted(1, 1, -1, -1));
         }
-        if (r.width() > 3 * metrics.averageCharWidth()) {
+        const QRectF text = r.adjusted(3, 0, -3, 0);
+        const QString label = paintedLabel(int(i), metrics, int(text.width()));
+        if (!label.isEmpty()) {
             painter.setPen(textColorOn(fill));
-            const QRectF text = r.adjusted(3, 0, -3, 0);
-            painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
-                             metrics.elidedText(frameLabel(int(i)), Qt::ElideRight, int(text.width())));
+            painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft, label);
         }
     }
 }

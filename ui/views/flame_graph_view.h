@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+class QFontMetrics;
+
 namespace kforge::ui {
 
 // A custom-painted flame graph (icicle: the root on top) of one profile run: modules, then each module's own
@@ -53,7 +55,10 @@ public:
     QString frameToolTip(int frame) const;
     // What a frame says on screen: a module's name, with its container's when it is a list index ("layer1.0", not
     // "0"), and its type ("layer1.0 · Bottleneck"); a function's or op's name.
-    QString frameLabel(int frame) const;
+    QString frameLabel(int frame) const; // "layers.0 · LlamaDecoderLayer", "linear"
+    // What a frame `width` pixels wide shows of its label: the whole label, else the module's name alone, else that
+    // cut while it can be read, else nothing (label_fit.h).
+    QString paintedLabel(int frame, const QFontMetrics& metrics, int width) const;
 
     bool savePng(const QString& path, QString* error = nullptr);
     bool saveSvg(const QString& path, QString* error = nullptr);
@@ -73,6 +78,7 @@ private:
     void paint(QPainter& painter, const QRect& area) const;
     QRectF frameRect(int frame, const QRect& area) const;
     bool isInZoom(int frame) const;
+    QStringList labelCandidates(int frame) const; // the fullest first
     bool matches(int frame) const;
     QColor fillOf(int frame) const;
     int maxDepth() const;

@@ -8,6 +8,7 @@
 #include "item_models/semantic_colors.h"
 #include "item_models/time_axis.h"
 #include "item_models/timeline_layout.h"
+#include "views/label_fit.h"
 
 #include <QPainter>
 
@@ -27,8 +28,8 @@ std::uint32_t stableHash(const std::string& text)
 }
 
 // A module path in `width` pixels: whole if it fits; else the longest tail of whole names that fits, after an
-// ellipsis ("…blocks.3.attn", "…attn"); else the last name elided. A list index stays with its list ("blocks.3"
-// is one name here: "…3" would say nothing).
+// ellipsis ("…blocks.3.attn", "…attn"); else the last name cut while it can be read, or nothing. A list index stays
+// with its list ("blocks.3" is one name here: "…3" would say nothing).
 QString fitModuleLabel(const QString& path, const QFontMetrics& metrics, int width)
 {
     if (metrics.horizontalAdvance(path) <= width)
@@ -48,7 +49,7 @@ QString fitModuleLabel(const QString& path, const QFontMetrics& metrics, int wid
         if (metrics.horizontalAdvance(tail) <= width)
             return tail;
     }
-    return metrics.elidedText(names.last(), Qt::ElideRight, width);
+    return readableElision(names.last(), metrics, width);
 }
 
 } // namespace
@@ -219,8 +220,8 @@ void TimelineView::paintRow(QPainter& painter, int row) const
             const int room = static_cast<int>(textBox.width());
             const QString text = lane.kind == TimelineLane::Kind::Modules
                                      ? fitModuleLabel(itemText(item), fontMetrics(), room)
-                                     : fontMetrics().elidedText(itemText(item), Qt::ElideRight, room);
-            if (text.size() > 1) { // a lone "…" says nothing
+                                     : readableElision(itemText(item), fontMetrics(), room);
+            if (!text.isEmpty()) {
                 painter.setPen(textColorOn(fill));
                 painter.drawText(textBox, Qt::AlignVCenter | Qt::AlignLeft, text);
             }
