@@ -120,6 +120,7 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"max_abs_error", c.correctness.maxAbsError},
                                                      {"kept", c.kept},
                                                      {"rejected", c.rejected},
+                                                     {"same_as", c.sameAs},
                                                      {"speedup_interval", {c.speed.low, c.speed.high}},
                                                      {"min_detectable_change", c.speed.minDetectableChange}});
                     out["verified"] = result.verification ? nlohmann::ordered_json(result.verification->passed)

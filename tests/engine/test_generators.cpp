@@ -30,6 +30,17 @@ const CandidateReport* generatedBy(const OptimizeResult& result, const std::stri
     return nullptr;
 }
 
+// The candidate that judges `c`: itself, or the provided one it repeats (CandidateReport::sameAs).
+const CandidateReport* judgedAs(const OptimizeResult& result, const CandidateReport& c)
+{
+    if (c.sameAs.empty())
+        return &c;
+    for (const CandidateReport& o : result.candidates)
+        if (o.function == c.function && o.generator.empty() && o.provider == c.sameAs)
+            return &o;
+    return nullptr;
+}
+
 OptimizeOptions quick(std::vector<std::string> generators)
 {
     OptimizeOptions options;
@@ -67,11 +78,24 @@ TEST(Generators, EveryEndingIsReportedAndNoneStopsTheOptimisation)
     options.generationTimeoutSeconds = 0.5;
     const OptimizeResult result = makePlan(*session, options);
 
+    // What a generator makes is judged like a provider; when it is a provider already tried with the same settings
+    // (these two fakes make registered providers as they are), it says so and that provider's row is its judgement.
+    const auto provided = [&](const std::string& name) {
+        const auto it = std::find_if(result.candidates.begin(), result.candidates.end(), [&](const CandidateReport& c) {
+            return c.function == "gelu" && c.generator.empty() && c.provider == name;
+        });
+        return it == result.candidates.end() ? nullptr : &*it;
+    };
     const auto* succeeding = generatedBy(result, "FakeSucceeding", "gelu");
     ASSERT_TRUE(succeeding);
-    EXPECT_TRUE(succeeding->eligible && succeeding->correctness.passed) << succeeding->correctness.reason;
     EXPECT_EQ(succeeding->settings, (nlohmann::json{{"type", "CpuGeluProvider"}, {"approximate", "none"}}));
     EXPECT_EQ(succeeding->generation, "the exact GELU kernel");
+    EXPECT_EQ(succeeding->sameAs, "CpuGeluProvider(approximate=none)");
+    EXPECT_EQ(succeeding->rejected, "the same provider and settings as CpuGeluProvider(approximate=none) (measured "
+                                    "once, above)");
+    const auto* exact = provided("CpuGeluProvider(approximate=none)");
+    ASSERT_TRUE(exact);
+    EXPECT_TRUE(exact->eligible && exact->correctness.passed) << exact->correctness.reason;
 
     const auto reasonOf = [&](const std::string& generator) {
         const auto* c = generatedBy(result, generator, "gelu");
@@ -80,7 +104,11 @@ TEST(Generators, EveryEndingIsReportedAndNoneStopsTheOptimisation)
     EXPECT_EQ(reasonOf("FakeFailing"), "not eligible: generation failed: no kernel for these shapes");
     EXPECT_EQ(reasonOf("FakeThrowing"), "not eligible: generator threw: planted submit failure");
     EXPECT_EQ(reasonOf("FakeHanging"), "not eligible: generation timed out after 0.5 s");
-    EXPECT_EQ(reasonOf("FakeIncorrect").rfind("incorrect: ", 0), 0u) << reasonOf("FakeIncorrect");
+    EXPECT_EQ(reasonOf("FakeIncorrect"),
+              "the same provider and settings as FakeZeroGeluProvider (measured once, above)");
+    ASSERT_TRUE(provided("FakeZeroGeluProvider"));
+    EXPECT_EQ(provided("FakeZeroGeluProvider")->rejected.rfind("incorrect: ", 0), 0u)
+        << provided("FakeZeroGeluProvider")->rejected;
     // The other functions were still tried: the generators' troubles stay with their own candidates.
     EXPECT_TRUE(std::any_of(result.functions.begin(), result.functions.end(),
                             [](const FunctionReport& f) { return f.function == "layer_norm" && f.tried; }));
@@ -100,7 +128,9 @@ TEST(Generators, CpuAutotunerEmitsSettingsThatReplayFromThePlanAlone)
     for (const auto& [function, type] : typeOf) {
         const auto* c = generatedBy(result, "CpuAutotuner", function);
         ASSERT_TRUE(c) << function;
-        EXPECT_TRUE(c->eligible && c->correctness.passed) << function << ": " << c->correctness.reason;
+        const CandidateReport* judged = judgedAs(result, *c); // the defaults may be what it found best
+        ASSERT_TRUE(judged) << function << ": " << c->sameAs;
+        EXPECT_TRUE(judged->eligible && judged->correctness.passed) << function << ": " << judged->correctness.reason;
         EXPECT_EQ(c->settings.value("type", ""), type);
         EXPECT_NE(c->generation.find("configurations correct"), std::string::npos) << c->generation;
         // The settings alone make the provider again: a plan replays it without generating.

@@ -18,6 +18,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTableView>
 #include <QTest>
 #include <QUndoStack>
@@ -92,6 +93,26 @@ private Q_SLOTS:
             QVERIFY2(c.kept ? result == QStringLiteral("kept") : !result.isEmpty(), qPrintable(result));
         }
         QVERIFY2(generated >= 3, "CpuAutotuner's candidates for gelu, layer_norm and softmax are in the table");
+        // Why each candidate was dropped is read whole: the column wraps and its rows grow (it was cut, "against the
+        // original, no dete…").
+        QVERIFY(window->showView(QStringLiteral("optimize")));
+        QTest::qWait(50);
+        const int resultColumn = kforge::ui::CandidateTableModel::Result;
+        const int room =
+            table->columnWidth(resultColumn) - 2 * table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) - 2;
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const QString why = table->model()->index(row, resultColumn).data().toString();
+            const bool oneLine = table->fontMetrics().horizontalAdvance(why) <= room;
+            const int needed =
+                table->fontMetrics().boundingRect(QRect(0, 0, room, 1 << 20), Qt::TextWordWrap, why).height();
+            QVERIFY2(oneLine || (table->wordWrap() && table->rowHeight(row) >= needed),
+                     qPrintable(QStringLiteral("row %1 (%2 px) cannot show the %3 px of '%4' in %5 px")
+                                    .arg(row)
+                                    .arg(table->rowHeight(row))
+                                    .arg(needed)
+                                    .arg(why)
+                                    .arg(room)));
+        }
 
         // Apply: the plan editor gets the optimized entries in one step, and one undo brings the old plan back.
         const kforge::Plan& made = window->optimizeController()->plan();

@@ -61,6 +61,8 @@ QVariant CandidateTableModel::data(const QModelIndex& index, int role) const
     case Source:
         return c.generator.empty() ? tr("provided") : tr("generated (%1)").arg(QString::fromStdString(c.generator));
     case Correct:
+        if (!c.sameAs.empty()) // measured once, on its row above
+            return role == SortRole ? QVariant(-1) : QVariant(tr("as above"));
         if (!c.eligible)
             return role == SortRole ? QVariant(-1) : QVariant(tr("not eligible"));
         return role == SortRole ? QVariant(c.correctness.passed ? 1 : 0)

@@ -28,8 +28,11 @@ OptimizeView::OptimizeView(CandidateTableModel* model, QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // few rows: cheap
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setWordWrap(false);
+    // Why a candidate was dropped is the point of the table ("against the original, no detectable change: 0.97x
+    // (95% interval ...)"): its column takes the room left and wraps, rows grow to show all of it.
+    m_table->horizontalHeader()->setSectionResizeMode(CandidateTableModel::Result, QHeaderView::Stretch);
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_status->setObjectName(QStringLiteral("optimizeStatus"));
     m_status->setText(tr("Optimize tries every provider and generator for the model's functions on the samples "
                          "one forward produces, and keeps the fastest correct one where it beats the original."));

@@ -27,13 +27,17 @@ struct CandidateReport {
     nlohmann::json settings;
     bool eligible = false;
     CorrectnessReport correctness;
-    double latencyUs = 0;         // fastest round on the benchmark samples: ranks the candidates of a function
+    double latencyUs = 0;         // fastest round on the benchmark samples
     double originalLatencyUs = 0; // the original's fastest round, alternating with the candidates'
     // Against the original in interleaved rounds (speed_verdict.h): speed.speedup is the median ratio original /
-    // candidate; only a "faster" verdict is kept.
+    // candidate, which ranks the candidates of a function; only a "faster" verdict is kept.
     SpeedComparison speed;
+    // A generated candidate whose provider and settings are those of a candidate before it (an autotuner that found
+    // the defaults best): that candidate's name; it is not measured again.
+    std::string sameAs;
     bool kept = false;
-    // why not kept: "not eligible", "incorrect: ...", "no detectable change ...", "slower ...", "slower than X"
+    // why not kept: "not eligible", "incorrect: ...", "no detectable change ...", "slower ...", "slower than X: ...",
+    // "the same provider and settings as X"
     std::string rejected;
 };
 
@@ -105,8 +109,9 @@ struct OptimizeResult {
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);
 
-// The selection rule, separate so it can be checked on its own: the fastest correct candidate, kept only if its
-// verdict against the original is "faster". Marks `kept` and `rejected` on every candidate of the function.
+// The selection rule, separate so it can be checked on its own: the correct candidate with the highest speedup
+// against the original (the median per-round ratio shown beside it; its fastest round breaks a tie), kept only if
+// its verdict against the original is "faster". Marks `kept` and `rejected` on every candidate of the function.
 void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs);
 
 } // namespace kforge

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Timing a candidate provider against the original op on observed samples: make_plan's benchmark, and the short
-// one that re-validates a plan where it lands.
+// Timing candidate providers against the original op on observed samples: make_plan's benchmark (every candidate of a
+// function in the same rounds), and the short one that re-validates a plan where it lands (one candidate).
 #include <kforge/speed_verdict.h>
 
 #include <ATen/core/stack.h>
@@ -15,9 +15,15 @@ namespace kforge::optimizer {
 
 using SampleCall = std::function<void(torch::jit::Stack&)>;
 
-// Runs `call` once on every sample: one round, in µs.
+// Runs `call` on every sample, `repetitions` times over: one round, in µs per repetition (the argument stacks are
+// copied before the clock starts).
 double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std::string& device,
-                 const SampleCall& call);
+                 const SampleCall& call, int repetitions = 1);
+
+// How long a timed round of benchmarkAgainstOriginal lasts at least: a round of one call of a few µs measured the
+// timer and the caches, not the kernel (the same provider read 3.8x and 9.6x against the original in two runs).
+inline constexpr double kMinRoundUs = 500;
+inline constexpr int kMaxRepetitions = 1000;
 
 struct PairedRounds {
     std::vector<double> candidateUs, originalUs; // per timed round, paired
@@ -28,10 +34,22 @@ struct PairedRounds {
 };
 
 // Candidate and original in interleaved rounds, which of them runs first alternating, so load on the machine hits both
-// alike. Two untimed rounds warm caches and allocators. Stops after `rounds` timed rounds, or sooner once `deadlineNs`
-// (runtime::nowNs) has passed with at least one timed round (0: no deadline).
+// alike. Two untimed rounds warm caches and allocators: the first, one repetition, sizes the others, which repeat the
+// samples until the slower side's round lasts kMinRoundUs (at most kMaxRepetitions times); times are per repetition.
+// Stops after `rounds` timed rounds, or sooner once `deadlineNs` (runtime::nowNs) has passed with at least one timed
+// round (0: no deadline).
 PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
                                       const std::string& device, const SampleCall& candidate,
                                       const SampleCall& original, std::int64_t deadlineNs = 0);
+
+// Every candidate of a function and the original in the same rounds, the order rotating from round to round, sized
+// and warmed as benchmarkAgainstOriginal's: each candidate's rounds pair with the original's rounds of the same
+// moments, so their ratios rank the candidates fairly (timed one after another, each against the original of its own
+// minutes, a candidate could win on a quiet minute: the original's own time moves, 12 µs to 35 µs in the minutes of
+// one optimisation). One PairedRounds per candidate, in order; their originalUs are the same rounds.
+std::vector<PairedRounds> benchmarkCandidatesTogether(const std::vector<const torch::jit::Stack*>& samples, int rounds,
+                                                      const std::string& device,
+                                                      const std::vector<SampleCall>& candidates,
+                                                      const SampleCall& original);
 
 } // namespace kforge::optimizer

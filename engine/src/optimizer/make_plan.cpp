@@ -352,22 +352,31 @@ double defaultGenerationTimeoutSeconds()
 
 void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs)
 {
+    // The figure the user sees beside each candidate ranks them: a candidate shown faster is never called slower.
+    const auto ranksAbove = [](const CandidateReport& a, const CandidateReport& b) {
+        return a.speed.speedup != b.speed.speedup ? a.speed.speedup > b.speed.speedup : a.latencyUs < b.latencyUs;
+    };
     CandidateReport* best = nullptr;
     for (CandidateReport* c : candidates) {
         c->originalLatencyUs = originalLatencyUs;
-        if (!c->eligible || !c->correctness.passed)
+        if (!c->sameAs.empty() || !c->eligible || !c->correctness.passed)
             continue;
-        if (!best || c->latencyUs < best->latencyUs)
+        if (!best || ranksAbove(*c, *best))
             best = c;
     }
     for (CandidateReport* c : candidates) {
-        if (!c->eligible)
+        if (!c->sameAs.empty())
+            c->rejected = "the same provider and settings as " + c->sameAs + " (measured once, above)";
+        else if (!c->eligible)
             c->rejected = "not eligible: " + c->correctness.reason;
         else if (!c->correctness.passed)
             c->rejected = "incorrect: " + c->correctness.reason;
-        else if (c != best)
-            c->rejected = "slower than " + best->provider;
-        else if (c->speed.verdict != SpeedVerdict::Faster)
+        else if (c != best) {
+            char speeds[96];
+            std::snprintf(speeds, sizeof speeds, ": %.2fx the original's speed, against its %.2fx", c->speed.speedup,
+                          best->speed.speedup);
+            c->rejected = "slower than " + best->provider + speeds;
+        } else if (c->speed.verdict != SpeedVerdict::Faster)
             c->rejected = "against the original, " + describe(c->speed);
         else
             c->kept = true;
@@ -447,9 +456,11 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
             result.functions.push_back(fr);
             continue;
         }
-        // 3. Every eligible provider: prepare -> correctness -> benchmark against the original.
+        // 3. Every eligible provider: prepare -> correctness; those correct are timed together against the original
+        // below (3c).
         const size_t first = result.candidates.size();
         double original = std::numeric_limits<double>::infinity();
+        std::vector<std::pair<size_t, std::unique_ptr<KernelProvider>>> correct; // candidate index, its provider
         const auto evaluate = [&](CandidateReport& c) {
             try {
                 auto provider = ProviderRegistry::instance().create(c.settings);
@@ -459,17 +470,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                     c.correctness.reason = "prepare() rejected an observed sample";
                 } else {
                     c.correctness = measure::checkProvider(*provider, *op, samples.unique);
-                    if (c.correctness.passed) {
-                        c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
-                        std::lock_guard timing(measure::benchmarkMutex());
-                        const optimizer::PairedRounds rounds = optimizer::benchmarkAgainstOriginal(
-                            bench, options.benchmarkRounds, options.device,
-                            [&](torch::jit::Stack& s) { provider->call(*op, s); },
-                            [&](torch::jit::Stack& s) { op->callBoxed(s); });
-                        c.latencyUs = rounds.bestCandidateUs();
-                        c.speed = rounds.compare();
-                        original = std::min(original, rounds.bestOriginalUs());
-                    }
+                    if (c.correctness.passed)
+                        correct.emplace_back(result.candidates.size(), std::move(provider)); // c is pushed next
                 }
             } catch (const std::exception& e) {
                 c.correctness.passed = false;
@@ -500,7 +502,22 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
             c.generator = pending.generator;
             std::string failure;
             c.settings = collectGeneration(pending, options.generationTimeoutSeconds, c.generation, failure);
-            if (failure.empty()) {
+            // Settings spelled out at their defaults are the provider as it is: its name (the settings that differ
+            // from the defaults) tells the same configuration.
+            std::string name;
+            if (failure.empty())
+                try {
+                    name = ProviderRegistry::instance().create(c.settings)->displayName();
+                } catch (const std::exception&) {
+                    // evaluate() reports it
+                }
+            const auto same = std::find_if(
+                result.candidates.begin() + std::ptrdiff_t(first), result.candidates.end(),
+                [&](const CandidateReport& o) { return !name.empty() && o.generator.empty() && o.provider == name; });
+            if (failure.empty() && same != result.candidates.end()) {
+                c.provider = same->provider; // what it made is a candidate already tried: one measurement of it
+                c.sameAs = same->provider;
+            } else if (failure.empty()) {
                 evaluate(c);
             } else {
                 c.provider = pending.generator;
@@ -509,6 +526,23 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 log(options, "  " + fr.function + ": " + pending.generator + " " + failure);
             }
             result.candidates.push_back(std::move(c));
+        }
+        // 3c. The correct candidates and the original in the same rounds: every ratio pairs with the same original
+        // rounds, so the speedups shown rank the candidates fairly.
+        if (!correct.empty()) {
+            std::vector<optimizer::SampleCall> calls;
+            for (auto& [index, provider] : correct)
+                calls.push_back([&op, p = provider.get()](torch::jit::Stack& s) { p->call(*op, s); });
+            c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+            std::lock_guard timing(measure::benchmarkMutex());
+            const std::vector<optimizer::PairedRounds> rounds = optimizer::benchmarkCandidatesTogether(
+                bench, options.benchmarkRounds, options.device, calls, [&](torch::jit::Stack& s) { op->callBoxed(s); });
+            for (size_t i = 0; i < correct.size(); ++i) {
+                CandidateReport& c = result.candidates[correct[i].first];
+                c.latencyUs = rounds[i].bestCandidateUs();
+                c.speed = rounds[i].compare();
+                original = std::min(original, rounds[i].bestOriginalUs());
+            }
         }
         fr.tried = result.candidates.size() > first;
         if (!fr.tried) {
