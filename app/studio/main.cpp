@@ -126,6 +126,11 @@ int main(int argc, char** argv)
         QStringLiteral("profile"),
         QStringLiteral("Profile a CPU baseline once MODEL is shown (after --run, before --screenshot)."));
     parser.addOption(profileOption);
+    const QCommandLineOption compareOption(
+        QStringLiteral("compare"),
+        QStringLiteral("Compare the plan with a CPU baseline once MODEL is shown, in alternating rounds (after --run, "
+                       "before --screenshot; in place of --profile)."));
+    parser.addOption(compareOption);
     const QCommandLineOption optimizeOption(
         QStringLiteral("optimize"),
         QStringLiteral("Optimize on the CPU once MODEL is shown (after --profile, before --screenshot); the Optimize "
@@ -224,6 +229,7 @@ int main(int argc, char** argv)
     steps.profileFile = profileFile;
     steps.run = parser.isSet(runOption);
     steps.profile = parser.isSet(profileOption);
+    steps.compare = parser.isSet(compareOption);
     steps.optimize = parser.isSet(optimizeOption);
     steps.screenshot = parser.value(screenshotOption);
     steps.view = view;

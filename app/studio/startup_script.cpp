@@ -111,12 +111,14 @@ void StartupScript::modelShown()
 
 void StartupScript::afterRun()
 {
-    if (!m_steps.profile) {
+    if (!m_steps.profile && !m_steps.compare) {
         afterProfile();
         return;
     }
     m_window.profilePage()->setDevice(QStringLiteral("cpu"));
-    runStep(&MainWindow::profileFinished, &MainWindow::profileBaseline, &StartupScript::afterProfile);
+    // A compare profiles the baseline too, in rounds with the plan.
+    runStep(&MainWindow::profileFinished, m_steps.compare ? &MainWindow::profileCompare : &MainWindow::profileBaseline,
+            &StartupScript::afterProfile);
 }
 
 void StartupScript::afterProfile()

@@ -2,8 +2,8 @@
 #pragma once
 // What kforge-studio does with its command line once the window is up: open the model (or a saved profile), then,
 // in this order and each after the last has ended, set its inputs, show a saved profile, run one forward (until it
-// ends or first pauses), profile a CPU baseline, optimize on the CPU, and, in a batch run, save a screenshot of the
-// window or of one view. Apart from main() so that tests drive it in the same process.
+// ends or first pauses), profile a CPU baseline (or compare it with the plan), optimize on the CPU, and, in a batch
+// run, save a screenshot of the window or of one view. Apart from main() so that tests drive it in the same process.
 #include "application/program_choice.h"
 
 #include <QObject>
@@ -28,6 +28,7 @@ struct StartupSteps {
     QString profileFile; // --profile-file (or a .kfprof given as the model)
     bool run = false;
     bool profile = false;
+    bool compare = false; // with the plan, in place of the baseline alone
     bool optimize = false;
     QString screenshot; // a PNG to save at the end: a batch run, which ends with finished()
     QString view;       // with screenshot: only this view (MainWindow::viewNames())

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QSettings>
 #include <QStyle>
+#include <QStyledItemDelegate>
 #include <QVariantMap>
 
 #include <algorithm>
@@ -16,6 +17,18 @@ namespace {
 
 // Column widths the user set by dragging a header edge, by column title (stable across builds that add columns).
 const QString kWidthsKey = QStringLiteral("moduleTree/columnWidths");
+
+class CellElision final : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = ModuleTreeView::cellElision(index.column());
+    }
+};
 
 } // namespace
 
@@ -28,6 +41,7 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QTreeView(parent)
     setAllColumnsShowFocus(true);
     // A name too long for its column keeps its end: "…self_attn" says more than "self_a…".
     setTextElideMode(Qt::ElideLeft);
+    setItemDelegate(new CellElision(this));
     header()->setStretchLastSection(true);
     connect(header(), &QHeaderView::sectionResized, this, [this](int column, int, int width) {
         if (!m_fitting && m_remembering && width > 0)
@@ -58,6 +72,11 @@ int ModuleTreeView::contentWidth(int column) const
     };
     visit({}, 0);
     return widest;
+}
+
+Qt::TextElideMode ModuleTreeView::cellElision(int column)
+{
+    return column == ModuleTreeModel::ModuleColumn ? Qt::ElideLeft : Qt::ElideRight;
 }
 
 int ModuleTreeView::widestHookStateWidth() const
