@@ -764,6 +764,28 @@ private Q_SLOTS:
         QCOMPARE(QImage(steps.screenshot).size(), window.size()); // the whole window, as laid out for the picture
     }
 
+    // --compare: the plan against a baseline in alternating rounds, in place of the baseline alone; the batch run ends
+    // with the comparison held (what the Comparison and differential views then show).
+    void startupScriptComparesThePlanWhenAsked()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+        kforge::ui::StartupSteps steps;
+        steps.model = kTinyGpt;
+        steps.compare = true;
+        steps.screenshot = dir.filePath(QStringLiteral("shot.png"));
+        kforge::ui::StartupScript script(window, steps);
+        QSignalSpy finished(&script, &kforge::ui::StartupScript::finished);
+        QSignalSpy errors(&script, &kforge::ui::StartupScript::error);
+        script.start();
+        QVERIFY(finished.wait(120'000));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
+        QCOMPARE(finished.first().first().toInt(), 0);
+        QVERIFY(window.profileController()->baseline() && window.profileController()->plan());
+        QVERIFY(window.profileController()->comparison().has_value());
+    }
+
     // Inputs that do not parse end the run with exit code 1 and say why; nothing is run or written.
     void startupScriptStopsAtInputsThatDoNotParse()
     {
