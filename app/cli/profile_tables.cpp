@@ -222,6 +222,8 @@ void printRunHeader(std::ostream& out, const ProfileRun& run)
     out << deviceLine(run) << '\n';
     if (!run.graphExecutor.empty())
         out << "graph executor: " << describeGraphExecutor(run.graphExecutor) << '\n';
+    if (run.intraOpThreads > 0 && run.device != "cuda")
+        out << "intra-op threads: " << run.intraOpThreads << " (--threads)\n";
     out << "plan: " << planSummary(run) << '\n';
     out << "warm-up " << run.warmupIterations << ", measured " << run.iterations
         << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))

@@ -12,13 +12,16 @@
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
+#include <ATen/Parallel.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 #include <tuple>
 
 using namespace kforge;
@@ -538,4 +541,31 @@ TEST(ModelSession, R2_OneModuleObjectUnderTwoNamesRunsInItsFirstNamesScope)
             }
         EXPECT_EQ(calls, 2);
     }
+}
+
+// OpenOptions::intraOpThreads holds for forwards on any thread: a thread that has run an OpenMP region keeps a
+// count of its own, so a model opened elsewhere with one intra-op thread ran its forwards there (the desktop's worker
+// thread) with that thread's count. A profile made on such a thread records what its forwards ran with.
+TEST(ModelSession, IntraOpThreadsHoldOnTheThreadOfEveryForward)
+{
+    const int before = intraOpThreadCount();
+    std::promise<void> opened;
+    std::promise<void> workerReady;
+    std::unique_ptr<ModelSession> session;
+    int ranWith = 0;
+    std::thread worker([&] {
+        at::parallel_for(0, 1 << 16, 1, [](std::int64_t, std::int64_t) {}); // this thread's own OpenMP state
+        workerReady.set_value();
+        opened.get_future().wait();
+        ProfileOptions options;
+        options.warmupIterations = 0;
+        options.iterations = 1;
+        ranWith = profile(*session, options).intraOpThreads;
+    });
+    workerReady.get_future().wait();
+    session = ModelSession::open("builtin:tiny-gpt", {false, GraphExecutor::Direct, "", false, 1});
+    opened.set_value();
+    worker.join();
+    EXPECT_EQ(ranWith, 1);
+    at::set_num_threads(before);
 }

@@ -132,6 +132,7 @@ void expectSameRun(const ProfileRun& a, const ProfileRun& b)
     EXPECT_EQ(a.cuptiVersion, b.cuptiVersion);
     EXPECT_EQ(a.kforgeVersion, b.kforgeVersion);
     EXPECT_EQ(a.model, b.model);
+    EXPECT_EQ(a.intraOpThreads, b.intraOpThreads);
     EXPECT_EQ(a.inputs, b.inputs);
     EXPECT_EQ(a.warmupIterations, b.warmupIterations);
     EXPECT_EQ(a.iterations, b.iterations);
@@ -519,6 +520,9 @@ TEST(Kfprof, SaveAndLoadRoundTripOfABaselineRun)
     EXPECT_EQ(file.at("runs")[0].at("label"), "baseline");
     EXPECT_FALSE(file.at("runs")[0].at("statistics").at("kernel").empty());
     expectSameRun(run, loadProfile(path));
+    // The threads it measured with, recorded: the same ops on 1 thread and on 16 are different numbers.
+    EXPECT_EQ(run.intraOpThreads, intraOpThreadCount());
+    EXPECT_GT(run.intraOpThreads, 0);
 }
 
 TEST(Kfprof, PlanRunKeepsThePlanEntriesAndProviders)

@@ -15,9 +15,12 @@
 #include "views/general_settings_page.h"
 #include "views/plan_editor_view.h"
 #include "views/plugin_settings_page.h"
+#include "views/profile_page.h"
+#include "controllers/profile_controller.h"
 #include "views/provider_catalog_view.h"
 #include "views/settings_dialog.h"
 
+#include <kforge/model_session.h>
 #include <kforge/provider_catalog.h>
 #include <kforge/version.h>
 
@@ -237,6 +240,39 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, 120'000));
         QCOMPARE(window.session()->options().executor, kforge::GraphExecutor::Optimized);
         kforge::ui::AppSettings::setGraphExecutor(kforge::GraphExecutor::Direct);
+    }
+
+    // Intra-op threads (kforge --threads) for models opened from now on: one makes CPU timings steadiest; 0 brings
+    // LibTorch's own count back for the next model. The profile header says how many ran.
+    void intraOpThreadsPreference()
+    {
+        const int libtorchDefault = kforge::intraOpThreadCount();
+        {
+            SettingsDialog dialog;
+            QSpinBox* box = dialog.generalPage()->intraOpThreadsBox();
+            QCOMPARE(box->value(), 0);
+            QVERIFY(box->specialValueText().contains(QStringLiteral("default")));
+            box->setValue(1);
+        }
+        QCOMPARE(kforge::ui::AppSettings::intraOpThreads(), 1);
+        // What a profile of a model opened then ran with, on the window's worker thread (OpenMP's count is each
+        // thread's own: set where the model opened only, the forwards kept the worker's).
+        const auto threadsProfiled = [] {
+            kforge::ui::MainWindow window;
+            window.setModalErrors(false);
+            QSignalSpy loaded(&window, &kforge::ui::MainWindow::modelLoaded);
+            window.openSource(QStringLiteral("builtin:tiny-gpt"));
+            if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, 120'000))
+                return -1;
+            QSignalSpy profiled(&window, &kforge::ui::MainWindow::profileFinished);
+            window.profilePage()->setDevice(QStringLiteral("cpu"));
+            if (!window.profileBaseline() || !QTest::qWaitFor([&] { return profiled.count() > 0; }, 120'000))
+                return -2;
+            return window.profileController()->baseline()->intraOpThreads;
+        };
+        QCOMPARE(threadsProfiled(), 1);
+        kforge::ui::AppSettings::setIntraOpThreads(0);
+        QCOMPARE(threadsProfiled(), libtorchDefault);
     }
 
     void aboutListsTheVersions()

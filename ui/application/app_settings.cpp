@@ -13,6 +13,7 @@ const QString kCaptureWarmup = QStringLiteral("capture/warmupIterations");
 const QString kPluginPaths = QStringLiteral("plugins/paths");
 const QString kOpLibraryPaths = QStringLiteral("opLibraries/paths");
 const QString kGraphExecutor = QStringLiteral("run/graphExecutor");
+const QString kIntraOpThreads = QStringLiteral("run/intraOpThreads");
 constexpr int kDefaultCaptureWarmup = 2; // ModelSession::capture's own default
 constexpr int kMaxCaptureWarmup = 100;
 
@@ -41,6 +42,13 @@ kforge::GraphExecutor graphExecutor()
 void setGraphExecutor(kforge::GraphExecutor executor)
 {
     QSettings().setValue(kGraphExecutor, QString::fromUtf8(kforge::graphExecutorName(executor).data()));
+}
+
+int intraOpThreads() { return std::clamp(QSettings().value(kIntraOpThreads, 0).toInt(), 0, kMaxIntraOpThreads); }
+
+void setIntraOpThreads(int threads)
+{
+    QSettings().setValue(kIntraOpThreads, std::clamp(threads, 0, kMaxIntraOpThreads));
 }
 
 QStringList providerPluginPaths()

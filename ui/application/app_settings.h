@@ -22,6 +22,12 @@ void setCaptureWarmupIterations(int count);
 kforge::GraphExecutor graphExecutor();
 void setGraphExecutor(kforge::GraphExecutor executor);
 
+// LibTorch's intra-op threads for models opened from now on (OpenOptions::intraOpThreads, as kforge --threads): 0,
+// the default, is LibTorch's own count (one per core). One thread makes CPU timings steadiest.
+int intraOpThreads();
+void setIntraOpThreads(int threads);
+inline constexpr int kMaxIntraOpThreads = 1024;
+
 // Provider plugins (.so) loaded at start, after --provider-plugin and KFORGE_PROVIDER_PATH.
 QStringList providerPluginPaths();
 void setProviderPluginPaths(const QStringList& paths);

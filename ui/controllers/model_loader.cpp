@@ -19,8 +19,11 @@ struct LoadResult {
     QString error;
 };
 
-LoadResult openSession(const QString& source, const ProgramChoice& choice, kforge::GraphExecutor executor)
+LoadResult openSession(const QString& source, const ProgramChoice& choice, kforge::GraphExecutor executor,
+                       int intraOpThreads)
 {
+    // LibTorch's own count, before any model set another: "0" must bring it back for the next model.
+    static const int defaultThreads = kforge::intraOpThreadCount();
     // Exceptions must not escape into the thread pool: they would surface as an unhandled QFuture
     // exception on the UI thread.
     try {
@@ -28,6 +31,7 @@ LoadResult openSession(const QString& source, const ProgramChoice& choice, kforg
         options.executor = executor;
         options.program = choice.program.toStdString();
         options.compiled = choice.compiled;
+        options.intraOpThreads = intraOpThreads > 0 ? intraOpThreads : defaultThreads;
         return {kforge::ModelSession::open(source.toStdString(), options), {}};
     } catch (const std::exception& e) {
         return {nullptr, QString::fromUtf8(e.what())};
@@ -54,7 +58,8 @@ void ModelLoader::load(const QString& source, const ProgramChoice& choice)
     m_current = watcher;
     m_pendingSource = source;
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, source] { finish(watcher, source); });
-    watcher->setFuture(QtConcurrent::run(openSession, source, choice, AppSettings::graphExecutor()));
+    watcher->setFuture(
+        QtConcurrent::run(openSession, source, choice, AppSettings::graphExecutor(), AppSettings::intraOpThreads()));
     if (!wasBusy)
         Q_EMIT busyChanged(true);
 }

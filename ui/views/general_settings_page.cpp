@@ -13,7 +13,7 @@ namespace kforge::ui {
 
 GeneralSettingsPage::GeneralSettingsPage(QWidget* parent)
     : QWidget(parent), m_keepLeftovers(new QCheckBox(tr("Keep leftovers of failed forwards and captures"), this)),
-      m_captureWarmup(new QSpinBox(this)), m_graphExecutor(new QComboBox(this))
+      m_captureWarmup(new QSpinBox(this)), m_graphExecutor(new QComboBox(this)), m_intraOpThreads(new QSpinBox(this))
 {
     setObjectName(QStringLiteral("generalSettingsPage"));
     m_keepLeftovers->setObjectName(QStringLiteral("keepLeftoversDefault"));
@@ -38,13 +38,23 @@ GeneralSettingsPage::GeneralSettingsPage(QWidget* parent)
            "the first forwards profile and optimise the graph (seconds on very large models) and CUDA fuses "
            "elementwise ops (off while a plan is active). Profiles record which ran."));
 
+    m_intraOpThreads->setObjectName(QStringLiteral("intraOpThreads"));
+    m_intraOpThreads->setRange(0, AppSettings::kMaxIntraOpThreads);
+    m_intraOpThreads->setSpecialValueText(tr("LibTorch's default (one per core)"));
+    m_intraOpThreads->setValue(AppSettings::intraOpThreads());
+    m_intraOpThreads->setToolTip(
+        tr("LibTorch's intra-op threads for models opened from now on (kforge --threads). Fewer threads give steadier "
+           "CPU timings: with one, a compare's baseline and plan no longer wait on the thread pool's wake-ups. The "
+           "profile header says how many ran."));
+
     auto* layout = new QFormLayout(this);
     layout->addRow(m_keepLeftovers);
     layout->addRow(tr("Warm-up forwards before a graph capture:"), m_captureWarmup);
     layout->addRow(tr("TorchScript graph executor:"), m_graphExecutor);
+    layout->addRow(tr("Intra-op threads:"), m_intraOpThreads);
     auto* note =
         new QLabel(tr("Changes are saved at once; Keep Leftovers applies to windows opened from now on, the graph "
-                      "executor to models opened from now on."),
+                      "executor and the threads to models opened from now on."),
                    this);
     note->setWordWrap(true);
     note->setEnabled(false); // a hint, drawn like disabled text
@@ -53,6 +63,8 @@ GeneralSettingsPage::GeneralSettingsPage(QWidget* parent)
     connect(m_keepLeftovers, &QCheckBox::toggled, this, [](bool keep) { AppSettings::setKeepLeftovers(keep); });
     connect(m_graphExecutor, &QComboBox::currentIndexChanged, this,
             [this] { AppSettings::setGraphExecutor(kforge::GraphExecutor(m_graphExecutor->currentData().toInt())); });
+    connect(m_intraOpThreads, &QSpinBox::valueChanged, this,
+            [](int threads) { AppSettings::setIntraOpThreads(threads); });
     connect(m_captureWarmup, &QSpinBox::valueChanged, this,
             [](int count) { AppSettings::setCaptureWarmupIterations(count); });
 }

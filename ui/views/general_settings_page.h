@@ -17,11 +17,13 @@ public:
     QCheckBox* keepLeftoversBox() const;
     QSpinBox* captureWarmupBox() const;
     QComboBox* graphExecutorCombo() const { return m_graphExecutor; }
+    QSpinBox* intraOpThreadsBox() const { return m_intraOpThreads; }
 
 private:
     QCheckBox* m_keepLeftovers;
     QSpinBox* m_captureWarmup;
     QComboBox* m_graphExecutor;
+    QSpinBox* m_intraOpThreads;
 };
 
 } // namespace kforge::ui

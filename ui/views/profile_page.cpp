@@ -585,6 +585,8 @@ QString ProfilePage::headerText() const
     parts << QString::fromStdString(run->deviceName);
     if (!run->graphExecutor.empty())
         parts << tr("%1 graph executor").arg(QString::fromStdString(run->graphExecutor));
+    if (run->intraOpThreads > 0 && run->device != "cuda")
+        parts << tr("%n intra-op thread(s)", nullptr, run->intraOpThreads);
     if (!m_statsModel->moduleScope().isEmpty())
         parts << tr("kernels of %1 (selected in the module tree)").arg(m_statsModel->moduleScope());
     QString iterations = tr("%n iteration(s)", nullptr, run->iterations);

@@ -46,8 +46,9 @@ struct OpenOptions {
     // module tree (its modules' own times cannot be told apart inside compiled code: the root holds them). Off: the
     // exported program runs, node by node, where plans apply.
     bool compiled = false;
-    // LibTorch's intra-op threads (at::set_num_threads, for the whole process) from the moment the model opens; 0
-    // leaves LibTorch's default (one per core). Fewer threads make CPU timings steadier.
+    // LibTorch's intra-op threads (at::set_num_threads) from the moment the model opens, and on the thread of every
+    // forward (LibTorch's OpenMP threads are a setting of each calling thread); 0 leaves LibTorch's default (one per
+    // core). Fewer threads make CPU timings steadier.
     int intraOpThreads = 0;
 };
 

@@ -87,6 +87,8 @@ struct ProfileRun {
     std::string kforgeVersion;
     // "direct" or "optimized" (GraphExecutor), "exported" for a .pt2 program; "" in files from before it was recorded
     std::string graphExecutor;
+    // LibTorch's intra-op threads while it measured (at::get_num_threads); 0 in files from before it was recorded
+    int intraOpThreads = 0;
     std::string model;
     std::vector<std::string> inputs;
     int warmupIterations = 0;

@@ -76,6 +76,7 @@ ordered_json runDescription(const ProfileRun& run)
             {"device", run.device},
             {"device_name", run.deviceName},
             {"graph_executor", run.graphExecutor},
+            {"intra_op_threads", run.intraOpThreads},
             {"versions", {{"torch", run.torchVersion}, {"cupti", run.cuptiVersion}, {"kforge", run.kforgeVersion}}},
             {"warmup_iterations", run.warmupIterations},
             {"iterations", run.iterations},

@@ -337,6 +337,10 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     if (impl.inputs.empty() && impl.kwargs.empty() && requiredArguments(impl) > 0)
         throw Error(where, "no inputs: give --input DTYPE[SHAPE] per forward argument, or an inputs file");
     at::NoGradGuard noGrad;
+    // LibTorch's OpenMP threads are a setting of the calling thread: a forward on another thread than the one that
+    // opened the model (the desktop's worker, a benchmark's) would run with that thread's count.
+    if (impl.options.intraOpThreads > 0 && at::get_num_threads() != impl.options.intraOpThreads)
+        at::set_num_threads(impl.options.intraOpThreads);
     // Thread-local, and LibTorch caches the optimised and the unoptimised plans apart: per forward is enough.
     torch::jit::GraphOptimizerEnabledGuard optimize(impl.options.executor == GraphExecutor::Optimized);
     std::optional<runtime::CallGuard> opened;

@@ -193,6 +193,7 @@ ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path,
     run.device = rd.string(j, path, "device", true);
     run.deviceName = rd.string(j, path, "device_name");
     run.graphExecutor = rd.string(j, path, "graph_executor");
+    run.intraOpThreads = rd.integer<int>(j, path, "intra_op_threads", 0);
     if (const json* v = rd.find(j, path, "versions", false)) {
         run.torchVersion = rd.string(*v, path + "/versions", "torch");
         run.cuptiVersion = rd.string(*v, path + "/versions", "cupti");

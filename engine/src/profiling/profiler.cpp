@@ -86,6 +86,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     run.cuptiVersion = cuda ? profiling::CudaProfiling::cuptiVersion() : "";
     run.kforgeVersion = KFORGE_VERSION_STRING;
     run.graphExecutor = session.forwardProgram();
+    run.intraOpThreads = intraOpThreadCount();
     run.model = session.displayName();
     run.inputs = session.describeInputs();
     run.warmupIterations = options.warmupIterations;
