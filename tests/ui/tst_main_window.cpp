@@ -3,6 +3,9 @@
 #include "application/application_identity.h"
 #include "test_window.h"
 #include "window_parts.h"
+#include "item_models/event_log_model.h"
+#include "item_models/plan_model.h"
+#include "views/path_elision.h"
 #include "main_window.h"
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
@@ -13,6 +16,7 @@
 
 #include <optional>
 
+#include <QAbstractItemView>
 #include <QDir>
 #include <QMap>
 #include <QDragEnterEvent>
@@ -401,6 +405,23 @@ private Q_SLOTS:
         const std::vector<std::string>& warnings = window->session()->warnings();
         QVERIFY(!warnings.empty() && warnings.front().find("running the AOTInductor compiled code") == 0);
         QVERIFY2(topLevelModules(*window).contains("proj"), "the exported program's module tree");
+    }
+
+    // A module path too long for its cell keeps its end in every table that shows one ("…layers.1.mlp.act_fn"; the
+    // plan table and the event log cut "m.model.layers.…"), other cells their beginning ("scaled_dot_p…").
+    void modulePathsKeepTheirEndsInEveryTable()
+    {
+        const auto window = makeWindow();
+        const auto elision = [&](const char* table, int column) {
+            const auto* delegate = dynamic_cast<const kforge::ui::PathElisionDelegate*>(
+                part<QAbstractItemView>(*window, table)->itemDelegate());
+            return delegate ? delegate->elisionOf(column) : Qt::ElideNone;
+        };
+        QCOMPARE(elision("planTable", kforge::ui::PlanModel::ScopeColumn), Qt::ElideLeft);
+        QCOMPARE(elision("planTable", kforge::ui::PlanModel::ProviderColumn), Qt::ElideRight);
+        QCOMPARE(elision("eventLogTable", kforge::ui::EventLogModel::ModuleColumn), Qt::ElideLeft);
+        QCOMPARE(elision("eventLogTable", kforge::ui::EventLogModel::FunctionColumn), Qt::ElideRight);
+        QCOMPARE(elision("moduleTreeView", kforge::ui::ModuleTreeModel::ModuleColumn), Qt::ElideLeft);
     }
 
     // No two actions of the window share a key: Qt calls such a shortcut ambiguous and runs neither (Open Plan and

@@ -74,10 +74,10 @@ private Q_SLOTS:
         const QString functions = model.indexOfPath(QString(), ModuleTreeModel::FunctionsColumn).data().toString();
         QVERIFY(view.columnWidth(ModuleTreeModel::FunctionsColumn) >= metrics.horizontalAdvance(functions));
         QCOMPARE(view.textElideMode(), Qt::ElideLeft);
-        QCOMPARE(ModuleTreeView::cellElision(ModuleTreeModel::ModuleColumn), Qt::ElideLeft);
+        QCOMPARE(view.cellElision(ModuleTreeModel::ModuleColumn), Qt::ElideLeft);
         for (const int column : {int(ModuleTreeModel::TopFunctionColumn), int(ModuleTreeModel::PlanColumn),
                                  int(ModuleTreeModel::FunctionsColumn)})
-            QCOMPARE(ModuleTreeView::cellElision(column), Qt::ElideRight);
+            QCOMPARE(view.cellElision(column), Qt::ElideRight);
     }
 
     // The Hook column is fitted when the model opens, before any plan: empty then, it read "…ed" once an entry was

@@ -2,6 +2,7 @@
 #include "event_log_view.h"
 
 #include "item_models/event_log_model.h"
+#include "views/path_elision.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -31,6 +32,7 @@ EventLogView::EventLogView(EventLogModel* model, QWidget* parent)
 
     m_view->setObjectName(QStringLiteral("eventLogTable"));
     m_view->setModel(m_filter);
+    m_view->setItemDelegate(new PathElisionDelegate({EventLogModel::ModuleColumn}, m_view));
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);

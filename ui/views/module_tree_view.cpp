@@ -2,11 +2,11 @@
 #include "module_tree_view.h"
 
 #include "item_models/module_tree_model.h"
+#include "views/path_elision.h"
 
 #include <QHeaderView>
 #include <QSettings>
 #include <QStyle>
-#include <QStyledItemDelegate>
 #include <QVariantMap>
 
 #include <algorithm>
@@ -17,18 +17,6 @@ namespace {
 
 // Column widths the user set by dragging a header edge, by column title (stable across builds that add columns).
 const QString kWidthsKey = QStringLiteral("moduleTree/columnWidths");
-
-class CellElision final : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        option->textElideMode = ModuleTreeView::cellElision(index.column());
-    }
-};
 
 } // namespace
 
@@ -41,7 +29,7 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QTreeView(parent)
     setAllColumnsShowFocus(true);
     // A name too long for its column keeps its end: "…self_attn" says more than "self_a…".
     setTextElideMode(Qt::ElideLeft);
-    setItemDelegate(new CellElision(this));
+    setItemDelegate(new PathElisionDelegate({ModuleTreeModel::ModuleColumn}, this));
     header()->setStretchLastSection(true);
     connect(header(), &QHeaderView::sectionResized, this, [this](int column, int, int width) {
         if (!m_fitting && m_remembering && width > 0)
@@ -74,9 +62,9 @@ int ModuleTreeView::contentWidth(int column) const
     return widest;
 }
 
-Qt::TextElideMode ModuleTreeView::cellElision(int column)
+Qt::TextElideMode ModuleTreeView::cellElision(int column) const
 {
-    return column == ModuleTreeModel::ModuleColumn ? Qt::ElideLeft : Qt::ElideRight;
+    return static_cast<const PathElisionDelegate*>(itemDelegate())->elisionOf(column);
 }
 
 int ModuleTreeView::widestHookStateWidth() const

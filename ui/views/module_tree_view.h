@@ -18,7 +18,7 @@ public:
     void expandAndFit(int depth = 1);
     // How a cell too narrow for its text cuts it: a module's name keeps its end ("…self_attn"), every other cell its
     // beginning, which says what it is ("scaled_dot_product_attention (321.7 µs)" read "…on (321.7 µs)").
-    static Qt::TextElideMode cellElision(int column);
+    Qt::TextElideMode cellElision(int column) const;
     static constexpr int kMaxFittedWidth = 480;
 
     // Whether widths the user sets are saved and applied (QSettings); off for runs that must leave no settings behind

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plan_editor_view.h"
 
+#include "views/path_elision.h"
+
 #include "views/semantic_text.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
@@ -31,16 +33,11 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 
 // Combo boxes for the columns whose values come from a list: scope (the model's module paths, editable),
 // function (the replaceable functions), provider (the catalog's providers of the row's function).
-class PlanItemDelegate : public QStyledItemDelegate {
+class PlanItemDelegate : public PathElisionDelegate {
 public:
-    PlanItemDelegate(PlanEditorView* editor, QObject* parent) : QStyledItemDelegate(parent), m_editor(editor) {}
-
-    // A module path too long for its column keeps its end, as in the module tree: "…layers.1.mlp.act_fn".
-    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    PlanItemDelegate(PlanEditorView* editor, QObject* parent)
+        : PathElisionDelegate({PlanModel::ScopeColumn}, parent), m_editor(editor)
     {
-        QStyledItemDelegate::initStyleOption(option, index);
-        if (index.column() == PlanModel::ScopeColumn)
-            option->textElideMode = Qt::ElideLeft;
     }
 
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override
