@@ -29,7 +29,8 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QTreeView(parent)
     setAllColumnsShowFocus(true);
     // A name too long for its column keeps its end: "…self_attn" says more than "self_a…".
     setTextElideMode(Qt::ElideLeft);
-    setItemDelegate(new PathElisionDelegate({ModuleTreeModel::ModuleColumn}, this));
+    m_elision = new PathElisionDelegate({ModuleTreeModel::ModuleColumn}, this);
+    setItemDelegate(m_elision);
     header()->setStretchLastSection(true);
     connect(header(), &QHeaderView::sectionResized, this, [this](int column, int, int width) {
         if (!m_fitting && m_remembering && width > 0)
@@ -62,10 +63,7 @@ int ModuleTreeView::contentWidth(int column) const
     return widest;
 }
 
-Qt::TextElideMode ModuleTreeView::cellElision(int column) const
-{
-    return static_cast<const PathElisionDelegate*>(itemDelegate())->elisionOf(column);
-}
+Qt::TextElideMode ModuleTreeView::cellElision(int column) const { return m_elision->elisionOf(column); }
 
 int ModuleTreeView::widestHookStateWidth() const
 {

@@ -4,6 +4,8 @@
 
 namespace kforge::ui {
 
+class PathElisionDelegate;
+
 // The module tree page: a tree view tuned for wide, deep module hierarchies.
 class ModuleTreeView : public QTreeView {
     Q_OBJECT
@@ -31,7 +33,8 @@ public:
 
 private:
     void rememberWidth(int column, int width);
-    bool m_fitting = false; // widths set by expandAndFit are not the user's
+    PathElisionDelegate* m_elision = nullptr; // module names keep their end, other cells their beginning
+    bool m_fitting = false;                   // widths set by expandAndFit are not the user's
     bool m_remembering = true;
 };
 

@@ -41,37 +41,10 @@ double PairedRounds::bestOriginalUs() const { return fastest(originalUs); }
 
 SpeedComparison PairedRounds::compare() const { return compareSpeed(originalUs, candidateUs); }
 
-PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
-                                      const std::string& device, const SampleCall& candidate,
-                                      const SampleCall& original, std::int64_t deadlineNs)
-{
-    PairedRounds out;
-    int repetitions = 1;
-    for (int round = -2; round < rounds; ++round) {
-        double c = 0, o = 0;
-        if (round % 2 == 0) { // which side runs first alternates: the second may find warmer caches
-            c = timeRound(samples, device, candidate, repetitions);
-            o = timeRound(samples, device, original, repetitions);
-        } else {
-            o = timeRound(samples, device, original, repetitions);
-            c = timeRound(samples, device, candidate, repetitions);
-        }
-        if (round == -2) // the first warm-up round, one repetition, sizes the others
-            repetitions = std::clamp(int(std::ceil(kMinRoundUs / std::max({c, o, 1e-3}))), 1, kMaxRepetitions);
-        if (round >= 0) {
-            out.candidateUs.push_back(c);
-            out.originalUs.push_back(o);
-            if (deadlineNs > 0 && runtime::nowNs() > deadlineNs)
-                break;
-        }
-    }
-    return out;
-}
-
 std::vector<PairedRounds> benchmarkCandidatesTogether(const std::vector<const torch::jit::Stack*>& samples, int rounds,
                                                       const std::string& device,
                                                       const std::vector<SampleCall>& candidates,
-                                                      const SampleCall& original)
+                                                      const SampleCall& original, std::int64_t deadlineNs)
 {
     // Side 0 is the original, side i + 1 candidate i.
     std::vector<const SampleCall*> sides{&original};
@@ -96,8 +69,17 @@ std::vector<PairedRounds> benchmarkCandidatesTogether(const std::vector<const to
             out[i].candidateUs.push_back(us[i + 1]);
             out[i].originalUs.push_back(us[0]);
         }
+        if (deadlineNs > 0 && runtime::nowNs() > deadlineNs)
+            break;
     }
     return out;
+}
+
+PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
+                                      const std::string& device, const SampleCall& candidate,
+                                      const SampleCall& original, std::int64_t deadlineNs)
+{
+    return benchmarkCandidatesTogether(samples, rounds, device, {candidate}, original, deadlineNs).front();
 }
 
 } // namespace kforge::optimizer

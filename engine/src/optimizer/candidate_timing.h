@@ -20,7 +20,7 @@ using SampleCall = std::function<void(torch::jit::Stack&)>;
 double timeRound(const std::vector<const torch::jit::Stack*>& samples, const std::string& device,
                  const SampleCall& call, int repetitions = 1);
 
-// How long a timed round of benchmarkAgainstOriginal lasts at least: a round of one call of a few µs measured the
+// How long a timed round of benchmarkCandidatesTogether lasts at least: a round of one call of a few µs measured the
 // timer and the caches, not the kernel (the same provider read 3.8x and 9.6x against the original in two runs).
 inline constexpr double kMinRoundUs = 500;
 inline constexpr int kMaxRepetitions = 1000;
@@ -33,23 +33,22 @@ struct PairedRounds {
     SpeedComparison compare() const;
 };
 
-// Candidate and original in interleaved rounds, which of them runs first alternating, so load on the machine hits both
-// alike. Two untimed rounds warm caches and allocators: the first, one repetition, sizes the others, which repeat the
-// samples until the slower side's round lasts kMinRoundUs (at most kMaxRepetitions times); times are per repetition.
-// Stops after `rounds` timed rounds, or sooner once `deadlineNs` (runtime::nowNs) has passed with at least one timed
-// round (0: no deadline).
-PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
-                                      const std::string& device, const SampleCall& candidate,
-                                      const SampleCall& original, std::int64_t deadlineNs = 0);
-
-// Every candidate of a function and the original in the same rounds, the order rotating from round to round, sized
-// and warmed as benchmarkAgainstOriginal's: each candidate's rounds pair with the original's rounds of the same
-// moments, so their ratios rank the candidates fairly (timed one after another, each against the original of its own
-// minutes, a candidate could win on a quiet minute: the original's own time moves, 12 µs to 35 µs in the minutes of
-// one optimisation). One PairedRounds per candidate, in order; their originalUs are the same rounds.
+// Every candidate of a function and the original in the same rounds, the order rotating from round to round, so load
+// on the machine hits all alike and each candidate's rounds pair with the original's rounds of the same moments: their
+// ratios rank the candidates fairly (timed one after another, each against the original of its own minutes, a
+// candidate could win on a quiet minute: the original's own time moves, 12 µs to 35 µs in the minutes of one
+// optimisation). Two untimed rounds warm caches and allocators: the first, one repetition, sizes the others, which
+// repeat the samples until the slowest side's round lasts kMinRoundUs (at most kMaxRepetitions times); times are per
+// repetition. Stops after `rounds` timed rounds, or sooner once `deadlineNs` (runtime::nowNs) has passed with at least
+// one timed round (0: no deadline). One PairedRounds per candidate, in order; their originalUs are the same rounds.
 std::vector<PairedRounds> benchmarkCandidatesTogether(const std::vector<const torch::jit::Stack*>& samples, int rounds,
                                                       const std::string& device,
                                                       const std::vector<SampleCall>& candidates,
-                                                      const SampleCall& original);
+                                                      const SampleCall& original, std::int64_t deadlineNs = 0);
+
+// One candidate against the original, as benchmarkCandidatesTogether times it (the re-validation where a plan lands).
+PairedRounds benchmarkAgainstOriginal(const std::vector<const torch::jit::Stack*>& samples, int rounds,
+                                      const std::string& device, const SampleCall& candidate,
+                                      const SampleCall& original, std::int64_t deadlineNs = 0);
 
 } // namespace kforge::optimizer
