@@ -22,6 +22,13 @@
 // times in ms separated by spaces; "quit" ends. Before the first command it prints "ready".
 //
 //   bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]   (default: the first four variants)
+//
+// Time on this VM moves by 10-30% between processes, more than the 3% the default forward is judged by; instructions
+// do not move. `bench_executor_gap --instructions MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]` counts each variant's
+// instructions per forward under callgrind (bench/instruction_count.h) and prints them with their ratio to libtorch's:
+// the work each forward does, not its time (memory stalls are not counted), but a difference that does not move.
+#include "instruction_count.h"
+
 #include <kforge/model_session.h>
 #include <kforge/profiling.h>
 
@@ -181,10 +188,44 @@ std::function<void()> variantForward(const std::string& name, Loaded& loaded)
     return {};
 }
 
+constexpr const char* kDefaultVariants = "libtorch,libtorch_direct,kforge_direct,kforge_optimized";
+
+// The parent of an --instructions run: re-runs this binary under callgrind and prints the counts.
+int reportInstructions(const char* self, const std::vector<std::string>& args)
+{
+    const auto counts = kforge_bench::instructionsPerCall(self, args);
+    const auto base = counts.find("libtorch");
+    if (base == counts.end()) {
+        std::fprintf(stderr, "bench_executor_gap: no count for libtorch\n");
+        return 1;
+    }
+    std::printf("%s: instructions per forward (callgrind), ratio to libtorch's\n", args[1].c_str());
+    std::istringstream names(args.size() > 4 ? args[4] : kDefaultVariants);
+    for (std::string name; std::getline(names, name, ',');)
+        if (const auto it = counts.find(name); it != counts.end())
+            std::printf("  %-24s %14.0f  %.4fx\n", name.c_str(), it->second, it->second / base->second);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    if (argc > 1 && std::string(argv[1]) == "--instructions") {
+        std::vector<std::string> args{"--instructions-child"};
+        args.insert(args.end(), argv + 2, argv + argc);
+        if (args.size() < 3) {
+            std::fprintf(stderr,
+                         "usage: bench_executor_gap --instructions MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]\n");
+            return 2;
+        }
+        return reportInstructions(argv[0], args);
+    }
+    const bool countingChild = argc > 1 && std::string(argv[1]) == "--instructions-child";
+    if (countingChild) {
+        --argc;
+        ++argv;
+    }
     if (argc < 3) {
         std::fprintf(stderr, "usage: bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]] (driven by "
                              "bench_executor_gap.py)\n");
@@ -195,12 +236,17 @@ int main(int argc, char** argv)
     Loaded loaded(argv[1], argv[2]);
     // Load what the named variants need before "ready", so that no timed forward pays for a load.
     std::map<std::string, std::function<void()>> variants;
-    std::istringstream names(argc > 4 ? argv[4] : "libtorch,libtorch_direct,kforge_direct,kforge_optimized");
+    std::istringstream names(argc > 4 ? argv[4] : kDefaultVariants);
     for (std::string name; std::getline(names, name, ',');)
         if (name == "kforge_profiled")
             loaded.session(kforge::GraphExecutor::Direct);
         else if (auto forward = variantForward(name, loaded))
             variants[name] = std::move(forward);
+    if (countingChild) {
+        for (const auto& [name, forward] : variants)
+            kforge_bench::countInstructions(name, 5, forward, 5);
+        return 0;
+    }
     std::printf("ready\n");
     std::fflush(stdout);
     for (std::string line; std::getline(std::cin, line);) {

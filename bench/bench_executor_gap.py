@@ -11,7 +11,13 @@ slower than Python's forward beyond the noise.
 
     ~/.cache/kforge/torch-2.11.0/bin/python bench/bench_executor_gap.py [--models resnet18,vit] [--forms script,trace]
         [--rounds 12] [--forwards 3] [--warmup 3] [--threads 1] [--corpus DIR] [--binary build/bin/bench_executor_gap]
-Nothing passes or fails: the figures are printed for people to judge."""
+Nothing passes or fails: the figures are printed for people to judge.
+
+Time on a shared VM moves by 10-30% between processes, more than the 3% the default forward is judged by.
+`--instructions` counts instead, under callgrind, the instructions per forward of Python's forward (two runs of the
+same process, 5 and 25 forwards after the warm-up: their difference over 20) and of each C++ variant
+(`bench_executor_gap --instructions`), and prints the ratios to Python's: the work each forward does, not its time
+(memory stalls are not counted), but a figure that does not move between runs."""
 import argparse
 import glob
 import math
@@ -121,7 +127,70 @@ def measure(path, inputs_path, args, variants):
     return per_round
 
 
+def callgrind_total(command):
+    """The instructions callgrind counts over the whole of `command`."""
+    out = f"/tmp/kforge-gap-{os.getpid()}.cg"
+    subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"] + command, check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        with open(out) as dump:
+            for line in dump:
+                if line.startswith(("summary:", "totals:")):
+                    return int(line.split()[1])
+    finally:
+        os.remove(out)
+    raise RuntimeError(f"callgrind wrote no total for {command}")
+
+
+def python_instructions(path, inputs_path, threads):
+    """Instructions per forward of Python's torch.jit.load(path)(inputs), from two runs that differ in forwards only."""
+    def run(forwards):
+        return callgrind_total([sys.executable, __file__, "--python-child", path, inputs_path, str(threads),
+                                str(forwards)])
+    return (run(25) - run(5)) / 20
+
+
+def cxx_instructions(binary, path, inputs_path, threads, variants):
+    """Instructions per forward of each C++ variant (bench_executor_gap --instructions)."""
+    result = subprocess.run([binary, "--instructions", path, inputs_path, str(threads), ",".join(variants)],
+                            check=True, capture_output=True, text=True)
+    counts = {}
+    for line in result.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] in variants:
+            counts[fields[0]] = float(fields[1])
+    return counts
+
+
+def python_child(path, inputs_path, threads, forwards):
+    """What python_instructions counts: the load, 5 warm-up forwards (the graph executor optimises after its first),
+    then `forwards` more."""
+    torch.set_num_threads(threads)
+    module = torch.jit.load(path).eval()
+    inputs = torch.load(inputs_path)
+    python_times(module, inputs, 5 + forwards)
+
+
+def report_instructions(args, variants):
+    cxx = [v for v in variants[1:] if v in VARIANTS]
+    print(f"torch {torch.__version__}, {args.threads} intra-op thread(s), instructions per forward under callgrind\n")
+    print("| model, form | Python instructions | " + " | ".join(f"{v} / Python" for v in cxx) + " |")
+    print("|---|---|" + "---|" * len(cxx))
+    for model in args.models.split(","):
+        for form in args.forms.split(","):
+            path = os.path.join(args.corpus, f"{model}.{form}.pt")
+            inputs = os.path.join(args.corpus, f"{model}.input.pt")
+            if not os.path.exists(path):
+                continue
+            python = python_instructions(path, inputs, args.threads)
+            counts = cxx_instructions(args.binary, path, inputs, args.threads, cxx)
+            cells = [f"{counts[v] / python:.4f}x" if v in counts else "-" for v in cxx]
+            print(f"| {model}, {form} | {python / 1e6:.2f} M | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--python-child":
+        return python_child(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="resnet18,mobilenet_v3_small,efficientnet_b0,vit,hf_llama,timm_vit_tiny")
     parser.add_argument("--forms", default="script,trace")
@@ -134,8 +203,12 @@ def main():
                                                          "bench_executor_gap"))
     parser.add_argument("--attribution", action="store_true",
                         help="also time kforge's plain and instrumented forwards without the call guard")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per forward under callgrind instead of timing")
     args = parser.parse_args()
     variants = VARIANTS + (ATTRIBUTION if args.attribution else [])
+    if args.instructions:
+        return report_instructions(args, variants)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads or 'default'} intra-op thread(s), {args.rounds} rounds of "

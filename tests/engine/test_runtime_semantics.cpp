@@ -442,6 +442,56 @@ TEST_F(Runtime, R2_TheDirectExecutorInlinesFunctionsAndKeepsTheirCallsInScope)
     }
 }
 
+// R2: the direct executor computes a repeated pure expression once, as LibTorch's optimizer does (a traced decoder
+// repeats its size arithmetic and masks in every layer), and builds no tuple only to unpack it; but two calls of a
+// catalog function are never merged, even of gelu on the same tensor: both stay in the graph and both are served.
+TEST_F(Runtime, R2_RepeatedExpressionsRunOnceAndEveryCatalogCallStays)
+{
+    auto cu = std::make_shared<torch::jit::CompilationUnit>();
+    torch::jit::Module twice(c10::QualifiedName("__torch__.Twice"), cu, true);
+    twice.define("def forward(self, x: Tensor) -> Tensor:\n"
+                 "    pair = (torch.gelu(x) * x.size(0), torch.gelu(x) * x.size(0))\n"
+                 "    a, b = pair\n"
+                 "    return a + b\n");
+    torch::jit::Module root(c10::QualifiedName("__torch__.Root"), cu, true);
+    root.register_module("act", twice);
+    root.define("def forward(self, x: Tensor) -> Tensor:\n    return self.act.forward(x)\n");
+    root.eval();
+    TempDir dir;
+    saveModule(root, dir.path("twice.pt"));
+    auto session = ModelSession::open(dir.path("twice.pt").string());
+    session->setInputSpecs({"float32[2,3]"});
+    const auto count = [&](const char* method, const char* kind) {
+        const auto graph =
+            torch::jit::toGraphFunction(sessionImpl(*session).module.get_method(method).function()).graph();
+        return std::count_if(graph->nodes().begin(), graph->nodes().end(), [&](const torch::jit::Node* node) {
+            return node->kind() == c10::Symbol::fromQualString(kind);
+        });
+    };
+    EXPECT_EQ(count(kInlinedPlainForward, "aten::size"), 1);
+    EXPECT_EQ(count(kInlinedPlainForward, "prim::TupleConstruct"), 0);
+    EXPECT_EQ(count(kInlinedPlainForward, "aten::gelu"), 2);
+    EXPECT_EQ(count(kInlinedForward, "aten::gelu"), 2);
+    const auto act = std::find_if(session->modules().begin(), session->modules().end(),
+                                  [](const auto& module) { return module.path == "act"; });
+    ASSERT_NE(act, session->modules().end());
+    EXPECT_EQ(act->functions.at("gelu"), 2);
+
+    const auto idleOutput = session->forward();
+    KernelProviderRuntime runtime(*session, planOf({entry("act", "gelu", "TestTagGeluProvider")}));
+    runtime.activate();
+    const long before = tagCalls();
+    session->forward();
+    EXPECT_EQ(tagCalls() - before, 2) << "both gelu calls served";
+    runtime.deactivate();
+    OpenOptions optimizedOptions;
+    optimizedOptions.executor = GraphExecutor::Optimized;
+    auto optimized = ModelSession::open(dir.path("twice.pt").string(), optimizedOptions);
+    optimized->setInputSpecs({"float32[2,3]"});
+    ASSERT_EQ(idleOutput.size(), 1u);
+    EXPECT_EQ(idleOutput[0].sum, optimized->forward()[0].sum);
+}
+
 // R2: the plain copies keep the schema of the methods they copy, defaults included: an idle forward that leaves
 // out arguments with defaults (the forward's own, and a helper's called without them) runs as the forward does.
 TEST_F(Runtime, R2_PlainCopiesKeepTheDefaultArgumentsOfTheirMethods)

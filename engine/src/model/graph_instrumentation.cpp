@@ -7,7 +7,9 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
+#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/passes/peephole.h>
 
 #include <algorithm>
@@ -251,6 +253,44 @@ std::shared_ptr<torch::jit::Graph> preoptimized(const std::shared_ptr<torch::jit
     return graph;
 }
 
+bool isCatalogOp(const c10::FunctionSchema& schema)
+{
+    const auto forms = allOpForms();
+    return std::any_of(forms.begin(), forms.end(), [&schema](const OpForm& form) {
+        return form.op.name == schema.name() && form.op.overload == schema.overload_name();
+    });
+}
+
+// Marks every catalog call of a block and its nested blocks with an attribute of its own, so that no two compare
+// equal.
+void markCatalogCalls(torch::jit::Block& block, c10::Symbol mark, std::vector<torch::jit::Node*>& marked)
+{
+    for (torch::jit::Node* node : block.nodes()) {
+        if (const auto* schema = node->maybeSchema(); schema && isCatalogOp(*schema)) {
+            node->i_(mark, static_cast<int64_t>(marked.size()));
+            marked.push_back(node);
+        }
+        for (torch::jit::Block* inner : node->blocks())
+            markCatalogCalls(*inner, mark, marked);
+    }
+}
+
+// What LibTorch's graph optimizer does beyond the preparation that never touches a catalog call: repeated pure
+// expressions computed once (a traced decoder repeats its size arithmetic and masks per layer: hf_llama's inlined
+// forward has 37 aten::size, 19 aten::unsqueeze, 35 lists where the optimizer leaves 32, 15, 25) and tuples built only
+// to be unpacked removed. Catalog calls are kept apart (an attribute of their own while the pass runs): two calls of
+// gelu on the same tensor stay two calls, each served and counted, as R1 requires; the deployment may merge them.
+void eliminateRepeatedWork(const std::shared_ptr<torch::jit::Graph>& graph)
+{
+    const c10::Symbol mark = c10::Symbol::attr("kforge_catalog_call");
+    std::vector<torch::jit::Node*> marked;
+    markCatalogCalls(*graph->block(), mark, marked);
+    torch::jit::EliminateCommonSubexpression(graph);
+    for (torch::jit::Node* node : marked)
+        node->removeAttribute(mark);
+    torch::jit::LowerSimpleTuples(graph);
+}
+
 } // namespace
 
 bool addInlinedForwards(const torch::jit::Module& root)
@@ -263,9 +303,13 @@ bool addInlinedForwards(const torch::jit::Module& root)
     if (type->findMethod(kInlinedForward))
         return true; // a class shared with another session
     CallInliner inliner;
-    addPlainCopy(type, *forward, kInlinedForward, preoptimized(inliner.inlined(torch::jit::toGraphFunction(*forward))));
-    addPlainCopy(type, *plain, kInlinedPlainForward,
-                 preoptimized(inliner.inlined(torch::jit::toGraphFunction(*plain))));
+    const auto prepared = [&inliner](torch::jit::Function& method) {
+        std::shared_ptr<torch::jit::Graph> graph = preoptimized(inliner.inlined(torch::jit::toGraphFunction(method)));
+        eliminateRepeatedWork(graph);
+        return graph;
+    };
+    addPlainCopy(type, *forward, kInlinedForward, prepared(*forward));
+    addPlainCopy(type, *plain, kInlinedPlainForward, prepared(*plain));
     return true;
 }
 

@@ -38,13 +38,13 @@ inline bool isForwardMethod(std::string_view name)
 std::vector<std::string> forwardMethodsOf(const c10::ClassType& type);
 
 // The root's forward and its plain copy with every call of a module method or TorchScript function inlined,
-// transitively, then prepared as LibTorch prepares every graph it runs (peephole, immutable constants, pooling), as
-// methods kInlinedForward and kInlinedPlainForward: the same catalog calls in the same order, hook ops included (an
-// inlined module_enter still takes its module as `self`), without an interpreter frame per call or the no-ops LibTorch
-// removes. What the direct executor runs: without the inlining a model of many small modules ran 5-20% slower than
-// its deployment on the CPU, without the preparation a scripted model of many F.* calls 8% and a traced decoder's
-// size arithmetic 9% (bench/bench_executor_gap.py). Returns false, adding nothing, when the root has no instrumented
-// forward.
+// transitively, then prepared as LibTorch prepares every graph it runs (peephole, immutable constants, pooling) and
+// rid of repeated pure expressions and tuples made to be unpacked, as its optimizer does, as methods kInlinedForward
+// and kInlinedPlainForward: the same catalog calls in the same order, hook ops included (an inlined module_enter still
+// takes its module as `self`), without an interpreter frame per call or the no-ops and repeats LibTorch removes. What
+// the direct executor runs: without the inlining a model of many small modules ran 5-20% slower than its deployment on
+// the CPU, without the preparation a scripted model of many F.* calls 8% and a traced decoder's size arithmetic 9%
+// (bench/bench_executor_gap.py). Returns false, adding nothing, when the root has no instrumented forward.
 bool addInlinedForwards(const torch::jit::Module& root);
 inline constexpr const char* kInlinedForward = "_kforge_inlined_forward";
 inline constexpr const char* kInlinedPlainForward = "_kforge_inlined_plain_forward";
