@@ -104,6 +104,12 @@ private Q_SLOTS:
         const auto cell = [&](int row, int column) { return model.index(row, column).data().toString(); };
         QCOMPARE(cell(4, EventLogModel::KindColumn), QStringLiteral("provider_call"));
         QCOMPARE(cell(4, EventLogModel::ModuleColumn), QStringLiteral("blocks.0.mlp"));
+        QCOMPARE(cell(3, EventLogModel::ModuleColumn), QString()); // an original outside every hooked scope
+        QCOMPARE(cell(0, EventLogModel::ModuleColumn), QString()); // activation happens in no module
+        Event rootCall = parseEvents(kRun)[4];
+        rootCall.modulePath.clear(); // a root-scoped entry's call
+        model.append({rootCall});
+        QCOMPARE(cell(10, EventLogModel::ModuleColumn), QStringLiteral("(root)"));
         QCOMPARE(cell(4, EventLogModel::FunctionColumn), QStringLiteral("gelu"));
         QCOMPARE(cell(4, EventLogModel::ProviderColumn), QStringLiteral("AtenGeluProvider"));
         QCOMPARE(cell(4, EventLogModel::ThreadColumn), QStringLiteral("2"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "event_log_model.h"
 
+#include "format.h"
 #include "semantic_colors.h"
 
 #include <QBrush>
@@ -9,6 +10,18 @@
 #include <algorithm>
 
 namespace kforge::ui {
+
+namespace {
+
+// Whether an event of this kind always happens in a module, so that an empty path is the root's: an original call
+// outside every hooked scope has none, nor has activation.
+bool hasScope(kforge::EventKind kind)
+{
+    return kind != kforge::EventKind::Activate && kind != kforge::EventKind::Deactivate &&
+           kind != kforge::EventKind::OriginalCall;
+}
+
+} // namespace
 
 EventLogModel::EventLogModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -125,7 +138,7 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const
         return QString::fromLatin1(kforge::eventKindName(e.kind).data(),
                                    qsizetype(kforge::eventKindName(e.kind).size()));
     case ModuleColumn:
-        return QString::fromStdString(e.modulePath);
+        return hasScope(e.kind) ? formatModulePath(e.modulePath) : QString::fromStdString(e.modulePath);
     case FunctionColumn:
         return QString::fromStdString(e.function);
     case ProviderColumn:
