@@ -18,9 +18,11 @@
 #include "item_models/run_views.h"
 #include "item_models/semantic_colors.h"
 #include "item_models/module_tree_filter_model.h"
+#include "controllers/benchmark_controller.h"
 #include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/run_controller.h"
+#include "controllers/verify_controller.h"
 #include "views/plan_editor_view.h"
 #include "views/profile_page.h"
 #include "views/provenance_banner.h"
@@ -372,6 +374,8 @@ private Q_SLOTS:
                      qPrintable(QString::number(column)));
 
         seen.clear();
+        connect(part<kforge::ui::BenchmarkController>(*window, "benchmarkController"),
+                &kforge::ui::BenchmarkController::progress, text, [&] { seen << text->text(); });
         window->actions().profileBenchmark->trigger();
         std::tie(ok, message) = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
@@ -530,7 +534,8 @@ private Q_SLOTS:
         QVERIFY2(message.startsWith(QStringLiteral("Benchmark:")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("outputs agree")), qPrintable(message));
 
-        const auto& result = window->profileController()->benchmarkResult();
+        // Measured with the Profile page's warm-up and iterations (as rounds): one MeasureSettings for all three.
+        const auto& result = part<kforge::ui::BenchmarkController>(*window, "benchmarkController")->result();
         QVERIFY(result);
         QCOMPARE(result->baseline.forwards, 2);
         QCOMPARE(result->plan.forwards, 2);
@@ -579,7 +584,8 @@ private Q_SLOTS:
         auto [ok, message] = waitForProfile(finished);
         QVERIFY2(message.startsWith(QStringLiteral("Verify: FAIL")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("blocks.1.mlp")), qPrintable(message));
-        const auto& report = window->profileController()->verifyReport();
+        auto* verifier = part<kforge::ui::VerifyController>(*window, "verifyController");
+        const auto& report = verifier->report();
         QVERIFY(report && report->divergence);
         QCOMPARE(QString::fromStdString(report->divergence->module), QStringLiteral("blocks.1.mlp"));
         auto* summary = window->profilePage()->findChild<QLabel*>(QStringLiteral("verifySummary"));
@@ -617,7 +623,7 @@ private Q_SLOTS:
         std::tie(ok, message) = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
         QVERIFY2(message.startsWith(QStringLiteral("Verify: the plan keeps")), qPrintable(message));
-        QVERIFY(!window->profileController()->verifyReport()->divergence);
+        QVERIFY(!verifier->report()->divergence);
         QCOMPARE(planRows->index(0, kforge::ui::PlanModel::VerifiedColumn).data().toString(),
                  QStringLiteral("outputs agree"));
         QCOMPARE(errorCell("blocks.1.mlp").data().toString(), QStringLiteral("agrees")); // compared although passing

@@ -50,22 +50,21 @@ heldAfter(ProfileController::Kind kind, const ProfileController::RunPtr& baselin
                                                                          : planBefore};
 }
 
-SessionOwner::Activity activityOf(ProfileController::Kind kind)
-{
-    return kind == ProfileController::Kind::Benchmark ? SessionOwner::Activity::Benchmark
-           : kind == ProfileController::Kind::Verify  ? SessionOwner::Activity::Verify
-                                                      : SessionOwner::Activity::Profile;
-}
-
 } // namespace
 
 ProfileController::ProfileController(SessionOwner* owner, QObject* parent)
-    : QObject(parent), m_owner(owner), m_job(owner, this, [this](const Result& result) { finish(result); })
+    : ProfileController(owner, std::make_shared<MeasureSettings>(), parent)
 {
-    connect(m_owner, &SessionOwner::aboutToChangeSession, this, &ProfileController::stop);
-    connect(m_owner, &SessionOwner::sessionChanged, this, &ProfileController::sessionChanged);
+}
+
+ProfileController::ProfileController(SessionOwner* owner, std::shared_ptr<MeasureSettings> settings, QObject* parent)
+    : MeasureController(owner, settings, parent), m_settings(std::move(settings)),
+      m_job(owner, this, [this](const Result& result) { finish(result); })
+{
+    connect(owner, &SessionOwner::aboutToChangeSession, this, &ProfileController::stop);
+    connect(owner, &SessionOwner::sessionChanged, this, &ProfileController::sessionChanged);
     if (cudaAvailable())
-        m_device = QStringLiteral("cuda");
+        m_settings->device = QStringLiteral("cuda");
 }
 
 ProfileController::~ProfileController() { stop(); }
@@ -73,8 +72,6 @@ ProfileController::~ProfileController() { stop(); }
 void ProfileController::sessionChanged()
 {
     m_declines.clear();
-    m_benchmark.reset();
-    m_verify.reset();
     m_baselineBefore.reset();
     m_planBefore.reset();
     setRuns(nullptr, nullptr);
@@ -95,7 +92,7 @@ bool ProfileController::cudaAvailable(QString* why)
 
 void ProfileController::setDevice(const QString& device)
 {
-    m_device = device == QLatin1String("cuda") && cudaAvailable() ? device : QStringLiteral("cpu");
+    m_settings->device = device == QLatin1String("cuda") && cudaAvailable() ? device : QStringLiteral("cpu");
 }
 
 bool ProfileController::runBaseline(QString* error) { return start(Kind::Baseline, {}, error); }
@@ -104,46 +101,30 @@ bool ProfileController::runWithPlan(const kforge::Plan& plan, QString* error) { 
 
 bool ProfileController::compare(const kforge::Plan& plan, QString* error) { return start(Kind::Compare, plan, error); }
 
-bool ProfileController::benchmark(const kforge::Plan& plan, QString* error)
-{
-    return start(Kind::Benchmark, plan, error);
-}
-
-bool ProfileController::verify(const kforge::Plan& plan, QString* error) { return start(Kind::Verify, plan, error); }
-
 bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* error)
 {
-    auto fail = [error](const QString& message) {
-        if (error)
-            *error = message;
-        return false;
-    };
-    if (m_owner->session() && kind != Kind::Baseline && !plan.hasEnabledEntry())
-        return fail(tr("The plan has no enabled entry to profile."));
-    if (!m_job.claim(activityOf(kind), error))
+    if ((kind != Kind::Baseline && !planCanRun(plan, tr("profile"), error)) ||
+        !m_job.claim(SessionOwner::Activity::Profile, error))
         return false;
 
     m_declines.clear();
     m_baselineBefore = m_baseline;
     m_planBefore = m_plan;
     m_kind = kind;
-    m_startedPlan = plan;
     Q_EMIT runningChanged(true);
 
     kforge::StudyOptions options;
     options.kind = studyKind(kind);
-    options.device = m_device.toStdString();
-    options.warmupIterations = m_warmup;
-    options.iterations = m_iterations;
-    options.recordShapes = m_recordShapes;
+    options.device = m_settings->device.toStdString();
+    options.warmupIterations = m_settings->warmup;
+    options.iterations = m_settings->iterations;
+    options.recordShapes = m_settings->recordShapes;
     options.plan = plan; // whole: the runtime skips disabled entries, so declines name the plan's rows
-    const int perRun = m_warmup + m_iterations;
+    const int perRun = m_settings->warmup + m_settings->iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;
-    const QString firstStage = kind == Kind::Plan        ? QStringLiteral("plan")
-                               : kind == Kind::Compare   ? QStringLiteral("baseline and plan") // in rounds
-                               : kind == Kind::Benchmark ? QStringLiteral("benchmark")
-                               : kind == Kind::Verify    ? QStringLiteral("verify")
-                                                         : QStringLiteral("baseline");
+    const QString firstStage = kind == Kind::Plan      ? QStringLiteral("plan")
+                               : kind == Kind::Compare ? QStringLiteral("baseline and plan") // in rounds
+                                                       : QStringLiteral("baseline");
     Q_EMIT progress(0, total, firstStage);
 
     // Called on the worker thread: progress travels to the UI thread queued, the answer is the cancel flag. A
@@ -156,10 +137,9 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                      : std::pair{plan && kind == Kind::Compare ? perRun : 0,
                                  plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
-    options.progress = [this, cancel = m_job.cancelFlag(), total, stage, kind](int done, int of) {
-        // Verify and an interleaved compare say how many forwards they make.
-        const bool ownTotal = kind == Kind::Verify || stage->second == QLatin1String("baseline and plan");
-        const int all = ownTotal ? of : total;
+    options.progress = [this, cancel = m_job.cancelFlag(), total, stage](int done, int of) {
+        // An interleaved compare says how many forwards it makes.
+        const int all = stage->second == QLatin1String("baseline and plan") ? of : total;
         QMetaObject::invokeMethod(
             this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
             Qt::QueuedConnection);
@@ -171,29 +151,10 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 this, [this, run = std::make_shared<const kforge::ProfileRun>(run)] { showPartial(run); },
                 Qt::QueuedConnection);
         };
-    auto work = [session = m_owner->session(), options = std::move(options), kind, previousBaseline = m_baseline,
+    auto work = [session = owner()->session(), options = std::move(options), kind, previousBaseline = m_baseline,
                  previousPlan = m_plan, groupBy = m_groupBy]() {
         Result result;
         try {
-            if (kind == Kind::Verify) {
-                if (session->device() != options.device)
-                    session->setDevice(options.device);
-                kforge::VerifyOptions verify;
-                verify.thresholds = options.plan.verifyThresholds.value_or(kforge::VerifyThresholds{});
-                verify.progress = options.progress;
-                verify.compareModules = true; // the module tree's Error column, also when the outputs agree
-                result.verify =
-                    std::make_shared<kforge::VerifyReport>(kforge::verifyPlan(*session, options.plan, verify));
-                return result;
-            }
-            if (kind == Kind::Benchmark) {
-                if (session->device() != options.device)
-                    session->setDevice(options.device);
-                const kforge::BenchmarkOptions rounds{options.warmupIterations, options.iterations, 0};
-                result.benchmark = std::make_shared<kforge::BenchmarkResult>(
-                    kforge::benchmarkPlan(*session, options.plan, rounds, options.progress));
-                return result;
-            }
             const kforge::StudyResult study = kforge::runStudy(*session, options);
             result.baseline = study.baseline;
             result.plan = study.plan;
@@ -230,45 +191,23 @@ void ProfileController::stop() { m_job.stop(); }
 
 void ProfileController::finish(const Result& result)
 {
-    const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled) ||
-                           (result.benchmark && result.benchmark->stopped);
-    if (result.benchmark && !result.benchmark->baselineMs.empty()) {
-        m_benchmark = *result.benchmark;
-        m_benchmarkPlan = m_startedPlan;
-        m_newer = NewerResult::Benchmark;
-    }
-    if (result.verify)
-        m_verify = *result.verify;
+    const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled);
     // The runs so far (partial) give way to the finished runs, or to what was shown before when none came.
     std::tie(m_baseline, m_plan) = heldAfter(m_kind, result.baseline, result.plan, m_baselineBefore, m_planBefore);
-    if (measuredSomething(result.baseline) || measuredSomething(result.plan))
-        m_newer = NewerResult::Comparison;
+    const bool measured = measuredSomething(result.baseline) || measuredSomething(result.plan);
     if (result.comparison && result.compared == std::pair{m_baseline.get(), m_plan.get()})
         m_comparison = *result.comparison; // the worker's, of the runs now held
     else
         updateComparison();
-    if (const auto* declines = result.plan        ? &result.plan->declines
-                               : result.benchmark ? &result.benchmark->declines
-                                                  : nullptr)
-        m_declines = *declines;
+    if (result.plan)
+        m_declines = result.plan->declines;
+    if (measured)
+        Q_EMIT runsReplaced();
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 
-    if (m_kind == Kind::Verify && m_job.cancelled()) {
-        Q_EMIT finished(Outcome::Cancelled, tr("Verify cancelled: no verdict"));
-        return;
-    }
     if (!result.error.isEmpty()) {
-        Q_EMIT finished(Outcome::Failed, m_kind == Kind::Verify ? tr("Verify failed: %1").arg(result.error)
-                                                                : tr("Profile failed: %1").arg(result.error));
-        return;
-    }
-    if (m_kind == Kind::Verify) {
-        Q_EMIT finished(Outcome::Finished, formatVerify(*result.verify));
-        return;
-    }
-    if (m_kind == Kind::Benchmark) {
-        Q_EMIT finished(cancelled ? Outcome::Cancelled : Outcome::Finished, formatBenchmark(*result.benchmark));
+        Q_EMIT finished(Outcome::Failed, tr("Profile failed: %1").arg(result.error));
         return;
     }
     if (cancelled) {
@@ -303,8 +242,8 @@ void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
 {
     m_baseline = std::move(baseline);
     m_plan = std::move(plan);
-    m_newer = NewerResult::Comparison;
     updateComparison();
+    Q_EMIT runsReplaced();
     Q_EMIT resultsChanged();
 }
 

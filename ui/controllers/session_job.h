@@ -2,7 +2,7 @@
 #pragma once
 // One piece of engine work on the session, run as Hotspot's JobTracker runs its jobs: it claims the session owner
 // for its activity, runs on the owner's worker thread with a cancel flag, and delivers its result on the UI thread,
-// where the session is released first. ProfileController, OptimizeController and RevalidateController each run
+// where the session is released first. Profile, Benchmark, Verify, Optimize and Revalidate controllers each run
 // their work through one (they repeated the watcher, the flag, claim and release, cancel, stop and finish).
 #include "controllers/session_owner.h"
 

@@ -7,7 +7,9 @@
 #include "item_models/kernel_stats_model.h"
 #include "item_models/speed_summary.h"
 #include "item_models/timeline_details.h"
+#include "controllers/benchmark_controller.h"
 #include "controllers/profile_controller.h"
+#include "controllers/verify_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
@@ -141,17 +143,44 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     layout->addWidget(m_tabs, 1);
 
     loadSettings();
-    connect(m_controller, &ProfileController::resultsChanged, this, &ProfilePage::showResults);
-    connect(m_controller, &ProfileController::runningChanged, this, &ProfilePage::setRunning);
-    connect(m_controller, &ProfileController::progress, this, &ProfilePage::showProgress);
-    connect(m_controller, &ProfileController::finished, this, [this](ProfileController::Outcome outcome) {
-        const auto kind = m_controller->lastKind();
-        if (outcome != ProfileController::Outcome::Failed &&
-            (kind == ProfileController::Kind::Benchmark || kind == ProfileController::Kind::Verify))
-            showSubView(QStringLiteral("comparison")); // where the benchmark's and verification's results are
-    });
+    follow(m_controller);
+    connect(m_controller, &ProfileController::runsReplaced, this, [this] { m_newer = NewerResult::Comparison; });
     setRunning(false);
     showResults();
+}
+
+void ProfilePage::follow(MeasureController* measurement)
+{
+    connect(measurement, &MeasureController::resultsChanged, this, &ProfilePage::showResults);
+    connect(measurement, &MeasureController::runningChanged, this, &ProfilePage::setRunning);
+    connect(measurement, &MeasureController::progress, this, &ProfilePage::showProgress);
+}
+
+void ProfilePage::setMeasurements(BenchmarkController* benchmark, VerifyController* verify)
+{
+    m_benchmark = benchmark;
+    m_verify = verify;
+    for (MeasureController* measurement :
+         {static_cast<MeasureController*>(benchmark), static_cast<MeasureController*>(verify)}) {
+        follow(measurement);
+        // The Comparison tab is where the benchmark's and the verification's results are.
+        connect(measurement, &MeasureController::finished, this, [this](MeasureController::Outcome outcome) {
+            if (outcome != MeasureController::Outcome::Failed)
+                showSubView(QStringLiteral("comparison"));
+        });
+    }
+    connect(benchmark, &BenchmarkController::resultsChanged, this, [this] {
+        if (m_benchmark->result())
+            m_newer = NewerResult::Benchmark;
+        showResults();
+    });
+    showResults();
+}
+
+bool ProfilePage::anyRunning() const
+{
+    return m_controller->isRunning() || (m_benchmark && m_benchmark->isRunning()) ||
+           (m_verify && m_verify->isRunning());
 }
 
 QWidget* ProfilePage::createTopBar()
@@ -425,7 +454,7 @@ void ProfilePage::setActions(const Actions& actions)
     m_benchmarkButton->setDefaultAction(actions.benchmark);
     m_verifyButton->setDefaultAction(actions.verify);
     m_cancelButton->setDefaultAction(actions.cancel);
-    setRunning(m_controller->isRunning());
+    setRunning(anyRunning());
 }
 
 void ProfilePage::loadSettings()
@@ -504,17 +533,18 @@ void ProfilePage::showResults()
                        ComparisonModel::ChangeColumn})
         m_comparisonTable->resizeColumnToContents(column);
     const auto& comparison = m_controller->comparison();
-    const auto& benchmark = m_controller->benchmarkResult();
-    const WholeForwardLines lines = wholeForwardLines(
-        comparison ? &*comparison : nullptr, plan ? plan->plan : kNoPlan, benchmark ? &*benchmark : nullptr,
-        m_controller->benchmarkedPlan(), m_controller->newerResult(), m_comparisonModel->outputErrorText());
+    const kforge::BenchmarkResult* benchmark = m_benchmark && m_benchmark->result() ? &*m_benchmark->result() : nullptr;
+    const WholeForwardLines lines = wholeForwardLines(comparison ? &*comparison : nullptr, plan ? plan->plan : kNoPlan,
+                                                      benchmark, m_benchmark ? m_benchmark->measuredPlan() : kNoPlan,
+                                                      m_newer, m_comparisonModel->outputErrorText());
     m_comparisonSummary->setText(
         comparison
             ? lines.comparison
             : tr("Compare runs the baseline and the plan in alternating rounds, and shows the time of each "
                  "function or module before and after, with a verdict: faster, slower or no detectable change."));
     m_benchmarkSummary->setText(benchmark ? lines.benchmark : tr(kBenchmarkIntro));
-    m_verifySummary->setText(verifyText(m_controller->verifyReport()));
+    static const std::optional<kforge::VerifyReport> kNoReport;
+    m_verifySummary->setText(verifyText(m_verify ? m_verify->report() : kNoReport));
     const int index = m_showCombo->findData(QVariant::fromValue(shown));
     if (index == m_showCombo->currentIndex())
         showRun();

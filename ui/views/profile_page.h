@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include "controllers/profile_display.h"
+#include "item_models/speed_summary.h"
 
 #include <kforge/profiling.h>
 
@@ -26,7 +27,10 @@ namespace kforge::ui {
 class ComparisonModel;
 class FlameGraphPage;
 class KernelStatsModel;
+class BenchmarkController;
+class MeasureController;
 class ProfileController;
+class VerifyController;
 class TimeShareChart;
 class TimelineView;
 
@@ -53,6 +57,9 @@ public:
 
     // The page's buttons are these actions (MainWindow's Profile menu).
     void setActions(const Actions& actions);
+    // The benchmark and the verification the Comparison tab shows beside the comparison, and whose progress the
+    // bar shows (a report's page has neither).
+    void setMeasurements(BenchmarkController* benchmark, VerifyController* verify);
     // Off for batch runs and tests: warm-up, iterations and device are then not written to QSettings.
     void setPersistent(bool persistent) { m_persistent = persistent; }
     void setOrigin(const QString& origin) override;
@@ -120,7 +127,13 @@ private:
     void setRunning(bool running);
     void showProgress(int done, int total, const QString& stage);
 
+    void follow(MeasureController* measurement); // its running state, progress and results
+    bool anyRunning() const;
+
     ProfileController* m_controller;
+    BenchmarkController* m_benchmark = nullptr;
+    VerifyController* m_verify = nullptr;
+    NewerResult m_newer = NewerResult::Comparison; // of the comparison and the benchmark, which came last
     bool m_persistent = true;
     bool m_report = false;
     QList<QWidget*> m_runControls; // buttons and settings of new runs, hidden on a report

@@ -5,8 +5,10 @@
 #include "application/status_reporter.h"
 #include "application/system_info.h"
 #include "application/view_registry.h"
+#include "controllers/benchmark_controller.h"
 #include "controllers/plan_run_notes.h"
 #include "controllers/profile_controller.h"
+#include "controllers/verify_controller.h"
 #include "controllers/profile_file_controller.h"
 #include "controllers/session_owner.h"
 #include "item_models/module_scope.h"
@@ -44,9 +46,15 @@ const QString kProfileFileFilter = QStringLiteral("KForge profiles (*.kfprof);;A
 
 ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* tabs)
     : QObject(context.window), m_context(context), m_tabs(tabs), m_profile(new ProfileController(context.owner, this)),
+      m_benchmark(new BenchmarkController(context.owner, m_profile->sharedSettings(), this)),
+      m_verify(new VerifyController(context.owner, m_profile->sharedSettings(), this)),
       m_page(new ProfilePage(m_profile, context.window)),
       m_files(new ProfileFileController(m_profile, m_page, context.window))
 {
+    m_profile->setObjectName(QStringLiteral("profileController"));
+    m_benchmark->setObjectName(QStringLiteral("benchmarkController"));
+    m_verify->setObjectName(QStringLiteral("verifyController"));
+    m_page->setMeasurements(m_benchmark, m_verify);
     m_tabs->addTab(m_page, icon("profile"), tr("Profile"));
     ViewRegistry& views = *m_context.views;
     for (const QString& name : viewNames()) {
@@ -184,52 +192,71 @@ void ProfileWorkspace::addStatusWidgets(QStatusBar* statusBar)
 
 void ProfileWorkspace::connectController()
 {
-    connect(m_profile, &ProfileController::runningChanged, this, [this](bool running) {
-        updateActions();
-        if (running)
-            m_context.status->show(
-                m_context.notes->withWarnings(tr("Profiling on %1…").arg(m_profile->device().toUpper())), 0);
+    connectMeasurement(m_profile, [this] { return m_profile->declines(); }); // after a baseline, none: no plan ran
+    connectMeasurement(m_benchmark, [this] { return m_benchmark->declines(); });
+    connectMeasurement(m_verify, [] { return std::vector<kforge::EntryDeclines>{}; });
+    connect(m_verify, &MeasureController::finished, this, [this](MeasureController::Outcome outcome) {
+        if (outcome == MeasureController::Outcome::Finished && m_verify->report())
+            verified();
     });
     connect(m_context.owner, &SessionOwner::activityChanged, this, &ProfileWorkspace::updateActions);
     connect(m_context.owner, &SessionOwner::sessionChanged, this, [this] {
         updateActions();
         updateDeviceStatus();
     });
-    connect(m_profile, &ProfileController::resultsChanged, this, &ProfileWorkspace::updateActions);
-    connect(m_profile, &ProfileController::finished, this,
-            [this](ProfileController::Outcome outcome, const QString& message) {
-                if (m_context.owner->session() && m_profile->device() == QLatin1String("cuda"))
-                    Q_EMIT sessionDeviceChanged(); // the profile moved the model
-                updateDeviceStatus();
-                if (outcome == ProfileController::Outcome::Failed)
-                    m_context.notes->runMeasuredNothing();
-                else
-                    m_context.notes->declinesArrived(m_profile->declines()); // after a baseline, none: no plan ran
-                m_context.status->show(m_context.notes->withWarnings(message));
-                Q_EMIT finished(outcome == ProfileController::Outcome::Finished, message);
-                if (outcome == ProfileController::Outcome::Failed)
-                    reportError(tr("Profile Failed"), message);
-                const auto& verified = m_profile->verifyReport();
-                if (outcome != ProfileController::Outcome::Finished ||
-                    m_profile->lastKind() != ProfileController::Kind::Verify || !verified)
-                    return;
-                PlanModel* plan = m_context.document->model();
-                if (plan->revision() == m_verifiedRevision) // each entry's verdict, while the plan is the one verified
-                    plan->setVerdicts(entryVerdicts(plan->plan(), *verified));
-                Q_EMIT planVerified(*verified);
-                if (verified->divergence)
-                    Q_EMIT divergenceFound(QString::fromStdString(verified->divergence->module));
-            });
     connect(m_context.document, &PlanDocument::planChanged, this, &ProfileWorkspace::updateActions);
     connect(m_page, &ProfilePage::deviceChanged, this, &ProfileWorkspace::updateDeviceStatus);
     connect(m_page, &ProfilePage::shownRunChanged, this, &ProfileWorkspace::updateActions);
     updateActions();
 }
 
+void ProfileWorkspace::connectMeasurement(MeasureController* measurement,
+                                          std::function<std::vector<kforge::EntryDeclines>()> declines)
+{
+    connect(measurement, &MeasureController::runningChanged, this, [this, measurement](bool running) {
+        updateActions();
+        if (running)
+            m_context.status->show(
+                m_context.notes->withWarnings(tr("Profiling on %1…").arg(measurement->device().toUpper())), 0);
+    });
+    connect(measurement, &MeasureController::resultsChanged, this, &ProfileWorkspace::updateActions);
+    connect(measurement, &MeasureController::finished, this,
+            [this, measurement, declines = std::move(declines)](MeasureController::Outcome outcome,
+                                                                const QString& message) {
+                if (m_context.owner->session() && measurement->device() == QLatin1String("cuda"))
+                    Q_EMIT sessionDeviceChanged(); // the measurement moved the model
+                updateDeviceStatus();
+                if (outcome == MeasureController::Outcome::Failed)
+                    m_context.notes->runMeasuredNothing();
+                else
+                    m_context.notes->declinesArrived(declines());
+                m_context.status->show(m_context.notes->withWarnings(message));
+                Q_EMIT finished(outcome == MeasureController::Outcome::Finished, message);
+                if (outcome == MeasureController::Outcome::Failed)
+                    reportError(tr("Profile Failed"), message);
+            });
+}
+
+void ProfileWorkspace::verified()
+{
+    const kforge::VerifyReport& report = *m_verify->report();
+    PlanModel* plan = m_context.document->model();
+    if (plan->revision() == m_verifiedRevision) // each entry's verdict, while the plan is the one verified
+        plan->setVerdicts(entryVerdicts(plan->plan(), report));
+    Q_EMIT planVerified(report);
+    if (report.divergence)
+        Q_EMIT divergenceFound(QString::fromStdString(report.divergence->module));
+}
+
+bool ProfileWorkspace::anyRunning() const
+{
+    return m_profile->isRunning() || m_benchmark->isRunning() || m_verify->isRunning();
+}
+
 void ProfileWorkspace::updateActions()
 {
     const WindowActions& a = *m_context.actions;
-    const bool profiling = m_profile->isRunning();
+    const bool profiling = anyRunning();
     const bool canStart = m_context.owner->canStart(SessionOwner::Activity::Profile);
     const bool planReady = m_context.document->plan().hasEnabledEntry();
     a.profileBaseline->setEnabled(canStart);
@@ -353,27 +380,48 @@ bool ProfileWorkspace::profileBaseline()
     });
 }
 
-bool ProfileWorkspace::startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*))
+bool ProfileWorkspace::startPlanProfile(const std::function<bool(const kforge::Plan&, QString*)>& start)
 {
     return startProfile([this, start](QString* error) {
         m_context.notes->noteWarnings(m_profile->device());
-        if (!(m_profile->*start)(m_context.document->plan(), error))
+        if (!start(m_context.document->plan(), error))
             return false;
         m_context.notes->runStarted();
         return true;
     });
 }
 
-bool ProfileWorkspace::profileWithPlan() { return startPlanProfile(&ProfileController::runWithPlan); }
-bool ProfileWorkspace::profileCompare() { return startPlanProfile(&ProfileController::compare); }
-bool ProfileWorkspace::profileBenchmark() { return startPlanProfile(&ProfileController::benchmark); }
+bool ProfileWorkspace::profileWithPlan()
+{
+    return startPlanProfile(
+        [this](const kforge::Plan& plan, QString* error) { return m_profile->runWithPlan(plan, error); });
+}
+
+bool ProfileWorkspace::profileCompare()
+{
+    return startPlanProfile(
+        [this](const kforge::Plan& plan, QString* error) { return m_profile->compare(plan, error); });
+}
+
+bool ProfileWorkspace::profileBenchmark()
+{
+    return startPlanProfile(
+        [this](const kforge::Plan& plan, QString* error) { return m_benchmark->benchmark(plan, error); });
+}
+
 bool ProfileWorkspace::profileVerify()
 {
     m_verifiedRevision = m_context.document->model()->revision();
-    return startPlanProfile(&ProfileController::verify);
+    return startPlanProfile([this](const kforge::Plan& plan, QString* error) { return m_verify->verify(plan, error); });
 }
 
-void ProfileWorkspace::cancelProfile() { m_profile->cancel(); }
+void ProfileWorkspace::cancelProfile()
+{
+    for (MeasureController* measurement :
+         {static_cast<MeasureController*>(m_profile), static_cast<MeasureController*>(m_benchmark),
+          static_cast<MeasureController*>(m_verify)})
+        measurement->cancel();
+}
 
 void ProfileWorkspace::reportError(const QString& title, const QString& message)
 {

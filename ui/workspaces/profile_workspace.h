@@ -2,7 +2,8 @@
 #pragma once
 // The profile workspace: the Profile tab (kernels, chart, timeline, comparison, flame graphs), the Profile menu
 // (baseline, with plan, compare, benchmark, verify, cancel), .kfprof files and the exports in the File menu, and the
-// status bar's device. It profiles through ProfileController and reads and writes files through ProfileFileController.
+// status bar's device. It profiles through ProfileController, benchmarks through BenchmarkController, verifies through
+// VerifyController (one MeasureSettings for the three), and reads and writes files through ProfileFileController.
 #include "workspaces/workspace_context.h"
 
 #include <QList>
@@ -10,7 +11,9 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QMenu;
@@ -20,6 +23,7 @@ class QTabWidget;
 class QToolBar;
 
 namespace kforge {
+struct EntryDeclines;
 struct Plan;
 struct ProfileRun;
 struct VerifyReport;
@@ -27,8 +31,11 @@ struct VerifyReport;
 
 namespace kforge::ui {
 
+class BenchmarkController;
+class MeasureController;
 class ProfileController;
 class ProfileFileController;
+class VerifyController;
 class ProfilePage;
 class ReportWorkspace;
 
@@ -44,6 +51,8 @@ public:
     void addStatusWidgets(QStatusBar* statusBar);
 
     ProfileController* controller() const { return m_profile; }
+    BenchmarkController* benchmarkController() const { return m_benchmark; }
+    VerifyController* verifyController() const { return m_verify; }
     ProfilePage* page() const { return m_page; }
     ProfileFileController* files() const { return m_files; }
 
@@ -76,9 +85,14 @@ Q_SIGNALS:
 private:
     void createActions();
     void connectController();
+    // The status, the notes and finished() for each measurement; `declines`: what its plan's providers declined.
+    void connectMeasurement(MeasureController* measurement,
+                            std::function<std::vector<kforge::EntryDeclines>()> declines);
+    void verified(); // a verification finished: the plan's verdicts, the module tree's Error column
+    bool anyRunning() const;
     void updateActions();
     bool startProfile(const std::function<bool(QString*)>& start);
-    bool startPlanProfile(bool (ProfileController::*start)(const kforge::Plan&, QString*));
+    bool startPlanProfile(const std::function<bool(const kforge::Plan&, QString*)>& start);
     void reportError(const QString& title, const QString& message);
     void showPage();
     void addReport(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
@@ -88,6 +102,8 @@ private:
     WorkspaceContext m_context;
     QTabWidget* m_tabs;
     ProfileController* m_profile;
+    BenchmarkController* m_benchmark;
+    VerifyController* m_verify;
     ProfilePage* m_page;
     ProfileFileController* m_files;
     QLabel* m_deviceLabel = nullptr;

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "controllers/measure_controller.h"
+
+#include "controllers/session_owner.h"
+
+#include <kforge/plan.h>
+
+namespace kforge::ui {
+
+MeasureController::MeasureController(SessionOwner* owner, std::shared_ptr<const MeasureSettings> settings,
+                                     QObject* parent)
+    : QObject(parent), m_owner(owner), m_settings(std::move(settings))
+{
+}
+
+bool MeasureController::planCanRun(const kforge::Plan& plan, const QString& what, QString* error) const
+{
+    if (!m_owner->session() || plan.hasEnabledEntry())
+        return true;
+    if (error)
+        *error = tr("The plan has no enabled entry to %1.").arg(what);
+    return false;
+}
+
+std::function<bool(int, int)> MeasureController::progressReporter(std::shared_ptr<const std::atomic<bool>> cancel,
+                                                                  const QString& stage)
+{
+    return [this, cancel = std::move(cancel), stage](int done, int total) {
+        QMetaObject::invokeMethod(
+            this, [this, done, total, stage] { Q_EMIT progress(done, total, stage); }, Qt::QueuedConnection);
+        return !cancel->load();
+    };
+}
+
+} // namespace kforge::ui
