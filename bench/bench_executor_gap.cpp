@@ -21,7 +21,11 @@
 // Protocol (stdin, one command a line; stdout, one answer a line): "VARIANT N" runs N forwards and answers their
 // times in ms separated by spaces; "quit" ends. Before the first command it prints "ready".
 //
-//   bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]   (default: the first four variants)
+//   bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...] [DEVICE]]   (default: the first four variants, cpu)
+//
+// DEVICE "cuda" moves every variant's model and inputs to the GPU and times each forward to a device synchronize:
+// the question of docs/gpu-results.md (2026-12-04), where kforge's plain resnet50 forward took 6.75 ms on an H200
+// against Python's 3.94 ms for the same file.
 //
 // Time on this VM moves by 10-30% between processes, more than the 3% the default forward is judged by; instructions
 // do not move. `bench_executor_gap --instructions MODEL.pt INPUTS.pt [THREADS [VARIANT,...]]` counts each variant's
@@ -36,6 +40,7 @@
 #include "model/session_impl.h"
 
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
 #include <torch/script.h>
 #include <torch/serialize.h>
 
@@ -78,10 +83,34 @@ Inputs loadInputs(const std::string& path)
     return inputs;
 }
 
+// A tensor, or the tensors inside tuples, lists and dicts, on `device`.
+c10::IValue onDevice(const c10::IValue& value, const c10::Device& device)
+{
+    if (value.isTensor())
+        return value.toTensor().to(device);
+    if (value.isTuple()) {
+        std::vector<c10::IValue> items;
+        for (const c10::IValue& item : value.toTupleRef().elements())
+            items.push_back(onDevice(item, device));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    if (value.isList()) {
+        c10::impl::GenericList items(c10::AnyType::get());
+        for (const c10::IValue& item : value.toListRef())
+            items.push_back(onDevice(item, device));
+        return items;
+    }
+    return value;
+}
+
+bool gCuda = false; // DEVICE was "cuda": every forward is timed to a device synchronize
+
 double timeMs(const std::function<void()>& forward)
 {
     const auto start = std::chrono::steady_clock::now();
     forward();
+    if (gCuda)
+        torch::cuda::synchronize();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -107,9 +136,14 @@ std::string profiledForwardTimes(kforge::ModelSession& session, int forwards)
 // What one process holds: only the models its variants need, loaded on first use.
 class Loaded {
 public:
-    Loaded(std::string model, std::string inputsPath)
-        : model_(std::move(model)), inputsPath_(std::move(inputsPath)), inputs_(loadInputs(inputsPath_))
+    Loaded(std::string model, std::string inputsPath, std::string device)
+        : model_(std::move(model)), inputsPath_(std::move(inputsPath)), device_(std::move(device)),
+          inputs_(loadInputs(inputsPath_))
     {
+        for (c10::IValue& arg : inputs_.args)
+            arg = onDevice(arg, c10::Device(device_));
+        for (auto& [name, value] : inputs_.kwargs)
+            value = onDevice(value, c10::Device(device_));
     }
 
     const Inputs& inputs() const { return inputs_; }
@@ -118,7 +152,7 @@ public:
     {
         auto& module = optimize ? deployed_ : deployedDirect_;
         if (!module) {
-            module = torch::jit::load(model_);
+            module = torch::jit::load(model_, c10::Device(device_));
             module->eval();
         }
         return *module;
@@ -132,12 +166,14 @@ public:
             options.executor = executor;
             session = kforge::ModelSession::open(model_, options);
             session->loadInputsFile(inputsPath_);
+            if (device_ != "cpu")
+                session->setDevice(device_);
         }
         return *session;
     }
 
 private:
-    std::string model_, inputsPath_;
+    std::string model_, inputsPath_, device_;
     Inputs inputs_;
     std::optional<torch::jit::Module> deployed_, deployedDirect_;
     std::unique_ptr<kforge::ModelSession> direct_, optimized_;
@@ -227,13 +263,15 @@ int main(int argc, char** argv)
         ++argv;
     }
     if (argc < 3) {
-        std::fprintf(stderr, "usage: bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...]] (driven by "
-                             "bench_executor_gap.py)\n");
+        std::fprintf(stderr, "usage: bench_executor_gap MODEL.pt INPUTS.pt [THREADS [VARIANT,...] [DEVICE]] (driven "
+                             "by bench_executor_gap.py)\n");
         return 2;
     }
     if (argc > 3 && std::stoi(argv[3]) > 0)
         at::set_num_threads(std::stoi(argv[3]));
-    Loaded loaded(argv[1], argv[2]);
+    const std::string device = argc > 5 ? argv[5] : "cpu";
+    gCuda = device == "cuda";
+    Loaded loaded(argv[1], argv[2], device);
     // Load what the named variants need before "ready", so that no timed forward pays for a load.
     std::map<std::string, std::function<void()>> variants;
     std::istringstream names(argc > 4 ? argv[4] : kDefaultVariants);

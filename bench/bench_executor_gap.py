@@ -66,9 +66,9 @@ def default_corpus():
 class Server:
     """The C++ half, holding the model loaded the ways `variants` (names of bench_executor_gap.cpp) need."""
 
-    def __init__(self, binary, model, inputs, threads, variants):
-        self.process = subprocess.Popen([binary, model, inputs, str(threads), ",".join(variants)], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
+    def __init__(self, binary, model, inputs, threads, variants, device="cpu"):
+        self.process = subprocess.Popen([binary, model, inputs, str(threads), ",".join(variants), device],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
         if line != "ready":
             raise RuntimeError(f"bench_executor_gap did not start on {model}: {line!r}")
@@ -87,14 +87,28 @@ class Server:
         self.process.wait()
 
 
+def on_device(value, device):
+    """A tensor, or the tensors inside tuples, lists and dicts, on `device`."""
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (tuple, list)):
+        return type(value)(on_device(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: on_device(v, device) for k, v in value.items()}
+    return value
+
+
 def python_times(module, inputs, forwards):
     args, kwargs = (list(inputs), {}) if isinstance(inputs, (tuple, list)) else \
         ({}, inputs) if isinstance(inputs, dict) else ([inputs], {})
+    cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in list(args) + list(kwargs.values()))
     out = []
     with torch.no_grad():
         for _ in range(forwards):
             start = time.perf_counter()
             module(*args, **kwargs)
+            if cuda:  # timed to the end of the GPU work, as the C++ variants on cuda
+                torch.cuda.synchronize()
             out.append((time.perf_counter() - start) * 1e3)
     return out
 
@@ -115,9 +129,10 @@ def interleave(run, variants, args):
 
 
 def measure(path, inputs_path, args, variants):
-    inputs = torch.load(inputs_path)
-    module = torch.jit.load(path).eval()
-    servers = {variant: Server(args.binary, path, inputs_path, args.threads, [variant]) for variant in variants[1:]}
+    inputs = on_device(torch.load(inputs_path), args.device)
+    module = torch.jit.load(path, map_location=args.device).eval()
+    servers = {variant: Server(args.binary, path, inputs_path, args.threads, [variant], args.device)
+               for variant in variants[1:]}
     run = {"python": lambda n: python_times(module, inputs, n)}
     for variant, server in servers.items():
         run[variant] = lambda n, v=variant, s=server: s.times(v, n)
@@ -201,6 +216,9 @@ def main():
     parser.add_argument("--corpus", default=default_corpus())
     parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin",
                                                          "bench_executor_gap"))
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda: every forward timed to a synchronize")
+    parser.add_argument("--inputs", default="",
+                        help="an inputs file for every model instead of the corpus's MODEL.input.pt")
     parser.add_argument("--attribution", action="store_true",
                         help="also time kforge's plain and instrumented forwards without the call guard")
     parser.add_argument("--instructions", action="store_true",
@@ -211,15 +229,15 @@ def main():
         return report_instructions(args, variants)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {args.threads or 'default'} intra-op thread(s), {args.rounds} rounds of "
-          f"{args.forwards} forwards per variant (median per round), corpus {args.corpus}\n")
+    print(f"torch {torch.__version__}, {args.device}, {args.threads or 'default'} intra-op thread(s), {args.rounds} "
+          f"rounds of {args.forwards} forwards per variant (median per round), corpus {args.corpus}\n")
     print("| model, form | Python ms | " + " | ".join(f"{v} / Python" for v in variants[1:]) +
           " | kforge_direct / libtorch | kforge_optimized / libtorch |")
     print("|---|---|" + "---|" * (len(variants) + 1))
     for model in args.models.split(","):
         for form in args.forms.split(","):
-            path = os.path.join(args.corpus, f"{model}.{form}.pt")
-            inputs = os.path.join(args.corpus, f"{model}.input.pt")
+            path = model if model.endswith(".pt") else os.path.join(args.corpus, f"{model}.{form}.pt")
+            inputs = args.inputs or os.path.join(args.corpus, f"{model}.input.pt")
             if not os.path.exists(path):
                 continue
             per_round = measure(path, inputs, args, variants)
@@ -231,7 +249,8 @@ def main():
                 word, interval = verdict(ratios)
                 span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
                 cells.append(f"{statistics.median(ratios):.3f}x{span} {word}")
-            print(f"| {model}, {form} | {statistics.median(per_round['python']):.2f} | " + " | ".join(cells) + " |",
+            label = os.path.basename(path) if model.endswith(".pt") else f"{model}, {form}"
+            print(f"| {label} | {statistics.median(per_round['python']):.2f} | " + " | ".join(cells) + " |",
                   flush=True)
     print("\nratio = the variant's time / the reference's per round (above 1: slower than Python's torch.jit.load "
           "forward, or than the C++ LibTorch deployment); [interval] the sign test's 95% interval of the per-round "
