@@ -142,6 +142,22 @@ def measure(path, inputs_path, args, variants):
     return per_round
 
 
+def model_files(args):
+    """(label, model file, inputs file) for each of `--models` in each of `--forms` the corpus has; a model given as a
+    path is taken as it is (once), with `--inputs` when given."""
+    for model in args.models.split(","):
+        if model.endswith(".pt"):
+            inputs = getattr(args, "inputs", "") or model[:-len(".pt")] + ".input.pt"
+            if os.path.exists(model):
+                yield os.path.basename(model), model, inputs
+            continue
+        for form in args.forms.split(","):
+            path = os.path.join(args.corpus, f"{model}.{form}.pt")
+            if os.path.exists(path):
+                yield f"{model}, {form}", path, getattr(args, "inputs", "") or os.path.join(args.corpus,
+                                                                                             f"{model}.input.pt")
+
+
 def callgrind_total(command):
     """The instructions callgrind counts over the whole of `command`."""
     out = f"/tmp/kforge-gap-{os.getpid()}.cg"
@@ -191,16 +207,11 @@ def report_instructions(args, variants):
     print(f"torch {torch.__version__}, {args.threads} intra-op thread(s), instructions per forward under callgrind\n")
     print("| model, form | Python instructions | " + " | ".join(f"{v} / Python" for v in cxx) + " |")
     print("|---|---|" + "---|" * len(cxx))
-    for model in args.models.split(","):
-        for form in args.forms.split(","):
-            path = os.path.join(args.corpus, f"{model}.{form}.pt")
-            inputs = os.path.join(args.corpus, f"{model}.input.pt")
-            if not os.path.exists(path):
-                continue
-            python = python_instructions(path, inputs, args.threads)
-            counts = cxx_instructions(args.binary, path, inputs, args.threads, cxx)
-            cells = [f"{counts[v] / python:.4f}x" if v in counts else "-" for v in cxx]
-            print(f"| {model}, {form} | {python / 1e6:.2f} M | " + " | ".join(cells) + " |", flush=True)
+    for label, path, inputs in model_files(args):
+        python = python_instructions(path, inputs, args.threads)
+        counts = cxx_instructions(args.binary, path, inputs, args.threads, cxx)
+        cells = [f"{counts[v] / python:.4f}x" if v in counts else "-" for v in cxx]
+        print(f"| {label} | {python / 1e6:.2f} M | " + " | ".join(cells) + " |", flush=True)
 
 
 def main():
@@ -234,24 +245,17 @@ def main():
     print("| model, form | Python ms | " + " | ".join(f"{v} / Python" for v in variants[1:]) +
           " | kforge_direct / libtorch | kforge_optimized / libtorch |")
     print("|---|---|" + "---|" * (len(variants) + 1))
-    for model in args.models.split(","):
-        for form in args.forms.split(","):
-            path = model if model.endswith(".pt") else os.path.join(args.corpus, f"{model}.{form}.pt")
-            inputs = args.inputs or os.path.join(args.corpus, f"{model}.input.pt")
-            if not os.path.exists(path):
-                continue
-            per_round = measure(path, inputs, args, variants)
-            pairs = [(variant, "python") for variant in variants[1:]]
-            pairs += [("kforge_direct", "libtorch"), ("kforge_optimized", "libtorch")]
-            cells = []
-            for variant, reference in pairs:
-                ratios = [a / p for a, p in zip(per_round[variant], per_round[reference])]
-                word, interval = verdict(ratios)
-                span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
-                cells.append(f"{statistics.median(ratios):.3f}x{span} {word}")
-            label = os.path.basename(path) if model.endswith(".pt") else f"{model}, {form}"
-            print(f"| {label} | {statistics.median(per_round['python']):.2f} | " + " | ".join(cells) + " |",
-                  flush=True)
+    for label, path, inputs in model_files(args):
+        per_round = measure(path, inputs, args, variants)
+        pairs = [(variant, "python") for variant in variants[1:]]
+        pairs += [("kforge_direct", "libtorch"), ("kforge_optimized", "libtorch")]
+        cells = []
+        for variant, reference in pairs:
+            ratios = [a / p for a, p in zip(per_round[variant], per_round[reference])]
+            word, interval = verdict(ratios)
+            span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+            cells.append(f"{statistics.median(ratios):.3f}x{span} {word}")
+        print(f"| {label} | {statistics.median(per_round['python']):.2f} | " + " | ".join(cells) + " |", flush=True)
     print("\nratio = the variant's time / the reference's per round (above 1: slower than Python's torch.jit.load "
           "forward, or than the C++ LibTorch deployment); [interval] the sign test's 95% interval of the per-round "
           "ratios; the word its verdict.")

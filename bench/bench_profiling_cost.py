@@ -21,7 +21,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_executor_gap import Server, default_corpus, interleave, python_times, verdict  # noqa: E402
+from bench_executor_gap import Server, default_corpus, interleave, model_files, python_times, verdict  # noqa: E402
 
 VARIANTS = ["python", "python_profiled", "kforge_direct", "kforge_profiled"]
 
@@ -74,19 +74,14 @@ def main():
     print("| model, form | Python ms | kforge ms | torch.profiler cost | kforge profile cost | "
           "kforge cost / torch.profiler cost |")
     print("|---|---|---|---|---|---|")
-    for model in args.models.split(","):
-        for form in args.forms.split(","):
-            path = os.path.join(args.corpus, f"{model}.{form}.pt")
-            inputs = os.path.join(args.corpus, f"{model}.input.pt")
-            if not os.path.exists(path):
-                continue
-            rounds = measure(path, inputs, args)
-            torch_cost = [p / b for p, b in zip(rounds["python_profiled"], rounds["python"])]
-            kforge_cost = [p / b for p, b in zip(rounds["kforge_profiled"], rounds["kforge_direct"])]
-            relative = [k / t for k, t in zip(kforge_cost, torch_cost)]
-            print(f"| {model}, {form} | {statistics.median(rounds['python']):.2f} | "
-                  f"{statistics.median(rounds['kforge_direct']):.2f} | {cell(torch_cost)} | {cell(kforge_cost)} | "
-                  f"{cell(relative)} |", flush=True)
+    for label, path, inputs in model_files(args):
+        rounds = measure(path, inputs, args)
+        torch_cost = [p / b for p, b in zip(rounds["python_profiled"], rounds["python"])]
+        kforge_cost = [p / b for p, b in zip(rounds["kforge_profiled"], rounds["kforge_direct"])]
+        relative = [k / t for k, t in zip(kforge_cost, torch_cost)]
+        print(f"| {label} | {statistics.median(rounds['python']):.2f} | "
+              f"{statistics.median(rounds['kforge_direct']):.2f} | {cell(torch_cost)} | {cell(kforge_cost)} | "
+              f"{cell(relative)} |", flush=True)
     print("\ncost = the profiled forward's time / the plain forward's, per round (1.10x: profiling adds 10%); the last "
           "column divides kforge's cost by torch.profiler's in the same round (below 1: kforge's profiling is "
           "cheaper); [interval] the sign test's 95% interval; the word its verdict against 1.")

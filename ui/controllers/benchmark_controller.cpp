@@ -6,8 +6,6 @@
 
 #include <kforge/model_session.h>
 
-#include <exception>
-
 namespace kforge::ui {
 
 BenchmarkController::BenchmarkController(SessionOwner* owner, std::shared_ptr<const MeasureSettings> settings,
@@ -37,16 +35,12 @@ bool BenchmarkController::benchmark(const kforge::Plan& plan, QString* error)
                  rounds = kforge::BenchmarkOptions{settings().warmup, settings().iterations, 0},
                  progress = progressReporter(m_job.cancelFlag(), stage)]() {
         Result result;
-        try {
+        result.error = errorOf([&] {
             if (session->device() != device)
                 session->setDevice(device);
             result.benchmark =
                 std::make_shared<kforge::BenchmarkResult>(kforge::benchmarkPlan(*session, plan, rounds, progress));
-        } catch (const std::exception& e) {
-            result.error = oneLine(e.what());
-        } catch (...) {
-            result.error = tr("unknown error");
-        }
+        });
         return result;
     };
     m_job.run(std::move(work));

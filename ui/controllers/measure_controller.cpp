@@ -2,8 +2,11 @@
 #include "controllers/measure_controller.h"
 
 #include "controllers/session_owner.h"
+#include "item_models/format.h"
 
 #include <kforge/plan.h>
+
+#include <exception>
 
 namespace kforge::ui {
 
@@ -20,6 +23,18 @@ bool MeasureController::planCanRun(const kforge::Plan& plan, const QString& what
     if (error)
         *error = tr("The plan has no enabled entry to %1.").arg(what);
     return false;
+}
+
+QString MeasureController::errorOf(const std::function<void()>& work)
+{
+    try {
+        work();
+        return {};
+    } catch (const std::exception& e) {
+        return oneLine(e.what());
+    } catch (...) {
+        return tr("unknown error");
+    }
 }
 
 std::function<bool(int, int)> MeasureController::progressReporter(std::shared_ptr<const std::atomic<bool>> cancel,

@@ -57,6 +57,9 @@ protected:
     // Whether work with `plan` may start: false with a one-line `error` when a model is loaded and the plan has no
     // enabled entry (`what`: "profile", "benchmark", "verify"); the claim itself is the job's.
     bool planCanRun(const kforge::Plan& plan, const QString& what, QString* error) const;
+    // Runs a job's work on the worker and says in one line what went wrong ("" when nothing did): an exception must
+    // not escape the worker, and the job's result carries the message to the UI thread.
+    static QString errorOf(const std::function<void()>& work);
     // Progress from the worker thread, delivered on the UI thread (queued); answers whether to go on.
     std::function<bool(int, int)> progressReporter(std::shared_ptr<const std::atomic<bool>> cancel,
                                                    const QString& stage);

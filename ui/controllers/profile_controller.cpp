@@ -154,7 +154,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     auto work = [session = owner()->session(), options = std::move(options), kind, previousBaseline = m_baseline,
                  previousPlan = m_plan, groupBy = m_groupBy]() {
         Result result;
-        try {
+        result.error = errorOf([&] {
             const kforge::StudyResult study = kforge::runStudy(*session, options);
             result.baseline = study.baseline;
             result.plan = study.plan;
@@ -174,11 +174,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 result.compared = {shownBaseline.get(), shownPlan.get()};
                 flameSpeedsOf(shownBaseline, shownPlan);
             }
-        } catch (const std::exception& e) {
-            result.error = oneLine(e.what());
-        } catch (...) {
-            result.error = tr("unknown error");
-        }
+        });
         return result;
     };
     m_job.run(std::move(work));

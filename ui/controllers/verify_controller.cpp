@@ -6,8 +6,6 @@
 
 #include <kforge/model_session.h>
 
-#include <exception>
-
 namespace kforge::ui {
 
 VerifyController::VerifyController(SessionOwner* owner, std::shared_ptr<const MeasureSettings> settings,
@@ -37,15 +35,11 @@ bool VerifyController::verify(const kforge::Plan& plan, QString* error)
     options.compareModules = true; // the module tree's Error column, also when the outputs agree
     auto work = [session = owner()->session(), plan, device = device().toStdString(), options]() {
         Result result;
-        try {
+        result.error = errorOf([&] {
             if (session->device() != device)
                 session->setDevice(device);
             result.report = std::make_shared<kforge::VerifyReport>(kforge::verifyPlan(*session, plan, options));
-        } catch (const std::exception& e) {
-            result.error = oneLine(e.what());
-        } catch (...) {
-            result.error = tr("unknown error");
-        }
+        });
         return result;
     };
     m_job.run(std::move(work));
