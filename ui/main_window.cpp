@@ -93,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
 {
     initKForgeResources();
     setObjectName(QStringLiteral("mainWindow"));
+    m_document->setObjectName(QStringLiteral("planDocument"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/kforge.svg")));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
@@ -398,12 +399,6 @@ bool MainWindow::loadInputsFile(const QString& path, QString* error)
 {
     return m_modelSpace->inputs()->loadFile(path, error);
 }
-ModuleTreeView* MainWindow::moduleView() const { return m_modelSpace->page()->view(); }
-PlanDocument* MainWindow::planDocument() const { return m_document; }
-RunController* MainWindow::runController() const { return m_modelSpace->runController(); }
-ProfileController* MainWindow::profileController() const { return m_profileSpace->controller(); }
-ProfilePage* MainWindow::profilePage() const { return m_profileSpace->page(); }
-OptimizeController* MainWindow::optimizeController() const { return m_optimizeSpace->controller(); }
 const MainWindow::Actions& MainWindow::actions() const { return m_actions; }
 QString MainWindow::runStatusText() const { return m_modelSpace->runStatusText(); }
 QStringList MainWindow::planWarnings() const { return m_notes->warnings(); }
@@ -463,7 +458,7 @@ void MainWindow::setPersistent(bool persistent)
 {
     m_status->setPersistent(persistent);
     m_modelSpace->inputs()->setRemembering(persistent);
-    moduleView()->setRemembering(persistent);
+    m_modelSpace->page()->view()->setRemembering(persistent);
     m_profileSpace->setPersistent(persistent);
     m_planSpace->files()->setPersistent(persistent);
 }

@@ -74,11 +74,8 @@ public:
     // Inputs from a torch.save file (a tensor, tuple, list or dict), as `kforge run --inputs-file`.
     bool loadInputsFile(const QString& path, QString* error = nullptr);
 
-    ModuleTreeView* moduleView() const;
-    PlanDocument* planDocument() const;
-    RunController* runController() const;
-    ProfileController* profileController() const;
-    ProfilePage* profilePage() const;
+    // Its parts (the module tree view, the plan document, the run, profile, benchmark, verify and optimize
+    // controllers, the profile page) by object name: parts_by_name.h.
     const Actions& actions() const;
     // "tree", "stacks", "plan", "events", "captures", ...: the page or dock contents of that name, or null.
     QWidget* viewNamed(const QString& name) const;
@@ -115,7 +112,6 @@ public:
     // nothing started. Apply is its action.
     bool optimize();
     void cancelOptimize();
-    OptimizeController* optimizeController() const;
     // .kfprof result files (open works without a model) and exports; false with profileError() on failure.
     static bool isProfileFile(const QString& path);
     bool openProfile(const QString& path);

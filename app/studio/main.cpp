@@ -8,6 +8,7 @@
 #include "startup_script.h"
 #include "controllers/run_controller.h"
 #include "main_window.h"
+#include "parts_by_name.h"
 
 #include <kforge/error.h>
 #include <kforge/model_session.h>
@@ -241,7 +242,7 @@ int main(int argc, char** argv)
     if (parser.isSet(keepOption))
         window.actions().keepLeftovers->setChecked(true);
     for (const QString& path : parser.values(breakOption))
-        window.runController()->toggleModuleBreakpoint(path);
+        kforge::ui::part<kforge::ui::RunController>(window, "runController")->toggleModuleBreakpoint(path);
     if (!script.isBatch()) {
         window.restoreSettings();
         window.show();

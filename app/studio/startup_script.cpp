@@ -3,6 +3,7 @@
 
 #include "controllers/run_controller.h"
 #include "main_window.h"
+#include "parts_by_name.h"
 #include "views/module_tree_view.h"
 #include "views/profile_page.h"
 
@@ -102,7 +103,7 @@ void StartupScript::modelShown()
             Q_EMIT error(message);
         done();
     });
-    connect(m_window.runController(), &RunController::pausedChanged, once, [done](bool paused) {
+    connect(part<RunController>(m_window, "runController"), &RunController::pausedChanged, once, [done](bool paused) {
         if (paused)
             done();
     });
@@ -115,7 +116,7 @@ void StartupScript::afterRun()
         afterProfile();
         return;
     }
-    m_window.profilePage()->setDevice(QStringLiteral("cpu"));
+    part<ProfilePage>(m_window, "profilePage")->setDevice(QStringLiteral("cpu"));
     // A compare profiles the baseline too, in rounds with the plan.
     runStep(&MainWindow::profileFinished, m_steps.compare ? &MainWindow::profileCompare : &MainWindow::profileBaseline,
             &StartupScript::afterProfile);
@@ -127,7 +128,7 @@ void StartupScript::afterProfile()
         stepsDone();
         return;
     }
-    m_window.profilePage()->setDevice(QStringLiteral("cpu"));
+    part<ProfilePage>(m_window, "profilePage")->setDevice(QStringLiteral("cpu"));
     runStep(&MainWindow::optimizeFinished, &MainWindow::optimize, &StartupScript::stepsDone);
 }
 
@@ -163,7 +164,7 @@ void StartupScript::takeScreenshot()
     if (m_finished)
         return;
     m_finished = true; // grabbing processes events: a second request must not shoot again
-    m_window.moduleView()->expandAndFit(-1);
+    part<ModuleTreeView>(m_window, "moduleTreeView")->expandAndFit(-1);
     QImageWriter writer(m_steps.screenshot);
     if (!writer.write(grabView().toImage())) {
         Q_EMIT error(tr("cannot write %1: %2").arg(m_steps.screenshot, writer.errorString()));

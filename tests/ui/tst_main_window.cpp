@@ -288,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(entry);
         QCOMPARE(entry->text(), QStringLiteral("tiny.kfplan.json"));
         entry->trigger();
-        QCOMPARE(window->planDocument()->plan().entries.size(), size_t(1));
+        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.size(), size_t(1));
 
         QVERIFY(QFile::remove(planPath));
         QTRY_VERIFY(menuEntry(menu, QFileInfo(planPath).absoluteFilePath()));

@@ -265,10 +265,10 @@ private Q_SLOTS:
             if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, 120'000))
                 return -1;
             QSignalSpy profiled(&window, &kforge::ui::MainWindow::profileFinished);
-            window.profilePage()->setDevice(QStringLiteral("cpu"));
+            part<kforge::ui::ProfilePage>(window, "profilePage")->setDevice(QStringLiteral("cpu"));
             if (!window.profileBaseline() || !QTest::qWaitFor([&] { return profiled.count() > 0; }, 120'000))
                 return -2;
-            return window.profileController()->baseline()->intraOpThreads;
+            return part<kforge::ui::ProfileController>(window, "profileController")->baseline()->intraOpThreads;
         };
         QCOMPARE(threadsProfiled(), 1);
         kforge::ui::AppSettings::setIntraOpThreads(0);

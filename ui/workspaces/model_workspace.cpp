@@ -49,6 +49,7 @@ ModelWorkspace::ModelWorkspace(const WorkspaceContext& context, RecentFiles* rec
     : QObject(context.window), m_context(context), m_tabs(tabs), m_run(new RunController(context.owner, this)),
       m_inputs(new InputsController(context.owner, recent, this)), m_recent(recent)
 {
+    m_run->setObjectName(QStringLiteral("runController"));
     createViews();
     connect(m_recent, &RecentFiles::changed, this, &ModelWorkspace::showRecent);
     showRecent();

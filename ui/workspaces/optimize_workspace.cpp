@@ -22,6 +22,7 @@ OptimizeWorkspace::OptimizeWorkspace(const WorkspaceContext& context, ProfileCon
     : QObject(context.window), m_context(context), m_profiles(profiles),
       m_optimize(new OptimizeController(context.owner, this))
 {
+    m_optimize->setObjectName(QStringLiteral("optimizeController"));
     createActions();
     const WindowActions& a = *m_context.actions;
     m_view = new OptimizeView(m_optimize->candidates(), m_context.window);

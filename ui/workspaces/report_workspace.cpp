@@ -28,6 +28,9 @@ ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const 
       m_tree(new ModuleTreePage(m_treeModel, this)), m_scope(new ModuleScope(this))
 {
     setObjectName(QStringLiteral("reportWorkspace"));
+    // Not the window's own parts of these names (parts_by_name.h): a report's are reached through it.
+    m_page->setObjectName(QStringLiteral("reportProfilePage"));
+    m_tree->view()->setObjectName(QStringLiteral("reportModuleTreeView"));
     m_files->setParent(this);
     m_page->setPersistent(false); // the Profile tab's settings are the user's, not a report's
     m_page->setReport();
