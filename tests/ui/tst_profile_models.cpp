@@ -3,6 +3,7 @@
 // row of a timeline record) and ComparisonModel (rows, total, verdict colours), under the model tester.
 #include "item_models/comparison_model.h"
 #include "item_models/kernel_stats_model.h"
+#include "item_models/run_views.h"
 #include "item_models/speed_summary.h"
 #include "item_models/timeline_details.h"
 
@@ -120,6 +121,31 @@ private Q_SLOTS:
             shares += model.index(row, KernelStatsModel::ShareColumn).data(KernelStatsModel::SortRole).toDouble();
         QVERIFY(qAbs(shares - 1.0) < 1e-9);
         QCOMPARE(model.index(0, KernelStatsModel::ShareColumn).data().toString(), QStringLiteral("45.6 %"));
+    }
+
+    // The kernel table scoped to a module keeps that module's subtree ("blocks.0" holds "blocks.0.mlp", not
+    // "blocks.01"), computed once per run, grouping and scope and shared (the worker computes the scope selected
+    // when a profile starts, the page only looks it up).
+    void scopedStatisticsAreTheSubtreesOnceEach()
+    {
+        auto run = runOf(kBaseline);
+        kforge::KernelRecord other = run->records.front();
+        other.modulePath = "blocks.01.attn"; // a sibling whose name starts like the scope's
+        run->records.push_back(other);
+        const std::shared_ptr<const kforge::ProfileRun> shared = run;
+        KernelStatsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(shared);
+        model.setGroupBy(GroupBy::Module);
+        model.setModuleScope(QStringLiteral("blocks.0"));
+        QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.attn", "blocks.0.mlp"}));
+        const auto rows = kforge::ui::statisticsOf(shared, GroupBy::Module, "blocks.0");
+        QCOMPARE(rows->size(), size_t(2));
+        QCOMPARE(kforge::ui::statisticsOf(shared, GroupBy::Module, "blocks.0"), rows); // one shared result
+        model.setModuleScope(QStringLiteral("blocks.0.mlp"));
+        QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.mlp"}));
+        model.setModuleScope(QString());
+        QCOMPARE(model.rowCount(), 4); // blocks.0.attn, blocks.0.mlp, blocks.01.attn, the root
     }
 
     void groupBySwitching()

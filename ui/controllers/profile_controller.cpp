@@ -152,7 +152,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 Qt::QueuedConnection);
         };
     auto work = [session = owner()->session(), options = std::move(options), kind, previousBaseline = m_baseline,
-                 previousPlan = m_plan, groupBy = m_groupBy]() {
+                 previousPlan = m_plan, groupBy = m_groupBy, scope = m_tableScope]() {
         Result result;
         result.error = errorOf([&] {
             const kforge::StudyResult study = kforge::runStudy(*session, options);
@@ -165,6 +165,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
             for (const auto& run : {result.baseline, result.plan}) {
                 viewsOf(run);
                 statisticsOf(run, groupBy); // the kernel table's grouping when the run started
+                if (!scope.empty())
+                    statisticsOf(run, groupBy, scope); // and its module scope
             }
             if (shownBaseline && shownPlan) {
                 result.comparison = std::make_shared<const kforge::Comparison>(

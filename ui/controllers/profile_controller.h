@@ -13,6 +13,7 @@
 #include <utility>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace kforge {
 class ModelSession;
@@ -48,6 +49,8 @@ public:
     std::shared_ptr<const MeasureSettings> sharedSettings() const { return m_settings; }
     // The kernel table's grouping: a study's runs have their rows of it computed on the worker (run_views.h).
     void setTableGrouping(kforge::GroupBy groupBy) { m_groupBy = groupBy; }
+    // The kernel table's module scope (the tree's selection): its rows too are computed on the worker.
+    void setTableScope(const std::string& scope) { m_tableScope = scope; }
 
     // Each returns false with a one-line `error` when nothing started: no model, a forward or a profile is
     // running, the plan has no enabled entry. finished() follows a start.
@@ -95,6 +98,7 @@ private:
 
     std::shared_ptr<MeasureSettings> m_settings;
     kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;
+    std::string m_tableScope;
 
     SessionJob<Result> m_job;
     Kind m_kind = Kind::Baseline;

@@ -40,14 +40,8 @@ void KernelStatsModel::rebuild()
     beginResetModel();
     if (!m_run) {
         m_rows.clear();
-    } else if (m_scope.empty()) {
-        m_rows = *statisticsOf(m_run, m_groupBy); // once per run and grouping (run_views.h)
     } else {
-        std::vector<kforge::KernelRecord> inScope;
-        for (const kforge::KernelRecord& r : m_run->records)
-            if (r.modulePath == m_scope || r.modulePath.rfind(m_scope + ".", 0) == 0)
-                inScope.push_back(r);
-        m_rows = kforge::statistics(inScope, m_groupBy);
+        m_rows = *statisticsOf(m_run, m_groupBy, m_scope); // once per run, grouping and scope (run_views.h)
     }
     for (int column = TotalColumn; column <= MaxColumn; ++column) {
         double largest = 0;

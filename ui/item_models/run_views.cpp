@@ -4,7 +4,10 @@
 #include <QCoreApplication>
 #include <QThread>
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 namespace kforge::ui {
@@ -51,11 +54,19 @@ Cache<const kforge::ProfileRun*, RunViews>& runCache()
     return *cache;
 }
 
-Cache<std::pair<const kforge::ProfileRun*, kforge::GroupBy>, std::vector<kforge::StatRow>>& statisticsCache()
+using StatisticsKey = std::tuple<const kforge::ProfileRun*, kforge::GroupBy, std::string>;
+
+Cache<StatisticsKey, std::vector<kforge::StatRow>>& statisticsCache()
 {
-    static auto* cache =
-        new Cache<std::pair<const kforge::ProfileRun*, kforge::GroupBy>, std::vector<kforge::StatRow>>();
+    static auto* cache = new Cache<StatisticsKey, std::vector<kforge::StatRow>>();
     return *cache;
+}
+
+bool inScope(const kforge::KernelRecord& record, const std::string& scope)
+{
+    return scope.empty() || record.modulePath == scope ||
+           (record.modulePath.size() > scope.size() && record.modulePath.compare(0, scope.size(), scope) == 0 &&
+            record.modulePath[scope.size()] == '.');
 }
 
 Cache<std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*>, Speeds>& speedCache()
@@ -88,15 +99,25 @@ std::shared_ptr<const RunViews> viewsOf(const RunPtr& run)
     return runCache().store(run.get(), {run}, std::move(views));
 }
 
-std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const RunPtr& run, kforge::GroupBy groupBy)
+std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const RunPtr& run, kforge::GroupBy groupBy,
+                                                                 const std::string& scope)
 {
     if (!run)
         return nullptr;
-    const std::pair key{run.get(), groupBy};
+    StatisticsKey key{run.get(), groupBy, scope};
     if (auto found = statisticsCache().find(key))
         return found;
-    return statisticsCache().store(
-        key, {run}, std::make_shared<const std::vector<kforge::StatRow>>(kforge::statistics(run->records, groupBy)));
+    std::vector<kforge::StatRow> rows;
+    if (scope.empty()) {
+        rows = kforge::statistics(run->records, groupBy);
+    } else {
+        std::vector<kforge::KernelRecord> inside;
+        std::copy_if(run->records.begin(), run->records.end(), std::back_inserter(inside),
+                     [&scope](const kforge::KernelRecord& record) { return inScope(record, scope); });
+        rows = kforge::statistics(inside, groupBy);
+    }
+    return statisticsCache().store(std::move(key), {run},
+                                   std::make_shared<const std::vector<kforge::StatRow>>(std::move(rows)));
 }
 
 std::shared_ptr<const Speeds> flameSpeedsOf(const RunPtr& baseline, const RunPtr& plan)

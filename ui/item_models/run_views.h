@@ -26,9 +26,11 @@ struct RunViews {
 
 // The views of `run` (null for none), computed on first use.
 std::shared_ptr<const RunViews> viewsOf(const std::shared_ptr<const kforge::ProfileRun>& run);
-// The kernel table's rows of the whole run grouped by `groupBy` (kforge::statistics), once per run and grouping.
+// The kernel table's rows grouped by `groupBy` (kforge::statistics) of the records made in module `scope` and its
+// subtree ("": the whole run), once per run, grouping and scope.
 std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const std::shared_ptr<const kforge::ProfileRun>& run,
-                                                                 kforge::GroupBy groupBy);
+                                                                 kforge::GroupBy groupBy,
+                                                                 const std::string& scope = {});
 // The differential flame graph's verdicts of `plan` against `baseline` (kforge::flameGraphSpeeds), once per pair.
 std::shared_ptr<const std::map<std::string, kforge::SpeedComparison>>
 flameSpeedsOf(const std::shared_ptr<const kforge::ProfileRun>& baseline,

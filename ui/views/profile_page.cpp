@@ -554,6 +554,7 @@ void ProfilePage::showResults()
 
 void ProfilePage::setModuleScope(const QString& path)
 {
+    m_controller->setTableScope(path.toStdString());
     m_statsModel->setModuleScope(path);
     m_timeline->setHighlightedModule(path);
     updateHeader();
