@@ -144,6 +144,7 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
 
     loadSettings();
     follow(m_controller);
+    connect(m_controller, &ProfileController::resultsChanged, this, &ProfilePage::showResults);
     connect(m_controller, &ProfileController::runsReplaced, this, [this] { m_newer = NewerResult::Comparison; });
     setRunning(false);
     showResults();
@@ -151,7 +152,6 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
 
 void ProfilePage::follow(MeasureController* measurement)
 {
-    connect(measurement, &MeasureController::resultsChanged, this, &ProfilePage::showResults);
     connect(measurement, &MeasureController::runningChanged, this, &ProfilePage::setRunning);
     connect(measurement, &MeasureController::progress, this, &ProfilePage::showProgress);
 }
@@ -174,6 +174,7 @@ void ProfilePage::setMeasurements(BenchmarkController* benchmark, VerifyControll
             m_newer = NewerResult::Benchmark;
         showResults();
     });
+    connect(verify, &VerifyController::resultsChanged, this, &ProfilePage::showResults);
     showResults();
 }
 

@@ -127,7 +127,7 @@ private:
     void setRunning(bool running);
     void showProgress(int done, int total, const QString& stage);
 
-    void follow(MeasureController* measurement); // its running state, progress and results
+    void follow(MeasureController* measurement); // its running state and progress
     bool anyRunning() const;
 
     ProfileController* m_controller;
