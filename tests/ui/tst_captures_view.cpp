@@ -27,7 +27,7 @@
 
 using kforge::ui::CaptureListModel;
 using kforge::ui::MainWindow;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -93,7 +93,7 @@ private Q_SLOTS:
         // The controller runs the engine's capture on its forward thread; the engine's refusal comes back as
         // captureFinished, not as runFinished, and the session stays usable.
         const auto window = openWindow(kTinyGpt);
-        kforge::ui::RunController* run = part<kforge::ui::RunController>(*window, "runController");
+        kforge::ui::RunController* run = runController(*window);
         QSignalSpy captured(run, &kforge::ui::RunController::captureFinished);
         QSignalSpy ran(run, &kforge::ui::RunController::runFinished);
         QString error;
@@ -114,7 +114,7 @@ private Q_SLOTS:
     void captureRefusedWhileAForwardRuns()
     {
         const auto window = openWindow(kTinyGpt);
-        kforge::ui::RunController* run = part<kforge::ui::RunController>(*window, "runController");
+        kforge::ui::RunController* run = runController(*window);
         run->toggleModuleBreakpoint(QStringLiteral("blocks.0"));
         QVERIFY(window->runForward());
         QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
@@ -145,7 +145,7 @@ private Q_SLOTS:
 
         QSignalSpy finished(window.get(), &MainWindow::captureFinished);
         QTest::mouseClick(view->captureButton(), Qt::LeftButton);
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")->isCapturing());
+        QVERIFY(runController(*window)->isCapturing());
         QVERIFY(!view->captureButton()->isEnabled()); // one capture at a time
         QVERIFY(finished.wait(kTimeoutMs));
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
@@ -159,8 +159,7 @@ private Q_SLOTS:
         QCOMPARE(model->index(0, CaptureListModel::ScopeColumn, capture).data().toString(),
                  QStringLiteral("blocks.0.mlp"));
         QCOMPARE(model->index(0, CaptureListModel::FunctionColumn, capture).data().toString(), QStringLiteral("gelu"));
-        QVERIFY(!part<kforge::ui::RunController>(*window, "runController")
-                     ->runtimeActive()); // deactivated after a clean capture
+        QVERIFY(!runController(*window)->runtimeActive()); // deactivated after a clean capture
         QVERIFY2(window->findChild<QLabel*>(QStringLiteral("deviceStatus"))->text().startsWith(QStringLiteral("CUDA")),
                  "the session moved to the CUDA device");
 

@@ -50,7 +50,7 @@
 using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::RecentFiles;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 
 namespace {
 
@@ -288,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(entry);
         QCOMPARE(entry->text(), QStringLiteral("tiny.kfplan.json"));
         entry->trigger();
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.size(), size_t(1));
+        QCOMPARE(planDocument(*window)->plan().entries.size(), size_t(1));
 
         QVERIFY(QFile::remove(planPath));
         QTRY_VERIFY(menuEntry(menu, QFileInfo(planPath).absoluteFilePath()));

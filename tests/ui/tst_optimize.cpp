@@ -28,7 +28,7 @@
 
 using kforge::ui::MainWindow;
 using kforge::ui::OptimizeController;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -45,7 +45,7 @@ std::unique_ptr<MainWindow> windowWithTinyGpt()
     options.warmupIterations = 0;
     options.iterations = 1;
     options.benchmarkRounds = 9; // a "faster" verdict needs at least 6 rounds
-    part<kforge::ui::OptimizeController>(*window, "optimizeController")->setOptions(options);
+    optimizeController(*window)->setOptions(options);
     return window;
 }
 
@@ -65,14 +65,13 @@ private Q_SLOTS:
     void optimizeFillsTheTableAndApplyIsOneUndoableStep()
     {
         const auto window = windowWithTinyGpt();
-        auto* document = part<kforge::ui::PlanDocument>(*window, "planDocument");
+        auto* document = planDocument(*window);
         QVERIFY(!window->actions().applyOptimized->isEnabled()); // nothing optimized yet
         QSignalSpy finished(window.get(), &MainWindow::optimizeFinished);
-        QSignalSpy rows(part<kforge::ui::OptimizeController>(*window, "optimizeController")->candidates(),
-                        &QAbstractItemModel::rowsInserted);
+        QSignalSpy rows(optimizeController(*window)->candidates(), &QAbstractItemModel::rowsInserted);
         QVERIFY(window->actions().optimize->isEnabled());
         window->actions().optimize->trigger();
-        QVERIFY(part<kforge::ui::OptimizeController>(*window, "optimizeController")->isRunning());
+        QVERIFY(optimizeController(*window)->isRunning());
         // While it runs, forwards and profiles wait.
         QVERIFY(!window->actions().run->isEnabled());
         QVERIFY(!window->actions().profileBaseline->isEnabled());
@@ -82,7 +81,7 @@ private Q_SLOTS:
         QVERIFY2(rows.count() >= 3, "one batch of rows per function tried: gelu, layer_norm, softmax, ...");
 
         const auto* table = part<QTableView>(*window, "candidateTable");
-        const auto& candidates = *part<kforge::ui::OptimizeController>(*window, "optimizeController")->candidates();
+        const auto& candidates = *optimizeController(*window)->candidates();
         QCOMPARE(table->model()->rowCount(), candidates.rowCount());
         int generated = 0;
         for (int row = 0; row < candidates.rowCount(); ++row) {
@@ -116,7 +115,7 @@ private Q_SLOTS:
         }
 
         // Apply: the plan editor gets the optimized entries in one step, and one undo brings the old plan back.
-        const kforge::Plan& made = part<kforge::ui::OptimizeController>(*window, "optimizeController")->plan();
+        const kforge::Plan& made = optimizeController(*window)->plan();
         const auto gelu = std::find_if(made.entries.begin(), made.entries.end(),
                                        [](const kforge::PlanEntry& e) { return e.function == "gelu"; });
         QVERIFY2(gelu != made.entries.end(), "the memoized gelu provider is faster than the original by construction");
@@ -180,14 +179,13 @@ private Q_SLOTS:
     void cancelStopsBeforeTheNextFunction()
     {
         const auto window = windowWithTinyGpt();
-        QSignalSpy finished(part<kforge::ui::OptimizeController>(*window, "optimizeController"),
-                            &OptimizeController::finished);
+        QSignalSpy finished(optimizeController(*window), &OptimizeController::finished);
         QVERIFY(window->optimize());
         window->cancelOptimize();
         QVERIFY(finished.wait(kTimeoutMs));
         const auto outcome = finished.first().first().value<OptimizeController::Outcome>();
         QVERIFY(outcome == OptimizeController::Outcome::Cancelled || outcome == OptimizeController::Outcome::Finished);
-        QVERIFY(!part<kforge::ui::OptimizeController>(*window, "optimizeController")->isRunning());
+        QVERIFY(!optimizeController(*window)->isRunning());
         QVERIFY(window->actions().run->isEnabled()); // the session is free again
     }
 };

@@ -44,7 +44,7 @@
 using kforge::ui::PluginSettingsPage;
 using kforge::ui::ProviderCatalogModel;
 using kforge::ui::SettingsDialog;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -265,10 +265,10 @@ private Q_SLOTS:
             if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, 120'000))
                 return -1;
             QSignalSpy profiled(&window, &kforge::ui::MainWindow::profileFinished);
-            part<kforge::ui::ProfilePage>(window, "profilePage")->setDevice(QStringLiteral("cpu"));
+            profilePage(window)->setDevice(QStringLiteral("cpu"));
             if (!window.profileBaseline() || !QTest::qWaitFor([&] { return profiled.count() > 0; }, 120'000))
                 return -2;
-            return part<kforge::ui::ProfileController>(window, "profileController")->baseline()->intraOpThreads;
+            return profileController(window)->baseline()->intraOpThreads;
         };
         QCOMPARE(threadsProfiled(), 1);
         kforge::ui::AppSettings::setIntraOpThreads(0);

@@ -69,7 +69,7 @@ using kforge::ui::KernelStatsModel;
 using kforge::ui::MainWindow;
 using kforge::ui::ProfileController;
 using kforge::ui::ProfilePage;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -94,7 +94,7 @@ std::unique_ptr<MainWindow> openForProfiles(const QString& source)
     window->openSource(source);
     if (!QTest::qWaitFor([&] { return loaded.count() > 0; }, kTimeoutMs))
         qWarning() << source << "did not load";
-    ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+    ProfilePage* page = profilePage(*window);
     page->deviceCombo()->setCurrentIndex(page->deviceCombo()->findData(QStringLiteral("cpu")));
     page->warmupBox()->setValue(1);
     page->iterationsBox()->setValue(2);
@@ -165,8 +165,8 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         actions.profileBaseline->trigger();
         // While it runs: the session is the profile's; forwards and another profile are refused.
-        QVERIFY(part<kforge::ui::ProfileController>(*window, "profileController")->isRunning());
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")->breakpointsSuspended());
+        QVERIFY(profileController(*window)->isRunning());
+        QVERIFY(runController(*window)->breakpointsSuspended());
         QVERIFY(actions.cancelProfile->isEnabled());
         QVERIFY(!actions.run->isEnabled());
         QVERIFY(!actions.profileBaseline->isEnabled());
@@ -176,16 +176,16 @@ private Q_SLOTS:
         QVERIFY2(runFinished.first().at(1).toString().contains(QStringLiteral("profile")),
                  qPrintable(runFinished.first().at(1).toString()));
         QString error;
-        QVERIFY(!part<kforge::ui::ProfileController>(*window, "profileController")->runBaseline(&error));
+        QVERIFY(!profileController(*window)->runBaseline(&error));
         QVERIFY(!error.isEmpty());
 
         const auto [ok, message] = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        QVERIFY(!part<kforge::ui::RunController>(*window, "runController")->breakpointsSuspended());
+        QVERIFY(!runController(*window)->breakpointsSuspended());
         QVERIFY(actions.run->isEnabled());
 
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
-        const auto run = part<kforge::ui::ProfileController>(*window, "profileController")->baseline();
+        ProfilePage* page = profilePage(*window);
+        const auto run = profileController(*window)->baseline();
         QVERIFY(run);
         QCOMPARE(run->iterations, 2);
         QCOMPARE(run->warmupIterations, 1);
@@ -258,9 +258,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(window->setInputSpecs({QStringLiteral("float64[2,8]")}, &error), qPrintable(error));
         window->addPlanEntry(QString(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->setEntryEnabled(0, false);
+        planDocument(*window)->setEntryEnabled(0, false);
         window->addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("CpuGeluProvider"));
-        const kforge::ui::PlanModel* model = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const kforge::ui::PlanModel* model = planDocument(*window)->model();
         auto declinedCell = [model](int row) {
             return model->index(row, kforge::ui::PlanModel::DeclinedColumn).data().toString();
         };
@@ -280,9 +280,9 @@ private Q_SLOTS:
         QVERIFY2(
             model->index(1, kforge::ui::PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().contains(reason),
             "the tooltip names the reason");
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->plan()->declines.size(), size_t(1));
+        QCOMPARE(profileController(*window)->plan()->declines.size(), size_t(1));
         // The plan's own row: the whole plan goes to the runtime, which skips the disabled entry 0.
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->plan()->declines.front().entry, 1);
+        QCOMPARE(profileController(*window)->plan()->declines.front().entry, 1);
 
         QVERIFY(window->profileBaseline());
         std::tie(ok, message) = waitForProfile(finished);
@@ -301,7 +301,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         QVERIFY(window->profileBaseline());
         QVERIFY(waitForProfile(finished).first);
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         const auto run = page->shownRun();
         const auto record =
             std::find_if(run->records.begin(), run->records.end(), [](const auto& r) { return r.function == "gelu"; });
@@ -353,12 +353,10 @@ private Q_SLOTS:
         const auto window = openTinyGpt();
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
                              QStringLiteral("AtenGeluProvider"));
-        auto* text = part<kforge::ui::ProfilePage>(*window, "profilePage")
-                         ->findChild<QLabel*>(QStringLiteral("profileProgressText"));
+        auto* text = profilePage(*window)->findChild<QLabel*>(QStringLiteral("profileProgressText"));
         QVERIFY(text);
         QStringList seen;
-        connect(part<kforge::ui::ProfileController>(*window, "profileController"), &ProfileController::progress, text,
-                [&] { seen << text->text(); });
+        connect(profileController(*window), &ProfileController::progress, text, [&] { seen << text->text(); });
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileCompare->trigger();
         auto [ok, message] = waitForProfile(finished);
@@ -368,8 +366,7 @@ private Q_SLOTS:
         QVERIFY2(seen.filter(QStringLiteral("Baseline")).isEmpty(), qPrintable(seen.join('|')));
         QVERIFY(!text->isVisible());
         // The comparison's number columns are wide enough for their headers ("Baseline (µs, median)" was cut).
-        auto* table = part<kforge::ui::ProfilePage>(*window, "profilePage")
-                          ->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+        auto* table = profilePage(*window)->findChild<QTableView*>(QStringLiteral("comparisonTable"));
         QVERIFY(table);
         for (int column : {ComparisonModel::BaselineColumn, ComparisonModel::PlanColumn})
             QVERIFY2(table->horizontalHeader()->sectionSize(column) >=
@@ -377,8 +374,8 @@ private Q_SLOTS:
                      qPrintable(QString::number(column)));
 
         seen.clear();
-        connect(part<kforge::ui::BenchmarkController>(*window, "benchmarkController"),
-                &kforge::ui::BenchmarkController::progress, text, [&] { seen << text->text(); });
+        connect(benchmarkController(*window), &kforge::ui::BenchmarkController::progress, text,
+                [&] { seen << text->text(); });
         window->actions().profileBenchmark->trigger();
         std::tie(ok, message) = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
@@ -391,8 +388,8 @@ private Q_SLOTS:
     void resultsShowFromTheFirstMeasuredForward()
     {
         const auto window = openTinyGpt();
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
-        ProfileController* controller = part<kforge::ui::ProfileController>(*window, "profileController");
+        ProfilePage* page = profilePage(*window);
+        ProfileController* controller = profileController(*window);
         page->iterationsBox()->setValue(3);
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         struct Seen {
@@ -442,7 +439,7 @@ private Q_SLOTS:
     void groupByOpAndInputShapes()
     {
         const auto window = openTinyGpt();
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         QCheckBox* shapes = page->recordShapesBox();
         QVERIFY(shapes);
         QVERIFY(!shapes->isChecked());
@@ -458,8 +455,7 @@ private Q_SLOTS:
         shapes->setChecked(true);
         page->setPersistent(false);
         QCOMPARE(QSettings().value(QStringLiteral("profile/recordShapes")).toBool(), true);
-        QVERIFY2(part<kforge::ui::ProfilePage>(*makeWindow(), "profilePage")->recordShapesBox()->isChecked(),
-                 "the next window keeps the setting");
+        QVERIFY2(profilePage(*makeWindow())->recordShapesBox()->isChecked(), "the next window keeps the setting");
         QSettings().remove(QStringLiteral("profile/recordShapes"));
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
@@ -474,7 +470,7 @@ private Q_SLOTS:
     void cancelRightAway()
     {
         const auto window = openTinyGpt();
-        ProfileController* controller = part<kforge::ui::ProfileController>(*window, "profileController");
+        ProfileController* controller = profileController(*window);
         // A warm-up far longer than the moment between start and cancel: a loaded machine once let three warm-up
         // forwards and a measured one through before the cancel came (the run was then kept, rightly).
         controller->setWarmupIterations(100'000);
@@ -488,10 +484,10 @@ private Q_SLOTS:
         QCOMPARE(outcome.first().at(0).value<ProfileController::Outcome>(), ProfileController::Outcome::Cancelled);
         QVERIFY2(message.contains(QStringLiteral("cancelled")), qPrintable(message));
         QVERIFY(!controller->isRunning());
-        QVERIFY(!part<kforge::ui::RunController>(*window, "runController")->breakpointsSuspended());
+        QVERIFY(!runController(*window)->breakpointsSuspended());
         // Cancelled in the warm-up: nothing measured, nothing kept.
         QVERIFY(!controller->baseline());
-        QCOMPARE(part<kforge::ui::ProfilePage>(*window, "profilePage")->statsModel()->rowCount(), 0);
+        QCOMPARE(profilePage(*window)->statsModel()->rowCount(), 0);
 
         // The session is free again: a forward runs.
         QSignalSpy runFinished(window.get(), &MainWindow::runFinished);
@@ -539,13 +535,13 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("outputs agree")), qPrintable(message));
 
         // Measured with the Profile page's warm-up and iterations (as rounds): one MeasureSettings for all three.
-        const auto& result = part<kforge::ui::BenchmarkController>(*window, "benchmarkController")->result();
+        const auto& result = benchmarkController(*window)->result();
         QVERIFY(result);
         QCOMPARE(result->baseline.forwards, 2);
         QCOMPARE(result->plan.forwards, 2);
         QVERIFY(result->speed.low <= result->speed.high);
         QVERIFY2(message.contains(QStringLiteral("not judged (too few rounds)")), qPrintable(message));
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         auto* summary = page->findChild<QLabel*>(QStringLiteral("benchmarkSummary"));
         QVERIFY(summary);
         QCOMPARE(summary->text(), message);
@@ -588,12 +584,11 @@ private Q_SLOTS:
         auto [ok, message] = waitForProfile(finished);
         QVERIFY2(message.startsWith(QStringLiteral("Verify: FAIL")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("blocks.1.mlp")), qPrintable(message));
-        auto* verifier = part<kforge::ui::VerifyController>(*window, "verifyController");
+        auto* verifier = verifyController(*window);
         const auto& report = verifier->report();
         QVERIFY(report && report->divergence);
         QCOMPARE(QString::fromStdString(report->divergence->module), QStringLiteral("blocks.1.mlp"));
-        auto* summary =
-            part<kforge::ui::ProfilePage>(*window, "profilePage")->findChild<QLabel*>(QStringLiteral("verifySummary"));
+        auto* summary = profilePage(*window)->findChild<QLabel*>(QStringLiteral("verifySummary"));
         QVERIFY(summary);
         QCOMPARE(summary->text(), message);
         auto* modulePage = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
@@ -616,12 +611,12 @@ private Q_SLOTS:
                  qPrintable(errorCell("blocks.1").data().toString()));
         QVERIFY2(errorCell("ln_f").data().toString().startsWith(QStringLiteral("diverged: ")),
                  qPrintable(errorCell("ln_f").data().toString())); // after blocks.1: its inputs diverged already
-        kforge::ui::PlanModel* planRows = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        kforge::ui::PlanModel* planRows = planDocument(*window)->model();
         const QModelIndex verdict = planRows->index(0, kforge::ui::PlanModel::VerifiedColumn);
         QCOMPARE(verdict.data().toString(),
                  QStringLiteral("in effect where the outputs diverge first: blocks.1.mlp (call 1)"));
 
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->removeEntry(0);
+        planDocument(*window)->removeEntry(0);
         QVERIFY(verdict.data().toString().isEmpty()); // the plan changed: the verdicts were of the old one
         window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         window->actions().profileVerify->trigger();
@@ -657,30 +652,29 @@ private Q_SLOTS:
 
         banner->revalidateButton()->click();
         QVERIFY(QTest::qWaitFor([&] { return !banner->isVisibleTo(window.get()); }, kTimeoutMs));
-        const kforge::Plan& after = part<kforge::ui::PlanDocument>(*window, "planDocument")->plan();
+        const kforge::Plan& after = planDocument(*window)->plan();
         QVERIFY2(!after.entries[0].enabled, after.entries[0].note.c_str());
         QVERIFY(after.entries[0].note.find("incorrect here") != std::string::npos);
         QVERIFY2(after.entries[1].enabled, after.entries[1].note.c_str());
         QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("1 kept, 1 disabled")));
         // The plan editor's Measured column: what re-validation found here beside what the plan recorded.
-        const QAbstractItemModel* planRows = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const QAbstractItemModel* planRows = planDocument(*window)->model();
         const QString disabled = planRows->index(0, kforge::ui::PlanModel::MeasuredColumn).data().toString();
         QCOMPARE(disabled, QStringLiteral("disabled here"));
         const QModelIndex kept = planRows->index(1, kforge::ui::PlanModel::MeasuredColumn);
         QCOMPARE(kept.data().toString(), QStringLiteral("correct here")); // no recorded speedup: correctness only
         QVERIFY2(kept.data(Qt::ToolTipRole).toString().contains(QStringLiteral("AVX512-elsewhere")),
                  qPrintable(kept.data(Qt::ToolTipRole).toString()));
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         QVERIFY(
             planRows->index(1, kforge::ui::PlanModel::MeasuredColumn).data().toString().isEmpty()); // of the old plan
-        QVERIFY(
-            part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries[0].enabled); // one undoable step
+        QVERIFY(planDocument(*window)->plan().entries[0].enabled);                                  // one undoable step
 
         QVERIFY(window->openPlan(path)); // a file opened again is asked about again; Accept keeps it as it is
         QVERIFY(banner->isVisibleTo(window.get()));
         banner->acceptButton()->click();
         QVERIFY(!banner->isVisibleTo(window.get()));
-        QVERIFY(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries[0].enabled);
+        QVERIFY(planDocument(*window)->plan().entries[0].enabled);
     }
 
     // After a profile the module tree shows each module's time per forward: total, self, share (the root's is the
@@ -740,7 +734,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileCompare->trigger();
         QVERIFY(waitForProfile(finished).first);
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
         page->showSubView(QStringLiteral("flame"));
         auto* flame = qobject_cast<FlameGraphPage*>(page->subView(QStringLiteral("flame")));
@@ -808,7 +802,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         KernelStatsModel* stats = page->statsModel();
         stats->setGroupBy(kforge::GroupBy::Module);
         const int allRows = stats->rowCount();
@@ -828,16 +822,15 @@ private Q_SLOTS:
         // The plan editor follows the same selection (one ModuleScope): a new entry is scoped to that module.
         part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QStringLiteral("blocks.1.mlp"));
         auto* editor = part<kforge::ui::PlanEditorView>(*window, "planEditorView");
-        const size_t entries = part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.size();
+        const size_t entries = planDocument(*window)->plan().entries.size();
         QAction* add = nullptr;
         for (QAction* action : editor->findChildren<QAction*>())
             if (action->text() == QStringLiteral("Add Entry"))
                 add = action;
         QVERIFY(add);
         add->trigger();
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.size(), entries + 1);
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.back().scope,
-                 std::string("blocks.1.mlp"));
+        QCOMPARE(planDocument(*window)->plan().entries.size(), entries + 1);
+        QCOMPARE(planDocument(*window)->plan().entries.back().scope, std::string("blocks.1.mlp"));
 
         part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QString());
         QCOMPARE(stats->rowCount(), allRows);
@@ -860,7 +853,7 @@ private Q_SLOTS:
             QVERIFY2(ok, qPrintable(message));
             QVERIFY2(message.startsWith(QStringLiteral("Compared")), qPrintable(message));
 
-            ProfileController* controller = part<kforge::ui::ProfileController>(*window, "profileController");
+            ProfileController* controller = profileController(*window);
             QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
             QVERIFY(!controller->baseline()->usedPlan);
             QVERIFY(controller->plan()->usedPlan);
@@ -871,7 +864,7 @@ private Q_SLOTS:
                 QVERIFY(views->computedOffUiThread);
                 QCOMPARE(kforge::ui::viewsOf(run), views); // one shared result
             }
-            ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+            ProfilePage* page = profilePage(*window);
             QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
             QVERIFY(page->showCombo()->isVisibleTo(page));
             const ComparisonModel* comparison = page->comparisonModel();
@@ -892,11 +885,11 @@ private Q_SLOTS:
         QCOMPARE(errors.count(), 0);
         QVERIFY(!window->session());
         QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->rowCount(), 0);
-        ProfileController* controller = part<kforge::ui::ProfileController>(*window, "profileController");
+        ProfileController* controller = profileController(*window);
         QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
         QVERIFY(!controller->baseline()->usedPlan);
         QVERIFY(controller->plan()->usedPlan);
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         QVERIFY(page->statsModel()->rowCount() > 0);
         QVERIFY(page->comparisonModel()->rowCount() > 1);
         QVERIFY2(page->headerText().contains(QStringLiteral("from tiny.kfprof")), qPrintable(page->headerText()));
@@ -934,14 +927,14 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
-        const auto convnetRun = part<kforge::ui::ProfileController>(*window, "profileController")->baseline();
+        const auto convnetRun = profileController(*window)->baseline();
         QVERIFY(convnetRun && model->hasModuleTimes());
         QSignalSpy prompted(window.get(), &MainWindow::unsavedResultsPrompted);
         window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel); // would keep them, and fail the open
 
         QVERIFY(window->openProfile(tiny));
         QCOMPARE(prompted.count(), 0);
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->baseline(),
+        QCOMPARE(profileController(*window)->baseline(),
                  convnetRun); // the Profile tab is untouched
         QVERIFY(model->hasModuleTimes());
         QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("convnet"));
@@ -977,7 +970,7 @@ private Q_SLOTS:
         window->actions().closeReport->trigger();
         QTRY_COMPARE(window->findChildren<ReportWorkspace*>().size(), 0);
         QVERIFY(!window->actions().closeReport->isEnabled());
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->baseline(), convnetRun);
+        QCOMPARE(profileController(*window)->baseline(), convnetRun);
         QVERIFY(!window->close()); // still asked about (Cancel)
         QCOMPARE(prompted.count(), 1);
     }
@@ -992,7 +985,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
-        const auto results = part<kforge::ui::ProfileController>(*window, "profileController")->baseline();
+        const auto results = profileController(*window)->baseline();
         QVERIFY(results);
 
         window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel);
@@ -1000,7 +993,7 @@ private Q_SLOTS:
         QCOMPARE(prompted.count(), 1);
         QVERIFY(!window->isLoading());
         QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("tiny-gpt"));
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->baseline(), results);
+        QCOMPARE(profileController(*window)->baseline(), results);
         QVERIFY(!window->close()); // Ctrl+Q / the close button ask the same
         QCOMPARE(prompted.count(), 2);
 
@@ -1017,7 +1010,7 @@ private Q_SLOTS:
         }
         QVERIFY(!window->openProfile(other));
         QCOMPARE(prompted.count(), 3);
-        QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->baseline(), results);
+        QCOMPARE(profileController(*window)->baseline(), results);
 
         QVERIFY(window->saveProfile(dir.filePath(QStringLiteral("kept.kfprof"))));
         QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
@@ -1047,8 +1040,7 @@ private Q_SLOTS:
         QVERIFY(window->exportCsv(csv));
         QVERIFY(head(csv, 64).startsWith("kind,name,"));
         std::ifstream in(csv.toStdString());
-        QCOMPARE(kforge::readCsv(in).size(),
-                 part<kforge::ui::ProfileController>(*window, "profileController")->baseline()->records.size());
+        QCOMPARE(kforge::readCsv(in).size(), profileController(*window)->baseline()->records.size());
 
         const QString trace = dir.filePath(QStringLiteral("trace.json"));
         QVERIFY(window->exportChromeTrace(trace));
@@ -1057,7 +1049,7 @@ private Q_SLOTS:
         QVERIFY(traceFile.open(QIODevice::ReadOnly));
         QVERIFY(traceFile.readAll().contains("\"traceEvents\""));
 
-        part<kforge::ui::ProfilePage>(*window, "profilePage")->showSubView(QStringLiteral("chart"));
+        profilePage(*window)->showSubView(QStringLiteral("chart"));
         const QString chart = dir.filePath(QStringLiteral("chart.png"));
         QVERIFY(window->exportChartPng(chart));
         QVERIFY(!QImage(chart).isNull());
@@ -1105,18 +1097,17 @@ private Q_SLOTS:
         QDropEvent drop(QPointF(center), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(window.get(), &drop);
         QVERIFY(!window->isLoading());
-        QVERIFY(part<kforge::ui::ProfileController>(*window, "profileController")->baseline());
-        QCOMPARE(part<kforge::ui::ProfilePage>(*window, "profilePage")->statsModel()->rowCount(), 1);
-        QCOMPARE(part<kforge::ui::ProfilePage>(*window, "profilePage")->statsModel()->index(0, 0).data().toString(),
-                 QStringLiteral("aten::gelu"));
-        QVERIFY(!part<kforge::ui::ProfileController>(*window, "profileController")->comparison());
-        QCOMPARE(part<kforge::ui::ProfilePage>(*window, "profilePage")->comparisonModel()->rowCount(), 0);
+        QVERIFY(profileController(*window)->baseline());
+        QCOMPARE(profilePage(*window)->statsModel()->rowCount(), 1);
+        QCOMPARE(profilePage(*window)->statsModel()->index(0, 0).data().toString(), QStringLiteral("aten::gelu"));
+        QVERIFY(!profileController(*window)->comparison());
+        QCOMPARE(profilePage(*window)->comparisonModel()->rowCount(), 0);
     }
 
     void cudaChoiceFollowsAvailability()
     {
         const auto window = makeWindow();
-        ProfilePage* page = part<kforge::ui::ProfilePage>(*window, "profilePage");
+        ProfilePage* page = profilePage(*window);
         QComboBox* combo = page->deviceCombo();
         const int cuda = combo->findData(QStringLiteral("cuda"));
         QVERIFY(cuda >= 0);
@@ -1125,12 +1116,10 @@ private Q_SLOTS:
         QCOMPARE(enabled, ProfileController::cudaAvailable(&why));
         page->setDevice(QStringLiteral("cuda"));
         if (enabled) {
-            QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->device(),
-                     QStringLiteral("cuda"));
+            QCOMPARE(profileController(*window)->device(), QStringLiteral("cuda"));
         } else {
             // Listed, not selectable, and the tooltip says why.
-            QCOMPARE(part<kforge::ui::ProfileController>(*window, "profileController")->device(),
-                     QStringLiteral("cpu"));
+            QCOMPARE(profileController(*window)->device(), QStringLiteral("cpu"));
             QCOMPARE(combo->currentData().toString(), QStringLiteral("cpu"));
             QVERIFY2(combo->itemData(cuda, Qt::ToolTipRole).toString().contains(why), qPrintable(why));
         }
@@ -1142,17 +1131,17 @@ private Q_SLOTS:
         if (!ProfileController::cudaAvailable(&why))
             QSKIP(qPrintable(QStringLiteral("no CUDA profiling here: %1").arg(why)));
         const auto window = openTinyGpt();
-        part<kforge::ui::ProfilePage>(*window, "profilePage")->setDevice(QStringLiteral("cuda"));
+        profilePage(*window)->setDevice(QStringLiteral("cuda"));
         QVERIFY(window->findChild<QLabel*>(QStringLiteral("deviceStatus"))->text().contains(QStringLiteral("CUDA")));
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         QVERIFY(window->profileBaseline());
         const auto [ok, message] = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        const auto run = part<kforge::ui::ProfileController>(*window, "profileController")->baseline();
+        const auto run = profileController(*window)->baseline();
         QCOMPARE(run->device, std::string("cuda"));
         QVERIFY(
             std::any_of(run->records.begin(), run->records.end(), [](const auto& r) { return r.kind == "kernel"; }));
-        QVERIFY(part<kforge::ui::ProfilePage>(*window, "profilePage")->statsModel()->rowCount() > 0);
+        QVERIFY(profilePage(*window)->statsModel()->rowCount() > 0);
     }
 
     void viewsByName()
@@ -1165,16 +1154,14 @@ private Q_SLOTS:
             QVERIFY(window->showView(name));
             QVERIFY2(window->viewNamed(name)->isVisible(), qPrintable(name));
         }
-        QCOMPARE(window->viewNamed(QStringLiteral("chart")),
-                 part<kforge::ui::ProfilePage>(*window, "profilePage")->chart());
+        QCOMPARE(window->viewNamed(QStringLiteral("chart")), profilePage(*window)->chart());
         // The timeline view is its tab: the timeline with its details pane below.
-        QVERIFY(window->viewNamed(QStringLiteral("timeline"))
-                    ->isAncestorOf(part<kforge::ui::ProfilePage>(*window, "profilePage")->timeline()));
+        QVERIFY(window->viewNamed(QStringLiteral("timeline"))->isAncestorOf(profilePage(*window)->timeline()));
         // Ctrl+F goes to the kernel filter while the Profile page is shown.
         window->activateWindow();
         window->showView(QStringLiteral("profile"));
         window->actions().filter->trigger();
-        QTRY_VERIFY(part<kforge::ui::ProfilePage>(*window, "profilePage")->filterEdit()->hasFocus());
+        QTRY_VERIFY(profilePage(*window)->filterEdit()->hasFocus());
     }
 };
 

@@ -35,7 +35,7 @@ using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
 using kforge::ui::ProviderCatalogModel;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -132,7 +132,7 @@ private Q_SLOTS:
         QVERIFY(mime);
 
         // Through the model the tree view shows (the filter proxy): a drop on the MLP's row.
-        QAbstractItemModel* shown = part<kforge::ui::ModuleTreeView>(*window, "moduleTreeView")->model();
+        QAbstractItemModel* shown = moduleView(*window)->model();
         ModuleTreeModel* tree = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
         const QModelIndex mlp = tree->indexOfPath(QStringLiteral("blocks.0.mlp"));
         const auto toShown = [&](const QModelIndex& source) {
@@ -142,16 +142,16 @@ private Q_SLOTS:
         QVERIFY(!shown->canDropMimeData(mime.get(), Qt::CopyAction, 0, 0, toShown(mlp))); // between rows
         QVERIFY(shown->dropMimeData(mime.get(), Qt::CopyAction, -1, -1, toShown(mlp)));
 
-        const PlanModel* plan = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const PlanModel* plan = planDocument(*window)->model();
         QCOMPARE(plan->entryCount(), 1);
         QCOMPARE(plan->entry(0).scope, std::string("blocks.0.mlp"));
         QCOMPARE(plan->entry(0).function, std::string("gelu"));
         QCOMPARE(plan->entry(0).providerType(), std::string("AtenGeluProvider"));
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Hooked);
 
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         QCOMPARE(plan->entryCount(), 0);
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->redo();
+        planDocument(*window)->undoStack()->redo();
         QCOMPARE(plan->entryCount(), 1);
     }
 
@@ -168,7 +168,7 @@ private Q_SLOTS:
         QVERIFY(!tree->acceptsProvider(without, QStringLiteral("gelu")));
         QVERIFY(!tree->canDropMimeData(mime.get(), Qt::CopyAction, -1, -1, tree->indexOfPath(without)));
         QVERIFY(!tree->dropMimeData(mime.get(), Qt::CopyAction, -1, -1, tree->indexOfPath(without)));
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->entryCount(), 0);
+        QCOMPARE(planDocument(*window)->model()->entryCount(), 0);
         QVERIFY(tree->acceptsProvider(QString(), QStringLiteral("gelu"))); // the root calls everything
     }
 
@@ -176,7 +176,7 @@ private Q_SLOTS:
     {
         const auto window = openTinyGpt();
         QVERIFY(window->session());
-        kforge::ui::ModuleTreeView* view = part<kforge::ui::ModuleTreeView>(*window, "moduleTreeView");
+        kforge::ui::ModuleTreeView* view = moduleView(*window);
         view->expandAll();
         const std::unique_ptr<QMimeData> mime =
             dragOf(*part<kforge::ui::PlanEditorView>(*window, "planEditorView")->catalogView()->model(),
@@ -188,10 +188,10 @@ private Q_SLOTS:
         // No drop indicator over a module that never calls gelu; accepted over the MLP.
         QVERIFY(!dragOnto(view, proxy->mapFromSource(tree->indexOfPath(without)), *mime, false));
         QVERIFY(dragOnto(view, proxy->mapFromSource(tree->indexOfPath(QStringLiteral("blocks.1.mlp"))), *mime, true));
-        const PlanModel* plan = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const PlanModel* plan = planDocument(*window)->model();
         QCOMPARE(plan->entryCount(), 1);
         QCOMPARE(plan->entry(0).scope, std::string("blocks.1.mlp"));
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         QCOMPARE(plan->entryCount(), 0);
     }
 };

@@ -56,7 +56,7 @@ using kforge::ui::FunctionStacksModel;
 using kforge::ui::MainWindow;
 using kforge::ui::ModuleTreeModel;
 using kforge::ui::PlanModel;
-using kforge::ui::test::part;
+using namespace kforge::ui::test; // part(), and the parts tests use most by name
 using namespace kforge::ui::test;
 
 namespace {
@@ -84,7 +84,7 @@ QAction* addProviderAction(QMenu* menu, const QString& function, const QString& 
 
 QStringList planRow(const MainWindow& window, int row)
 {
-    const PlanModel* model = part<kforge::ui::PlanDocument>(window, "planDocument")->model();
+    const PlanModel* model = planDocument(window)->model();
     QStringList cells;
     for (int column : {PlanModel::ScopeColumn, PlanModel::FunctionColumn, PlanModel::ProviderColumn})
         cells << model->index(row, column).data().toString();
@@ -149,7 +149,7 @@ private Q_SLOTS:
         QVERIFY(!addProviderAction(menu.get(), QStringLiteral("softmax"), QStringLiteral("AtenSoftmaxProvider")));
         add->trigger();
 
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 1);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 1);
         QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
         QTableView* table = part<kforge::ui::PlanEditorView>(*window, "planEditorView")->view();
         QCOMPARE(table->model()->rowCount(), 1);
@@ -179,7 +179,7 @@ private Q_SLOTS:
                              QStringLiteral("AtenGeluProvider"));
         window->addPlanEntry(QStringLiteral("head"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
         // An edit in the table: the enable box.
-        PlanModel* model = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        PlanModel* model = planDocument(*window)->model();
         QVERIFY(model->setData(model->index(0, PlanModel::EnabledColumn), Qt::Unchecked, Qt::CheckStateRole));
         QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.0.mlp")),
                  ModuleTreeModel::NotHooked);
@@ -191,7 +191,7 @@ private Q_SLOTS:
         actions.undo->trigger(); // move
         QCOMPARE(planRow(*window, 0), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
         actions.undo->trigger(); // disable
-        QVERIFY(part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.front().enabled);
+        QVERIFY(planDocument(*window)->plan().entries.front().enabled);
         QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.0.mlp")),
                  ModuleTreeModel::Hooked);
         actions.undo->trigger();
@@ -204,15 +204,13 @@ private Q_SLOTS:
             actions.redo->trigger();
         QCOMPARE(model->rowCount(), 2);
         QCOMPARE(planRow(*window, 1), (QStringList{"blocks.0.mlp", "gelu", "AtenGeluProvider"}));
-        QVERIFY(!part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.back().enabled);
+        QVERIFY(!planDocument(*window)->plan().entries.back().enabled);
         QVERIFY(window->isWindowModified());
 
         // The settings form edits through the undo stack too.
-        auto* undo = part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack();
+        auto* undo = planDocument(*window)->undoStack();
         const int before = undo->count();
-        part<kforge::ui::PlanDocument>(*window, "planDocument")
-            ->editEntry(0, part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.front(),
-                        QStringLiteral("noop"));
+        planDocument(*window)->editEntry(0, planDocument(*window)->plan().entries.front(), QStringLiteral("noop"));
         QCOMPARE(undo->count(), before + 1);
         part<kforge::ui::PlanEditorView>(*window, "planEditorView")->selectRow(0);
         part<kforge::ui::PlanEditorView>(*window, "planEditorView")->actions().remove->trigger();
@@ -239,33 +237,32 @@ private Q_SLOTS:
 
         QVERIFY(window->newPlan()); // nothing unsaved: no prompt
         QCOMPARE(prompted.count(), 0);
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 0);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 0);
         QVERIFY(window->windowTitle().startsWith(QStringLiteral("Untitled plan")));
 
         QVERIFY(window->openPlan(file));
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 2);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 2);
         QCOMPARE(planRow(*window, 1),
                  (QStringList{"blocks.1.attn", "scaled_dot_product_attention", "TorchSDPAKernelProvider"}));
         QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->hookState(QStringLiteral("blocks.1.attn")),
                  ModuleTreeModel::Hooked);
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->filePath(),
-                 QFileInfo(file).absoluteFilePath());
+        QCOMPARE(planDocument(*window)->filePath(), QFileInfo(file).absoluteFilePath());
 
         // Unsaved edits: Cancel keeps them (open refused, close refused); Discard lets the open go on.
         window->addPlanEntry(QStringLiteral("head"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
         window->setUnsavedChanges(MainWindow::UnsavedChanges::Cancel);
         QVERIFY(!window->openPlan(file));
         QCOMPARE(prompted.count(), 1);
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 3);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 3);
         QVERIFY(!window->close());
         QVERIFY(window->isVisible());
         window->setUnsavedChanges(MainWindow::UnsavedChanges::Discard);
         QVERIFY(window->openPlan(file));
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 2);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 2);
 
         // Save writes to the plan's file (Ctrl+S) without asking.
         QCOMPARE(window->actions().savePlan->shortcut(), QKeySequence(QKeySequence::Save));
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->removeEntry(0);
+        planDocument(*window)->removeEntry(0);
         window->actions().savePlan->trigger();
         QVERIFY(!window->isWindowModified());
         QCOMPARE(kforge::readPlan(file.toStdString()).entries.size(), size_t(1));
@@ -276,7 +273,7 @@ private Q_SLOTS:
         QCOMPARE(planError.count(), 1);
         QVERIFY2(planError.first().first().toString().contains(QStringLiteral("missing.kfplan.json")),
                  qPrintable(planError.first().first().toString()));
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")->model()->rowCount(), 1);
+        QCOMPARE(planDocument(*window)->model()->rowCount(), 1);
 
         // AITune export refuses scoped entries with the reason, accepts a root plan.
         QVERIFY(!window->exportAitunePlan(dir.filePath(QStringLiteral("aitune.json"))));
@@ -303,15 +300,9 @@ private Q_SLOTS:
         QVERIFY(flash >= 0);
         backend->setCurrentIndex(flash);
         Q_EMIT backend->activated(flash);
-        const auto provider = [&] {
-            return part<kforge::ui::PlanDocument>(*window, "planDocument")->plan().entries.front().provider;
-        };
+        const auto provider = [&] { return planDocument(*window)->plan().entries.front().provider; };
         QCOMPARE(provider().value("backend", std::string()), std::string("FLASH_ATTENTION"));
-        QCOMPARE(part<kforge::ui::PlanDocument>(*window, "planDocument")
-                     ->model()
-                     ->index(0, PlanModel::SettingsColumn)
-                     .data()
-                     .toString(),
+        QCOMPARE(planDocument(*window)->model()->index(0, PlanModel::SettingsColumn).data().toString(),
                  QStringLiteral(R"({"backend":"FLASH_ATTENTION"})"));
         window->actions().undo->trigger();
         QVERIFY(!provider().contains("backend"));
@@ -325,12 +316,12 @@ private Q_SLOTS:
         const auto window = openWindow(kTinyGpt);
         window->addPlanEntry(QStringLiteral("blocks.7"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         window->addPlanEntry(QStringLiteral("embed"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
-        const PlanModel* model = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const PlanModel* model = planDocument(*window)->model();
         QVERIFY(model->index(0, 0).data(PlanModel::ProblemCountRole).toInt() > 0);
         QVERIFY2(!model->index(0, PlanModel::ProblemsColumn).data().toString().isEmpty(), "unknown scope not reported");
         QVERIFY(model->index(1, 0).data(PlanModel::ProblemCountRole).toInt() > 0); // gelu is not called in embed
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         window->addPlanEntry(QStringLiteral("blocks.0"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         QCOMPARE(model->index(0, 0).data(PlanModel::ProblemCountRole).toInt(), 0);
     }
@@ -343,7 +334,7 @@ private Q_SLOTS:
         window->addPlanEntry(QStringLiteral("blocks"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
                              QStringLiteral("AtenGeluProvider"));
-        const PlanModel* model = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        const PlanModel* model = planDocument(*window)->model();
         const QString problems = model->index(0, PlanModel::ProblemsColumn).data().toString();
         QVERIFY2(problems.contains(QStringLiteral("'blocks' (ModuleList) has no forward of its own")),
                  qPrintable(problems));
@@ -363,16 +354,11 @@ private Q_SLOTS:
         const QString status = window->statusBar()->currentMessage();
         QVERIFY2(status.startsWith(message) && status.contains(expected), qPrintable(status));
         // The other entry served its call; the one that cannot fire served none.
-        QCOMPARE(part<kforge::ui::RunController>(*window, "runController")
-                     ->statistics()
-                     .modules()
-                     .at("blocks.0.mlp")
-                     .providerCalls,
-                 std::int64_t(1));
+        QCOMPARE(runController(*window)->statistics().modules().at("blocks.0.mlp").providerCalls, std::int64_t(1));
 
         // Fixed: the next forward has nothing to warn about.
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         window->addPlanEntry(QStringLiteral("blocks.1"), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
         QVERIFY(window->runForward());
         QVERIFY(warned.last().first().toStringList().isEmpty());
@@ -392,9 +378,9 @@ private Q_SLOTS:
         QVERIFY2(window->setInputSpecs({QStringLiteral("float64[2,8]")}, &error), qPrintable(error));
         // A disabled entry first: the runtime numbers entries as the plan does, disabled ones included.
         window->addPlanEntry(QString(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->setEntryEnabled(0, false);
+        planDocument(*window)->setEntryEnabled(0, false);
         window->addPlanEntry(QStringLiteral("act"), QStringLiteral("gelu"), QStringLiteral("CpuGeluProvider"));
-        PlanModel* model = part<kforge::ui::PlanDocument>(*window, "planDocument")->model();
+        PlanModel* model = planDocument(*window)->model();
         QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model->headerData(PlanModel::DeclinedColumn, Qt::Horizontal).toString(), QStringLiteral("Declined"));
         QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString()); // nothing ran yet
@@ -420,15 +406,13 @@ private Q_SLOTS:
                  qPrintable(tooltip));
         QCOMPARE(model->index(0, PlanModel::DeclinedColumn).data().toString(), QString());
         QCOMPARE(model->index(0, PlanModel::DeclinedColumn).data(PlanModel::DeclinedCallsRole).toULongLong(), 0ULL);
-        QCOMPARE(part<kforge::ui::RunController>(*window, "runController")->declines().size(), size_t(1));
-        QCOMPARE(part<kforge::ui::RunController>(*window, "runController")->declines().front().entry, 1);
+        QCOMPARE(runController(*window)->declines().size(), size_t(1));
+        QCOMPARE(runController(*window)->declines().front().entry, 1);
         // Credited to the original: the tree counts no provider call under `act`.
-        QCOMPARE(
-            part<kforge::ui::RunController>(*window, "runController")->statistics().modules().at("act").providerCalls,
-            std::int64_t(0));
+        QCOMPARE(runController(*window)->statistics().modules().at("act").providerCalls, std::int64_t(0));
 
         // The event log: the original's call of gelu, with the decline as its detail (and the filter finds it).
-        const kforge::ui::EventLogModel* log = part<kforge::ui::RunController>(*window, "runController")->eventLog();
+        const kforge::ui::EventLogModel* log = runController(*window)->eventLog();
         QString detail;
         for (int row = 0; row < log->rowCount(); ++row)
             if (log->event(row).kind == kforge::EventKind::OriginalCall && log->event(row).function == "gelu")
@@ -449,13 +433,13 @@ private Q_SLOTS:
         // A plan edit clears it: the counts belong to the plan that ran.
         kforge::PlanEntry entry = model->entry(1);
         entry.note = "float64 here";
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->editEntry(1, entry, QStringLiteral("Edit note"));
+        planDocument(*window)->editEntry(1, entry, QStringLiteral("Edit note"));
         QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString());
         QVERIFY(model->declines().empty());
 
         // An edit while a forward runs: its declines are not shown on a plan that did not run.
         QVERIFY(window->runForward());
-        part<kforge::ui::PlanDocument>(*window, "planDocument")->undoStack()->undo();
+        planDocument(*window)->undoStack()->undo();
         const auto [editedOk, editedMessage] = waitForRun(finished);
         QVERIFY2(editedOk && editedMessage.contains(QStringLiteral("declined")), qPrintable(editedMessage));
         QVERIFY(model->declines().empty());
@@ -467,9 +451,7 @@ private Q_SLOTS:
         QVERIFY2(servedOk && !servedMessage.contains(QStringLiteral("declined")), qPrintable(servedMessage));
         QCOMPARE(model->index(1, PlanModel::DeclinedColumn).data().toString(), QString());
         QVERIFY(!model->index(1, PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().isEmpty());
-        QCOMPARE(
-            part<kforge::ui::RunController>(*window, "runController")->statistics().modules().at("act").providerCalls,
-            std::int64_t(1));
+        QCOMPARE(runController(*window)->statistics().modules().at("act").providerCalls, std::int64_t(1));
     }
 
     void runWithPlanCountsCalls()
@@ -480,8 +462,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::runFinished);
         QCOMPARE(window->actions().run->shortcut(), QKeySequence(Qt::Key_F5));
         window->actions().run->trigger();
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")
-                    ->isRunning()); // off the UI thread: run() returns at once
+        QVERIFY(runController(*window)->isRunning()); // off the UI thread: run() returns at once
         const auto [ok, message] = waitForRun(finished);
         QVERIFY2(ok, qPrintable(message));
 
@@ -492,12 +473,12 @@ private Q_SLOTS:
         QVERIFY(
             tree->indexOfPath(QString(), ModuleTreeModel::CallsColumn).data(ModuleTreeModel::SortRole).toLongLong() >
             mlp.data(ModuleTreeModel::SortRole).toLongLong());
-        const auto& stats = part<kforge::ui::RunController>(*window, "runController")->statistics().modules();
+        const auto& stats = runController(*window)->statistics().modules();
         QCOMPARE(stats.at("blocks.0.mlp").providerCalls, std::int64_t(1));
         QCOMPARE(stats.at("blocks.0.mlp").entries, std::int64_t(1));
 
         // The event log has the run, provider call included.
-        const kforge::ui::EventLogModel* log = part<kforge::ui::RunController>(*window, "runController")->eventLog();
+        const kforge::ui::EventLogModel* log = runController(*window)->eventLog();
         QAbstractItemModelTester tester(part<kforge::ui::EventLogView>(*window, "eventLogView")->filterModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         bool providerCall = false;
@@ -510,18 +491,13 @@ private Q_SLOTS:
                      .contains(QStringLiteral("0 dropped")),
                  qPrintable(part<kforge::ui::EventLogView>(*window, "eventLogView")->countersText()));
         // Deactivated after a clean run, nothing left over.
-        QVERIFY(!part<kforge::ui::RunController>(*window, "runController")->runtimeActive());
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")->leftovers().empty());
+        QVERIFY(!runController(*window)->runtimeActive());
+        QVERIFY(runController(*window)->leftovers().empty());
 
         // A second run starts the statistics over.
         window->runForward();
         QVERIFY(waitForRun(finished).first);
-        QCOMPARE(part<kforge::ui::RunController>(*window, "runController")
-                     ->statistics()
-                     .modules()
-                     .at("blocks.0.mlp")
-                     .providerCalls,
-                 std::int64_t(1));
+        QCOMPARE(runController(*window)->statistics().modules().at("blocks.0.mlp").providerCalls, std::int64_t(1));
     }
 
     void leftoverShownAndUnwound()
@@ -538,7 +514,7 @@ private Q_SLOTS:
         QVERIFY2(!ok, qPrintable(message));
 
         // The stacks view shows the leftover with its reason, in the warning colour, and offers Unwind.
-        FunctionStacksModel* stacks = part<kforge::ui::RunController>(*window, "runController")->stacksModel();
+        FunctionStacksModel* stacks = runController(*window)->stacksModel();
         QAbstractItemModelTester tester(stacks, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(stacks->leftovers().size(), size_t(1));
         const kforge::LeftoverPatch& patch = stacks->leftovers().front();
@@ -555,7 +531,7 @@ private Q_SLOTS:
         QPushButton* unwind = part<kforge::ui::FunctionStacksView>(*window, "functionStacksView")->unwindButton();
         QVERIFY(unwind->isEnabled());
         QVERIFY(window->actions().unwind->isEnabled());
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")->runtimeActive());
+        QVERIFY(runController(*window)->runtimeActive());
         // The patch really is in effect on the forward thread.
         bool inEffect = false;
         for (const auto& thread : kforge::snapshotFunctionStacks())
@@ -564,13 +540,13 @@ private Q_SLOTS:
         QVERIFY(inEffect);
 
         QTest::mouseClick(unwind, Qt::LeftButton);
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")->leftovers().empty());
+        QVERIFY(runController(*window)->leftovers().empty());
         QCOMPARE(stacks->leftovers().size(), size_t(0));
         QVERIFY(!unwind->isEnabled());
         for (const auto& thread : kforge::snapshotFunctionStacks())
             for (const auto& f : thread.functions)
                 QVERIFY2(!(thread.thread == patch.thread && f.function == "gelu"), "gelu still replaced after Unwind");
-        QVERIFY(!part<kforge::ui::RunController>(*window, "runController")->runtimeActive());
+        QVERIFY(!runController(*window)->runtimeActive());
 
         // Without keep-leftovers the call guard unwinds at once: nothing to show.
         window->actions().keepLeftovers->setChecked(false);
@@ -598,7 +574,7 @@ private Q_SLOTS:
 
         QSignalSpy finished(window.get(), &MainWindow::runFinished);
         QVERIFY(window->runForward());
-        kforge::ui::RunController* run = part<kforge::ui::RunController>(*window, "runController");
+        kforge::ui::RunController* run = runController(*window);
         QTRY_VERIFY_WITH_TIMEOUT(run->isPaused(), kTimeoutMs);
         QCOMPARE(window->runStatusText(), QStringLiteral("paused at blocks.0.mlp (module enter)"));
         QCOMPARE(tree->hookState(QStringLiteral("blocks.0.mlp")), ModuleTreeModel::Inside);
@@ -682,9 +658,9 @@ private Q_SLOTS:
     void closingWhilePausedIsSafe()
     {
         auto window = openWindow(kTinyGpt);
-        part<kforge::ui::RunController>(*window, "runController")->toggleModuleBreakpoint(QStringLiteral("blocks.1"));
+        runController(*window)->toggleModuleBreakpoint(QStringLiteral("blocks.1"));
         QVERIFY(window->runForward());
-        QTRY_VERIFY_WITH_TIMEOUT(part<kforge::ui::RunController>(*window, "runController")->isPaused(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(runController(*window)->isPaused(), kTimeoutMs);
         window.reset(); // aborts the paused forward and waits for it, rather than hang or crash
         QVERIFY(!kforge::Stepper::instance().paused());
         // Its breakpoints went with it: a new window's forward runs through.
@@ -707,16 +683,14 @@ private Q_SLOTS:
                         softmax = action;
         QVERIFY(softmax);
         softmax->trigger();
-        QVERIFY(part<kforge::ui::RunController>(*window, "runController")
-                    ->functionBreakpoints()
-                    .contains(QStringLiteral("softmax")));
+        QVERIFY(runController(*window)->functionBreakpoints().contains(QStringLiteral("softmax")));
 
         QSignalSpy finished(window.get(), &MainWindow::runFinished);
         QVERIFY(window->runForward());
-        QTRY_VERIFY_WITH_TIMEOUT(part<kforge::ui::RunController>(*window, "runController")->isPaused(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(runController(*window)->isPaused(), kTimeoutMs);
         QVERIFY2(window->runStatusText().endsWith(QStringLiteral("(softmax call)")),
                  qPrintable(window->runStatusText()));
-        part<kforge::ui::RunController>(*window, "runController")->clearBreakpoints(); // also lets the forward go on
+        runController(*window)->clearBreakpoints(); // also lets the forward go on
         window->continueForward();
         QVERIFY(waitForRun(finished).first);
     }
@@ -786,7 +760,7 @@ private Q_SLOTS:
         QCOMPARE(finished.first().first().toInt(), 0);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
         QCOMPARE(order, (QStringList{QStringLiteral("run"), QStringLiteral("profile"), QStringLiteral("end")}));
-        QVERIFY(part<kforge::ui::ProfileController>(window, "profileController")->baseline());
+        QVERIFY(profileController(window)->baseline());
         QCOMPARE(QImage(steps.screenshot).size(), window.size()); // the whole window, as laid out for the picture
     }
 
@@ -808,9 +782,8 @@ private Q_SLOTS:
         QVERIFY(finished.wait(120'000));
         QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
         QCOMPARE(finished.first().first().toInt(), 0);
-        QVERIFY(part<kforge::ui::ProfileController>(window, "profileController")->baseline() &&
-                part<kforge::ui::ProfileController>(window, "profileController")->plan());
-        QVERIFY(part<kforge::ui::ProfileController>(window, "profileController")->comparison().has_value());
+        QVERIFY(profileController(window)->baseline() && profileController(window)->plan());
+        QVERIFY(profileController(window)->comparison().has_value());
     }
 
     // Inputs that do not parse end the run with exit code 1 and say why; nothing is run or written.

@@ -1,10 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The main window's views and models by object name (ui/parts_by_name.h), for the tests.
+// The main window's views, models and controllers by object name (ui/parts_by_name.h), for the tests; the parts the
+// tests use most have a function of their own.
 #include "parts_by_name.h"
+
+#include "controllers/benchmark_controller.h"
+#include "controllers/optimize_controller.h"
+#include "controllers/profile_controller.h"
+#include "controllers/run_controller.h"
+#include "controllers/verify_controller.h"
+#include "item_models/plan_document.h"
+#include "views/module_tree_view.h"
+#include "views/profile_page.h"
 
 namespace kforge::ui::test {
 
 using kforge::ui::part;
+
+inline ModuleTreeView* moduleView(const QObject& window) { return part<ModuleTreeView>(window, "moduleTreeView"); }
+inline PlanDocument* planDocument(const QObject& window) { return part<PlanDocument>(window, "planDocument"); }
+inline RunController* runController(const QObject& window) { return part<RunController>(window, "runController"); }
+inline ProfileController* profileController(const QObject& window)
+{
+    return part<ProfileController>(window, "profileController");
+}
+inline ProfilePage* profilePage(const QObject& window) { return part<ProfilePage>(window, "profilePage"); }
+inline OptimizeController* optimizeController(const QObject& window)
+{
+    return part<OptimizeController>(window, "optimizeController");
+}
+inline BenchmarkController* benchmarkController(const QObject& window)
+{
+    return part<BenchmarkController>(window, "benchmarkController");
+}
+inline VerifyController* verifyController(const QObject& window)
+{
+    return part<VerifyController>(window, "verifyController");
+}
 
 } // namespace kforge::ui::test
