@@ -152,7 +152,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 Qt::QueuedConnection);
         };
     auto work = [session = owner()->session(), options = std::move(options), kind, previousBaseline = m_baseline,
-                 previousPlan = m_plan, groupBy = m_groupBy, scope = m_tableScope]() {
+                 previousPlan = m_plan, groupBy = m_groupBy, scope = m_tableScope,
+                 recordShapes = m_settings->recordShapes]() {
         Result result;
         result.error = errorOf([&] {
             const kforge::StudyResult study = kforge::runStudy(*session, options);
@@ -164,9 +165,15 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 heldAfter(kind, result.baseline, result.plan, previousBaseline, previousPlan);
             for (const auto& run : {result.baseline, result.plan}) {
                 viewsOf(run);
-                statisticsOf(run, groupBy); // the kernel table's grouping when the run started
+                // The kernel table's rows in every grouping it offers (by input shape where shapes were recorded),
+                // and in the module scope selected when the run started.
+                for (const kforge::GroupBy each : {kforge::GroupBy::Kernel, kforge::GroupBy::KernelGeometry,
+                                                   kforge::GroupBy::Function, kforge::GroupBy::Module})
+                    statisticsOf(run, each);
+                if (recordShapes)
+                    statisticsOf(run, kforge::GroupBy::OpInputShapes);
                 if (!scope.empty())
-                    statisticsOf(run, groupBy, scope); // and its module scope
+                    statisticsOf(run, groupBy, scope);
             }
             if (shownBaseline && shownPlan) {
                 result.comparison = std::make_shared<const kforge::Comparison>(
