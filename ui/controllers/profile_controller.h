@@ -47,9 +47,9 @@ public:
     void setRecordShapes(bool record) { m_settings->recordShapes = record; }
     bool recordShapes() const { return m_settings->recordShapes; }
     std::shared_ptr<const MeasureSettings> sharedSettings() const { return m_settings; }
-    // The kernel table's grouping: a study's runs have their rows of it computed on the worker (run_views.h).
+    // The kernel table's grouping and module scope (the tree's selection): a study's runs have their rows in every
+    // grouping, and in this scope and grouping, computed on the worker (run_views.h).
     void setTableGrouping(kforge::GroupBy groupBy) { m_groupBy = groupBy; }
-    // The kernel table's module scope (the tree's selection): its rows too are computed on the worker.
     void setTableScope(const std::string& scope) { m_tableScope = scope; }
 
     // Each returns false with a one-line `error` when nothing started: no model, a forward or a profile is
