@@ -15,7 +15,8 @@ Nothing passes or fails: the figures are printed for people to judge.
 
 Time on a shared VM moves by 10-30% between processes, more than the 3% the default forward is judged by.
 `--instructions` counts instead, under callgrind, the instructions per forward of Python's forward (two runs of the
-same process, 5 and 25 forwards after the warm-up: their difference over 20) and of each C++ variant
+same process, 5 and 25 forwards after the warm-up, counted inside the C++ call of the forward only: their difference
+over 20) and of each C++ variant
 (`bench_executor_gap --instructions`), and prints the ratios to Python's: the work each forward does, not its time
 (memory stalls are not counted), but a figure that does not move between runs."""
 import argparse
@@ -158,11 +159,12 @@ def model_files(args):
                                                                                              f"{model}.input.pt")
 
 
-def callgrind_total(command):
-    """The instructions callgrind counts over the whole of `command`."""
+def callgrind_total(command, inside=None):
+    """The instructions callgrind counts over `command`: the whole of it, or only inside calls of function `inside`."""
     out = f"/tmp/kforge-gap-{os.getpid()}.cg"
-    subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"] + command, check=True,
-                   stdout=subprocess.DEVNULL)
+    only = ["--collect-atstart=no", f"--toggle-collect={inside}"] if inside else []
+    subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"] + only + command,
+                   check=True, stdout=subprocess.DEVNULL)
     try:
         with open(out) as dump:
             for line in dump:
@@ -173,11 +175,18 @@ def callgrind_total(command):
     raise RuntimeError(f"callgrind wrote no total for {command}")
 
 
+# Where a Python call of a TorchScript method enters C++ (arguments converted, the graph executor run, the result
+# converted back). Counting only inside it leaves out Python's start-up and imports, whose count moves by tens of
+# millions of instructions between runs: more than 20 forwards of a small model.
+PYTHON_FORWARD = "torch::jit::invokeScriptMethodFromPython*"
+
+
 def python_instructions(path, inputs_path, threads):
-    """Instructions per forward of Python's torch.jit.load(path)(inputs), from two runs that differ in forwards only."""
+    """Instructions per forward of Python's torch.jit.load(path)(inputs), from two runs that differ in forwards only
+    (the first forwards, which profile and optimise the graph, cancel out)."""
     def run(forwards):
         return callgrind_total([sys.executable, __file__, "--python-child", path, inputs_path, str(threads),
-                                str(forwards)])
+                                str(forwards)], inside=PYTHON_FORWARD)
     return (run(25) - run(5)) / 20
 
 
