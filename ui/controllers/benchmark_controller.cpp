@@ -13,12 +13,13 @@ BenchmarkController::BenchmarkController(SessionOwner* owner, std::shared_ptr<co
     : MeasureController(owner, std::move(settings), parent),
       m_job(owner, this, [this](const Result& result) { finish(result); })
 {
-    connect(owner, &SessionOwner::aboutToChangeSession, this, &BenchmarkController::stop);
-    connect(owner, &SessionOwner::sessionChanged, this, [this] {
-        m_result.reset();
-        m_declines.clear();
-        Q_EMIT resultsChanged();
-    });
+}
+
+void BenchmarkController::forgetResults()
+{
+    m_result.reset();
+    m_declines.clear();
+    Q_EMIT resultsChanged();
 }
 
 BenchmarkController::~BenchmarkController() { stop(); }

@@ -37,6 +37,7 @@ public:
     const std::vector<kforge::EntryDeclines>& declines() const { return m_declines; }
 
 private:
+    void forgetResults() override;
     struct Result {
         std::shared_ptr<kforge::BenchmarkResult> benchmark;
         QString error;

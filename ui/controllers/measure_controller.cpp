@@ -14,6 +14,8 @@ MeasureController::MeasureController(SessionOwner* owner, std::shared_ptr<const 
                                      QObject* parent)
     : QObject(parent), m_owner(owner), m_settings(std::move(settings))
 {
+    connect(owner, &SessionOwner::aboutToChangeSession, this, [this] { stop(); });
+    connect(owner, &SessionOwner::sessionChanged, this, [this] { forgetResults(); });
 }
 
 bool MeasureController::planCanRun(const kforge::Plan& plan, const QString& what, QString* error) const

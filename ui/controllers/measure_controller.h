@@ -54,6 +54,8 @@ Q_SIGNALS:
 
 protected:
     SessionOwner* owner() const { return m_owner; }
+    // A new session came: the results held belonged to the previous model (its work was stopped before).
+    virtual void forgetResults() = 0;
     // Whether work with `plan` may start: false with a one-line `error` when a model is loaded and the plan has no
     // enabled entry (`what`: "profile", "benchmark", "verify"); the claim itself is the job's.
     bool planCanRun(const kforge::Plan& plan, const QString& what, QString* error) const;

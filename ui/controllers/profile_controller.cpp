@@ -61,15 +61,13 @@ ProfileController::ProfileController(SessionOwner* owner, std::shared_ptr<Measur
     : MeasureController(owner, settings, parent), m_settings(std::move(settings)),
       m_job(owner, this, [this](const Result& result) { finish(result); })
 {
-    connect(owner, &SessionOwner::aboutToChangeSession, this, &ProfileController::stop);
-    connect(owner, &SessionOwner::sessionChanged, this, &ProfileController::sessionChanged);
     if (cudaAvailable())
         m_settings->device = QStringLiteral("cuda");
 }
 
 ProfileController::~ProfileController() { stop(); }
 
-void ProfileController::sessionChanged()
+void ProfileController::forgetResults()
 {
     m_declines.clear();
     m_baselineBefore.reset();

@@ -93,8 +93,8 @@ private:
     bool start(Kind kind, const kforge::Plan& plan, QString* error);
     void finish(const Result& result);
     void updateComparison();
-    void showPartial(RunPtr run); // a run so far, on the UI thread
-    void sessionChanged();        // the runs belonged to the previous model
+    void showPartial(RunPtr run);  // a run so far, on the UI thread
+    void forgetResults() override; // the runs belonged to the previous model
 
     std::shared_ptr<MeasureSettings> m_settings;
     kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;

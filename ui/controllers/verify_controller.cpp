@@ -13,11 +13,12 @@ VerifyController::VerifyController(SessionOwner* owner, std::shared_ptr<const Me
     : MeasureController(owner, std::move(settings), parent),
       m_job(owner, this, [this](const Result& result) { finish(result); })
 {
-    connect(owner, &SessionOwner::aboutToChangeSession, this, &VerifyController::stop);
-    connect(owner, &SessionOwner::sessionChanged, this, [this] {
-        m_report.reset();
-        Q_EMIT resultsChanged();
-    });
+}
+
+void VerifyController::forgetResults()
+{
+    m_report.reset();
+    Q_EMIT resultsChanged();
 }
 
 VerifyController::~VerifyController() { stop(); }

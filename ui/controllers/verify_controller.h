@@ -32,6 +32,7 @@ public:
     const std::optional<kforge::VerifyReport>& report() const { return m_report; }
 
 private:
+    void forgetResults() override;
     struct Result {
         std::shared_ptr<kforge::VerifyReport> report;
         QString error;

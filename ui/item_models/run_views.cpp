@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "item_models/run_views.h"
 
+#include <kforge/module_path.h>
+
 #include <QCoreApplication>
 #include <QThread>
 
@@ -62,13 +64,6 @@ Cache<StatisticsKey, std::vector<kforge::StatRow>>& statisticsCache()
     return *cache;
 }
 
-bool inScope(const kforge::KernelRecord& record, const std::string& scope)
-{
-    return scope.empty() || record.modulePath == scope ||
-           (record.modulePath.size() > scope.size() && record.modulePath.compare(0, scope.size(), scope) == 0 &&
-            record.modulePath[scope.size()] == '.');
-}
-
 Cache<std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*>, Speeds>& speedCache()
 {
     static auto* cache = new Cache<std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*>, Speeds>();
@@ -113,7 +108,9 @@ std::shared_ptr<const std::vector<kforge::StatRow>> statisticsOf(const RunPtr& r
     } else {
         std::vector<kforge::KernelRecord> inside;
         std::copy_if(run->records.begin(), run->records.end(), std::back_inserter(inside),
-                     [&scope](const kforge::KernelRecord& record) { return inScope(record, scope); });
+                     [&scope](const kforge::KernelRecord& record) {
+                         return kforge::module_path::isWithin(record.modulePath, scope);
+                     });
         rows = kforge::statistics(inside, groupBy);
     }
     return statisticsCache().store(std::move(key), {run},

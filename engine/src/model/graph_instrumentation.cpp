@@ -253,20 +253,12 @@ std::shared_ptr<torch::jit::Graph> preoptimized(const std::shared_ptr<torch::jit
     return graph;
 }
 
-bool isCatalogOp(const c10::FunctionSchema& schema)
-{
-    const auto forms = allOpForms();
-    return std::any_of(forms.begin(), forms.end(), [&schema](const OpForm& form) {
-        return form.op.name == schema.name() && form.op.overload == schema.overload_name();
-    });
-}
-
 // Marks every catalog call of a block and its nested blocks with an attribute of its own, so that no two compare
 // equal.
 void markCatalogCalls(torch::jit::Block& block, c10::Symbol mark, std::vector<torch::jit::Node*>& marked)
 {
     for (torch::jit::Node* node : block.nodes()) {
-        if (const auto* schema = node->maybeSchema(); schema && isCatalogOp(*schema)) {
+        if (callsInterceptedOp(*node)) {
             node->i_(mark, static_cast<int64_t>(marked.size()));
             marked.push_back(node);
         }
