@@ -270,8 +270,9 @@ void markCatalogCalls(torch::jit::Block& block, c10::Symbol mark, std::vector<to
 // What LibTorch's graph optimizer does beyond the preparation that never touches a catalog call: repeated pure
 // expressions computed once (a traced decoder repeats its size arithmetic and masks per layer: hf_llama's inlined
 // forward has 37 aten::size, 19 aten::unsqueeze, 35 lists where the optimizer leaves 32, 15, 25) and tuples built only
-// to be unpacked removed. Catalog calls are kept apart (an attribute of their own while the pass runs): two calls of
-// gelu on the same tensor stay two calls, each served and counted, as R1 requires; the deployment may merge them.
+// to be unpacked removed. Intercepted calls (callsInterceptedOp) are kept apart, each with an attribute of its own
+// while the pass runs: two calls of gelu on the same tensor stay two calls, each served and counted, as R1 requires;
+// the deployment may merge them.
 void eliminateRepeatedWork(const std::shared_ptr<torch::jit::Graph>& graph)
 {
     const c10::Symbol mark = c10::Symbol::attr("kforge_catalog_call");
