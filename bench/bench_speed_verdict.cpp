@@ -20,9 +20,13 @@
 //   bench_speed_verdict [--model timm_vit_tiny] [--form script|trace|pt2] [--corpus DIR] [--function gelu]
 //                       [--repeats 100] [--power-repeats 30] [--rounds 20] [--warmup 2] [--threads 0]
 //                       [--slowdowns 0.01,0.02,0.05,0.1] [--study bench|compare] [--aa-function mish]
+//                       [--load 0] [--burst-threads 0] [--burst-ms 5] [--period-ms 50]
 //
+// --load N: N threads spin beside the measurement all the while, and --burst-threads more every --period-ms for
+// --burst-ms (bench/competing_load.h): the calibration under a competing load, as users' machines have one.
 // --aa-function F: the A/A plan is an entry for F, a function the model does not call, instead of the pass-through
 // (a compare's no-op plan: the runtime active, nothing served).
+#include "competing_load.h"
 #include "corpus_dir.h"
 
 #include <kforge/benchmark.h>
@@ -86,7 +90,7 @@ kforge::Plan delayedPlan(const std::string& function, long delayNs, const char* 
 }
 
 struct Tally {
-    int faster = 0, slower = 0, unchanged = 0;
+    int faster = 0, slower = 0, unchanged = 0, noisy = 0;
     long rowVerdicts = 0, rowsJudged = 0; // compare: untouched rows called faster or slower, of those judged
     std::vector<double> speedups, detectable;
 
@@ -95,10 +99,11 @@ struct Tally {
         faster += c.verdict == kforge::SpeedVerdict::Faster;
         slower += c.verdict == kforge::SpeedVerdict::Slower;
         unchanged += c.verdict == kforge::SpeedVerdict::NoDetectableChange;
+        noisy += c.verdict == kforge::SpeedVerdict::TooNoisy;
         speedups.push_back(c.speedup);
         detectable.push_back(c.minDetectableChange);
     }
-    int runs() const { return faster + slower + unchanged; }
+    int runs() const { return faster + slower + unchanged + noisy; }
 };
 
 double median(std::vector<double> v)
@@ -111,9 +116,9 @@ double median(std::vector<double> v)
 
 void printRow(const char* what, double slowdown, const Tally& t)
 {
-    std::printf("| %-5s | %5.1f%% | %4d | %6d | %6d | %9d | %7.3fx | %6.1f%% | %ld of %ld |\n", what, 100 * slowdown,
-                t.runs(), t.faster, t.slower, t.unchanged, median(t.speedups), 100 * median(t.detectable),
-                t.rowVerdicts, t.rowsJudged);
+    std::printf("| %-5s | %5.1f%% | %4d | %6d | %6d | %9d | %9d | %7.3fx | %6.1f%% | %ld of %ld |\n", what,
+                100 * slowdown, t.runs(), t.faster, t.slower, t.unchanged, t.noisy, median(t.speedups),
+                100 * median(t.detectable), t.rowVerdicts, t.rowsJudged);
     std::fflush(stdout);
 }
 
@@ -134,7 +139,7 @@ kforge::SpeedComparison compareOnce(kforge::ModelSession& session, const kforge:
         if (row.key == function || !row.speed.enoughRounds() || row.baselineUs <= 0 || row.planUs <= 0)
             continue;
         ++tally.rowsJudged;
-        tally.rowVerdicts += row.speed.verdict != kforge::SpeedVerdict::NoDetectableChange;
+        tally.rowVerdicts += kforge::isChange(row.speed.verdict);
     }
     return result.comparison->speed;
 }
@@ -156,6 +161,7 @@ int main(int argc, char** argv)
                 studyKind = "bench", aaFunction;
     fs::path corpus = kforge_bench::defaultCorpus();
     int repeats = 100, powerRepeats = 30, rounds = 20, warmup = 2, threads = 0;
+    int load = 0, burstThreads = 0, burstMs = 5, periodMs = 50;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i], value = argv[i + 1];
         if (flag == "--model")
@@ -182,14 +188,24 @@ int main(int argc, char** argv)
             studyKind = value;
         else if (flag == "--aa-function")
             aaFunction = value;
+        else if (flag == "--load")
+            load = std::stoi(value);
+        else if (flag == "--burst-threads")
+            burstThreads = std::stoi(value);
+        else if (flag == "--burst-ms")
+            burstMs = std::stoi(value);
+        else if (flag == "--period-ms")
+            periodMs = std::stoi(value);
         else {
             std::fprintf(stderr, "bench_speed_verdict: unknown flag %s (see the comment at the top of the source)\n",
                          flag.c_str());
             return 2;
         }
     }
-    const fs::path file = corpus / (model + (form == "pt2" ? ".pt2" : "." + form + ".pt"));
-    if (!fs::exists(file)) {
+    // builtin:tiny-gpt and builtin:convnet carry their inputs; corpus models are files with an input file beside.
+    const bool builtin = model.rfind("builtin:", 0) == 0;
+    const fs::path file = builtin ? fs::path(model) : corpus / (model + (form == "pt2" ? ".pt2" : "." + form + ".pt"));
+    if (!builtin && !fs::exists(file)) {
         std::printf("bench_speed_verdict: no %s (export the corpus first: ctest -R corpus_export); nothing to do\n",
                     file.c_str());
         return 0;
@@ -218,7 +234,8 @@ int main(int argc, char** argv)
     kforge::OpenOptions open;
     open.intraOpThreads = threads; // for compare; bench sets them per run as well
     auto session = kforge::ModelSession::open(file.string(), open);
-    session->loadInputsFile((corpus / (model + ".input.pt")).string());
+    if (!builtin)
+        session->loadInputsFile((corpus / (model + ".input.pt")).string());
     const kforge::Plan same = delayedPlan(function, 0);
     // The A/A run's plan: the pass-through for `function`, or with --aa-function an entry for a function the model
     // does not call (a plan that can never fire: nothing should change).
@@ -253,8 +270,12 @@ int main(int argc, char** argv)
         std::printf("the model calls no %s: nothing to slow down (pick another --function)\n", function.c_str());
         return 0;
     }
-    std::printf("| run   | slowed | runs | faster | slower | no change | speedup | detects | rows |\n");
-    std::printf("|-------|--------|------|--------|--------|-----------|---------|---------|------|\n");
+    if (load > 0 || burstThreads > 0)
+        std::printf("competing load: %d busy thread(s), %d more for %d ms every %d ms\n\n", load, burstThreads, burstMs,
+                    periodMs);
+    const kforge_bench::CompetingLoad competing(load, burstThreads, burstMs, periodMs);
+    std::printf("| run   | slowed | runs | faster | slower | no change | too noisy | speedup | detects | rows |\n");
+    std::printf("|-------|--------|------|--------|--------|-----------|-----------|---------|---------|------|\n");
 
     Tally aa;
     std::vector<double> falsePositives; // their speedups: how far from 1.0x a verdict was wrong
@@ -263,7 +284,7 @@ int main(int argc, char** argv)
     for (int r = 0; r < repeats; ++r) {
         const kforge::SpeedComparison c = measure(aaPlan, aa);
         aa.add(c);
-        if (c.verdict != kforge::SpeedVerdict::NoDetectableChange)
+        if (kforge::isChange(c.verdict))
             falsePositives.push_back(c.speedup);
     }
     printRow("A/A", 0.0, aa);

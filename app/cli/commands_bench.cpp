@@ -72,6 +72,8 @@ void printText(std::ostream& out, const ModelSession& session, const BenchOption
     out << '\n'
         << (o.against.empty() ? "the plan against the baseline" : plan + " against " + baseline) << ": "
         << describe(r.speed) << '\n';
+    if (r.stalls.any())
+        out << describe(r.stalls) << '\n';
     out << "outputs: "
         << (r.outputsAgree ? "agree (kforge verify's default thresholds)" : "DIFFER: " + r.outputsDifference) << '\n';
     if (!r.outputsNondeterminism.empty())
@@ -102,6 +104,8 @@ nlohmann::ordered_json toJson(const ModelSession& session, const BenchOptions& o
         {"speedup", r.speed.speedup},
         {"speedup_interval", {r.speed.low, r.speed.high}},
         {"min_detectable_change", r.speed.minDetectableChange},
+        {"noise", r.speed.noise},
+        {"stalls", r.stalls},
         {"outputs_agree", r.outputsAgree},
         {"notes", r.notes},
         {"declines", nlohmann::ordered_json::array()}};
@@ -136,6 +140,7 @@ Command addBenchCommand(CLI::App& app)
     cmd->add_option("--iterations", o->run.iterations, "measured rounds (one baseline and one plan forward each)")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
+    addMaxDetectableOption(cmd, o->run.maxDetectableChange);
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {

@@ -15,6 +15,7 @@ Command addCompareCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("compare", "Profile the model without and with a plan: time per function and per "
                                               "module before and after, speedup, output error");
     addStudyOptions(cmd, *o);
+    addMaxDetectableOption(cmd, o->maxDetectable);
     return {cmd, [o](Report& report) {
                 if (!o->plan.given())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
@@ -39,10 +40,11 @@ Command addCompareCommand(CLI::App& app)
                     return;
                 }
                 const ProfileRun& planned = *study.plan;
-                report.json = comparisonJson(baseline, planned, 0);
+                const Comparison comparison = compare(baseline, planned, o->maxDetectable);
+                report.json = comparisonJson(comparison, baseline, planned, 0);
                 report.json["files"] = files;
                 report.json["cancelled"] = planned.cancelled;
-                printComparison(report.text, baseline, planned);
+                printComparison(report.text, comparison, baseline, planned);
                 printFiles(report.text, files);
                 if (planned.cancelled)
                     reportInterrupted(report, planned);

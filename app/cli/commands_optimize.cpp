@@ -21,6 +21,7 @@ Command addOptimizeCommand(CLI::App& app)
         ModelOptions model;
         std::string out, device = "cpu";
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
+        double maxDetectable = kDefaultMaxDetectableChange;
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 9;
@@ -61,6 +62,7 @@ Command addOptimizeCommand(CLI::App& app)
     cmd->add_option("--generation-timeout", o->generationTimeout,
                     "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
         ->check(CLI::PositiveNumber);
+    addMaxDetectableOption(cmd, o->maxDetectable);
     addJsonFlag(cmd, "JSON report");
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
@@ -72,6 +74,7 @@ Command addOptimizeCommand(CLI::App& app)
                 options.warmupIterations = o->warmup;
                 options.iterations = o->iterations;
                 options.benchmarkRounds = o->rounds;
+                options.maxDetectableChange = o->maxDetectable;
                 options.includeReferenceProviders = o->reference;
                 options.providers = o->providers;
                 options.generators = o->generators;
@@ -122,7 +125,9 @@ Command addOptimizeCommand(CLI::App& app)
                                                      {"rejected", c.rejected},
                                                      {"same_as", c.sameAs},
                                                      {"speedup_interval", {c.speed.low, c.speed.high}},
-                                                     {"min_detectable_change", c.speed.minDetectableChange}});
+                                                     {"min_detectable_change", c.speed.minDetectableChange},
+                                                     {"noise", c.speed.noise},
+                                                     {"stalls", c.stalls}});
                     out["verified"] = result.verification ? nlohmann::ordered_json(result.verification->passed)
                                                           : nlohmann::ordered_json();
                     out["dropped_by_verify"] = result.droppedByVerify;
@@ -148,6 +153,9 @@ Command addOptimizeCommand(CLI::App& app)
                 for (const auto& c : result.candidates) // what each generator made, or why it made nothing
                     if (!c.generator.empty() && !c.generation.empty())
                         out << "  " << c.function << " <- " << c.generator << ": " << c.generation << '\n';
+                for (const auto& c : result.candidates) // rounds that waited on the machine, left out of the verdict
+                    if (c.stalls.any())
+                        out << "  " << c.function << " <- " << c.provider << ": " << describe(c.stalls) << '\n';
                 for (const auto& f : result.functions) // per-module choices, or why one choice was kept
                     if (!f.perModule.empty())
                         out << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';

@@ -17,6 +17,7 @@ Command addReportCommand(CLI::App& app)
         std::string groupBy;
         std::string run;
         size_t top = 20;
+        double maxDetectable = kDefaultMaxDetectableChange;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("report", "Print the tables of saved .kfprof runs (no model or GPU needed); two "
@@ -28,6 +29,7 @@ Command addReportCommand(CLI::App& app)
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
     cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
+    addMaxDetectableOption(cmd, o->maxDetectable);
     addJsonFlag(cmd);
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption](Report& report) {
@@ -53,8 +55,9 @@ Command addReportCommand(CLI::App& app)
                 }
                 if (runs.size() == 2 && o->groupBy.empty()) {
                     const PairedRuns pair = pairSavedRuns(runs); // the desktop app pairs a file's runs alike
-                    report.json = comparisonJson(pair.baseline->run, pair.plan->run, jsonTop);
-                    printComparison(report.text, pair.baseline->run, pair.plan->run);
+                    const Comparison c = compare(pair.baseline->run, pair.plan->run, o->maxDetectable);
+                    report.json = comparisonJson(c, pair.baseline->run, pair.plan->run, jsonTop);
+                    printComparison(report.text, c, pair.baseline->run, pair.plan->run);
                     return;
                 }
                 nlohmann::ordered_json out = nlohmann::ordered_json::array();

@@ -206,6 +206,18 @@ void addQuietFlag(CLI::App* command, bool& quiet) { command->add_flag("--quiet,-
 
 void addJsonFlag(CLI::App* command, const std::string& help) { command->add_flag("--json", help); }
 
+void addMaxDetectableOption(CLI::App* command, double& fraction)
+{
+    command
+        ->add_option_function<double>(
+            "--max-detectable", [&fraction](double percent) { fraction = percent / 100.0; },
+            "the largest smallest-detectable-change, in percent, at which speed is still judged: a run too noisy to "
+            "detect a smaller change says \"too noisy to judge\" (default " +
+                std::to_string(int(100 * kDefaultMaxDetectableChange)) + "; 0: no bound)")
+        ->type_name("PERCENT")
+        ->check(CLI::Range(0.0, 100000.0));
+}
+
 namespace {
 
 void addGraphExecutorOption(CLI::App* command, GraphExecutor& executor)

@@ -52,6 +52,8 @@ void addPlanOptions(CLI::App* command, PlanOptions& options, const std::string& 
 void addDeviceOption(CLI::App* command, std::string& device, const std::string& help);
 // --quiet/-q: no progress on stderr.
 void addQuietFlag(CLI::App* command, bool& quiet);
+// --max-detectable PERCENT: the speed verdict's bound (speed_verdict.h); `fraction` holds it as a fraction.
+void addMaxDetectableOption(CLI::App* command, double& fraction);
 // --json: main prints the command's Report as JSON instead of text (main.cpp reads the flag, no command does).
 void addJsonFlag(CLI::App* command, const std::string& help = "JSON output");
 

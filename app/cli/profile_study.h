@@ -28,6 +28,7 @@ struct StudySetup {
     size_t top = 20;
     bool graph = false;
     bool recordShapes = false; // each CPU op's input shapes (--record-shapes, or --group-by shape)
+    double maxDetectable = kDefaultMaxDetectableChange; // compare's --max-detectable
 };
 
 void addStudyOptions(CLI::App* command, StudySetup& setup);

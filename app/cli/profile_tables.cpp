@@ -137,7 +137,7 @@ std::string verdictText(const ComparisonRow& r)
 {
     if (r.planUs <= 0 || r.baselineUs <= 0)
         return "-";
-    if (!r.speed.enoughRounds())
+    if (r.speed.verdict != SpeedVerdict::TooNoisy && !r.speed.enoughRounds())
         return "too few rounds";
     return speedVerdictName(r.speed.verdict);
 }
@@ -158,7 +158,8 @@ nlohmann::ordered_json speedJson(const SpeedComparison& s)
     return {{"verdict", speedVerdictName(s.verdict)},
             {"interval", {s.low, s.high}},
             {"min_detectable_change", s.minDetectableChange},
-            {"rounds", s.rounds}};
+            {"rounds", s.rounds},
+            {"noise", s.noise}};
 }
 
 nlohmann::ordered_json comparisonRowsJson(const std::vector<ComparisonRow>& rows)
@@ -198,6 +199,9 @@ nlohmann::ordered_json runJson(const ProfileRun& run, const std::string& groupBy
         out["label"] = label;
     out.update(runDescription(run));
     out["device_line"] = deviceLine(run);
+    const StallFreeRun stallFree = removeStalls(run);
+    out["forward_ms"] = stallFree.medianIterationUs() / 1000.0; // the median iteration, stalls excluded
+    out["stalls"] = stallFree.stalls;
     out["records"] = run.records.size();
     out["ranges"] = run.ranges.size();
     for (const Grouping& g : groupings(groupBy)) {
@@ -228,10 +232,17 @@ void printRunHeader(std::ostream& out, const ProfileRun& run)
     out << "warm-up " << run.warmupIterations << ", measured " << run.iterations
         << (run.iterations == 1 ? " iteration" : " iterations") << ": " << withThousands(long(run.records.size()))
         << " records";
+    const StallFreeRun stallFree = removeStalls(run);
     if (run.iterations > 0 && run.wallNs > 0)
         out << ", " << fixed(double(run.wallNs) / 1e6, 3) << " ms wall ("
             << fixed(double(run.wallNs) / 1e6 / run.iterations, 3) << " ms per iteration)";
     out << '\n';
+    // The forward's cost: the median iteration less its stalls, which the mean of the wall time is not.
+    if (run.iterations > 0 && stallFree.medianIterationUs() > 0)
+        out << "forward: " << fixed(stallFree.medianIterationUs() / 1000.0, 3) << " ms per iteration (median"
+            << (stallFree.stalls.any() ? ", stalls excluded" : "") << ")\n";
+    if (stallFree.stalls.any())
+        out << describe(stallFree.stalls) << '\n';
     if (run.droppedRecords)
         out << "dropped records: " << withThousands(long(run.droppedRecords))
             << " (the tables miss them; raise the buffer limit or profile fewer iterations)\n";
@@ -256,22 +267,22 @@ void printRunTables(std::ostream& out, const ProfileRun& run, const std::string&
     }
 }
 
-nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top)
+nlohmann::ordered_json comparisonJson(const Comparison& c, const ProfileRun& baseline, const ProfileRun& plan,
+                                      size_t top)
 {
-    const Comparison c = compare(baseline, plan);
     return {
         {"baseline", runJson(baseline, "function", top, "baseline")},
         {"plan", runJson(plan, "function", top, "plan")},
         {"functions", comparisonRowsJson(c.byFunction)},
         {"modules", comparisonRowsJson(c.byModule)},
         {"total", totalJson(c)},
+        {"stalls", {{"baseline", c.baselineStalls}, {"plan", c.planStalls}}},
         {"output",
          {{"comparable", c.outputsComparable}, {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}}}};
 }
 
-void printComparison(std::ostream& out, const ProfileRun& baseline, const ProfileRun& plan)
+void printComparison(std::ostream& out, const Comparison& c, const ProfileRun& baseline, const ProfileRun& plan)
 {
-    const Comparison c = compare(baseline, plan);
     std::string inputs;
     for (const auto& d : baseline.inputs)
         inputs += (inputs.empty() ? "" : ", ") + d;
@@ -289,6 +300,10 @@ void printComparison(std::ostream& out, const ProfileRun& baseline, const Profil
     out << '\n' << comparisonTable(c.byModule, "MODULE", true);
     out << "\ntotal per iteration (median): " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
         << " µs; the plan against the baseline: " << describe(c.speed) << '\n';
+    if (c.baselineStalls.any())
+        out << "baseline " << describe(c.baselineStalls) << '\n';
+    if (c.planStalls.any())
+        out << "plan " << describe(c.planStalls) << '\n';
     if (c.outputsComparable)
         out << "output: max abs error " << general(c.maxAbsError) << ", max rel error " << general(c.maxRelError)
             << '\n';

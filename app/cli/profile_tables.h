@@ -22,7 +22,9 @@ void printRunHeader(std::ostream& out, const ProfileRun& run);
 // The statistics tables asked for, `top` rows each (0: all).
 void printRunTables(std::ostream& out, const ProfileRun& run, const std::string& groupBy, size_t top);
 // Baseline vs plan per function and module, totals and the output error.
-nlohmann::ordered_json comparisonJson(const ProfileRun& baseline, const ProfileRun& plan, size_t top);
-void printComparison(std::ostream& out, const ProfileRun& baseline, const ProfileRun& plan);
+// `c` is compare(baseline, plan, ...): made once by the caller, with its bound on the detectable change.
+nlohmann::ordered_json comparisonJson(const Comparison& c, const ProfileRun& baseline, const ProfileRun& plan,
+                                      size_t top);
+void printComparison(std::ostream& out, const Comparison& c, const ProfileRun& baseline, const ProfileRun& plan);
 
 } // namespace kforge::cli

@@ -137,6 +137,18 @@ int main(int argc, char** argv)
         QStringLiteral("Optimize on the CPU once MODEL is shown (after --profile, before --screenshot); the Optimize "
                        "dock shows the candidates."));
     parser.addOption(optimizeOption);
+    const QCommandLineOption saveProfileOption(
+        QStringLiteral("save-profile"),
+        QStringLiteral("With --screenshot: save the runs --profile or --compare measured to <file> (.kfprof), as File "
+                       "> Save Profile does (kforge report reads it)."),
+        QStringLiteral("file"));
+    parser.addOption(saveProfileOption);
+    const QCommandLineOption saveOptimizedOption(
+        QStringLiteral("save-optimized"),
+        QStringLiteral("With --optimize and --screenshot: save the plan Optimize made to <file>, with what it measured "
+                       "for each entry."),
+        QStringLiteral("file"));
+    parser.addOption(saveOptimizedOption);
     const QCommandLineOption profileFileOption(QStringLiteral("profile-file"),
                                                QStringLiteral("Show this saved profile (.kfprof); no model is needed."),
                                                QStringLiteral("file"));
@@ -232,6 +244,8 @@ int main(int argc, char** argv)
     steps.profile = parser.isSet(profileOption);
     steps.compare = parser.isSet(compareOption);
     steps.optimize = parser.isSet(optimizeOption);
+    steps.saveProfile = parser.value(saveProfileOption);
+    steps.saveOptimized = parser.value(saveOptimizedOption);
     steps.screenshot = parser.value(screenshotOption);
     steps.view = view;
     kforge::ui::StartupScript script(window, steps);

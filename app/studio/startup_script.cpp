@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "startup_script.h"
 
+#include "controllers/optimize_controller.h"
 #include "controllers/run_controller.h"
 #include "main_window.h"
 #include "parts_by_name.h"
 #include "views/module_tree_view.h"
 #include "views/profile_page.h"
+
+#include <kforge/plan.h>
 
 #include <QCoreApplication>
 #include <QDockWidget>
@@ -134,8 +137,21 @@ void StartupScript::afterProfile()
 
 void StartupScript::stepsDone()
 {
-    if (isBatch() && !m_finished) // queued: let the tree lay itself out before it is grabbed
-        QTimer::singleShot(0, this, &StartupScript::takeScreenshot);
+    if (!isBatch() || m_finished)
+        return;
+    // What the desktop measured, for kforge report and the calibrations of docs/verify.md.
+    if (!m_steps.saveProfile.isEmpty() && !m_window.saveProfile(m_steps.saveProfile))
+        return finishWith(1);
+    if (!m_steps.saveOptimized.isEmpty()) {
+        try {
+            kforge::savePlan(part<OptimizeController>(m_window, "optimizeController")->plan(),
+                             m_steps.saveOptimized.toStdString());
+        } catch (const std::exception& e) {
+            Q_EMIT error(QString::fromUtf8(e.what()));
+            return finishWith(1);
+        }
+    }
+    QTimer::singleShot(0, this, &StartupScript::takeScreenshot); // queued: let the tree lay itself out first
 }
 
 // What `view` grabs: a page or profile tab in front (so that it is laid out at its size there), or a dock, floated

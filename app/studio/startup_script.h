@@ -30,8 +30,10 @@ struct StartupSteps {
     bool profile = false;
     bool compare = false; // with the plan, in place of the baseline alone
     bool optimize = false;
-    QString screenshot; // a PNG to save at the end: a batch run, which ends with finished()
-    QString view;       // with screenshot: only this view (MainWindow::viewNames())
+    QString saveProfile;   // --save-profile: the runs measured, saved after the steps
+    QString saveOptimized; // --save-optimized: the plan Optimize made, saved after the steps
+    QString screenshot;    // a PNG to save at the end: a batch run, which ends with finished()
+    QString view;          // with screenshot: only this view (MainWindow::viewNames())
 };
 
 class StartupScript : public QObject {

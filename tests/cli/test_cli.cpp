@@ -828,6 +828,68 @@ TEST(CliProfile, ReportComparesTwoFiles)
     EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0) << r;
 }
 
+// A saved run whose iterations 2 and 7 each had one op call stall 20 ms (a scheduler slice on a busy machine, written
+// into the file): report names the stalls with the machine the run recorded, and the forward's cost leaves them out.
+TEST(CliProfile, ReportNamesStallsAndTheForwardLeavesThemOut)
+{
+    ProfileDir dir;
+    const std::string saved = dir.path("r.kfprof"), stalled = dir.path("stalled.kfprof");
+    ASSERT_EQ(runKforge({"profile", "builtin:tiny-gpt", "--iterations", "10", "--threads", "1", "-q", "--save", saved})
+                  .exitCode,
+              0);
+    json k = json::parse(readFile(saved));
+    json& run = k.at("runs")[0];
+    run["cores"] = 2;
+    run["load_average"] = 1.4;
+    // As a stall is: the op's call 20 ms longer, everything after it in its iteration 20 ms later, and every range
+    // around it 20 ms longer.
+    const auto columnOf = [&](const char* table, const char* name) {
+        const json& columns = run.at(table);
+        return size_t(std::find(columns.begin(), columns.end(), name) - columns.begin());
+    };
+    const size_t iteration = columnOf("record_columns", "iteration"), start = columnOf("record_columns", "start_ns"),
+                 duration = columnOf("record_columns", "duration_ns");
+    const size_t rangeIteration = columnOf("range_columns", "iteration"),
+                 rangeStart = columnOf("range_columns", "start_ns"),
+                 rangeDuration = columnOf("range_columns", "duration_ns");
+    constexpr long long kStallNs = 20'000'000;
+    for (const int stalledIteration : {2, 7}) {
+        long long stallStart = -1;
+        for (json& record : run.at("records"))
+            if (record.at(iteration) == stalledIteration && stallStart < 0) {
+                stallStart = record.at(start).get<long long>();
+                record.at(duration) = record.at(duration).get<long long>() + kStallNs;
+            } else if (stallStart >= 0 && record.at(start).get<long long>() > stallStart) {
+                record.at(start) = record.at(start).get<long long>() + kStallNs;
+            }
+        for (json& range : run.at("ranges")) {
+            const long long from = range.at(rangeStart).get<long long>();
+            const long long to = from + range.at(rangeDuration).get<long long>();
+            if (from > stallStart)
+                range.at(rangeStart) = from + kStallNs;
+            else if (range.at(rangeIteration) == stalledIteration && to > stallStart)
+                range.at(rangeDuration) = range.at(rangeDuration).get<long long>() + kStallNs;
+        }
+    }
+    std::ofstream(stalled) << k.dump();
+
+    const Result before = runKforge({"report", saved, "--json"});
+    ASSERT_EQ(before.exitCode, 0) << before;
+    const double quietMs = parseJson(before).at("forward_ms").get<double>();
+
+    const Result text = runKforge({"report", stalled});
+    ASSERT_EQ(text.exitCode, 0) << text;
+    EXPECT_TRUE(contains(text.out, "stalls: 2 of 10 iterations waited")) << text;
+    EXPECT_TRUE(contains(text.out, "other work (load 1.4) shares 2 cores; the estimate excludes them")) << text;
+    EXPECT_TRUE(contains(text.out, "per iteration (median, stalls excluded)")) << text;
+    const Result r = runKforge({"report", stalled, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json j = parseJson(r);
+    EXPECT_EQ(j.at("stalls").at("stalled_iterations"), 2) << j.at("stalls");
+    EXPECT_EQ(j.at("stalls").at("stalled_calls"), 2) << j.at("stalls");
+    EXPECT_NEAR(j.at("forward_ms").get<double>(), quietMs, 0.02 * quietMs) << "the stalls are left out of the forward";
+}
+
 TEST(CliProfile, ErrorsAreOneLineWithTheCause)
 {
     const Result cuda = runKforge({"profile", "builtin:tiny-gpt", "--device", "cuda", "-q"});
@@ -1072,7 +1134,8 @@ TEST(CliBench, JsonHasBothSidesTheSpeedupAndTheOutputsAgreement)
     }
     EXPECT_EQ(j.at("plan_ms").size(), 3u);
     EXPECT_LE(j.at("speedup_interval")[0].get<double>(), j.at("speedup_interval")[1].get<double>());
-    EXPECT_EQ(j.at("verdict"), "no detectable change") << "three rounds are too few for any other verdict";
+    // Three rounds are too few for a verdict either way (too noisy to judge where a busy machine stalled most).
+    EXPECT_TRUE(j.at("verdict") == "no detectable change" || j.at("verdict") == "too noisy to judge") << j;
     EXPECT_EQ(j.at("min_detectable_change"), 0.0) << "no 95% interval from three rounds";
     EXPECT_EQ(j.at("outputs_agree"), true);
     EXPECT_EQ(j.at("stopped"), false);
@@ -1121,7 +1184,8 @@ TEST(CliBench, AProviderSlowerByConstructionReadsSlower)
     const Result text = runKforge(args);
     ASSERT_EQ(text.exitCode, 0) << text;
     EXPECT_NE(text.out.find("the plan against the baseline: slower: "), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("% or more, 12 rounds)"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("% or more, "), std::string::npos) << text.out; // rounds a side stalled in are left out
+    EXPECT_NE(text.out.find(" rounds)"), std::string::npos) << text.out;
 }
 
 // kforge verify: an exact provider passes (exit 0); a seeded fault (tests/plugins/seeded_faults.h) fails with exit 1

@@ -87,10 +87,11 @@ TEST(Optimizer, SelectBestRanksByTheSpeedupItShowsAndNamesADuplicate)
     EXPECT_EQ(duplicate.rejected, "the same provider and settings as steady (measured once, above)");
 }
 
-// A timed round lasts long enough to measure: it repeats the samples until the slower side takes kMinRoundUs (a round
-// of one call of a few µs measured the timer and the caches: one provider read 3.8x and 9.6x in two runs). Counted,
-// not timed: a side that sleeps 2 ms per call runs once per round; any pair runs both sides alike, the same number
-// of times in every round after the first, which sizes them.
+// A timed round lasts long enough to measure: each side repeats the samples until its own round takes kMinRoundUs (a
+// round of one call of a few µs measured the timer and the caches: one provider read 3.8x and 9.6x in two runs; sized
+// by the slower side, a 50 ms candidate left the original one call per round). Counted, not timed: a side that sleeps
+// 2 ms per call runs once per round, a side that costs nothing kMaxRepetitions times; two alike run alike, the same
+// number of times in every round after the first, which sizes them.
 TEST(CandidateTiming, RoundsRepeatTheSamplesUntilTheyLastLongEnoughToMeasure)
 {
     const torch::jit::Stack sample{c10::IValue(1)};
@@ -108,9 +109,11 @@ TEST(CandidateTiming, RoundsRepeatTheSamplesUntilTheyLastLongEnoughToMeasure)
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         },
         [&](torch::jit::Stack&) { ++fast; });
-    EXPECT_EQ(slow, 1 + 1 + 4) << "one sizing round, one warm-up round, four timed rounds, each of one call";
-    EXPECT_EQ(fast, slow);
-    ASSERT_EQ(sleeping.candidateUs.size(), 4u);
+    // Four timed rounds, or more where a side stalled on a busy machine (made up for, round_stalls.h).
+    const int timed = int(sleeping.candidateUs.size());
+    EXPECT_GE(timed, 4);
+    EXPECT_EQ(slow, 1 + 1 + timed) << "one sizing round, one warm-up round, the timed rounds, each of one call";
+    EXPECT_EQ(fast, 1 + (1 + timed) * optimizer::kMaxRepetitions) << "sized by its own time, not the sleeping side's";
     EXPECT_GE(sleeping.bestCandidateUs(), 2000.0);
 
     int a = 0, b = 0;
@@ -146,13 +149,22 @@ TEST(CandidateTiming, CandidatesOfAFunctionShareTheOriginalsRounds)
 TEST(Optimizer, SelectBestRejectsACandidateWhoseWinIsWithinTheNoise)
 {
     auto noisy = candidate("noisy", 7.0, true);
-    noisy.speed = compareSpeed({10, 9, 11, 10, 9, 11, 10, 9, 11}, {7, 11, 10, 12, 9, 10, 11, 10, 9});
+    noisy.speed = compareSpeed({10, 9, 11, 10, 9, 11, 10, 9, 11}, {7, 11, 10, 12, 9, 10, 11, 10, 9}, 0.0);
     ASSERT_EQ(noisy.speed.verdict, SpeedVerdict::NoDetectableChange);
     std::vector<CandidateReport*> one{&noisy};
     selectBest(one, 9.0);
     EXPECT_FALSE(noisy.kept);
     EXPECT_NE(noisy.rejected.find("against the original, no detectable change: "), std::string::npos) << noisy.rejected;
     EXPECT_NE(noisy.rejected.find("detects changes of"), std::string::npos) << noisy.rejected;
+    // Under the default bound these rounds (ratios 0.75x to 1.43x) are too noisy to judge, and rejected as such.
+    auto tooNoisy = candidate("too-noisy", 7.0, true);
+    tooNoisy.speed = compareSpeed({10, 9, 11, 10, 9, 11, 10, 9, 11}, {7, 11, 10, 12, 9, 10, 11, 10, 9});
+    ASSERT_EQ(tooNoisy.speed.verdict, SpeedVerdict::TooNoisy);
+    std::vector<CandidateReport*> noisyOne{&tooNoisy};
+    selectBest(noisyOne, 9.0);
+    EXPECT_FALSE(tooNoisy.kept);
+    EXPECT_NE(tooNoisy.rejected.find("against the original, too noisy to judge: "), std::string::npos)
+        << tooNoisy.rejected;
 
     auto slower = candidate("slower-every-round", 12.0, true);
     std::vector<CandidateReport*> alone{&slower};
@@ -232,7 +244,7 @@ TEST(Optimizer, PerScopeChoiceKeepsTheOriginalWhereTheWinIsWithinTheNoise)
     EXPECT_EQ(choices[0].speed.verdict, SpeedVerdict::Faster);
     EXPECT_DOUBLE_EQ(choices[0].speed.speedup, 2.0);
     EXPECT_EQ(choices[1].candidate, -1) << "7 us beats 9 us in the fastest rounds only";
-    EXPECT_EQ(choices[1].speed.verdict, SpeedVerdict::NoDetectableChange);
+    EXPECT_FALSE(isChange(choices[1].speed.verdict)) << describe(choices[1].speed);
     EXPECT_DOUBLE_EQ(choices[1].chosenUs, choices[1].originalUs);
 }
 
@@ -293,6 +305,31 @@ TEST(Optimizer, AnUnknownProviderTypeIsRefusedBeforeAnythingRuns)
     options.providers = {"NoSuchProvider"};
     EXPECT_NE(errorOf([&] { makePlan(*session, options); }).find("no provider type 'NoSuchProvider'"),
               std::string::npos);
+}
+
+// A function whose only provider on the device is the reference one (linear and embedding here: Aten*Provider) is
+// not tried without includeReferenceProviders, and its row says so by name: the module tree's menu offers that
+// provider, and "no provider for this function" read as a contradiction.
+TEST(Optimizer, AFunctionWithOnlyAReferenceProviderSaysWhichWasNotTried)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    OptimizeOptions options;
+    options.warmupIterations = 0;
+    options.iterations = 1;
+    options.generators.clear();
+    options.providers = {};
+    options.verifyOutputs = false;
+    options.onFunction = {};
+    options.progress = [](int, int) { return true; };
+    const OptimizeResult result = makePlan(*session, options);
+    const auto linear = std::find_if(result.functions.begin(), result.functions.end(),
+                                     [](const FunctionReport& f) { return f.function == "linear"; });
+    ASSERT_NE(linear, result.functions.end());
+    EXPECT_FALSE(linear->tried);
+    EXPECT_NE(linear->skipped.find("no provider for this function on cpu but the reference AtenLinearProvider"),
+              std::string::npos)
+        << linear->skipped;
+    EXPECT_NE(linear->skipped.find("--include-reference"), std::string::npos) << linear->skipped;
 }
 
 TEST(Optimizer, MakePlanRejectsSlowAndWrongProviders)

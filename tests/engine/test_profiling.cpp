@@ -497,8 +497,9 @@ TEST(Benchmark, ReportsWhetherThePlansOutputsAgree)
     EXPECT_EQ(tagged.planMs.size(), 4u);
     EXPECT_FALSE(tagged.outputsAgree);
     EXPECT_NE(tagged.outputsDifference.find("output"), std::string::npos) << tagged.outputsDifference;
-    EXPECT_GT(tagged.speed.speedup, 0.0);
-    EXPECT_EQ(tagged.speed.rounds, 4);
+    // Every round is judged, but for those a side stalled in (left out on a busy machine, and counted).
+    EXPECT_EQ(tagged.speed.rounds + tagged.stalls.stalledIterations, 4) << describe(tagged.stalls);
+    EXPECT_EQ(tagged.stalls.iterations, 4);
     EXPECT_FALSE(tagged.speed.enoughRounds()); // four rounds: no verdict
 
     const BenchmarkResult reference = benchmarkPlan(*session, planOf({entry("", "gelu", "AtenGeluProvider")}), options);

@@ -96,8 +96,7 @@ TEST(SpeedVerdict, AAFalsePositiveRateIsAtMostFivePercent)
         int wrong = 0;
         const int runs = 10000;
         for (int run = 0; run < runs; ++run)
-            wrong += compareSpeed(noise.draw(rounds, 1.0), noise.draw(rounds, 1.0)).verdict !=
-                     SpeedVerdict::NoDetectableChange;
+            wrong += isChange(compareSpeed(noise.draw(rounds, 1.0), noise.draw(rounds, 1.0)).verdict);
         EXPECT_LE(wrong, runs * 5 / 100) << rounds << " rounds: " << wrong << " verdicts in " << runs << " A/A runs";
         EXPECT_GT(wrong, 0) << "a 95% interval is not a 100% one";
     }

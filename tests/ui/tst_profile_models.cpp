@@ -326,6 +326,43 @@ aten::relu     relu     layer1  2000
             QVERIFY2(c.lightness() > 60 && c.lightness() < 190, qPrintable(c.name()));
     }
 
+    // Speedup and Change are one estimator: the Change column is what the median of the paired ratios says, not the
+    // ratio of the two sides' medians (here equal: the desktop once showed 0.99x beside a bold -14.4 %).
+    void speedupAndChangeComeFromOneEstimator()
+    {
+        ComparisonModel model;
+        model.setComparison(kforge::compare(*iterationsOf(kBaseline, {1, 2, 3, 4, 5, 6, 7}),
+                                            *iterationsOf(kBaseline, {7, 1, 2, 3, 4, 5, 6})));
+        const int total = model.rowCount() - 1;
+        QCOMPARE(model.index(total, ComparisonModel::SpeedupColumn).data().toString(), QStringLiteral("1.25×"));
+        QCOMPARE(model.index(total, ComparisonModel::ChangeColumn).data().toString(), QStringLiteral("-20.0 %"));
+        for (int row = 0; row < total; ++row) {
+            const double speedup =
+                model.index(row, ComparisonModel::SpeedupColumn).data(ComparisonModel::SortRole).toDouble();
+            const double change =
+                model.index(row, ComparisonModel::ChangeColumn).data(ComparisonModel::SortRole).toDouble();
+            QVERIFY2(std::abs(change - (1.0 / speedup - 1.0)) < 1e-9, qPrintable(QString::number(row)));
+        }
+    }
+
+    // A comparison whose spread could only detect changes far above 25% is too noisy to judge: nothing coloured, the
+    // tooltip says why, even for a gelu twice as fast.
+    void tooNoisyToJudgeColoursNothing()
+    {
+        ComparisonModel model;
+        model.setComparison(kforge::compare(*iterationsOf(kBaseline, {1, 3, 1, 3, 1, 3, 1, 3}),
+                                            *iterationsOf(kPlan, {3, 1, 3, 1, 3, 1, 3, 1})));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QCOMPARE(model.index(row, ComparisonModel::KeyColumn).data(ComparisonModel::VerdictRole).toInt(),
+                     int(ComparisonModel::Unchanged));
+            QVERIFY(!model.index(row, ComparisonModel::KeyColumn).data(Qt::BackgroundRole).isValid());
+        }
+        QCOMPARE(model.index(2, ComparisonModel::KeyColumn).data().toString(), QStringLiteral("gelu"));
+        const QString tip = model.index(2, ComparisonModel::SpeedupColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.startsWith(QStringLiteral("too noisy to judge")) && tip.contains(QStringLiteral("25% bound")),
+                 qPrintable(tip));
+    }
+
     // One iteration per side is no evidence: a large change is shown but not coloured.
     void comparisonWithoutEnoughIterationsColoursNothing()
     {

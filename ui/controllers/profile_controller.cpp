@@ -30,11 +30,32 @@ kforge::StudyKind studyKind(ProfileController::Kind kind)
                                                       : kforge::StudyKind::Baseline;
 }
 
+// "Baseline: 10 iterations on CPU, 1.92 ms per iteration (median)", and the stalls it waited, where it did: the
+// forward's cost as the CLI's header gives it, not the mean of the wall time. Made on the worker (stalls.h reads every
+// record).
 QString summary(const QString& what, const kforge::ProfileRun& run)
 {
-    const double perIteration = double(run.wallNs) / 1000.0 / std::max(1, run.iterations);
-    return ProfileController::tr("%1: %n iteration(s) on %2, %3 per iteration", nullptr, run.iterations)
-        .arg(what, QString::fromStdString(run.deviceName), formatDuration(perIteration));
+    const kforge::StallFreeRun stallFree = kforge::removeStalls(run);
+    const double perIteration = stallFree.medianIterationUs() > 0
+                                    ? stallFree.medianIterationUs()
+                                    : double(run.wallNs) / 1000.0 / std::max(1, run.iterations);
+    QString text =
+        ProfileController::tr("%1: %n iteration(s) on %2, %3 per iteration (median)", nullptr, run.iterations)
+            .arg(what, QString::fromStdString(run.deviceName), formatDuration(perIteration));
+    if (stallFree.stalls.any())
+        text += QStringLiteral(" — ") + QString::fromStdString(kforge::describe(stallFree.stalls));
+    return text;
+}
+
+// The stalls each side of a comparison waited, as `kforge compare` prints them; empty when none.
+QString stallsOf(const kforge::Comparison& c)
+{
+    QStringList lines;
+    if (c.baselineStalls.any())
+        lines << ProfileController::tr("baseline %1").arg(QString::fromStdString(kforge::describe(c.baselineStalls)));
+    if (c.planStalls.any())
+        lines << ProfileController::tr("plan %1").arg(QString::fromStdString(kforge::describe(c.planStalls)));
+    return lines.join(QStringLiteral("; "));
 }
 
 // The baseline and plan runs the controller holds after an action of `kind`: the runs it measured, else those held
@@ -181,6 +202,10 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 result.compared = {shownBaseline.get(), shownPlan.get()};
                 flameSpeedsOf(shownBaseline, shownPlan);
             }
+            if (kind == Kind::Baseline && measuredSomething(study.baseline))
+                result.runSummary = summary(tr("Baseline"), *study.baseline);
+            else if (kind == Kind::Plan && measuredSomething(study.plan))
+                result.runSummary = summary(tr("With plan"), *study.plan);
         });
         return result;
     };
@@ -224,15 +249,15 @@ void ProfileController::finish(const Result& result)
     QString message;
     switch (m_kind) {
     case Kind::Baseline:
-        message = summary(tr("Baseline"), *m_baseline);
-        break;
     case Kind::Plan:
-        message = summary(tr("With plan"), *m_plan);
+        message = result.runSummary;
         break;
     case Kind::Compare:
         message = tr("Compared, profiled: %1 → %2 per iteration (medians): %3")
                       .arg(formatDuration(m_comparison->baselineTotalUs), formatDuration(m_comparison->planTotalUs),
                            formatSpeedComparison(m_comparison->speed));
+        if (const QString stalls = stallsOf(*m_comparison); !stalls.isEmpty())
+            message += QStringLiteral(" — ") + stalls;
         break;
     }
     // Declined calls ran the original, and the plan's times include them: say so.

@@ -87,6 +87,7 @@ private:
         // The comparison of the runs finish() will hold (new or kept from before), computed on the worker.
         std::shared_ptr<const kforge::Comparison> comparison;
         std::pair<const kforge::ProfileRun*, const kforge::ProfileRun*> compared{nullptr, nullptr};
+        QString runSummary; // a baseline or plan run's status line, with its stalls (made on the worker)
         QString error;
     };
     ProfileController(SessionOwner* owner, std::shared_ptr<MeasureSettings> settings, QObject* parent);

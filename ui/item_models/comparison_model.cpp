@@ -69,6 +69,7 @@ ComparisonModel::Verdict ComparisonModel::verdict(const kforge::ComparisonRow& r
     case kforge::SpeedVerdict::Slower:
         return Slower;
     case kforge::SpeedVerdict::NoDetectableChange:
+    case kforge::SpeedVerdict::TooNoisy:
         break;
     }
     return Unchanged;
@@ -110,7 +111,9 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
         r = rows()[size_t(index.row())];
     }
     const Verdict v = verdict(r);
-    const double change = r.baselineUs > 0 ? (r.planUs - r.baselineUs) / r.baselineUs : 0;
+    // The change the speedup says (one estimator behind both columns: the median of the paired ratios), not the
+    // ratio of two medians, which can disagree with it in sign.
+    const double change = r.speedup > 0 ? 1.0 / r.speedup - 1.0 : 0;
     const int column = index.column();
 
     switch (role) {

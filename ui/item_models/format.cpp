@@ -89,6 +89,8 @@ QString formatEntryDeclines(const kforge::EntryDeclines& d)
 
 QString formatSpeedVerdict(const kforge::SpeedComparison& speed)
 {
+    if (speed.verdict == kforge::SpeedVerdict::TooNoisy)
+        return QCoreApplication::translate("kforge::ui", "too noisy to judge");
     if (!speed.enoughRounds())
         return QCoreApplication::translate("kforge::ui", "not judged (too few rounds)");
     switch (speed.verdict) {
@@ -97,6 +99,7 @@ QString formatSpeedVerdict(const kforge::SpeedComparison& speed)
     case kforge::SpeedVerdict::Slower:
         return QCoreApplication::translate("kforge::ui", "slower");
     case kforge::SpeedVerdict::NoDetectableChange:
+    case kforge::SpeedVerdict::TooNoisy:
         break;
     }
     return QCoreApplication::translate("kforge::ui", "no detectable change");
@@ -104,6 +107,8 @@ QString formatSpeedVerdict(const kforge::SpeedComparison& speed)
 
 QString formatSpeedComparison(const kforge::SpeedComparison& speed)
 {
+    if (speed.verdict == kforge::SpeedVerdict::TooNoisy) // the engine's words: what made it so, and what to do
+        return QString::fromStdString(kforge::describe(speed));
     if (!speed.enoughRounds())
         return QCoreApplication::translate("kforge::ui", "%1 %2 (%n paired round(s))", nullptr, speed.rounds)
             .arg(formatSpeedup(speed.speedup), formatSpeedVerdict(speed));
@@ -118,6 +123,8 @@ QString formatRowVerdict(const kforge::ComparisonRow& row)
         return row.baselineUs > 0 ? QCoreApplication::translate("kforge::ui", "Not called with the plan")
                                   : QCoreApplication::translate("kforge::ui", "Called only with the plan");
     const kforge::SpeedComparison& s = row.speed;
+    if (s.verdict == kforge::SpeedVerdict::TooNoisy)
+        return QString::fromStdString(kforge::describe(s));
     if (!s.enoughRounds())
         return QCoreApplication::translate("kforge::ui",
                                            "No verdict: %n paired iteration(s), at least %1 needed for a 95% interval",
@@ -150,6 +157,10 @@ QString formatBenchmark(const kforge::BenchmarkResult& r)
     if (r.stopped)
         text += QCoreApplication::translate("kforge::ui", " (cancelled after %n round(s))", nullptr,
                                             int(r.baselineMs.size()));
+    if (r.speed.verdict == kforge::SpeedVerdict::TooNoisy)
+        text += QStringLiteral("\n") + QString::fromStdString(r.speed.noise);
+    if (r.stalls.any())
+        text += QStringLiteral("\n") + QString::fromStdString(kforge::describe(r.stalls));
     return text;
 }
 

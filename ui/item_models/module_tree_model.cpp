@@ -132,7 +132,7 @@ void ModuleTreeModel::setModuleTimes(const std::vector<kforge::ModuleTime>& show
     emitAllChanged(TimeColumn, DeltaColumn);
 }
 
-// The Δ column: the plan's median against the baseline's, in the verdict's colour when there is one.
+// The Δ column: the plan's change against the baseline, in the verdict's colour when there is one.
 QVariant ModuleTreeModel::deltaData(const std::string& path, int role) const
 {
     const auto it = m_delta.find(path);
@@ -140,7 +140,10 @@ QVariant ModuleTreeModel::deltaData(const std::string& path, int role) const
         return {};
     const kforge::ComparisonRow& row = it->second;
     const bool measured = row.baselineUs > 0;
-    const double change = measured ? (row.planUs - row.baselineUs) / row.baselineUs : 0.0;
+    // The change the comparison's speedup says (the median of the paired ratios), as the Comparison tab shows it.
+    const double change = measured && row.speedup > 0   ? 1.0 / row.speedup - 1.0
+                          : measured && row.planUs <= 0 ? -1.0
+                                                        : 0.0;
     switch (role) {
     case Qt::DisplayRole:
         if (!measured)
@@ -152,7 +155,7 @@ QVariant ModuleTreeModel::deltaData(const std::string& path, int role) const
         return tr("Δ: the change of this module's median time per forward (with everything below it).\n%1")
             .arg(formatRowVerdict(row));
     case Qt::ForegroundRole:
-        if (!measured || row.planUs <= 0 || row.speed.verdict == kforge::SpeedVerdict::NoDetectableChange)
+        if (!measured || row.planUs <= 0 || !kforge::isChange(row.speed.verdict))
             return {};
         return QBrush(
             semanticTextColor(row.speed.verdict == kforge::SpeedVerdict::Faster ? Semantic::Faster : Semantic::Slower));

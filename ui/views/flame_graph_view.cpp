@@ -226,7 +226,7 @@ QColor FlameGraphView::fillOf(int frame) const
     if (isDifferential()) {
         const double base = baselineUs(frame);
         // Only a verdict earns a colour: a frame within the noise stays grey, however large its ratio.
-        if (base < 0 || f.us <= 0 || verdictOf(frame) == kforge::SpeedVerdict::NoDetectableChange)
+        if (base < 0 || f.us <= 0 || !kforge::isChange(verdictOf(frame)))
             return palette().color(QPalette::Mid);
         return speedupColor(base / f.us, palette());
     }

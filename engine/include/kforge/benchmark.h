@@ -6,6 +6,7 @@
 #include <kforge/progress.h>
 #include <kforge/runtime_types.h>
 #include <kforge/speed_verdict.h>
+#include <kforge/round_stalls.h>
 
 #include <functional>
 #include <string>
@@ -26,6 +27,8 @@ struct BenchmarkOptions {
     // AOTInductor package against the exported program it was compiled from: what compilation bought). Null: the
     // session benchmarked. Must outlive the call.
     ModelSession* baselineSession = nullptr;
+    // The verdict's bound on the smallest detectable change (speed_verdict.h, --max-detectable).
+    double maxDetectableChange = kDefaultMaxDetectableChange;
 };
 
 struct LatencyStats {
@@ -36,10 +39,15 @@ struct LatencyStats {
 
 struct BenchmarkResult {
     std::vector<double> baselineMs, planMs; // one forward per side and measured round, in round order
-    LatencyStats baseline, plan;
-    // Faster, slower or no detectable change: the rounds' baseline / plan ratios (speed_verdict.h), with the
-    // median ratio as the speedup (> 1: the plan is faster), its 95% interval and the smallest detectable change.
+    // Each side's rounds as the stall detector reads them (round_stalls.h): wall time, and on the CPU what each
+    // forward cost the measuring thread and the process.
+    RoundTimes baselineRounds, planRounds;
+    LatencyStats baseline, plan; // of every measured round, stalled or not
+    // Faster, slower, no detectable change or too noisy to judge: the ratios baseline / plan of the rounds neither
+    // side stalled in (speed_verdict.h, stalls.h), with the median ratio as the speedup (> 1: the plan is faster),
+    // its 95% interval and the smallest detectable change.
     SpeedComparison speed;
+    StallReport stalls;            // rounds that waited on the machine, left out of `speed`
     bool outputsAgree = true;      // the plan's outputs pass kforge verify's default thresholds (verify.h)
     std::string outputsDifference; // the first output that does not, with its errors
     // What the baseline's first two measured forwards differ in ("" when nothing): outputs the model changes by

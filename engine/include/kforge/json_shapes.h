@@ -29,13 +29,18 @@ void to_json(nlohmann::ordered_json& out, const StatRow& row);
 // {"entry", "scope", "function", "provider", "kind", "reason", "fix", "message"}
 void to_json(nlohmann::ordered_json& out, const PlanWarning& warning);
 
+// {"iterations", "stalled_iterations", "stalled_calls", "excess_us", "smallest_us", "largest_us", "remains",
+//  "cores", "load_average", "intra_op_threads", "message"}
+void to_json(nlohmann::ordered_json& out, const StallReport& stalls);
+
 // A double as JSON: itself when finite, else the string "NaN", "Infinity" or "-Infinity".
 nlohmann::ordered_json jsonNumber(double value);
 
 // What a profile run measured, without its records: {"model", "inputs", "device", "device_name",
-// "graph_executor", "versions": {"torch", "cupti", "kforge"}, "warmup_iterations", "iterations", "cancelled",
-// "dropped_records", "wall_ns", "used_plan", "plan", "declines"}. The head of a run in a .kfprof file, of a run in
-// a trace's metadata and of `kforge profile --json`; each adds its own keys after these.
+// "graph_executor", "intra_op_threads", "cores", "load_average", "versions": {"torch", "cupti", "kforge"},
+// "warmup_iterations", "iterations", "cancelled", "dropped_records", "wall_ns", "used_plan", "plan", "declines"}. The
+// head of a run in a .kfprof file, of a run in a trace's metadata and of `kforge profile --json`; each adds its own
+// keys after these.
 nlohmann::ordered_json runDescription(const ProfileRun& run);
 
 } // namespace kforge

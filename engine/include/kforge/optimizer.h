@@ -32,6 +32,7 @@ struct CandidateReport {
     // Against the original in interleaved rounds (speed_verdict.h): speed.speedup is the median ratio original /
     // candidate, which ranks the candidates of a function; only a "faster" verdict is kept.
     SpeedComparison speed;
+    StallReport stalls; // the rounds that waited on the machine, left out of `speed` (stalls.h)
     // A generated candidate whose provider and settings are those of a candidate before it (an autotuner that found
     // the defaults best): that candidate's name; it is not measured again.
     std::string sameAs;
@@ -70,6 +71,9 @@ struct OptimizeOptions {
     // Rounds interleave candidate and original over every sample; 9 lets one round in nine go the other way and still
     // reach a "faster" verdict (speed_verdict.h), the fastest round ranks candidates against each other.
     int benchmarkRounds = 9;
+    // The verdict's bound on the smallest detectable change (speed_verdict.h, --max-detectable): a candidate whose
+    // rounds could not detect less is too noisy to judge and not kept.
+    double maxDetectableChange = kDefaultMaxDetectableChange;
     // Reference providers (Aten*Provider) run the original op and are skipped unless asked for.
     bool includeReferenceProviders = false;
     // Provider types to try, by name ("CpuGeluProvider"); empty: every registered type that runs on the device.

@@ -8,6 +8,7 @@
 #include <kforge/progress.h>
 #include <kforge/runtime_types.h>
 #include <kforge/speed_verdict.h>
+#include <kforge/stalls.h>
 #include <kforge/tensor_digest.h>
 
 #include <array>
@@ -89,6 +90,10 @@ struct ProfileRun {
     std::string graphExecutor;
     // LibTorch's intra-op threads while it measured (at::get_num_threads); 0 in files from before it was recorded
     int intraOpThreads = 0;
+    // The machine while it measured, to name what stalled a call (stalls.h): online CPUs and the 1-minute load
+    // average at the end of the run; 0 and -1 in files from before they were recorded
+    int cores = 0;
+    double loadAverage = -1;
     std::string model;
     std::vector<std::string> inputs;
     int warmupIterations = 0;
@@ -184,8 +189,13 @@ struct Comparison {
     SpeedComparison speed;                                    // of the whole iterations
     double maxAbsError = 0, maxRelError = 0;                  // between the runs' model outputs (digests)
     bool outputsComparable = true;
+    // What each side waited on the machine (stalls.h). Every time above is stall-free: a stalled call counts its
+    // usual time. Where stalls remain (more than half the iterations), every verdict is too noisy to judge.
+    StallReport baselineStalls, planStalls;
 };
-Comparison compare(const ProfileRun& baseline, const ProfileRun& plan);
+// maxDetectableChange: speed_verdict.h's bound, for every row.
+Comparison compare(const ProfileRun& baseline, const ProfileRun& plan,
+                   double maxDetectableChange = kDefaultMaxDetectableChange);
 
 class ModelSession;
 

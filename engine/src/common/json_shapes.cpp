@@ -63,6 +63,21 @@ void to_json(ordered_json& out, const StatRow& r)
            {"p95_us", r.p95Us},     {"max_us", r.maxUs},      {"share", r.share}};
 }
 
+void to_json(ordered_json& out, const StallReport& s)
+{
+    out = {{"iterations", s.iterations},
+           {"stalled_iterations", s.stalledIterations},
+           {"stalled_calls", s.stalledCalls},
+           {"excess_us", s.excessUs},
+           {"smallest_us", s.smallestUs},
+           {"largest_us", s.largestUs},
+           {"remains", s.remains()},
+           {"cores", s.machine.cores},
+           {"load_average", s.machine.loadAverage},
+           {"intra_op_threads", s.machine.intraOpThreads},
+           {"message", describe(s)}};
+}
+
 void to_json(ordered_json& out, const PlanWarning& w)
 {
     out = {{"entry", w.entry}, {"scope", w.scope},   {"function", w.function}, {"provider", w.providerType},
@@ -77,6 +92,8 @@ ordered_json runDescription(const ProfileRun& run)
             {"device_name", run.deviceName},
             {"graph_executor", run.graphExecutor},
             {"intra_op_threads", run.intraOpThreads},
+            {"cores", run.cores},
+            {"load_average", run.loadAverage},
             {"versions", {{"torch", run.torchVersion}, {"cupti", run.cuptiVersion}, {"kforge", run.kforgeVersion}}},
             {"warmup_iterations", run.warmupIterations},
             {"iterations", run.iterations},

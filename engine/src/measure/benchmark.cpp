@@ -34,20 +34,29 @@ double percentile(std::vector<double> values, double p)
 
 double median(const std::vector<double>& values) { return percentile(values, 0.5); }
 
+struct TimedForward {
+    double ms = 0;
+    std::optional<RoundCost> cost; // what it cost the thread and the process; none on CUDA (it waits on the device)
+};
+
 // One timed forward; on CUDA the device is synchronised before the clock stops, so queued kernels count.
-double timedForward(ModelSession& session, c10::IValue* output)
+TimedForward timedForward(ModelSession& session, c10::IValue* output)
 {
     const bool cuda = session.device().rfind("cuda", 0) == 0;
     if (cuda)
         torch::cuda::synchronize();
+    const RoundCost costStart = RoundCost::now();
     const auto start = std::chrono::steady_clock::now();
     c10::IValue out = guardedForward(sessionImpl(session));
     if (cuda)
         torch::cuda::synchronize();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    TimedForward timed;
+    timed.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!cuda)
+        timed.cost = RoundCost::now().since(costStart);
     if (output)
         *output = std::move(out);
-    return ms;
+    return timed;
 }
 
 // The outputs of the first two measured rounds, to judge the plan's as `verify` does (measure::judgeOutputs): against
@@ -119,18 +128,18 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
         const int kept = round - options.warmup; // the first two measured rounds' outputs are kept
         const bool keepOutputs = kept == 0 || kept == 1;
         c10::IValue baselineOut, planOut;
-        double baselineMs = 0.0, planMs = 0.0;
+        TimedForward baselineTime, planTime;
         const auto runPlan = [&] {
             auto applied = runtime.applied();
             if (result.notes.empty())
                 result.notes = runtimeNotices();
-            planMs = timedForward(session, keepOutputs ? &planOut : nullptr);
+            planTime = timedForward(session, keepOutputs ? &planOut : nullptr);
         };
         const auto runBaseline = [&] {
             std::optional<KernelProviderRuntime::Applied> applied;
             if (baselineRuntime)
                 applied.emplace(baselineRuntime->applied());
-            baselineMs = timedForward(baselineSession, keepOutputs ? &baselineOut : nullptr);
+            baselineTime = timedForward(baselineSession, keepOutputs ? &baselineOut : nullptr);
         };
         if (round % 2 == 0) {
             runBaseline();
@@ -140,8 +149,14 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
             runBaseline();
         }
         if (measured) {
-            result.baselineMs.push_back(baselineMs);
-            result.planMs.push_back(planMs);
+            result.baselineMs.push_back(baselineTime.ms);
+            result.planMs.push_back(planTime.ms);
+            if (baselineTime.cost && planTime.cost) {
+                result.baselineRounds.threadCpuMs.push_back(baselineTime.cost->threadCpuMs);
+                result.baselineRounds.preemptions.push_back(baselineTime.cost->preemptions);
+                result.planRounds.threadCpuMs.push_back(planTime.cost->threadCpuMs);
+                result.planRounds.preemptions.push_back(planTime.cost->preemptions);
+            }
         }
         if (keepOutputs) {
             outputs.baseline[kept] = std::move(baselineOut);
@@ -162,7 +177,10 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
     result.declines = runtime.declines();
     result.baseline = latencyStats(result.baselineMs);
     result.plan = latencyStats(result.planMs);
-    result.speed = compareSpeed(result.baselineMs, result.planMs);
+    result.baselineRounds.wallMs = result.baselineMs;
+    result.planRounds.wallMs = result.planMs;
+    result.speed = compareRounds(result.baselineRounds, result.planRounds, result.stalls, options.maxDetectableChange);
+    result.stalls.machine = currentMachineState(at::get_num_threads());
     return result;
 }
 

@@ -47,11 +47,15 @@ const char* speedVerdictName(SpeedVerdict verdict)
         return "faster";
     case SpeedVerdict::Slower:
         return "slower";
+    case SpeedVerdict::TooNoisy:
+        return "too noisy to judge";
     case SpeedVerdict::NoDetectableChange:
         break;
     }
     return "no detectable change";
 }
+
+bool isChange(SpeedVerdict verdict) { return verdict == SpeedVerdict::Faster || verdict == SpeedVerdict::Slower; }
 
 int minRoundsForVerdict()
 {
@@ -63,7 +67,8 @@ int minRoundsForVerdict()
 
 bool SpeedComparison::enoughRounds() const { return rounds >= minRoundsForVerdict(); }
 
-SpeedComparison compareSpeed(const std::vector<double>& referenceTimes, const std::vector<double>& candidateTimes)
+SpeedComparison compareSpeed(const std::vector<double>& referenceTimes, const std::vector<double>& candidateTimes,
+                             double maxDetectableChange)
 {
     SpeedComparison c;
     std::vector<double> logRatios; // the interval is taken in log space, where a 2x and a 0.5x are equally far from 1
@@ -85,16 +90,42 @@ SpeedComparison compareSpeed(const std::vector<double>& referenceTimes, const st
     c.low = std::exp(lowLog);
     c.high = std::exp(highLog);
     c.minDetectableChange = std::expm1(kPowerFactor * 0.5 * (highLog - lowLog));
-    if (lowLog > 0)
+    // A noisy run still sees a change much larger than its spread: an interval farther from 1.0x than its own
+    // half-width keeps its verdict (27.9x to 3,200x is faster; 1.01x to 36.1x says nothing).
+    const double halfWidth = 0.5 * (highLog - lowLog);
+    const bool clearOfNoise = lowLog > halfWidth || highLog < -halfWidth;
+    if (maxDetectableChange > 0 && c.minDetectableChange > maxDetectableChange && !clearOfNoise) {
+        char reason[160];
+        std::snprintf(reason, sizeof reason, "detects only changes of %.1f%% or more, above the %.0f%% bound",
+                      100.0 * c.minDetectableChange, 100.0 * maxDetectableChange);
+        markTooNoisy(c, reason);
+    } else if (lowLog > 0) {
         c.verdict = SpeedVerdict::Faster;
-    else if (highLog < 0)
+    } else if (highLog < 0) {
         c.verdict = SpeedVerdict::Slower;
+    }
     return c;
+}
+
+void markTooNoisy(SpeedComparison& comparison, const std::string& reason)
+{
+    comparison.verdict = SpeedVerdict::TooNoisy;
+    comparison.noise = comparison.noise.empty() ? reason : comparison.noise + "; " + reason;
 }
 
 std::string describe(const SpeedComparison& c)
 {
     char text[200];
+    const std::string advice = "; more rounds (--iterations), --threads 1 or a quieter machine measure it";
+    if (c.verdict == SpeedVerdict::TooNoisy) {
+        if (c.enoughRounds())
+            std::snprintf(text, sizeof text,
+                          "too noisy to judge: %.2fx (95%% interval %.2fx to %.2fx, %d rounds): ", c.speedup, c.low,
+                          c.high, c.rounds);
+        else
+            std::snprintf(text, sizeof text, "too noisy to judge (%d round(s) left to compare): ", c.rounds);
+        return text + c.noise + advice;
+    }
     if (c.rounds == 0)
         return "no detectable change: nothing was timed";
     if (!c.enoughRounds()) {

@@ -194,6 +194,9 @@ ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path,
     run.deviceName = rd.string(j, path, "device_name");
     run.graphExecutor = rd.string(j, path, "graph_executor");
     run.intraOpThreads = rd.integer<int>(j, path, "intra_op_threads", 0);
+    run.cores = rd.integer<int>(j, path, "cores", 0);
+    if (const json* load = rd.find(j, path, "load_average", false))
+        run.loadAverage = rd.real(*load, path + "/load_average");
     if (const json* v = rd.find(j, path, "versions", false)) {
         run.torchVersion = rd.string(*v, path + "/versions", "torch");
         run.cuptiVersion = rd.string(*v, path + "/versions", "cupti");

@@ -6,6 +6,7 @@
 #include <kforge/model_session.h>
 #include <kforge/profiling.h>
 #include <kforge/runtime.h>
+#include <kforge/stalls.h>
 #include <kforge/version.h>
 
 #include "model/output_digest.h"
@@ -157,6 +158,9 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         if (tracer)
             tracer->synchronize();
         run.wallNs = runtime::nowNs() - start - snapshotNs;
+        const MachineState machine = currentMachineState(run.intraOpThreads);
+        run.cores = machine.cores;
+        run.loadAverage = machine.loadAverage;
         if (tracer) {
             run.records = tracer->finish(run.droppedRecords);
         } else {

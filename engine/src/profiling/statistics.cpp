@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/module_path.h>
 #include <kforge/profiling.h>
+#include <kforge/stalls.h>
 
 #include <algorithm>
 #include <cmath>
@@ -97,24 +98,25 @@ namespace {
 // Each key's recorded time per measured iteration (µs); iterations where the key recorded nothing count 0.
 using IterationTimes = std::map<std::string, std::vector<double>>;
 
-IterationTimes timesPerIteration(const ProfileRun& run, GroupBy by)
+// durationUs: per record of run.records (the stall-free durations, stalls.h).
+IterationTimes timesPerIteration(const ProfileRun& run, const std::vector<double>& durationUs, GroupBy by)
 {
     const size_t iterations = size_t(std::max(1, run.iterations));
     IterationTimes times;
-    for (const KernelRecord& r : run.records) {
+    for (size_t i = 0; i < run.records.size(); ++i) {
+        const KernelRecord& r = run.records[i];
         std::vector<double>& perIteration = times[keyOf(r, by)];
         perIteration.resize(iterations, 0.0);
-        perIteration[std::clamp<size_t>(size_t(std::max(0, r.iteration)), 0, iterations - 1)] +=
-            double(r.durationNs) / 1000.0;
+        perIteration[std::clamp<size_t>(size_t(std::max(0, r.iteration)), 0, iterations - 1)] += durationUs[i];
     }
     return times;
 }
 
 // A module's time with everything below it, per iteration: each record counts for its module and every ancestor.
-IterationTimes subtreeTimesPerIteration(const ProfileRun& run)
+IterationTimes subtreeTimesPerIteration(const ProfileRun& run, const std::vector<double>& durationUs)
 {
     IterationTimes times;
-    for (const auto& [path, perIteration] : timesPerIteration(run, GroupBy::Module)) {
+    for (const auto& [path, perIteration] : timesPerIteration(run, durationUs, GroupBy::Module)) {
         std::string_view ancestor = path;
         while (true) {
             std::vector<double>& sum = times[std::string(ancestor)];
@@ -138,18 +140,20 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-ComparisonRow comparisonRow(const std::string& key, const std::vector<double>& before, const std::vector<double>& after)
+ComparisonRow comparisonRow(const std::string& key, const std::vector<double>& before, const std::vector<double>& after,
+                            double maxDetectableChange)
 {
     ComparisonRow row;
     row.key = key;
     row.baselineUs = median(before);
     row.planUs = median(after);
-    row.speed = compareSpeed(before, after);
+    row.speed = compareSpeed(before, after, maxDetectableChange);
     row.speedup = row.planUs > 0 && row.baselineUs > 0 ? row.speed.speedup : 0.0;
     return row;
 }
 
-std::vector<ComparisonRow> joinRows(const IterationTimes& before, const IterationTimes& after)
+std::vector<ComparisonRow> joinRows(const IterationTimes& before, const IterationTimes& after,
+                                    double maxDetectableChange)
 {
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> joined;
     for (const auto& [key, times] : before)
@@ -158,7 +162,7 @@ std::vector<ComparisonRow> joinRows(const IterationTimes& before, const Iteratio
         joined[key].second = times;
     std::vector<ComparisonRow> rows;
     for (const auto& [key, sides] : joined)
-        rows.push_back(comparisonRow(key, sides.first, sides.second));
+        rows.push_back(comparisonRow(key, sides.first, sides.second, maxDetectableChange));
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
         return a.baselineUs != b.baselineUs ? a.baselineUs > b.baselineUs : a.key < b.key;
     });
@@ -176,20 +180,37 @@ std::vector<double> iterationTotals(const IterationTimes& byFunction, int iterat
 
 } // namespace
 
-Comparison compare(const ProfileRun& baseline, const ProfileRun& plan)
+Comparison compare(const ProfileRun& baseline, const ProfileRun& plan, double maxDetectableChange)
 {
     Comparison c;
-    const IterationTimes baselineFunctions = timesPerIteration(baseline, GroupBy::Function);
-    const IterationTimes planFunctions = timesPerIteration(plan, GroupBy::Function);
-    c.byFunction = joinRows(baselineFunctions, planFunctions);
-    c.byModule = joinRows(timesPerIteration(baseline, GroupBy::Module), timesPerIteration(plan, GroupBy::Module));
-    c.bySubtree = joinRows(subtreeTimesPerIteration(baseline), subtreeTimesPerIteration(plan));
+    const StallFreeRun before = removeStalls(baseline), after = removeStalls(plan);
+    c.baselineStalls = before.stalls;
+    c.planStalls = after.stalls;
+    const auto times = [](const ProfileRun& run, const StallFreeRun& free, GroupBy by) {
+        return timesPerIteration(run, free.durationUs, by);
+    };
+    const IterationTimes baselineFunctions = times(baseline, before, GroupBy::Function);
+    const IterationTimes planFunctions = times(plan, after, GroupBy::Function);
+    c.byFunction = joinRows(baselineFunctions, planFunctions, maxDetectableChange);
+    c.byModule =
+        joinRows(times(baseline, before, GroupBy::Module), times(plan, after, GroupBy::Module), maxDetectableChange);
+    c.bySubtree = joinRows(subtreeTimesPerIteration(baseline, before.durationUs),
+                           subtreeTimesPerIteration(plan, after.durationUs), maxDetectableChange);
     const ComparisonRow total = comparisonRow("", iterationTotals(baselineFunctions, baseline.iterations),
-                                              iterationTotals(planFunctions, plan.iterations));
+                                              iterationTotals(planFunctions, plan.iterations), maxDetectableChange);
     c.baselineTotalUs = total.baselineUs;
     c.planTotalUs = total.planUs;
     c.speedup = total.speedup;
     c.speed = total.speed;
+    if (c.baselineStalls.remains() || c.planStalls.remains()) { // a median no longer steps around them
+        const std::string why = "stalls remained in " + std::string(c.baselineStalls.remains() ? "baseline" : "plan") +
+                                " iterations after exclusion";
+        markTooNoisy(c.speed, why);
+        for (auto* rows : {&c.byFunction, &c.byModule, &c.bySubtree})
+            for (ComparisonRow& row : *rows)
+                if (row.baselineUs > 0 && row.planUs > 0)
+                    markTooNoisy(row.speed, why);
+    }
     c.outputsComparable = baseline.outputValues.size() == plan.outputValues.size();
     for (size_t i = 0; c.outputsComparable && i < baseline.outputValues.size(); ++i) {
         const auto& a = baseline.outputValues[i];

@@ -104,6 +104,7 @@ void appendRound(ProfileRun& run, ProfileRun&& round)
     }
     run.iterations += round.iterations;
     run.wallNs += round.wallNs;
+    run.loadAverage = std::max(run.loadAverage, round.loadAverage); // the busiest the machine was
     run.droppedRecords += round.droppedRecords;
     run.cancelled = round.cancelled;
     run.outputs = std::move(round.outputs);
