@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Profile page's models without windows: KernelStatsModel (grouping, numeric sort through a proxy, the
 // row of a timeline record) and ComparisonModel (rows, total, verdict colours), under the model tester.
+#include "controllers/progress_throttle.h"
 #include "item_models/comparison_model.h"
 #include "item_models/kernel_stats_model.h"
 #include "item_models/run_views.h"
@@ -361,6 +362,21 @@ aten::relu     relu     layer1  2000
         const QString tip = model.index(2, ComparisonModel::SpeedupColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.startsWith(QStringLiteral("too noisy to judge")) && tip.contains(QStringLiteral("25% bound")),
                  qPrintable(tip));
+    }
+
+    // While a measurement runs the worker tells the UI thread of its first and last step and otherwise at most every
+    // 100 ms: each message repaints on the UI thread, which competes with the forwards for the cores.
+    void progressIsThrottledWhileMeasuring()
+    {
+        kforge::ui::ProgressThrottle throttle;
+        QVERIFY(throttle.due(1, 26));
+        int told = 0;
+        for (int done = 2; done < 26; ++done)
+            told += throttle.due(done, 26);
+        QCOMPARE(told, 0); // 24 steps in well under 100 ms
+        QVERIFY(throttle.due(26, 26));
+        QTest::qWait(kforge::ui::kProgressIntervalMs + 20);
+        QVERIFY(throttle.due(3, 26));
     }
 
     // One iteration per side is no evidence: a large change is shown but not coloured.

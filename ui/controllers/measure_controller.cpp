@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/measure_controller.h"
 
+#include "controllers/progress_throttle.h"
+
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
 
@@ -42,9 +44,11 @@ QString MeasureController::errorOf(const std::function<void()>& work)
 std::function<bool(int, int)> MeasureController::progressReporter(std::shared_ptr<const std::atomic<bool>> cancel,
                                                                   const QString& stage)
 {
-    return [this, cancel = std::move(cancel), stage](int done, int total) {
-        QMetaObject::invokeMethod(
-            this, [this, done, total, stage] { Q_EMIT progress(done, total, stage); }, Qt::QueuedConnection);
+    return [this, cancel = std::move(cancel), stage, throttle = std::make_shared<ProgressThrottle>()](int done,
+                                                                                                      int total) {
+        if (throttle->due(done, total))
+            QMetaObject::invokeMethod(
+                this, [this, done, total, stage] { Q_EMIT progress(done, total, stage); }, Qt::QueuedConnection);
         return !cancel->load();
     };
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/profile_controller.h"
 
+#include "controllers/progress_throttle.h"
+
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
 #include "controllers/session_owner.h"
@@ -156,12 +158,14 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                      : std::pair{plan && kind == Kind::Compare ? perRun : 0,
                                  plan ? QStringLiteral("plan") : QStringLiteral("baseline")};
     };
-    options.progress = [this, cancel = m_job.cancelFlag(), total, stage](int done, int of) {
+    options.progress = [this, cancel = m_job.cancelFlag(), total, stage,
+                        throttle = std::make_shared<ProgressThrottle>()](int done, int of) {
         // An interleaved compare says how many forwards it makes.
         const int all = stage->second == QLatin1String("baseline and plan") ? of : total;
-        QMetaObject::invokeMethod(
-            this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
-            Qt::QueuedConnection);
+        if (throttle->due(stage->first + done, all))
+            QMetaObject::invokeMethod(
+                this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
+                Qt::QueuedConnection);
         return !cancel->load();
     };
     if (kind == Kind::Baseline || kind == Kind::Plan)
