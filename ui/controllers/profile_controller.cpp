@@ -164,7 +164,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         const int all = stage->second == QLatin1String("baseline and plan") ? of : total;
         if (throttle->due(stage->first + done, all))
             QMetaObject::invokeMethod(
-                this, [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
+                this,
+                [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
                 Qt::QueuedConnection);
         return !cancel->load();
     };
