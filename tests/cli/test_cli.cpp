@@ -879,14 +879,19 @@ TEST(CliProfile, ReportNamesStallsAndTheForwardLeavesThemOut)
 
     const Result text = runKforge({"report", stalled});
     ASSERT_EQ(text.exitCode, 0) << text;
-    EXPECT_TRUE(contains(text.out, "stalls: 2 of 10 iterations waited")) << text;
+    // At least the two written in (the run itself may have stalled on a busy machine, and the file says so too).
+    EXPECT_TRUE(contains(text.out, "stalls: ")) << text;
+    EXPECT_TRUE(contains(text.out, " of 10 iterations waited")) << text;
     EXPECT_TRUE(contains(text.out, "other work (load 1.4) shares 2 cores; the estimate excludes them")) << text;
     EXPECT_TRUE(contains(text.out, "per iteration (median, stalls excluded)")) << text;
     const Result r = runKforge({"report", stalled, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r;
     const json j = parseJson(r);
-    EXPECT_EQ(j.at("stalls").at("stalled_iterations"), 2) << j.at("stalls");
-    EXPECT_EQ(j.at("stalls").at("stalled_calls"), 2) << j.at("stalls");
+    const json beforeStalls = parseJson(before).at("stalls");
+    EXPECT_EQ(j.at("stalls").at("stalled_calls").get<int>(), beforeStalls.at("stalled_calls").get<int>() + 2)
+        << j.at("stalls");
+    EXPECT_GE(j.at("stalls").at("stalled_iterations").get<int>(), 2) << j.at("stalls");
+    EXPECT_GE(j.at("stalls").at("largest_us").get<double>(), 19'000.0) << j.at("stalls");
     EXPECT_NEAR(j.at("forward_ms").get<double>(), quietMs, 0.02 * quietMs) << "the stalls are left out of the forward";
 }
 

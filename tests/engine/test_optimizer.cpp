@@ -143,6 +143,23 @@ TEST(CandidateTiming, CandidatesOfAFunctionShareTheOriginalsRounds)
     EXPECT_EQ((calls[0] - 1) % 7, 0) << "the sizing round's one call, then 7 rounds alike";
 }
 
+// Each side repeats the samples its own number of times: the verdict compares the times per repetition, and only the
+// stall detector reads the whole rounds. The same 10 µs on both sides, one side's rounds twice as long, is 1.00x.
+TEST(CandidateTiming, SidesOfDifferentRoundSizesCompareTheirTimesPerRepetition)
+{
+    optimizer::PairedRounds rounds;
+    for (int i = 0; i < 9; ++i) {
+        const double us = 10.0 + 0.01 * (i % 3);
+        rounds.originalUs.push_back(us);
+        rounds.candidateUs.push_back(us);
+        rounds.originalRounds.wallMs.push_back(us * 50 / 1000.0);
+        rounds.candidateRounds.wallMs.push_back(us * 25 / 1000.0);
+    }
+    const SpeedComparison speed = rounds.compare();
+    EXPECT_DOUBLE_EQ(speed.speedup, 1.0) << describe(speed);
+    EXPECT_EQ(speed.verdict, SpeedVerdict::NoDetectableChange) << describe(speed);
+}
+
 // Item 6 of the plan-trust issue: a fastest round below the original's is not enough. A candidate whose best round
 // wins but whose rounds go either way (the same speed with noise) is rejected with the verdict and what the run
 // could detect; one faster in every round is kept.

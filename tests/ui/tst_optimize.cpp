@@ -94,7 +94,17 @@ private Q_SLOTS:
             const QString result =
                 candidates.data(candidates.index(row, kforge::ui::CandidateTableModel::Result), Qt::DisplayRole)
                     .toString();
-            QVERIFY2(c.kept ? result == QStringLiteral("kept") : !result.isEmpty(), qPrintable(result));
+            // Kept on a verdict, shown with its interval as the CLI's JSON has it.
+            QVERIFY2(c.kept ? result.startsWith(QStringLiteral("kept: faster — ")) &&
+                                  result.contains(QStringLiteral("95% interval"))
+                            : !result.isEmpty(),
+                     qPrintable(result));
+            if (c.kept) {
+                const QString speedup =
+                    candidates.data(candidates.index(row, kforge::ui::CandidateTableModel::Speedup), Qt::DisplayRole)
+                        .toString();
+                QVERIFY2(speedup.contains(QStringLiteral(" to ")), qPrintable(speedup));
+            }
         }
         QVERIFY2(generated >= 3, "CpuAutotuner's candidates for gelu, layer_norm and softmax are in the table");
         // Why each candidate was dropped is read whole: the column wraps and its rows grow (it was cut, "against the

@@ -33,7 +33,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QWidget parent;
         PlanDocument document;
-        PlanFileController files(&document, &parent, [] { return QStringLiteral("tiny-gpt"); });
+        PlanFileController files(&document, &parent, [] { return nullptr; }); // no model loaded
         files.setModalErrors(false);
         files.setPersistent(false);
         const QString saved = dir.filePath(QStringLiteral("one.kfplan.json"));

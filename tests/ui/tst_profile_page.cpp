@@ -677,6 +677,30 @@ private Q_SLOTS:
         QVERIFY(planDocument(*window)->plan().entries[0].enabled);
     }
 
+    // A plan saved by the desktop records the model it was made for, as `kforge plan new --model` does, and opened
+    // with another model it says so above the plan editor before it applies.
+    void aSavedPlanRecordsItsModelAndAnotherModelSaysSo()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("tiny.kfplan.json"));
+        {
+            const auto window = openTinyGpt();
+            window->addPlanEntry(QString(), QStringLiteral("gelu"), QStringLiteral("AtenGeluProvider"));
+            QVERIFY(window->savePlanAs(path));
+        }
+        const kforge::Plan saved = kforge::readPlan(path.toStdString());
+        QCOMPARE(saved.modelName, std::string("tiny-gpt"));
+
+        const auto other = openForProfiles(QStringLiteral("builtin:convnet"));
+        QVERIFY(other->openPlan(path));
+        auto* banner = part<kforge::ui::ProvenanceBanner>(*other, "provenanceBanner");
+        QVERIFY(banner->isVisibleTo(other.get()));
+        QVERIFY2(banner->text().contains(QStringLiteral("The plan was made for model 'tiny-gpt'")),
+                 qPrintable(banner->text()));
+        banner->acceptButton()->click(); // used anyway, as the user chose
+        QVERIFY(!banner->isVisibleTo(other.get()));
+    }
+
     // After a profile the module tree shows each module's time per forward: total, self, share (the root's is the
     // whole forward), the top function; a comparison adds the choice of run and the Δ column.
     void moduleTreeShowsTimeAfterAProfile()

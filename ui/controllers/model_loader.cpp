@@ -32,7 +32,11 @@ LoadResult openSession(const QString& source, const ProgramChoice& choice, kforg
         options.program = choice.program.toStdString();
         options.compiled = choice.compiled;
         options.intraOpThreads = intraOpThreads > 0 ? intraOpThreads : defaultThreads;
-        return {kforge::ModelSession::open(source.toStdString(), options), {}};
+        auto session = kforge::ModelSession::open(source.toStdString(), options);
+        // The file's digest, which saved plans record and a plan for another model is told by, read here rather
+        // than on the UI thread the first time a plan is saved or opened.
+        (void)session->fileSha256();
+        return {std::move(session), {}};
     } catch (const std::exception& e) {
         return {nullptr, QString::fromUtf8(e.what())};
     } catch (...) {

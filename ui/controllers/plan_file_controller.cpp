@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/plan_file_controller.h"
 
+#include <kforge/model_session.h>
+
 #include "item_models/plan_document.h"
 
 #include <kforge/plan.h>
@@ -21,8 +23,8 @@ const QString kLastFolderKey = QStringLiteral("lastPlanDirectory");
 } // namespace
 
 PlanFileController::PlanFileController(PlanDocument* document, QWidget* dialogParent,
-                                       std::function<QString()> modelName)
-    : QObject(dialogParent), m_document(document), m_dialogParent(dialogParent), m_modelName(std::move(modelName))
+                                       std::function<const kforge::ModelSession*()> model)
+    : QObject(dialogParent), m_document(document), m_dialogParent(dialogParent), m_model(std::move(model))
 {
 }
 
@@ -85,7 +87,7 @@ bool PlanFileController::save()
 bool PlanFileController::saveAs(const QString& path)
 {
     QString message;
-    if (!m_document->save(path, &message)) {
+    if (!m_document->save(path, &message, m_model ? m_model() : nullptr)) {
         report(tr("Cannot Save Plan"), message);
         return false;
     }
@@ -122,7 +124,8 @@ bool PlanFileController::chooseToSave()
     QSettings settings;
     QString suggestion = m_document->filePath();
     if (suggestion.isEmpty()) {
-        const QString model = m_modelName ? m_modelName() : QString();
+        const kforge::ModelSession* session = m_model ? m_model() : nullptr;
+        const QString model = session ? QString::fromStdString(session->displayName()) : QString();
         suggestion = QDir(settings.value(kLastFolderKey).toString())
                          .filePath(QFileInfo(model.isEmpty() ? tr("plan") : model).completeBaseName() +
                                    QStringLiteral(".kfplan.json"));

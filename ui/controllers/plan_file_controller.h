@@ -10,6 +10,10 @@
 
 class QWidget;
 
+namespace kforge {
+class ModelSession;
+}
+
 namespace kforge::ui {
 
 class PlanDocument;
@@ -21,8 +25,10 @@ public:
     enum class UnsavedChanges { Ask, Save, Discard, Cancel };
     Q_ENUM(UnsavedChanges)
 
-    // `dialogParent` owns the dialogs; `modelName` names the model for a new file's suggested name.
-    PlanFileController(PlanDocument* document, QWidget* dialogParent, std::function<QString()> modelName);
+    // `dialogParent` owns the dialogs; `model` is the model loaded (null: none): it names a new file's suggested name
+    // and is recorded in the plans saved.
+    PlanFileController(PlanDocument* document, QWidget* dialogParent,
+                       std::function<const kforge::ModelSession*()> model);
 
     // Off under test and in batch runs: errors are only signalled (error()).
     void setModalErrors(bool modal) { m_modalErrors = modal; }
@@ -56,7 +62,7 @@ private:
 
     PlanDocument* m_document;
     QWidget* m_dialogParent;
-    std::function<QString()> m_modelName;
+    std::function<const kforge::ModelSession*()> m_model;
     bool m_modalErrors = true;
     bool m_persistent = true;
     UnsavedChanges m_unsavedChanges = UnsavedChanges::Ask;

@@ -165,10 +165,12 @@ bool PlanDocument::load(const QString& path, QString* error)
     }
 }
 
-bool PlanDocument::save(const QString& path, QString* error)
+bool PlanDocument::save(const QString& path, QString* error, const kforge::ModelSession* model)
 {
     try {
         kforge::Plan saved = plan();
+        if (model)
+            kforge::stampModel(saved, *model);
         kforge::ensureProvenance(saved, "cpu", "KernelForge Studio");
         kforge::savePlan(saved, path.toStdString());
         m_model->setProvenance(saved.provenance); // the document is what the file holds

@@ -7,6 +7,10 @@
 
 class QUndoStack;
 
+namespace kforge {
+class ModelSession;
+}
+
 namespace kforge::ui {
 
 class PlanModel;
@@ -33,7 +37,9 @@ public:
     void setPlan(kforge::Plan plan, const QString& filePath = {});
     // Read and write plan files (docs/design/plan-format.md); `error` gets one line on failure.
     bool load(const QString& path, QString* error = nullptr);
-    bool save(const QString& path, QString* error = nullptr);
+    // `model`, when given, is recorded as the model the plan was made for (name and file digest, as `kforge plan new
+    // --model` records it), so that opening it on another model says so.
+    bool save(const QString& path, QString* error = nullptr, const kforge::ModelSession* model = nullptr);
     // The AITune dialect; refuses (with the reasons) plans it cannot express. Does not change the file path.
     bool exportAitune(const QString& path, QString* error = nullptr) const;
 

@@ -32,17 +32,24 @@ ProvenanceBanner::ProvenanceBanner(QWidget* parent)
     hide();
 }
 
-void ProvenanceBanner::setChanges(const kforge::Plan& plan, const std::vector<kforge::ProvenanceChange>& changes)
+void ProvenanceBanner::setChanges(const kforge::Plan& plan, const std::vector<kforge::ProvenanceChange>& changes,
+                                  const QString& otherModel)
 {
-    if (changes.empty()) {
+    if (changes.empty() && otherModel.isEmpty()) {
         hide();
         return;
     }
-    const kforge::Provenance& p = *plan.provenance;
-    QString text = tr("This plan was measured elsewhere (%1, %2): %n entries need re-validating here.", nullptr,
-                      int(changes.size()))
-                       .arg(QString::fromStdString(p.writtenBy.empty() ? std::string("unknown writer") : p.writtenBy),
-                            QString::fromStdString(p.createdUtc));
+    QString text;
+    if (!otherModel.isEmpty()) // "the plan was made for model 'resnet18' (SHA-256 ...), this is ..."
+        text = otherModel.left(1).toUpper() + otherModel.mid(1) + QLatin1Char('.');
+    if (!changes.empty() && plan.provenance) {
+        const kforge::Provenance& p = *plan.provenance;
+        text += (text.isEmpty() ? QString() : QStringLiteral("\n")) +
+                tr("This plan was measured elsewhere (%1, %2): %n entries need re-validating here.", nullptr,
+                   int(changes.size()))
+                    .arg(QString::fromStdString(p.writtenBy.empty() ? std::string("unknown writer") : p.writtenBy),
+                         QString::fromStdString(p.createdUtc));
+    }
     bool pluginChanged = false;
     for (const kforge::ProvenanceChange& c : changes) {
         const kforge::PlanEntry& e = plan.entries[size_t(c.entry)];

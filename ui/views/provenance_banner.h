@@ -22,8 +22,10 @@ class ProvenanceBanner : public QFrame {
 public:
     explicit ProvenanceBanner(QWidget* parent = nullptr);
 
-    // Shows the flagged entries of `plan` (hidden when there are none).
-    void setChanges(const kforge::Plan& plan, const std::vector<kforge::ProvenanceChange>& changes);
+    // Shows the flagged entries of `plan` and `otherModel`, why the plan was made for another model (hidden when
+    // there is neither).
+    void setChanges(const kforge::Plan& plan, const std::vector<kforge::ProvenanceChange>& changes,
+                    const QString& otherModel = {});
     void setBusy(bool busy); // while re-validating: the buttons wait
     QString text() const;
     QPushButton* revalidateButton() const { return m_revalidate; }

@@ -30,10 +30,7 @@ namespace kforge::ui {
 PlanWorkspace::PlanWorkspace(WorkspaceContext& context)
     : QObject(context.window), m_context(context),
       m_files(new PlanFileController(context.document, context.window,
-                                     [owner = context.owner] {
-                                         const auto& session = owner->session();
-                                         return session ? QString::fromStdString(session->displayName()) : QString();
-                                     })),
+                                     [owner = context.owner] { return owner->session().get(); })),
       m_editor(new PlanEditorView(context.document, context.window)), m_banner(new ProvenanceBanner(context.window)),
       m_revalidator(new RevalidateController(context.owner, this))
 {
@@ -88,11 +85,15 @@ void PlanWorkspace::connectRevalidation()
 void PlanWorkspace::refreshProvenance()
 {
     const kforge::Plan& plan = m_context.document->plan();
-    if (m_provenanceAccepted || !m_context.owner->session() || !plan.provenance) {
+    const auto& session = m_context.owner->session();
+    if (m_provenanceAccepted || !session || (!plan.provenance && plan.modelName.empty())) {
         m_banner->hide();
         return;
     }
-    m_banner->setChanges(plan, m_revalidator->changes(plan, m_device));
+    // A plan made for another model says so before it applies, as kforge's commands warn.
+    m_banner->setChanges(
+        plan, plan.provenance ? m_revalidator->changes(plan, m_device) : std::vector<kforge::ProvenanceChange>{},
+        QString::fromStdString(kforge::otherModelOf(plan, *session)));
 }
 
 bool PlanWorkspace::revalidate(QString* error)

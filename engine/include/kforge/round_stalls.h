@@ -36,8 +36,14 @@ struct RoundCost {
 // Without CPU times: a round half again as long as the side's median.
 std::vector<bool> findStalledRounds(const RoundTimes& reference, const RoundTimes& candidate, StallReport& report);
 
-// The speed verdict (speed_verdict.h) on the rounds in which neither side stalled; too noisy to judge when more than
-// half of them did. `stalls` says what was found.
+// The speed verdict (speed_verdict.h) on paired times over the rounds not `stalled`; too noisy to judge where the
+// stalls remain (StallReport::remains). The times may be per unit of work (per repetition of a round) where the
+// sides' rounds are of different sizes; stalls are found on whole rounds.
+SpeedComparison compareUnstalled(const std::vector<double>& referenceTimes, const std::vector<double>& candidateTimes,
+                                 const std::vector<bool>& stalled, const StallReport& stalls,
+                                 double maxDetectableChange = kDefaultMaxDetectableChange);
+
+// findStalledRounds, then compareUnstalled on the rounds' wall times. `stalls` says what was found.
 SpeedComparison compareRounds(const RoundTimes& reference, const RoundTimes& candidate, StallReport& stalls,
                               double maxDetectableChange = kDefaultMaxDetectableChange);
 

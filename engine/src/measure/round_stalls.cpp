@@ -74,21 +74,28 @@ std::vector<bool> findStalledRounds(const RoundTimes& reference, const RoundTime
     return stalled;
 }
 
-SpeedComparison compareRounds(const RoundTimes& reference, const RoundTimes& candidate, StallReport& stalls,
-                              double maxDetectableChange)
+SpeedComparison compareUnstalled(const std::vector<double>& referenceTimes, const std::vector<double>& candidateTimes,
+                                 const std::vector<bool>& stalled, const StallReport& stalls,
+                                 double maxDetectableChange)
 {
-    const std::vector<bool> stalled = findStalledRounds(reference, candidate, stalls);
     std::vector<double> kept[2];
-    for (size_t i = 0; i < stalled.size(); ++i)
-        if (!stalled[i]) {
-            kept[0].push_back(reference.wallMs[i]);
-            kept[1].push_back(candidate.wallMs[i]);
+    for (size_t i = 0; i < std::min(referenceTimes.size(), candidateTimes.size()); ++i)
+        if (i >= stalled.size() || !stalled[i]) {
+            kept[0].push_back(referenceTimes[i]);
+            kept[1].push_back(candidateTimes[i]);
         }
     SpeedComparison speed = compareSpeed(kept[0], kept[1], maxDetectableChange);
     if (stalls.remains())
         markTooNoisy(speed, "stalls in " + std::to_string(stalls.stalledIterations) + " of " +
                                 std::to_string(stalls.iterations) + " rounds");
     return speed;
+}
+
+SpeedComparison compareRounds(const RoundTimes& reference, const RoundTimes& candidate, StallReport& stalls,
+                              double maxDetectableChange)
+{
+    const std::vector<bool> stalled = findStalledRounds(reference, candidate, stalls);
+    return compareUnstalled(reference.wallMs, candidate.wallMs, stalled, stalls, maxDetectableChange);
 }
 
 } // namespace kforge

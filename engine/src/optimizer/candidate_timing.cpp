@@ -56,8 +56,11 @@ double PairedRounds::bestOriginalUs() const { return fastest(originalUs); }
 
 SpeedComparison PairedRounds::compare(double maxDetectableChange, StallReport* stalls) const
 {
+    // Stalls are found on the whole rounds; the ratios are of the times per repetition, as each side repeats the
+    // samples its own number of times.
     StallReport found;
-    SpeedComparison speed = compareRounds(originalRounds, candidateRounds, found, maxDetectableChange);
+    const std::vector<bool> stalled = findStalledRounds(originalRounds, candidateRounds, found);
+    SpeedComparison speed = compareUnstalled(originalUs, candidateUs, stalled, found, maxDetectableChange);
     if (stalls)
         *stalls = found;
     return speed;
