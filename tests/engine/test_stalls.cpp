@@ -124,6 +124,20 @@ TEST(Stalls, UsualVariationIsNoStallAndFewIterationsAreNotExamined)
     EXPECT_FALSE(short_.stalls.any());
 }
 
+// A CUDA kernel runs on the device: a descheduled host thread does not lengthen it, and a long one is its own cost.
+TEST(Stalls, DeviceKernelsAreNeverStalls)
+{
+    SyntheticRun synthetic;
+    synthetic.stalls = {{1, 1}, {4, 3}};
+    ProfileRun run = synthetic.make();
+    for (KernelRecord& r : run.records)
+        r.kind = "kernel";
+    const StallFreeRun free = removeStalls(run);
+    EXPECT_FALSE(free.stalls.any());
+    for (size_t i = 0; i < run.records.size(); ++i)
+        EXPECT_EQ(free.durationUs[i], double(run.records[i].durationNs) / 1000.0);
+}
+
 // The desktop compare: a pass-through plan read "faster 9.37x" because the baseline's iterations stalled.
 // With the stalls taken out the comparison says no change; where most iterations stalled it says too noisy.
 TEST(Stalls, ComparePassThroughPlanIsNeverFasterBecauseTheBaselineStalled)

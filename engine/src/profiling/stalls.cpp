@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <numeric>
 #include <thread>
 #include <tuple>
 
@@ -26,10 +25,13 @@ double medianOfStalls(std::vector<double> values)
 // The same call in every iteration: module, function, op, shapes and its ordinal among such calls in the iteration.
 using CallKey = std::tuple<std::string, std::string, std::string, std::string, int>;
 
+// CPU op calls only: device kernels keep their times (a descheduled host thread does not lengthen them).
 std::vector<CallKey> callKeys(const std::vector<KernelRecord>& records)
 {
-    std::vector<size_t> order(records.size());
-    std::iota(order.begin(), order.end(), size_t(0));
+    std::vector<size_t> order;
+    for (size_t i = 0; i < records.size(); ++i)
+        if (records[i].kind == "cpu_op")
+            order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return std::tie(records[a].iteration, records[a].startNs) < std::tie(records[b].iteration, records[b].startNs);
     });
@@ -135,6 +137,8 @@ StallFreeRun removeStalls(const ProfileRun& run)
 
     std::vector<bool> stalledIteration(iterations, false);
     for (size_t i = 0; i < run.records.size(); ++i) {
+        if (run.records[i].kind != "cpu_op")
+            continue;
         const auto found = usual.find(keys[i]);
         if (found == usual.end())
             continue;
