@@ -87,7 +87,7 @@ def main():
                                     "--iterations", "6", "--warmup", "1", "--json").stdout)
         check(benched["against"] == "program.pt2" and benched["rounds"] == 6 and len(benched["plan_ms"]) == 6
               and len(benched["baseline_ms"]) == 6 and benched["outputs_agree"]
-              and benched["verdict"] in ("faster", "slower", "no detectable change"),
+              and benched["verdict"] in ("faster", "slower", "no detectable change", "too noisy to judge"),
               f"bench times the compiled package against the program it was compiled from, in rounds, and their "
               f"outputs agree: {benched['verdict']} {benched['speedup']:.2f}x, outputs agree {benched['outputs_agree']}")
         text = kforge(args.kforge, "bench", compiled, "--against", saved, "--inputs-file", inputs_file,
