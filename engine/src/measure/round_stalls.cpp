@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/round_stalls.h>
 
+#include "common/median.h"
+
 #include <algorithm>
 #include <ctime>
 #include <string>
@@ -13,15 +15,6 @@ namespace {
 // The longest a preempted thread waits for a core again (a few scheduler slices): off-CPU time beyond what the
 // process's preemptions explain is the round's own waiting (a sleep, a device), not a stall.
 constexpr double kLongestSliceMs = 12.0;
-
-double medianOfRounds(std::vector<double> values)
-{
-    if (values.empty())
-        return 0.0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 } // namespace
 
@@ -57,7 +50,7 @@ std::vector<bool> findStalledRounds(const RoundTimes& reference, const RoundTime
         std::vector<double> offCpuMs;
         for (size_t i = 0; withCpu && i < rounds; ++i)
             offCpuMs.push_back(std::max(0.0, wallMs[i] - side->threadCpuMs[i]));
-        const double usualMs = medianOfRounds(wallMs), usualOffMs = medianOfRounds(offCpuMs);
+        const double usualMs = medianOf(wallMs), usualOffMs = medianOf(offCpuMs);
         const double minExcessMs = std::max(kMinStallUs / 1000.0, (withCpu ? 0.1 : 0.5) * usualMs);
         for (size_t i = 0; i < rounds; ++i) {
             const double excessMs = wallMs[i] - usualMs;

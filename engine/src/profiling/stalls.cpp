@@ -3,6 +3,8 @@
 
 #include <kforge/profiling.h>
 
+#include "common/median.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,15 +14,6 @@
 
 namespace kforge {
 namespace {
-
-double medianOfStalls(std::vector<double> values)
-{
-    if (values.empty())
-        return 0.0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 // The same call in every iteration: module, function, op, shapes and its ordinal among such calls in the iteration.
 using CallKey = std::tuple<std::string, std::string, std::string, std::string, int>;
@@ -108,7 +101,7 @@ void StallReport::addStall(double excess)
     excessUs += excess;
 }
 
-double StallFreeRun::medianIterationUs() const { return medianOfStalls(iterationUs); }
+double StallFreeRun::medianIterationUs() const { return medianOf(iterationUs); }
 
 StallFreeRun removeStalls(const ProfileRun& run)
 {
@@ -133,7 +126,7 @@ StallFreeRun removeStalls(const ProfileRun& run)
     std::map<CallKey, double> usual;
     for (auto& [key, durations] : samples)
         if (durations.size() >= size_t(kMinIterationsForStalls))
-            usual.emplace(key, medianOfStalls(std::move(durations)));
+            usual.emplace(key, medianOf(std::move(durations)));
 
     std::vector<bool> stalledIteration(iterations, false);
     for (size_t i = 0; i < run.records.size(); ++i) {

@@ -3,6 +3,8 @@
 #include <kforge/profiling.h>
 #include <kforge/stalls.h>
 
+#include "common/median.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -131,22 +133,13 @@ IterationTimes subtreeTimesPerIteration(const ProfileRun& run, const std::vector
     return times;
 }
 
-double median(std::vector<double> values)
-{
-    if (values.empty())
-        return 0.0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 ComparisonRow comparisonRow(const std::string& key, const std::vector<double>& before, const std::vector<double>& after,
                             double maxDetectableChange)
 {
     ComparisonRow row;
     row.key = key;
-    row.baselineUs = median(before);
-    row.planUs = median(after);
+    row.baselineUs = medianOf(before);
+    row.planUs = medianOf(after);
     row.speed = compareSpeed(before, after, maxDetectableChange);
     row.speedup = row.planUs > 0 && row.baselineUs > 0 ? row.speed.speedup : 0.0;
     return row;
