@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge verify: can this plan be trusted on this model? The model's own outputs with the plan against without, a
-// verdict against thresholds, and the first module whose output diverges when they differ. Exit status 1 on a fail.
+// verdict against thresholds, and the first module whose output diverges when they differ. Exit status 1 on a fail, 2
+// when an output cannot be judged (inconclusive).
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
@@ -27,6 +28,7 @@ struct VerifyCommandOptions {
     CLI::Option* minCosineOption = nullptr;
     CLI::Option* allowNanOption = nullptr;
     bool noLocate = false;
+    bool freshRandom = false;
     bool quiet = false;
 };
 
@@ -52,6 +54,7 @@ nlohmann::ordered_json toJson(const TensorAgreement& a)
                                {"shape", a.shape},
                                {"passed", a.passed},
                                {"judged", a.judged},
+                               {"moving_elements", a.movingElements},
                                {"max_abs_error", a.maxAbsError},
                                {"max_rel_error", a.maxRelError},
                                {"cosine", a.cosine},
@@ -68,6 +71,9 @@ nlohmann::ordered_json toJson(const TensorAgreement& a)
     return out;
 }
 
+// "pass", "fail" or "inconclusive": what the exit status says (0, 1, 2).
+std::string verdictWord(const VerifyReport& r) { return r.passed ? "pass" : r.inconclusive ? "inconclusive" : "fail"; }
+
 nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, const VerifyOptions& o,
                               const VerifyReport& r)
 {
@@ -81,6 +87,7 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
         thresholds["min_top1_agreement"] = *o.thresholds.minTop1Agreement;
     nlohmann::ordered_json out{{"model", session.displayName()}, {"inputs", session.describeInputs()},
                                {"device", session.device()},     {"passed", r.passed},
+                               {"inconclusive", r.inconclusive}, {"verdict", verdictWord(r)},
                                {"thresholds", thresholds},       {"outputs", nlohmann::ordered_json::array()}};
     for (const auto& a : r.outputs)
         out["outputs"].push_back(toJson(a));
@@ -102,6 +109,9 @@ nlohmann::ordered_json toJson(const ModelSession& session, const Plan& plan, con
         out["localisation_note"] = r.localisationNote;
     if (!r.nondeterminism.empty())
         out["nondeterminism"] = r.nondeterminism;
+    out["baseline_forwards"] = r.baselineForwards;
+    out["randomness"] = r.randomness;
+    out["restored_state"] = r.restoredState;
     out["locating_passes"] = r.passes;
     out["modules"] = nlohmann::ordered_json::array();
     for (const ModuleAgreement& m : r.modules)
@@ -139,8 +149,19 @@ void printText(std::ostream& out, const ModelSession& session, const Plan& plan,
             out << "output " << a.path << ": " << a.problem << '\n';
     if (!r.nondeterminism.empty())
         out << "\nnote: " << r.nondeterminism << '\n';
+    out << "\n" << r.baselineForwards << " forwards without the plan, 1 with it; random draws " << r.randomness << '\n';
+    if (!r.restoredState.empty()) {
+        std::string names;
+        for (const auto& n : r.restoredState)
+            names += (names.empty() ? "" : ", ") + n;
+        out << "state the forwards changed, put back before each and after the last: " << names << '\n';
+    }
     out << "\nverdict: "
-        << (r.passed ? "the plan keeps the model's outputs" : "FAIL: the plan changes the model's outputs") << '\n';
+        << (r.passed         ? "the plan keeps the model's outputs"
+            : r.inconclusive ? "INCONCLUSIVE: an output moves between forwards without the plan and cannot be judged "
+                               "against that spread (above); the plan is not shown to keep the model's outputs"
+                             : "FAIL: the plan changes the model's outputs")
+        << '\n';
     if (r.divergence) {
         const ModuleDivergence& d = *r.divergence;
         out << "\nfirst diverging module: " << module_path::displayName(d.module) << " (call " << d.call + 1
@@ -164,8 +185,9 @@ Command addVerifyCommand(CLI::App& app)
 {
     auto o = std::make_shared<VerifyCommandOptions>();
     auto* cmd = app.add_subcommand(
-        "verify", "Check a plan on the model's own outputs: baseline and plan forwards on the same inputs, a verdict "
-                  "against thresholds (exit status 1 on a fail), and the first module whose output diverges");
+        "verify", "Check a plan on the model's own outputs: baseline and plan forwards on the same inputs and state, a "
+                  "verdict against thresholds (exit status 1 on a fail, 2 when inconclusive), and the first module "
+                  "whose output diverges");
     addModelOptions(cmd, o->model);
     addPlanOptions(cmd, o->plan, "to verify");
     addDeviceOption(cmd, o->device, "where the model runs");
@@ -183,6 +205,9 @@ Command addVerifyCommand(CLI::App& app)
         ->check(CLI::Range(0.0, 1.0));
     o->allowNanOption = cmd->add_flag("--allow-nan", o->allowNan, "do not fail on NaN/Inf the baseline lacks");
     cmd->add_flag("--no-locate", o->noLocate, "do not look for the first diverging module when the outputs differ");
+    cmd->add_flag("--fresh-random", o->freshRandom,
+                  "let each forward draw its own random numbers (by default every forward replays the same draws) and "
+                  "judge outputs that move against their spread over 8 forwards");
     addJsonFlag(cmd);
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
@@ -201,6 +226,7 @@ Command addVerifyCommand(CLI::App& app)
                 if (o->minTop1 >= 0)
                     run.thresholds.minTop1Agreement = o->minTop1;
                 run.locate = !o->noLocate;
+                run.replayRandomness = !o->freshRandom;
                 VerifyReport result;
                 {
                     InterruptGuard guard;
@@ -218,7 +244,7 @@ Command addVerifyCommand(CLI::App& app)
                 }
                 report.json = toJson(*session, plan, run, result);
                 printText(report.text, *session, plan, result);
-                report.exitCode = result.passed ? 0 : 1;
+                report.exitCode = result.passed ? 0 : result.inconclusive ? 2 : 1;
             }};
 }
 

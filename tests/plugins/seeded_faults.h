@@ -20,7 +20,10 @@
 
 namespace kforge::test {
 
-enum class SeededFault { Noise, ZeroHead, NanOnShape, Exact };
+// Noise: times (1 + 0.01 N(0, 1)); ZeroHead: one attention head zeroed; NanOnShape: all NaN for one input shape;
+// Exact: the original; Zero: all zeros; Bias: plus a constant (setting "bias", 0.05 by default); WrongOnNegative:
+// where the first input is negative, minus it (right on every other element).
+enum class SeededFault { Noise, ZeroHead, NanOnShape, Exact, Zero, Bias, WrongOnNegative };
 
 inline const char* seededFaultName(SeededFault fault)
 {
@@ -33,6 +36,12 @@ inline const char* seededFaultName(SeededFault fault)
         return "SeededNanOnShape";
     case SeededFault::Exact:
         return "SeededExact";
+    case SeededFault::Zero:
+        return "SeededZero";
+    case SeededFault::Bias:
+        return "SeededBias";
+    case SeededFault::WrongOnNegative:
+        return "SeededWrongOnNegative";
     }
     return "";
 }
@@ -54,6 +63,8 @@ public:
             out["head"] = m_head;
         if (m_fault == SeededFault::NanOnShape)
             out["shape"] = m_shape;
+        if (m_fault == SeededFault::Bias)
+            out["bias"] = m_bias;
         return out;
     }
 
@@ -67,6 +78,8 @@ protected:
                 m_head = value.get<std::int64_t>();
             else if (key == "shape" && m_fault == SeededFault::NanOnShape && value.is_array())
                 m_shape = value.get<std::vector<std::int64_t>>();
+            else if (key == "bias" && m_fault == SeededFault::Bias && value.is_number())
+                m_bias = value.get<double>();
             else
                 throw Error(typeName(), "unknown or bad setting '" + key + "'");
         }
@@ -76,9 +89,12 @@ protected:
     {
         const size_t n = op.schema().arguments().size();
         std::vector<std::int64_t> firstShape;
+        at::Tensor firstInput;
         for (size_t i = stack.size() - n; i < stack.size() && firstShape.empty(); ++i)
-            if (stack[i].isTensor())
-                firstShape = stack[i].toTensor().sizes().vec();
+            if (stack[i].isTensor()) {
+                firstInput = stack[i].toTensor();
+                firstShape = firstInput.sizes().vec();
+            }
         op.callBoxed(stack); // the original: the interposer is excluded here
         if (stack.empty() || !stack.back().isTensor())
             return CallResult::served();
@@ -103,6 +119,16 @@ protected:
             break;
         case SeededFault::Exact:
             break;
+        case SeededFault::Zero:
+            stack.back() = at::zeros_like(out);
+            break;
+        case SeededFault::Bias:
+            stack.back() = out + m_bias;
+            break;
+        case SeededFault::WrongOnNegative:
+            if (firstInput.defined() && firstInput.sizes().equals(out.sizes()))
+                stack.back() = at::where(firstInput.lt(0), firstInput.neg(), out);
+            break;
         }
         return CallResult::served();
     }
@@ -112,6 +138,7 @@ private:
     const Function m_function;
     std::int64_t m_head = 0;
     std::vector<std::int64_t> m_shape;
+    double m_bias = 0.05;
 };
 
 // Every seeded fault for the functions the tests spoil.
@@ -123,7 +150,8 @@ inline std::vector<ProviderTypeInfo> seededFaultTypes()
                                Function::Silu,      Function::Softmax, Function::ScaledDotProductAttention};
     for (const Function function : spoilt)
         for (const SeededFault fault :
-             {SeededFault::Noise, SeededFault::ZeroHead, SeededFault::NanOnShape, SeededFault::Exact}) {
+             {SeededFault::Noise, SeededFault::ZeroHead, SeededFault::NanOnShape, SeededFault::Exact, SeededFault::Zero,
+              SeededFault::Bias, SeededFault::WrongOnNegative}) {
             if (fault == SeededFault::ZeroHead && function != Function::ScaledDotProductAttention)
                 continue;
             out.push_back(
@@ -134,6 +162,8 @@ inline std::vector<ProviderTypeInfo> seededFaultTypes()
                 out.back().settingsSchema = {{"head", {{"type", "integer"}, {"default", 0}}}};
             if (fault == SeededFault::NanOnShape)
                 out.back().settingsSchema = {{"shape", {{"type", "array"}}}};
+            if (fault == SeededFault::Bias)
+                out.back().settingsSchema = {{"bias", {{"type", "number"}, {"default", 0.05}}}};
         }
     return out;
 }

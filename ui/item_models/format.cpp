@@ -177,6 +177,15 @@ QString formatVerify(const kforge::VerifyReport& r)
             .arg(cosine, 0, 'f', 6)
             .arg(maxAbs, 0, 'g', 3);
     }
+    if (r.inconclusive) {
+        QString text = tr("Verify: INCONCLUSIVE: the plan is not shown to keep the model's outputs");
+        for (const auto& o : r.outputs)
+            if (!o.judged) {
+                text += tr(", output %1: %2").arg(QString::fromStdString(o.path), QString::fromStdString(o.problem));
+                break;
+            }
+        return text;
+    }
     QString text = tr("Verify: FAIL");
     for (const auto& o : r.outputs)
         if (!o.passed) {

@@ -35,6 +35,8 @@ std::vector<EntryVerdict> entryVerdicts(const kforge::Plan& plan, const kforge::
         v.entry = int(i);
         if (report.passed) {
             v.text = tr("outputs agree");
+        } else if (report.inconclusive) {
+            v.text = tr("inconclusive: an output moves between forwards without the plan");
         } else if (!report.divergence) {
             v.text = tr("outputs differ; no module named");
         } else if (std::find(report.divergence->entries.begin(), report.divergence->entries.end(), int(i)) !=

@@ -47,11 +47,13 @@ struct BenchmarkResult {
     // side stalled in (speed_verdict.h, stalls.h), with the median ratio as the speedup (> 1: the plan is faster),
     // its 95% interval and the smallest detectable change.
     SpeedComparison speed;
-    StallReport stalls;            // rounds that waited on the machine, left out of `speed`
-    bool outputsAgree = true;      // the plan's outputs pass kforge verify's default thresholds (verify.h)
-    std::string outputsDifference; // the first output that does not, with its errors
-    // What the baseline's first two measured forwards differ in ("" when nothing): outputs the model changes by
-    // itself are judged against that spread, as kforge verify judges them.
+    StallReport stalls; // rounds that waited on the machine, left out of `speed`
+    // The plan's outputs pass kforge verify's check (verify.h), on forwards of their own after the timed rounds (from
+    // the same saved state, random draws replayed); not checked when stopped.
+    bool outputsAgree = true;
+    std::string outputsDifference; // the first output that fails or cannot be judged, with why
+    // What the forwards without the plan differ in ("" when nothing): those outputs are judged against that spread,
+    // as kforge verify judges them.
     std::string outputsNondeterminism;
     bool stopped = false;                // the progress callback stopped it: a partial result
     std::vector<std::string> notes;      // runtime notices while the plan was active

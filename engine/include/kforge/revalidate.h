@@ -33,6 +33,8 @@ struct EntryRevalidation {
     int signatures = 0;               // of the model's calls it was checked on
     double speedup = 0;               // here; 0 when not benchmarked
     double seconds = 0;               // its re-validation took
+    int calls = 0;       // the model's calls it was checked on: each signature's first, and later ones (2nd, 4th, ...)
+    int edgeSamples = 0; // and calls made from them with edge values: negated, zeroed, times 8, with NaN and Inf
 };
 
 struct RevalidationReport {

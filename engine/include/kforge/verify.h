@@ -37,10 +37,13 @@ struct TensorAgreement {
     std::optional<double> top1Agreement, top5Agreement;
     bool passed = true;
     std::string problem; // why it failed, first reason ("cosine 0.9871 < 0.999"); empty when passed
-    // When the model's own output differs between two forwards without the plan (it draws random numbers, changes a
-    // buffer or its input), the plan's is judged against that spread: its errors are then against the last forward
-    // without the plan, and it fails beyond twice the spread or with NaN/Inf the spread does not show. False when
-    // such an output is too small (under 64 elements) to judge that way: `passed` stays true, `problem` says why.
+    // Elements that differ between the baseline forwards (the model draws random numbers the forwards do not
+    // replay, or runs nondeterministic kernels): each is judged against its own spread over those forwards, with
+    // a test for a one-sided shift; the elements the baselines agree on are judged as in a deterministic model.
+    // 0 when every baseline forward agreed.
+    std::int64_t movingElements = 0;
+    // False when the output moves between baseline forwards and cannot be judged against that spread (too few
+    // forwards or moving elements, a number that changes): the verdict is then "inconclusive", `problem` says why.
     bool judged = true;
 };
 
@@ -77,6 +80,9 @@ struct ModuleAgreement {
 
 struct VerifyReport {
     bool passed = false;
+    // No output failed, but one could not be judged (TensorAgreement::judged): `passed` is false, and the verdict
+    // says the plan could not be checked rather than that it keeps the outputs.
+    bool inconclusive = false;
     std::vector<TensorAgreement> outputs;
     std::optional<ModuleDivergence> divergence; // set when the outputs fail and a module call's output diverges
     // Per module, in the order their first compared call ended: the module calls of the locating passes (the last
@@ -87,9 +93,16 @@ struct VerifyReport {
     // program whose diverging values are not module outputs); empty otherwise.
     std::string localisationNote;
     int passes = 0; // forwards made to locate the divergence, in pairs (baseline, plan)
-    // What differed between two forwards without the plan ("" when they agreed): the model is not deterministic, the
-    // outputs that differ are judged against that spread (TensorAgreement::judged), and no divergence is located.
+    // What differed between the forwards without the plan ("" when they agreed): the outputs that differ are judged
+    // element by element against that spread (TensorAgreement::movingElements), and no divergence is located.
     std::string nondeterminism;
+    int baselineForwards = 0; // forwards without the plan the outputs were judged against
+    // How random draws were treated: "replayed" (every forward started from the same generator state, so a model
+    // drawing random numbers computes the same thing each time), or "fresh" and why.
+    std::string randomness;
+    // Buffers and attributes the forwards changed (counters, caches, running statistics), which verify put back
+    // before each forward and after the last: verifying never changes what the next forward computes.
+    std::vector<std::string> restoredState;
 };
 
 struct VerifyOptions {
@@ -97,6 +110,10 @@ struct VerifyOptions {
     bool locate = true; // name the first diverging module when the outputs fail
     // Compare every module call even when the outputs pass (two more forwards), for VerifyReport::modules.
     bool compareModules = false;
+    // Each forward starts from the generators' state before the first (a model with random noise or dropout left on
+    // computes the same thing each time, and the plan is judged on the same draws). False, or a plan entry for a
+    // function that draws random numbers itself (dropout), judges moving outputs against their spread instead.
+    bool replayRandomness = true;
     // The baseline module outputs kept at once while locating; a model with more runs more pairs of forwards.
     std::int64_t moduleOutputBudgetBytes = std::int64_t(256) << 20;
     ProgressCallback progress; // (done, total) forwards; false cancels (kforge::Error "cancelled")

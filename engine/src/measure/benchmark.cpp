@@ -7,6 +7,8 @@
 
 #include "model/output_digest.h"
 #include "model/session_impl.h"
+#include "measure/output_check.h"
+#include "model/forward_state.h"
 #include "measure/tensor_agreement.h"
 
 #include <ATen/Parallel.h>
@@ -40,49 +42,60 @@ struct TimedForward {
 };
 
 // One timed forward; on CUDA the device is synchronised before the clock stops, so queued kernels count.
-TimedForward timedForward(ModelSession& session, c10::IValue* output)
+TimedForward timedForward(ModelSession& session)
 {
     const bool cuda = session.device().rfind("cuda", 0) == 0;
     if (cuda)
         torch::cuda::synchronize();
     const RoundCost costStart = RoundCost::now();
     const auto start = std::chrono::steady_clock::now();
-    c10::IValue out = guardedForward(sessionImpl(session));
+    guardedForward(sessionImpl(session));
     if (cuda)
         torch::cuda::synchronize();
     TimedForward timed;
     timed.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!cuda)
         timed.cost = RoundCost::now().since(costStart);
-    if (output)
-        *output = std::move(out);
     return timed;
 }
 
-// The outputs of the first two measured rounds, to judge the plan's as `verify` does (measure::judgeOutputs): against
-// the baseline's own spread where two baseline forwards differ, `again` being the baseline forward just before the
-// plan's. One measured round gives one baseline forward: the plan's outputs are then judged against it alone.
-struct KeptOutputs {
-    c10::IValue baseline[2], plan[2];
-    bool baselineFirst[2] = {true, true};
-    int rounds = 0;
-
-    // The first output that fails kforge verify's default thresholds (verify.h), with why; empty when all pass:
-    // `bench` and `verify` agree on what "the outputs agree" means. `nondeterminism` says what the baseline's two
-    // forwards differ in.
-    std::string firstDifference(const VerifyThresholds& thresholds, std::string& nondeterminism) const
-    {
-        const int r = rounds == 2 && !baselineFirst[0] ? 1 : 0; // the round whose plan forward follows its baseline's
-        const c10::IValue& again = baseline[r];
-        const c10::IValue& first = rounds == 2 ? baseline[1 - r] : baseline[r];
-        measure::OutputsJudged judged = measure::judgeOutputs(first, again, plan[r], thresholds);
-        nondeterminism = std::move(judged.nondeterminism);
-        for (const TensorAgreement& a : judged.outputs)
-            if (!a.passed)
-                return "output " + a.path + ": " + a.problem;
-        return {};
-    }
-};
+// The plan's outputs judged as `verify` judges them (measure::checkOutputs), on forwards of their own after the
+// timed rounds: each from the same saved state, random draws replayed, so `bench` and `verify` agree on what "the
+// outputs agree" means. The first output that fails or cannot be judged, with why; empty when all pass.
+std::string firstOutputDifference(ModelSession& baselineSession, KernelProviderRuntime* baselineRuntime,
+                                  ModelSession& planSession, KernelProviderRuntime& runtime,
+                                  const VerifyThresholds& thresholds, std::string& nondeterminism)
+{
+    using Randomness = SavedForwardState::Randomness;
+    SavedForwardState planState(sessionImpl(planSession), Randomness::Replayed);
+    std::optional<SavedForwardState> baselineState;
+    if (&baselineSession != &planSession)
+        baselineState.emplace(sessionImpl(baselineSession), Randomness::Replayed);
+    const auto fromSavedState = [&] {
+        planState.restore();
+        if (baselineState)
+            baselineState->restore();
+    };
+    measure::OutputCheck check = measure::checkOutputs(
+        [&] {
+            fromSavedState();
+            std::optional<KernelProviderRuntime::Applied> applied;
+            if (baselineRuntime)
+                applied.emplace(baselineRuntime->applied());
+            return guardedForward(sessionImpl(baselineSession));
+        },
+        [&] {
+            fromSavedState();
+            auto applied = runtime.applied();
+            return guardedForward(sessionImpl(planSession));
+        },
+        thresholds);
+    nondeterminism = std::move(check.judged.nondeterminism);
+    for (const TensorAgreement& a : check.judged.outputs)
+        if (!a.passed || !a.judged)
+            return "output " + a.path + ": " + a.problem;
+    return check.judged.outputs.empty() ? "the forward returns no output to compare" : "";
+}
 
 } // namespace
 
@@ -121,25 +134,21 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
         ~RestoreThreads() { at::set_num_threads(threads); }
     } restoreThreads{previousThreads};
     BenchmarkResult result;
-    KeptOutputs outputs;
     const int total = options.warmup + options.iterations;
     for (int round = 0; round < total; ++round) {
         const bool measured = round >= options.warmup;
-        const int kept = round - options.warmup; // the first two measured rounds' outputs are kept
-        const bool keepOutputs = kept == 0 || kept == 1;
-        c10::IValue baselineOut, planOut;
         TimedForward baselineTime, planTime;
         const auto runPlan = [&] {
             auto applied = runtime.applied();
             if (result.notes.empty())
                 result.notes = runtimeNotices();
-            planTime = timedForward(session, keepOutputs ? &planOut : nullptr);
+            planTime = timedForward(session);
         };
         const auto runBaseline = [&] {
             std::optional<KernelProviderRuntime::Applied> applied;
             if (baselineRuntime)
                 applied.emplace(baselineRuntime->applied());
-            baselineTime = timedForward(baselineSession, keepOutputs ? &baselineOut : nullptr);
+            baselineTime = timedForward(baselineSession);
         };
         if (round % 2 == 0) {
             runBaseline();
@@ -158,20 +167,15 @@ BenchmarkResult benchmarkPlan(ModelSession& session, const Plan& plan, const Ben
                 result.planRounds.preemptions.push_back(planTime.cost->preemptions);
             }
         }
-        if (keepOutputs) {
-            outputs.baseline[kept] = std::move(baselineOut);
-            outputs.plan[kept] = std::move(planOut);
-            outputs.baselineFirst[kept] = round % 2 == 0;
-            outputs.rounds = kept + 1;
-        }
         if (!keepGoing(progress, round + 1, total) && round + 1 < total) {
             result.stopped = true;
             break;
         }
     }
-    if (outputs.rounds > 0) { // judged once, on what the measured rounds kept (none when stopped in the warm-up)
+    if (!result.stopped) {
         result.outputsDifference =
-            outputs.firstDifference(plan.verifyThresholds.value_or(VerifyThresholds{}), result.outputsNondeterminism);
+            firstOutputDifference(baselineSession, baselineRuntime ? &*baselineRuntime : nullptr, session, runtime,
+                                  plan.verifyThresholds.value_or(VerifyThresholds{}), result.outputsNondeterminism);
         result.outputsAgree = result.outputsDifference.empty();
     }
     result.declines = runtime.declines();

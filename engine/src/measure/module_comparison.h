@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -79,8 +80,12 @@ private:
 // function calls made inside each; in forked tasks by companions, as the recorder.
 class PlanModuleComparer final : public runtime::ForwardObserver {
 public:
-    PlanModuleComparer(const BaselineModuleRecorder& baseline, const VerifyThresholds& thresholds)
-        : m_state(std::make_shared<State>(baseline, thresholds))
+    // `tasksReorder`: the forward forks tasks (torch.jit.fork), whose module calls start and end in an order that
+    // differs from forward to forward: a call is then matched to the baseline's call of the same module whose inputs
+    // agree, and the plan's calls need only be the baseline's, in any order.
+    PlanModuleComparer(const BaselineModuleRecorder& baseline, const VerifyThresholds& thresholds,
+                       bool tasksReorder = false)
+        : m_state(std::make_shared<State>(baseline, thresholds, tasksReorder))
     {
     }
 
@@ -111,10 +116,15 @@ private:
     };
     // What the comparer and its companions share, under `mutex`.
     struct State {
-        State(const BaselineModuleRecorder& b, const VerifyThresholds& t) : baseline(b), thresholds(t) {}
+        State(const BaselineModuleRecorder& b, const VerifyThresholds& t, bool r)
+            : baseline(b), thresholds(t), tasksReorder(r)
+        {
+        }
         std::mutex mutex;
         const BaselineModuleRecorder& baseline;
         const VerifyThresholds& thresholds;
+        const bool tasksReorder;
+        std::set<ModuleCall> matched; // baseline calls a plan call was matched to (tasksReorder)
         int ended = 0;
         std::unordered_map<std::string, int> callsOf;
         std::unordered_map<std::uint64_t, std::pair<std::string, std::string>> liveCalls; // for declines

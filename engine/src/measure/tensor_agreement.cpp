@@ -185,20 +185,22 @@ TensorAgreement agreementOf(const std::string& path, const at::Tensor& baseline,
     return a;
 }
 
+std::vector<std::pair<std::string, c10::IValue>> judgedLeaves(const c10::IValue& output)
+{
+    auto leaves = flattenOutputLeaves(output);
+    std::erase_if(leaves, [](const auto& named) { // None, or None typed as Tensor: nothing to compare
+        return named.second.isNone() || (named.second.isTensor() && !named.second.toTensor().defined());
+    });
+    for (auto& [path, leaf] : leaves)
+        if (path.empty())
+            path = "0";
+    return leaves;
+}
+
 std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, const c10::IValue& plan,
                                                 const VerifyThresholds& thresholds)
 {
-    const auto named = [](const c10::IValue& output) {
-        auto leaves = flattenOutputLeaves(output);
-        std::erase_if(leaves, [](const auto& named) { // None, or None typed as Tensor: nothing to compare
-            return named.second.isNone() || (named.second.isTensor() && !named.second.toTensor().defined());
-        });
-        for (auto& [path, leaf] : leaves)
-            if (path.empty())
-                path = "0";
-        return leaves;
-    };
-    const auto b = named(baseline), p = named(plan);
+    const auto b = judgedLeaves(baseline), p = judgedLeaves(plan);
     std::vector<TensorAgreement> out;
     for (size_t i = 0; i < b.size(); ++i) {
         if (i < p.size() && p[i].first == b[i].first) {
@@ -223,81 +225,6 @@ std::vector<TensorAgreement> agreementOfOutputs(const c10::IValue& baseline, con
         out.push_back(std::move(extra));
     }
     return out;
-}
-
-namespace {
-
-constexpr double kSpreadFactor = 2.0;
-constexpr std::int64_t kSpreadElements = 64;
-
-std::int64_t elementsOf(const TensorAgreement& a)
-{
-    std::int64_t n = 1;
-    for (const std::int64_t size : a.shape)
-        n *= size;
-    return n;
-}
-
-// `output` (the plan's against the first baseline) judged against the spread `self` of the two baselines, with
-// `vsAgain` the plan's against the second; see judgeOutputs.
-void judgeAgainstSpread(TensorAgreement& output, const TensorAgreement& self, const TensorAgreement* vsAgain)
-{
-    const bool comparable = vsAgain && std::isfinite(self.maxAbsError) && !self.shape.empty() &&
-                            elementsOf(self) >= kSpreadElements && vsAgain->shape == self.shape &&
-                            vsAgain->dtype == self.dtype;
-    if (!comparable) {
-        output.judged = false;
-        output.passed = true;
-        output.problem = "not judged: it differs between two forwards without the plan (" + self.problem + ")" +
-                         (!self.shape.empty() && elementsOf(self) < kSpreadElements
-                              ? ", and holds too few elements to judge against that spread"
-                              : "");
-        return;
-    }
-    output = *vsAgain; // its errors against the forward it is judged against
-    output.judged = true;
-    output.passed = true;
-    output.problem.clear();
-    if (vsAgain->newNonFinite > self.newNonFinite) {
-        output.passed = false;
-        output.problem = std::to_string(vsAgain->newNonFinite) +
-                         " new NaN/Inf where two forwards without the plan show " + std::to_string(self.newNonFinite);
-    } else if (vsAgain->maxAbsError > kSpreadFactor * self.maxAbsError) {
-        output.passed = false;
-        output.problem = "max abs error " + number(vsAgain->maxAbsError) +
-                         " from the last forward without the plan, more than " + number(kSpreadFactor) +
-                         "x the model's own spread between two such forwards (" + number(self.maxAbsError) + ")";
-    }
-}
-
-} // namespace
-
-OutputsJudged judgeOutputs(const c10::IValue& baseline, const c10::IValue& again, const c10::IValue& plan,
-                           const VerifyThresholds& thresholds)
-{
-    OutputsJudged judged;
-    judged.outputs = agreementOfOutputs(baseline, plan, thresholds);
-    const std::vector<TensorAgreement> spread = agreementOfOutputs(baseline, again, thresholds);
-    const std::vector<TensorAgreement> vsAgain = agreementOfOutputs(again, plan, thresholds);
-    std::string unstable;
-    for (const TensorAgreement& self : spread) {
-        if (self.passed)
-            continue;
-        unstable += (unstable.empty() ? "" : "; ") + std::string("output ") + self.path + ": " + self.problem;
-        const auto second =
-            std::find_if(vsAgain.begin(), vsAgain.end(), [&](const TensorAgreement& a) { return a.path == self.path; });
-        for (TensorAgreement& output : judged.outputs)
-            if (output.path == self.path)
-                judgeAgainstSpread(output, self, second == vsAgain.end() ? nullptr : &*second);
-    }
-    if (!unstable.empty())
-        judged.nondeterminism =
-            "the model's outputs differ between two forwards without the plan (" + unstable +
-            "): it draws random numbers, or changes a buffer or its input; those outputs are judged against that "
-            "spread (the plan's may differ from the last forward without it by at most " +
-            number(kSpreadFactor) + "x as much; outputs of fewer than " + std::to_string(kSpreadElements) +
-            " elements are not judged)";
-    return judged;
 }
 
 } // namespace measure

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge verify: the plan's forward against the baseline's on the model's own outputs, then where it diverges.
 #include "measure/module_comparison.h"
+#include "measure/output_check.h"
 #include "measure/tensor_agreement.h"
+#include "model/forward_state.h"
 #include "model/output_digest.h"
 #include "model/session_impl.h"
 #include "runtime/observer.h"
 
 #include <kforge/error.h>
+#include <kforge/functions.h>
 #include <kforge/model_session.h>
 #include <kforge/module_path.h>
 #include <kforge/runtime.h>
@@ -19,13 +22,18 @@ namespace {
 
 constexpr const char* kWhere = "verify";
 
-// Counts forwards for the progress callback; a cancel stops before the next one.
+// Counts forwards for the progress callback; a cancel stops before the next one. Every forward starts from the saved
+// state (buffers, attributes and, when replayed, the random generators).
 class ForwardCounter {
 public:
-    ForwardCounter(const ProgressCallback& progress, int total) : m_progress(progress), m_total(total) {}
+    ForwardCounter(const ProgressCallback& progress, int total, SavedForwardState& state)
+        : m_progress(progress), m_total(total), m_state(state)
+    {
+    }
     void grow(int more) { m_total += more; }
     c10::IValue forward(ModelSession& session)
     {
+        m_state.restore();
         c10::IValue output = guardedForward(sessionImpl(session));
         if (!keepGoing(m_progress, ++m_done, m_total))
             throw Error(kWhere, "cancelled");
@@ -35,15 +43,32 @@ public:
 private:
     const ProgressCallback& m_progress;
     int m_total;
+    SavedForwardState& m_state;
     int m_done = 0;
 };
 
-// The enabled entries whose scope holds the module.
-std::vector<int> entriesAt(const Plan& plan, const std::string& module)
+// The first enabled entry for a function that draws random numbers itself (dropout): replaying the generators
+// would judge its draws against the original's, which an exact replacement need not match. -1 when none.
+int entryDrawingRandomNumbers(const Plan& plan)
+{
+    for (size_t i = 0; i < plan.entries.size(); ++i) {
+        if (!plan.entries[i].enabled)
+            continue;
+        const auto function = functionFromName(plan.entries[i].function);
+        if (function && functionInfo(*function).category == "dropout")
+            return int(i);
+    }
+    return -1;
+}
+
+// The enabled entries whose scope holds the module (as calls run: an entry on a shared module's second name holds
+// the calls made under its first).
+std::vector<int> entriesAt(const ModelSession& session, const Plan& plan, const std::string& module)
 {
     std::vector<int> out;
     for (size_t i = 0; i < plan.entries.size(); ++i)
-        if (plan.entries[i].enabled && module_path::isWithin(module, plan.entries[i].scope))
+        if (plan.entries[i].enabled &&
+            module_path::isWithin(module, runScopeOf(sessionImpl(session), plan.entries[i].scope)))
             out.push_back(int(i));
     return out;
 }
@@ -79,7 +104,7 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
             runtime::ObserverScope watch(baseline);
             forwards.forward(session);
         }
-        measure::PlanModuleComparer plan(baseline, options.thresholds);
+        measure::PlanModuleComparer plan(baseline, options.thresholds, sessionImpl(session).forksTasks);
         {
             auto applied = runtime.applied();
             runtime::ObserverScope watch(plan);
@@ -89,7 +114,7 @@ void locate(ModelSession& session, KernelProviderRuntime& runtime, const VerifyO
         mergeModules(report.modules, plan.modules());
         if (plan.divergence()) {
             report.divergence = plan.divergence();
-            report.divergence->entries = entriesAt(runtime.plan(), report.divergence->module);
+            report.divergence->entries = entriesAt(session, runtime.plan(), report.divergence->module);
             return;
         }
         if (!plan.mismatch().empty()) {
@@ -119,34 +144,54 @@ VerifyReport verifyPlan(ModelSession& session, const Plan& plan, const VerifyOpt
     if (!plan.hasEnabledEntry())
         throw Error(kWhere, "the plan has no enabled entry: there is nothing to verify");
     KernelProviderRuntime runtime(session, plan); // refuses a plan it cannot run, naming each problem
-    ForwardCounter forwards(options.progress, 3);
     VerifyReport report;
-    // The baseline twice: a model that disagrees with itself (random numbers, a buffer or an input it changes) must
-    // not have its own spread blamed on the plan.
-    const c10::IValue baseline = forwards.forward(session);
-    const c10::IValue again = forwards.forward(session);
-    c10::IValue withPlan;
-    {
-        auto applied = runtime.applied();
-        withPlan = forwards.forward(session);
-    }
-    measure::OutputsJudged judged = measure::judgeOutputs(baseline, again, withPlan, options.thresholds);
-    report.outputs = std::move(judged.outputs);
-    report.nondeterminism = std::move(judged.nondeterminism);
-    report.passed = !report.outputs.empty();
-    for (const auto& o : report.outputs)
-        report.passed = report.passed && o.passed;
+    const int drawing = entryDrawingRandomNumbers(plan);
+    const bool replay = options.replayRandomness && drawing < 0;
+    report.randomness =
+        replay ? "replayed: every forward started from the same random generator state"
+        : drawing >= 0
+            ? "fresh: entry " + std::to_string(drawing) + " (" + plan.entries[size_t(drawing)].function +
+                  ") draws random numbers itself, so outputs that move are judged against their spread"
+            : "fresh: each forward draws its own random numbers; outputs that move are judged against their spread";
+    SavedForwardState state(sessionImpl(session),
+                            replay ? SavedForwardState::Randomness::Replayed : SavedForwardState::Randomness::Fresh);
+    ForwardCounter forwards(options.progress, measure::kFirstBaselines + 1, state);
+    int baselineCalls = 0;
+    measure::OutputCheck check = measure::checkOutputs(
+        [&] {
+            if (++baselineCalls > measure::kFirstBaselines) // the check takes more: the outputs move
+                forwards.grow(1);
+            return forwards.forward(session);
+        },
+        [&] {
+            auto applied = runtime.applied();
+            return forwards.forward(session);
+        },
+        options.thresholds);
+    report.baselineForwards = check.baselineForwards;
+    report.passed = check.passed();
+    report.inconclusive = check.inconclusive();
+    report.outputs = std::move(check.judged.outputs);
+    report.nondeterminism = std::move(check.judged.nondeterminism);
+    const bool anyFailed = !report.passed && !report.inconclusive && !report.outputs.empty();
+    const auto finish = [&] {
+        state.restore();
+        report.restoredState = state.restored();
+        for (const std::string& p : state.changedParameters())
+            report.restoredState.push_back("parameter " + p + " (written in place by a forward: not put back)");
+        return report;
+    };
     if (report.outputs.empty())
         report.localisationNote = "the forward returns no output to compare";
     if (!report.nondeterminism.empty()) {
-        if (!report.passed)
-            report.localisationNote = "not located: the model is not deterministic, so module outputs that differ "
-                                      "may differ without the plan too";
-        return report;
+        if (anyFailed)
+            report.localisationNote = "not located: the model's outputs differ between forwards without the plan, "
+                                      "so module outputs that differ may differ without the plan too";
+        return finish();
     }
     if (!report.outputs.empty() && ((!report.passed && options.locate) || options.compareModules))
         locate(session, runtime, options, forwards, report);
-    return report;
+    return finish();
 }
 
 } // namespace kforge

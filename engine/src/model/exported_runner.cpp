@@ -562,6 +562,8 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
             if (it == stored.end())
                 compiler.fail("the weights and constants lack '" + storedName + "', which input '" + name + "' needs");
             bound.emplace_back(slotIn(slots, name), it->second);
+            if (kind == "buffer")
+                m_bufferSlots.emplace_back(storedName, bound.back().first);
         }
         // The graph's placeholders are the inputs bound above, not operands of a higher-order op.
         json program = graph;
@@ -874,6 +876,15 @@ void ExportedRunner::runHigherOrder(const Step& step, std::vector<c10::IValue>& 
     for (size_t i = 0; i < step.outputs.size() && i < body->outputSlots.size(); ++i)
         if (step.outputs[i] >= 0)
             slots[size_t(step.outputs[i])] = std::move(own[size_t(body->outputSlots[i])]);
+}
+
+std::vector<std::pair<std::string, at::Tensor>> ExportedRunner::stateTensors() const
+{
+    std::vector<std::pair<std::string, at::Tensor>> out;
+    for (const auto& [name, slot] : m_bufferSlots)
+        if (m_initialSlots[size_t(slot)].isTensor())
+            out.emplace_back(name, m_initialSlots[size_t(slot)].toTensor());
+    return out;
 }
 
 void ExportedRunner::to(const c10::Device& device)

@@ -37,6 +37,7 @@ public:
     // One placeholder object per module path of the program.
     const std::vector<std::pair<std::string, c10::IValue>>& moduleObjects() const override { return m_moduleObjects; }
     void to(const c10::Device& device) override;
+    std::vector<std::pair<std::string, at::Tensor>> stateTensors() const override;
     std::string_view kind() const override { return "exported"; }
 
     struct Step;  // one node: its op (or higher-order op and subgraphs), argument sources, outputs, module frames
@@ -69,7 +70,8 @@ private:
 
     std::string m_where;
     std::vector<c10::IValue> m_initialSlots; // weights and constants bound; the rest are filled per forward
-    std::vector<int> m_inputSlots;           // per user input, its slot (-1: a non-tensor input export specialised)
+    std::vector<std::pair<std::string, int>> m_bufferSlots; // the buffers among them, by name
+    std::vector<int> m_inputSlots; // per user input, its slot (-1: a non-tensor input export specialised)
     std::vector<std::string> m_inputNames;
     std::vector<InputShape> m_inputShapes;
     std::vector<int> m_outputSlots;      // the user outputs, flat

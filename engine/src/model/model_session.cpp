@@ -301,10 +301,21 @@ torch::jit::TaskLauncher launcherWithExecutor(bool optimize)
 
 } // namespace
 
-c10::IValue runForward(ModelSession::Impl& impl)
+std::string runScopeOf(const ModelSession::Impl& impl, const std::string& path)
+{
+    const auto object = impl.objectByPath.find(path);
+    if (object == impl.objectByPath.end())
+        return path;
+    const auto first = impl.indexByObject.find(object->second);
+    return first == impl.indexByObject.end() ? path : impl.modules[first->second].path;
+}
+
+c10::IValue runForward(ModelSession::Impl& impl) { return runForward(impl, {impl.inputs, impl.kwargs}); }
+
+c10::IValue runForward(ModelSession::Impl& impl, const ForwardInputs& inputs)
 {
     if (impl.program)
-        return impl.program->run(impl.inputs, impl.kwargs);
+        return impl.program->run(inputs.args, inputs.kwargs);
     // The uninstrumented copy unless every module's hooks have something to do (graph_instrumentation.h), with the
     // root's hooks called by hand when they have; decided per forward, so a runtime activated during a forward
     // applies from the next one.
@@ -319,9 +330,9 @@ c10::IValue runForward(ModelSession::Impl& impl)
         runtime::callModuleEnter(root);
     c10::IValue output;
     if (!impl.forksTasks) {
-        output = method(impl.inputs, impl.kwargs);
+        output = method(inputs.args, inputs.kwargs);
     } else {
-        const auto done = method.run_async(impl.inputs, impl.kwargs,
+        const auto done = method.run_async(inputs.args, inputs.kwargs,
                                            launcherWithExecutor(impl.options.executor == GraphExecutor::Optimized));
         done->wait();
         output = done->value(); // rethrows what the forward threw
@@ -354,7 +365,7 @@ c10::IValue guardedForward(ModelSession::Impl& impl)
     c10::IValue output;
     std::string error;
     try {
-        output = runForward(impl);
+        output = runForward(impl, impl.freshInputs.take(impl.inputs, impl.kwargs));
     } catch (const c10::Error& e) {
         error = runtime::lastEngineError().empty() ? describeTorchError(e) : runtime::lastEngineError();
     } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 #pragma once
 // A model that is not a TorchScript module, run by the session through one interface: a torch.export program run
 // node by node (ExportedRunner) or an AOTInductor package's compiled code (CompiledRunner).
+#include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
 
@@ -28,6 +29,9 @@ public:
     virtual void to(const c10::Device& device) = 0;
     // What a profile says it measured (ProfileRun::graphExecutor): "exported" or "compiled".
     virtual std::string_view kind() const = 0;
+    // The tensors a forward may write to in place and that outlive it (an exported program's buffers: a counter, a
+    // cache), by name; SavedForwardState keeps and puts them back.
+    virtual std::vector<std::pair<std::string, at::Tensor>> stateTensors() const { return {}; }
     // Why no plan can apply to this program's calls; "" when plans apply.
     virtual std::string planRefusal() const { return {}; }
 };

@@ -3,6 +3,7 @@
 // ModelSession's private state, shared by the model and runtime layers of the engine.
 #include <kforge/model_session.h>
 
+#include "model/fresh_inputs.h"
 #include "runtime/module_directory.h"
 
 #include <torch/script.h>
@@ -43,6 +44,8 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     std::vector<c10::IValue> inputs;
     std::unordered_map<std::string, c10::IValue> kwargs;
     std::vector<std::string> inputDescriptions;
+    FreshInputs
+        freshInputs; // what each forward is given: `inputs` and `kwargs` as they were set, never as a forward left them
 
     std::string device = "cpu";
     struct Graph; // a CUDA graph and its static output (cuda_capture.cpp)
@@ -55,11 +58,18 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
 };
 
 inline ModelSession::Impl& sessionImpl(ModelSession& session) { return *session.m_impl; }
+// The path a module's calls run under: a module object under two names runs in the scope of its first (R2), so a
+// plan scope naming its second ("b", "b.inner") is the first name's ("a", "a.inner") at run time. Other paths as
+// given.
+std::string runScopeOf(const ModelSession::Impl& impl, const std::string& path);
 inline const ModelSession::Impl& sessionImpl(const ModelSession& session) { return *session.m_impl; }
 
-// The model's forward on the session's inputs, without the guard: the TorchScript method or the exported program.
+// The model's forward on `inputs`, without the guard: the TorchScript method or the exported program.
+c10::IValue runForward(ModelSession::Impl& impl, const ForwardInputs& inputs);
+// The same on the session's inputs themselves (a CUDA graph capture, whose replays read them where they are).
 c10::IValue runForward(ModelSession::Impl& impl);
-// One forward inside the engine's call guard (R10); throws kforge::Error with the cause and the inputs.
+// One forward inside the engine's call guard (R10) on fresh inputs (FreshInputs); throws kforge::Error with the cause
+// and the inputs.
 c10::IValue guardedForward(ModelSession::Impl& impl);
 // Replays a capture (R15) and returns its static output; throws kforge::Error for an unknown or failed one.
 c10::IValue replayCapture(ModelSession::Impl& impl, const std::string& captureId);

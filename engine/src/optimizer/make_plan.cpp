@@ -10,6 +10,7 @@
 
 #include "measure/benchmark_lock.h"
 #include "measure/correctness.h"
+#include "model/forward_state.h"
 #include "optimizer/candidate_timing.h"
 #include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
@@ -387,6 +388,8 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
 {
+    // Its hundreds of forwards leave the model as they found it (buffers, attributes, random generators).
+    SavedForwardState state(sessionImpl(session), SavedForwardState::Randomness::Fresh);
     for (const std::string& name : options.providers)
         if (!ProviderRegistry::instance().find(name))
             throw Error("optimize --providers", "no provider type '" + name + "' (kforge providers lists them)");

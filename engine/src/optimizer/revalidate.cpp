@@ -8,6 +8,7 @@
 
 #include "measure/benchmark_lock.h"
 #include "measure/correctness.h"
+#include "model/forward_state.h"
 #include "optimizer/candidate_timing.h"
 #include "optimizer/sample_capture.h"
 #include "runtime/clock.h"
@@ -38,33 +39,36 @@ std::string joined(const std::vector<std::string>& parts)
     return out;
 }
 
-// Whether any call of sample `i` was made inside `scope` or below.
+// Whether any call of sample `i` was made inside `scope` (as it runs: runScopeOf) or below.
 bool calledWithin(const optimizer::ObservedSamples& observed, size_t i, const std::string& scope)
 {
     return std::any_of(observed.scopeCounts[i].begin(), observed.scopeCounts[i].end(),
                        [&](const auto& count) { return module_path::isWithin(count.first, scope); });
 }
 
-// Every signature of the model's calls of the entry's function inside its scope: the entry will serve them all, not
-// only the ones it was measured on (a provider right on one shape and wrong on another was kept when only the
-// recorded signatures were checked). `note` says so when none of the recorded ones is called with these inputs.
-std::vector<torch::jit::Stack> callsToCheck(const optimizer::ObservedSamples& observed, const PlanEntry& entry,
-                                            std::string& note)
+// Every signature of the model's calls of the entry's function inside its scope (`runScope`: as it runs), several
+// calls of each and edge values (optimizer::checkSamples): the entry will serve them all, not only the ones it was
+// measured on (a provider right on one shape and wrong on another was kept when only the recorded signatures were
+// checked, and one wrong on negative inputs when only each signature's first call was). `note` says so when none
+// of the recorded ones is called with these inputs.
+optimizer::CheckSamples callsToCheck(const optimizer::ObservedSamples& observed, const PlanEntry& entry,
+                                     const std::string& runScope, std::string& note)
 {
-    std::vector<torch::jit::Stack> inScope;
-    bool recordedCalled = false;
+    bool recordedCalled = false, anyInScope = false;
     for (size_t i = 0; i < observed.unique.size(); ++i) {
-        if (!calledWithin(observed, i, entry.scope))
+        if (!calledWithin(observed, i, runScope))
             continue;
-        inScope.push_back(observed.unique[i]);
+        anyInScope = true;
         const std::string signature = optimizer::signatureOf(observed.unique[i]);
         recordedCalled = recordedCalled || (entry.measured && std::find(entry.measured->signatures.begin(),
                                                                         entry.measured->signatures.end(),
                                                                         signature) != entry.measured->signatures.end());
     }
-    if (!recordedCalled && entry.measured && !entry.measured->signatures.empty() && !inScope.empty())
+    if (!recordedCalled && entry.measured && !entry.measured->signatures.empty() && anyInScope)
         note = "none of the recorded signatures is called with these inputs; checked on the calls that are";
-    return inScope;
+    return optimizer::checkSamples(
+        observed, [&](size_t i) { return calledWithin(observed, i, runScope); },
+        [&](const std::string& scope) { return module_path::isWithin(scope, runScope); });
 }
 
 // The calls of one op the entry's provider will be given: the normal form's, or a Variant form's (another op's
@@ -73,34 +77,54 @@ std::vector<torch::jit::Stack> callsToCheck(const optimizer::ObservedSamples& ob
 struct OpCalls {
     std::string opName;
     const c10::OperatorHandle* op = nullptr;
-    std::vector<torch::jit::Stack> calls;
+    std::vector<torch::jit::Stack> calls; // the model's calls, then edge values made from them
+    int recorded = 0, edges = 0, signatures = 0;
 };
 
 std::vector<OpCalls> variantCallsToCheck(const optimizer::SampleCapture& capture, Function function,
-                                         const PlanEntry& entry)
+                                         const std::string& runScope)
 {
     std::vector<OpCalls> out;
     for (const auto& [name, variant] : capture.variantSamples(function)) {
-        OpCalls calls{name, &variant.op, {}};
-        for (size_t i = 0; i < variant.samples.unique.size(); ++i)
-            if (calledWithin(variant.samples, i, entry.scope))
-                calls.calls.push_back(variant.samples.unique[i]);
-        if (!calls.calls.empty())
-            out.push_back(std::move(calls));
+        const optimizer::ObservedSamples& observed = variant.samples;
+        optimizer::CheckSamples checked = optimizer::checkSamples(
+            observed, [&](size_t i) { return calledWithin(observed, i, runScope); },
+            [&](const std::string& scope) { return module_path::isWithin(scope, runScope); });
+        if (checked.calls.empty())
+            continue;
+        OpCalls calls{name, &variant.op, std::move(checked.calls)};
+        calls.recorded = checked.recorded;
+        calls.edges = checked.edges;
+        for (size_t i = 0; i < observed.unique.size(); ++i)
+            calls.signatures += calledWithin(observed, i, runScope) ? 1 : 0;
+        out.push_back(std::move(calls));
     }
     return out;
 }
 
 void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::SampleCapture& capture, Function function,
-                     const std::string& device, const RevalidateOptions& options)
+                     const std::string& runScope, const std::string& device, const RevalidateOptions& options)
 {
     const std::int64_t start = runtime::nowNs();
     std::string note;
-    const std::vector<torch::jit::Stack> calls = callsToCheck(capture.samples(function), entry, note);
-    const std::vector<OpCalls> variants = variantCallsToCheck(capture, function, entry);
-    r.signatures = int(calls.size());
-    for (const OpCalls& v : variants)
-        r.signatures += int(v.calls.size());
+    const optimizer::ObservedSamples& observed = capture.samples(function);
+    const optimizer::CheckSamples checked = callsToCheck(observed, entry, runScope, note);
+    // The recorded calls (several per signature), then the edge values made from them.
+    const std::vector<torch::jit::Stack> calls(checked.calls.begin(), checked.calls.begin() + checked.recorded);
+    const std::vector<torch::jit::Stack> edges(checked.calls.begin() + checked.recorded, checked.calls.end());
+    std::vector<torch::jit::Stack> firstCalls; // one per signature: what the speed is timed on
+    for (size_t i = 0; i < observed.unique.size(); ++i)
+        if (calledWithin(observed, i, runScope))
+            firstCalls.push_back(observed.unique[i]);
+    const std::vector<OpCalls> variants = variantCallsToCheck(capture, function, runScope);
+    r.signatures = int(firstCalls.size());
+    r.calls = int(calls.size());
+    r.edgeSamples = int(edges.size());
+    for (const OpCalls& v : variants) {
+        r.signatures += v.signatures;
+        r.calls += v.recorded;
+        r.edgeSamples += v.edges;
+    }
     const auto finish = [&](bool kept, const std::string& verdict) {
         r.kept = kept;
         r.verdict = verdict + (note.empty() ? "" : " (" + note + ")");
@@ -129,6 +153,12 @@ void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::Sa
             const CorrectnessReport correctness = measure::checkProvider(*provider, *op, calls);
             if (!correctness.passed)
                 return finish(false, "incorrect here: " + correctness.reason);
+            // Edge values of the same calls: served ones must match the original (a decline runs the original).
+            const CorrectnessReport edge = measure::checkServedCalls(*provider, *op, edges);
+            if (!edge.passed)
+                return finish(false, "incorrect here on edge values (the model's calls negated, zeroed, times 8, "
+                                     "with NaN and Inf): " +
+                                         edge.reason);
         }
         std::string variantOps;
         for (const OpCalls& v : variants) {
@@ -137,12 +167,16 @@ void revalidateEntry(PlanEntry& entry, EntryRevalidation& r, const optimizer::Sa
                 return finish(false, "incorrect here on its calls of " + v.opName + ": " + correctness.reason);
             variantOps += (variantOps.empty() ? "" : ", ") + v.opName;
         }
-        const std::string correct = "correct on " + std::to_string(r.signatures) + " signature(s)" +
+        const std::string correct = "correct on " + std::to_string(r.signatures) + " signature(s), " +
+                                    std::to_string(r.calls) + " call(s) and " + std::to_string(r.edgeSamples) +
+                                    " edge-value sample(s)" +
                                     (variantOps.empty() ? "" : " (calls of " + variantOps + " included)");
         if (!entry.measured || !entry.measured->measured())
             return finish(true, correct + "; not benchmarked (no measured speedup to compare with)");
         // Timed on the normal form's calls, or on the first Variant form's when the scope makes none.
-        const OpCalls timed = calls.empty() ? variants.front() : OpCalls{"", &*op, calls};
+        OpCalls timed = firstCalls.empty() ? variants.front() : OpCalls{"", &*op, firstCalls};
+        if (firstCalls.empty()) // the model's calls only, not the edge values made from them
+            timed.calls.resize(size_t(timed.recorded));
         std::vector<const torch::jit::Stack*> bench;
         for (const torch::jit::Stack& s : timed.calls)
             bench.push_back(&s);
@@ -192,7 +226,12 @@ RevalidationReport revalidatePlan(ModelSession& session, Plan& plan, const Reval
 
     at::NoGradGuard noGrad;
     optimizer::SampleCapture capture;
-    session.forwardDiscardingOutputs();
+    {
+        // The sampling forward leaves the model as it found it (buffers, attributes, random generators): landing a
+        // plan never changes what the user's next forward computes.
+        SavedForwardState state(sessionImpl(session), SavedForwardState::Randomness::Fresh);
+        session.forwardDiscardingOutputs();
+    }
     capture.stop();
     for (size_t i = 0; i < changes.size(); ++i) {
         EntryRevalidation r;
@@ -209,7 +248,8 @@ RevalidationReport revalidatePlan(ModelSession& session, Plan& plan, const Reval
         } else {
             if (options.log)
                 options.log("re-validating " + entryName(plan, r.entry) + ": " + joined(r.reasons));
-            revalidateEntry(entry, r, capture, *function, device, options);
+            revalidateEntry(entry, r, capture, *function, runScopeOf(sessionImpl(session), entry.scope), device,
+                            options);
         }
         if (options.log)
             options.log("  " + entryName(plan, r.entry) + ": " + (r.kept ? "kept, " : "disabled, ") + r.verdict);

@@ -4,7 +4,11 @@
 
 #include <ATen/ATen.h>
 
+#include <ATen/core/grad_mode.h>
+
+#include <limits>
 #include <numeric>
+#include <optional>
 
 namespace kforge::optimizer {
 namespace {
@@ -64,17 +68,28 @@ void SampleCapture::add(ObservedSamples& samples, std::map<std::string, size_t>&
     const torch::jit::Stack args(stack.end() - argumentCount, stack.end());
     const std::string scope = currentScope();
     const auto [it, added] = index.emplace(signature(args), samples.unique.size());
+    const auto copied = [&] {
+        torch::jit::Stack copy;
+        for (const auto& v : args)
+            copy.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach().clone()) : v);
+        return copy;
+    };
     if (!added) {
-        ++samples.counts[it->second];
+        const long call = ++samples.counts[it->second];
         ++samples.scopeCounts[it->second][scope];
+        if ((call & (call - 1)) == 0) { // a power of two: spread across the forward, few copies
+            auto& later = samples.later[it->second];
+            later.push_back({copied(), scope, call});
+            if (later.size() > kLaterValueSamples)
+                later.erase(later.begin());
+        }
         return;
     }
-    torch::jit::Stack copy;
-    for (const auto& v : args)
-        copy.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach().clone()) : v);
-    samples.unique.push_back(std::move(copy));
+    samples.unique.push_back(copied());
     samples.counts.push_back(1);
     samples.scopeCounts.push_back({{scope, 1}});
+    samples.firstScopes.push_back(scope);
+    samples.later.emplace_back();
 }
 
 void SampleCapture::sample(Function function, const torch::jit::Stack& stack, size_t argumentCount)
@@ -105,6 +120,71 @@ std::vector<const torch::jit::Stack*> benchmarkSamples(const ObservedSamples& sa
     for (size_t i = 0; i < samples.unique.size(); ++i)
         for (long r = 0; r < samples.counts[i] / std::max(1L, divisor); ++r)
             out.push_back(&samples.unique[i]);
+    return out;
+}
+
+namespace {
+
+// `call` with its first floating tensor argument replaced by `edge(it)`; nullopt when it has none.
+std::optional<torch::jit::Stack> withFirstFloating(const torch::jit::Stack& call,
+                                                   const std::function<at::Tensor(const at::Tensor&)>& edge)
+{
+    for (size_t i = 0; i < call.size(); ++i) {
+        if (!call[i].isTensor() || !call[i].toTensor().is_floating_point() || call[i].toTensor().numel() == 0)
+            continue;
+        torch::jit::Stack out;
+        for (const auto& v : call)
+            out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+        out[i] = edge(call[i].toTensor());
+        return out;
+    }
+    return std::nullopt;
+}
+
+std::vector<torch::jit::Stack> edgeValues(const torch::jit::Stack& call)
+{
+    const std::function<at::Tensor(const at::Tensor&)> edges[] = {
+        [](const at::Tensor& t) { return t.neg(); },
+        [](const at::Tensor& t) { return at::zeros_like(t); },
+        [](const at::Tensor& t) { return t * 8.0; },
+        [](const at::Tensor& t) {
+            at::Tensor out = t.clone();
+            const at::Tensor flat = out.view({-1});
+            flat[0] = std::numeric_limits<double>::quiet_NaN();
+            flat[flat.numel() - 1] = std::numeric_limits<double>::infinity();
+            return out;
+        },
+    };
+    std::vector<torch::jit::Stack> out;
+    for (const auto& edge : edges)
+        if (auto made = withFirstFloating(call, edge))
+            out.push_back(std::move(*made));
+    return out;
+}
+
+} // namespace
+
+CheckSamples checkSamples(const ObservedSamples& observed, const std::function<bool(size_t)>& wanted,
+                          const std::function<bool(const std::string&)>& inScope)
+{
+    CheckSamples out;
+    std::vector<torch::jit::Stack> edges;
+    at::NoGradGuard noGrad;
+    for (size_t i = 0; i < observed.unique.size(); ++i) {
+        if (!wanted(i))
+            continue;
+        out.calls.push_back(observed.unique[i]);
+        if (i < observed.later.size())
+            for (const ValueSample& later : observed.later[i])
+                if (inScope(later.scope))
+                    out.calls.push_back(later.args);
+        for (auto& e : edgeValues(observed.unique[i]))
+            edges.push_back(std::move(e));
+    }
+    out.recorded = int(out.calls.size());
+    out.edges = int(edges.size());
+    for (auto& e : edges)
+        out.calls.push_back(std::move(e));
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include <ATen/core/stack.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,13 +21,37 @@
 
 namespace kforge::optimizer {
 
+// A later call of a signature, kept for its values: a provider right on the first call can be wrong on others.
+struct ValueSample {
+    torch::jit::Stack args; // deep copies
+    std::string scope;      // the module it was called in
+    long call = 0;          // which call of the signature, from 1
+};
+
+// Later calls kept per signature: calls 2, 4, 8, ... (spread across the forward), the latest this many of them.
+inline constexpr size_t kLaterValueSamples = 3;
+
 struct ObservedSamples {
-    std::vector<torch::jit::Stack> unique; // one per signature, deep copies
+    std::vector<torch::jit::Stack> unique; // one per signature (its first call), deep copies
     std::vector<long> counts;              // calls per signature, parallel to `unique`
     // Per signature, its calls per module (the innermost instrumented module running when it was called; "" the
     // root): where per-scope plans place their entries.
     std::vector<std::map<std::string, long>> scopeCounts;
+    std::vector<std::string> firstScopes;        // per signature, the module of its first call
+    std::vector<std::vector<ValueSample>> later; // per signature, later calls kept for their values
 };
+
+// The calls a provider's correctness is checked on, for the signatures `wanted` accepts: each one's first call and its
+// later kept calls made in a module `inScope` accepts, then edge values made from the first call (its first floating
+// tensor negated, zeroed, times 8, and with a NaN and an Inf in it): what a provider is likely to get wrong and one
+// call per shape never shows.
+struct CheckSamples {
+    std::vector<torch::jit::Stack> calls;
+    int recorded = 0; // of `calls`, calls the model made
+    int edges = 0;    // of `calls`, edge values
+};
+CheckSamples checkSamples(const ObservedSamples& observed, const std::function<bool(size_t)>& wanted,
+                          const std::function<bool(const std::string&)>& inScope);
 
 // The samples of one Variant form's op (FormKind::Variant): its own schema, as providers receive such calls.
 struct VariantSamples {
