@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <iostream>
 #include <string_view>
 
@@ -72,6 +73,15 @@ int main(int argc, char** argv)
         kforge::cli::addCompareCommand(app),    kforge::cli::addReportCommand(app),
         kforge::cli::addCaptureCommand(app),    kforge::cli::addFunctionsCommand(app),
         kforge::cli::addBenchCommand(app),      kforge::cli::addVerifyCommand(app)};
+    // The global options (--ops-library, --provider-plugin) where users type them too: after the command, as in
+    // `kforge modules model.pt --ops-library libtv.so`. An option a command does not know falls through to its parent.
+    const std::function<void(CLI::App*)> fallThrough = [&](CLI::App* parent) {
+        for (CLI::App* sub : parent->get_subcommands({})) {
+            sub->fallthrough();
+            fallThrough(sub);
+        }
+    };
+    fallThrough(&app);
     // Before parsing, which requires a command: the completion script for bash, made from the definitions above.
     if (argc == 2 && std::string_view(argv[1]) == "--bash-completion") {
         std::cout << kforge::cli::bashCompletionScript(app);

@@ -1498,6 +1498,22 @@ TEST(CliOpsLibrary, AModelCallingACustomOpRunsWithItsLibrary)
     EXPECT_NE(missing.err.find("ops library '/no/such/libops.so': file not found"), std::string::npos) << missing;
 }
 
+// The global options where users type them: after the command (`kforge modules model.pt --ops-library libtv.so`),
+// and after a nested command's own; they said "The following arguments were not expected".
+TEST(CliOpsLibrary, GlobalOptionsAreAcceptedAfterTheCommand)
+{
+    const std::string model = std::string(KFORGE_TEST_DATA) + "/models/custom_op.script.pt";
+    const Result run = runKforge({"run", model, "--input", "float32[2,8]", "--ops-library", KFORGE_TEST_CUSTOM_OPS});
+    EXPECT_EQ(run.exitCode, 0) << run;
+    const Result modules = runKforge({"modules", model, "--ops-library", KFORGE_TEST_CUSTOM_OPS});
+    EXPECT_EQ(modules.exitCode, 0) << modules;
+    const Result plugin = runKforge({"providers", "--provider-plugin", KFORGE_SEEDED_FAULTS});
+    EXPECT_EQ(plugin.exitCode, 0) << plugin;
+    EXPECT_NE(plugin.out.find("SeededZero_gelu"), std::string::npos) << plugin.out.substr(0, 2000);
+    const Result unknown = runKforge({"run", model, "--no-such-option"});
+    EXPECT_EQ(unknown.exitCode, 2) << unknown; // still a usage error
+}
+
 // A forward that takes no argument (its input a buffer; tests/data/models/make_no_inputs.py) runs in every command
 // that runs forwards, without --input, and a scoped plan entry serves its call (issue 53 item 12: no command could).
 TEST(Cli, AForwardWithoutArgumentsRunsInEveryCommand)
