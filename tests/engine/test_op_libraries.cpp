@@ -48,6 +48,22 @@ TEST(OpLibraries, AModelCallingACustomOpOpensOnceItsLibraryIsLoaded)
     })) << "the custom op is an op of the profile";
 }
 
+// Two builds of one library (one TORCH_LIBRARY namespace): the second is refused with LibTorch's reason and the
+// library that holds the namespace, and the process goes on (it ended in std::terminate, exit 134). Runs after the
+// test above has loaded the first build.
+TEST(OpLibraries, ASecondBuildOfALoadedLibraryIsRefusedNotAnAbort)
+{
+    loadOpLibrary(KFORGE_TEST_CUSTOM_OPS);
+    const std::string refused = test::errorOf([] { loadOpLibrary(KFORGE_TEST_CUSTOM_OPS_REBUILT); });
+    EXPECT_NE(refused.find("refused"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("TORCH_LIBRARY"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("kforge_test_custom_ops"), std::string::npos) << "names the library holding it: " << refused;
+    EXPECT_EQ(loadedOpLibraries().size(), 1u);
+    auto session = ModelSession::open(kCustomOpModel); // the first build still serves the model
+    session->setInputSpecs({"float32[2,8]"});
+    EXPECT_EQ(session->forward().at(0).shape, (std::vector<int64_t>{2, 8}));
+}
+
 TEST(OpLibraries, AFileThatIsNotALibraryIsAnErrorNamingIt)
 {
     test::TempDir dir;
