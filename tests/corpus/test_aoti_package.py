@@ -99,9 +99,24 @@ def main():
         check("never reach a kernel provider" in refused.stderr and "torch.export.save(program, path)" in refused.stderr,
               "a plan on compiled code is refused with why and what to plan on: " + refused.stderr.strip())
 
+        optimized = kforge(args.kforge, "optimize", compiled, "--inputs-file", inputs_file, "-o",
+                           os.path.join(folder, "never.kfplan.json"), expect=1)
+        check("nothing to optimize" in optimized.stderr and "never reach a kernel provider" in optimized.stderr
+              and not os.path.exists(os.path.join(folder, "never.kfplan.json")),
+              "optimize on compiled code says why there is nothing to optimize, and writes no plan: "
+              + optimized.stderr.strip())
+
         wrong = kforge(args.kforge, "run", compiled, "--input", "float32[2,8]", expect=1)
         check("takes 2 input(s), 1 given" in wrong.stderr and "compiled.pt2" in wrong.stderr,
               "a missing input is refused naming the package: " + wrong.stderr.strip())
+
+        # Other shapes than the package was compiled for: refused with the expected and given ones (a batch of 64
+        # ran and returned wrong values; [2, 4] failed inside the compiled code after a long stack trace).
+        for given in ("float32[64,8]", "float32[2,4]", "int64[2,8]"):
+            other = kforge(args.kforge, "run", compiled, "--input", given, "--input", "float32[2,8]", expect=1)
+            check("input 1 is " in other.stderr and "the package was compiled for float32[2, 8]" in other.stderr
+                  and "Traceback" not in other.stderr and len(other.stderr) < 2000,
+                  f"an input of {given} is refused with the expected and given shapes: " + other.stderr.strip())
 
         missing = kforge(args.kforge, "run", compiled, "--inputs-file", inputs_file, "--program", "other", expect=1)
         check("has no compiled model 'other' (it has: model)" in missing.stderr,

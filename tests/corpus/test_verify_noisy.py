@@ -144,6 +144,9 @@ def main() -> int:
     parser.add_argument("--plugin", required=True)
     parser.add_argument("--exact-runs", type=int, default=2, help="runs of each exact case (the study: 100)")
     parser.add_argument("--models", nargs="*", default=list(MODELS))
+    parser.add_argument("--forms", nargs="*", default=["script", "trace", "pt2"])
+    parser.add_argument("--modes", nargs="*", default=["replayed", "fresh"])
+    parser.add_argument("--faults", nargs="*", default=list(FAULTS))
     args = parser.parse_args()
     if not os.path.exists(args.plugin):
         print(f"skip: no seeded-faults plugin at {args.plugin}")
@@ -156,9 +159,13 @@ def main() -> int:
             forms, inputs, noise = save_forms(name, folder)
             bias = 5 * noise if noise > 0 else 0.05
             for form, path in forms.items():
+                if form not in args.forms:
+                    continue
                 for fresh in (False, True):
                     mode = "fresh" if fresh else "replayed"
-                    for fault in FAULTS:
+                    if mode not in args.modes:
+                        continue
+                    for fault in args.faults:
                         runs = args.exact_runs if fault == "exact" else 1
                         outcomes, module = [], ""
                         for _ in range(runs):

@@ -9,6 +9,7 @@
 #include <kforge/plan.h>
 #include <kforge/runtime.h>
 
+#include "model/compiled_inputs.h"
 #include "model/exported_values.h"
 #include "runtime/fault_injection.h"
 #include "test_helpers.h"
@@ -414,4 +415,49 @@ TEST(ExportedProgram, OutputsOfRegisteredMappingTypesKeepTheirNames)
     const auto dict = out.toGenericDict();
     EXPECT_EQ(dict.at("logits").toTensor().numel(), 1);
     EXPECT_TRUE(dict.at("hidden").isTuple());
+}
+
+// What an AOTInductor package's compiled code takes, read from its generated input checks (the shape of
+// torch._inductor's wrapper source, 2.11): dtype and static sizes per input; other inputs are refused naming both.
+TEST(CompiledInputs, TheGeneratedChecksGiveEachInputsDtypeAndStaticSizes)
+{
+    const std::string source = R"(
+AOTI_NOINLINE static void check_input_0(
+    AtenTensorHandle* input_handles
+) {
+    ConstantHandle arg2_1 = ConstantHandle(input_handles[0]);
+    int32_t arg2_1_dtype;
+    int32_t arg2_1_expected_dtype = aoti_torch_dtype_float32();
+    auto arg2_1_size = arg2_1.sizes();
+    if (4 != arg2_1_size[0]) {
+    if (8 != arg2_1_size[1]) {
+    if (8 != arg2_1_stride[0]) {
+}
+AOTI_NOINLINE static void check_input_1(
+    AtenTensorHandle* input_handles
+) {
+    ConstantHandle arg3_1 = ConstantHandle(input_handles[1]);
+    int32_t arg3_1_expected_dtype = aoti_torch_dtype_int64();
+    auto arg3_1_size = arg3_1.sizes();
+    if (arg3_1_size[0] < 2) {
+    if (16 != arg3_1_size[1]) {
+}
+)";
+    const std::vector<CompiledInput> inputs = compiledInputsOf(source);
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[0].dtype, "float32");
+    EXPECT_EQ(inputs[0].sizes, (std::vector<std::optional<int64_t>>{4, 8}));
+    EXPECT_EQ(inputs[1].dtype, "int64");
+    EXPECT_EQ(inputs[1].sizes, (std::vector<std::optional<int64_t>>{std::nullopt, 16}));
+
+    const at::Tensor ints = at::zeros({5, 16}, at::kLong);
+    EXPECT_EQ(compiledInputMismatch(inputs, {at::zeros({4, 8}), ints}), "");
+    const std::string batch = compiledInputMismatch(inputs, {at::zeros({64, 8}), ints});
+    EXPECT_NE(batch.find("input 1 is float32[64, 8]; the package was compiled for float32[4, 8]"), std::string::npos)
+        << batch;
+    EXPECT_NE(batch.find("dimension 0 is static"), std::string::npos) << batch;
+    EXPECT_NE(compiledInputMismatch(inputs, {at::zeros({4, 8}), at::zeros({5, 16})}).find("another dtype"),
+              std::string::npos);
+    EXPECT_NE(compiledInputMismatch(inputs, {at::zeros({4, 8, 1}), ints}).find("another number of dimensions"),
+              std::string::npos);
 }

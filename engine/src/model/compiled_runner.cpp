@@ -4,11 +4,13 @@
 #include <kforge/error.h>
 
 #include "common/json_text.h"
+#include "model/compiled_inputs.h"
 #include "model/torch_errors.h"
 #include "runtime/hook_ops.h"
 
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/csrc/inductor/aoti_runner/model_container_runner.h>
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 
 #include <algorithm>
@@ -80,6 +82,14 @@ CompiledRunner::CompiledRunner(const std::string& path, const CompiledModel& mod
     } catch (const nlohmann::json::exception& e) {
         throw Error(m_where, std::string("cannot read its call spec (") + e.what() + ")");
     }
+    if (!model.wrapperSource.empty()) {
+        try { // what the compiled code takes; a package whose source cannot be read runs unchecked, as before
+            caffe2::serialize::PyTorchStreamReader reader(path);
+            const auto [data, size] = reader.getRecord(model.wrapperSource);
+            m_inputs = compiledInputsOf(std::string(static_cast<const char*>(data.get()), size));
+        } catch (const c10::Error&) {
+        }
+    }
     for (size_t i = 0; i < m_positional; ++i)
         m_inputNames.push_back("arg" + std::to_string(i));
     m_inputNames.insert(m_inputNames.end(), m_keywords.begin(), m_keywords.end());
@@ -106,6 +116,8 @@ c10::IValue CompiledRunner::run(const std::vector<c10::IValue>& args,
     for (const auto& [name, value] : kwargs)
         if (std::find(m_keywords.begin(), m_keywords.end(), name) == m_keywords.end())
             throw Error(m_where, "takes no keyword input '" + name + "'");
+    if (const std::string wrong = compiledInputMismatch(m_inputs, flat); !wrong.empty())
+        throw Error(m_where, wrong);
     // The root's hooks, where any hook has something to do: a profile's module range (the compiled forward's whole
     // time, beside the ATen ops it still calls), events and verify see the one module there is.
     const c10::IValue& root = m_objects.front().second;

@@ -4,6 +4,7 @@
 // to C++) through LibTorch's AOTIModelPackageLoader, as a C++ deployment of it does. Its kernels are generated code:
 // the few ATen ops it still calls reach the dispatcher, the rest never do, so no plan can swap a provider inside it
 // (planRefusal) and a CPU profile sees the forward and those ops only.
+#include "model/compiled_inputs.h"
 #include "model/exported_package.h"
 #include "model/program_runner.h"
 #include "model/session_impl.h"
@@ -49,6 +50,7 @@ private:
     std::vector<std::string> m_keywords; // keyword inputs in the order the compiled code takes them
     std::vector<std::string> m_inputNames;
     std::vector<std::pair<std::string, c10::IValue>> m_objects; // the root's placeholder
+    std::vector<CompiledInput> m_inputs; // what the compiled code takes (its generated input checks), per input
 };
 
 // Opens the package at impl.source holding `models` (compiledModelsIn): the one impl.options.program names, else

@@ -34,8 +34,9 @@ ExportedProgramInfo describeExportedProgram(const ExportedPackage& package);
 
 // A model an AOTInductor package (torch._inductor.aoti_compile_and_package) holds as compiled code.
 struct CompiledModel {
-    std::string name;  // "model": data/aotinductor/<name>/
-    bool cuda = false; // compiled for CUDA (it holds .cubin kernels), else for the CPU
+    std::string name;          // "model": data/aotinductor/<name>/
+    bool cuda = false;         // compiled for CUDA (it holds .cubin kernels), else for the CPU
+    std::string wrapperSource; // the record of the C++ its code was generated as ("" when the package keeps none)
 };
 // The compiled models of a .pt2 that holds no exported program; empty for a torch.export package. kforge::Error as
 // openExportedPackage for a missing or unreadable file.

@@ -147,9 +147,13 @@ std::vector<CompiledModel> compiledModelsOf(caffe2::serialize::PyTorchStreamRead
         const std::string name = record.substr(prefix.size(), slash - prefix.size());
         auto it = std::find_if(models.begin(), models.end(), [&](const CompiledModel& m) { return m.name == name; });
         if (it == models.end())
-            it = models.insert(models.end(), CompiledModel{name, false});
+            it = models.insert(models.end(), CompiledModel{name, false, {}});
         if (record.size() > 6 && record.compare(record.size() - 6, 6, ".cubin") == 0)
             it->cuda = true;
+        constexpr std::string_view wrapper = ".wrapper.cpp";
+        if (record.size() > wrapper.size() &&
+            record.compare(record.size() - wrapper.size(), wrapper.size(), wrapper) == 0)
+            it->wrapperSource = record;
     }
     return models;
 }

@@ -388,6 +388,9 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
 {
+    // An AOTInductor package's generated code calls no provider: a plan for it would be empty, said nowhere.
+    if (const std::string why = session.planRefusal(); !why.empty())
+        throw Error("optimize", "nothing to optimize: " + why);
     // Its hundreds of forwards leave the model as they found it (buffers, attributes, random generators).
     SavedForwardState state(sessionImpl(session), SavedForwardState::Randomness::Fresh);
     for (const std::string& name : options.providers)
