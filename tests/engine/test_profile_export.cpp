@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <set>
@@ -661,6 +664,38 @@ TEST(Kfprof, BadFilesGiveClearErrors)
         << load(dir.path("nodevice.kfprof"));
 
     EXPECT_TRUE(contains(load(dir.path("")), "is a folder")) << load(dir.path(""));
+}
+
+// Values each of which parses but no measurement writes: they were read without a word and printed as results.
+TEST(Kfprof, ValuesNoMeasurementWritesAreRefused)
+{
+    TempDir dir;
+    const std::string path = dir.path("run.kfprof").string();
+    saveProfile(tinyGptRun(), path);
+    const auto refusal = [&](const std::function<void(json&)>& spoil) {
+        json doc = json::parse(readText(path));
+        spoil(doc["runs"][0]);
+        writeText(dir.path("spoilt.kfprof"), doc.dump());
+        return errorOf([&] { loadProfile(dir.path("spoilt.kfprof").string()); });
+    };
+    std::string e = refusal([](json& run) { run["iterations"] = 0; });
+    EXPECT_TRUE(contains(e, "/runs/0/iterations: is 0")) << e;
+    e = refusal([](json& run) { run["iterations"] = -3; });
+    EXPECT_TRUE(contains(e, "/runs/0/iterations: is -3")) << e;
+    e = refusal([](json& run) { run["modules"][2]["path"] = run["modules"][1]["path"]; });
+    EXPECT_TRUE(contains(e, "/runs/0/modules/2: module path")) << e;
+    EXPECT_TRUE(contains(e, "a tree names each module once")) << e;
+    e = refusal([](json& run) { run["modules"][1]["children"].push_back(""); }); // the root under its child
+    EXPECT_TRUE(contains(e, "/runs/0/modules/1/children: names ''")) << e;
+    e = refusal([](json& run) {
+        const auto& columns = run["record_columns"];
+        const size_t duration = size_t(std::find(columns.begin(), columns.end(), "duration_ns") - columns.begin());
+        ASSERT_LT(duration, columns.size());
+        run["records"][0][duration] = std::numeric_limits<std::int64_t>::max();
+    });
+    EXPECT_TRUE(contains(e, "/runs/0/records/0: starts at")) << e;
+    EXPECT_TRUE(contains(e, "not a measurement")) << e;
+    EXPECT_NO_THROW(loadProfile(path)) << "the file as written reads";
 }
 
 TEST(Kfprof, ReaderToleratesAddedColumnsAndKeys)

@@ -147,18 +147,30 @@ std::vector<torch::jit::Stack> edgeValues(const torch::jit::Stack& call)
         [](const at::Tensor& t) { return t.neg(); },
         [](const at::Tensor& t) { return at::zeros_like(t); },
         [](const at::Tensor& t) { return t * 8.0; },
-        [](const at::Tensor& t) {
+        [](const at::Tensor& t) { // in the input's own layout (SDPA's queries come transposed: no flat view)
             at::Tensor out = t.clone();
-            const at::Tensor flat = out.view({-1});
-            flat[0] = std::numeric_limits<double>::quiet_NaN();
-            flat[flat.numel() - 1] = std::numeric_limits<double>::infinity();
+            std::vector<int64_t> first(size_t(t.dim()), 0), last;
+            for (int64_t d = 0; d < t.dim(); ++d)
+                last.push_back(t.size(d) - 1);
+            const auto at = [&](const std::vector<int64_t>& index) {
+                at::Tensor element = out;
+                for (const int64_t i : index)
+                    element = element.select(0, i);
+                return element;
+            };
+            at(first).fill_(std::numeric_limits<double>::quiet_NaN());
+            at(last).fill_(std::numeric_limits<double>::infinity());
             return out;
         },
     };
     std::vector<torch::jit::Stack> out;
-    for (const auto& edge : edges)
-        if (auto made = withFirstFloating(call, edge))
-            out.push_back(std::move(*made));
+    for (const auto& edge : edges) {
+        try {
+            if (auto made = withFirstFloating(call, edge))
+                out.push_back(std::move(*made));
+        } catch (const c10::Error&) { // an input this edge cannot be made of: the others still are
+        }
+    }
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "profiling/record_columns.h"
 
 #include <kforge/error.h>
+#include <kforge/module_path.h>
 #include <kforge/json_shapes.h>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 
 namespace kforge {
@@ -183,6 +185,45 @@ private:
     std::vector<StreamedTables> m_runs;
 };
 
+// What no measurement writes, though each value parses: negative or no iterations, a module tree with a path twice or
+// a child that is not its parent's (a cycle), a duration of centuries. Read as they were, they printed as results.
+void checkRunIsConsistent(const JsonReader& rd, const ProfileRun& run, const std::string& path)
+{
+    if (run.warmupIterations < 0)
+        rd.fail(path + "/warmup_iterations", "is " + std::to_string(run.warmupIterations) + ", below 0");
+    if (run.iterations < 0 || (run.iterations == 0 && !run.cancelled))
+        rd.fail(path + "/iterations", "is " + std::to_string(run.iterations) +
+                                          ": a run that was not cancelled measured at least one iteration");
+    if (run.wallNs < 0)
+        rd.fail(path + "/wall_ns", "is negative");
+    std::unordered_map<std::string_view, size_t> indexOf;
+    for (size_t i = 0; i < run.modules.size(); ++i) {
+        const auto [first, added] = indexOf.emplace(run.modules[i].path, i);
+        if (!added)
+            rd.fail(path + "/modules/" + std::to_string(i),
+                    "module path '" + module_path::displayName(run.modules[i].path) + "' is module " +
+                        std::to_string(first->second) + "'s too: a tree names each module once");
+    }
+    for (size_t i = 0; i < run.modules.size(); ++i)
+        for (const std::string& child : run.modules[i].children)
+            if (child.empty() || module_path::parentOf(child) != run.modules[i].path || !indexOf.count(child))
+                rd.fail(path + "/modules/" + std::to_string(i) + "/children",
+                        "names '" + child + "', which is not a module of the file below '" +
+                            module_path::displayName(run.modules[i].path) + "'");
+    // A week: longer than any profile runs, far below the 2^63 ns a corrupted value reads as.
+    constexpr std::int64_t kLongestNs = std::int64_t(7) * 24 * 3600 * 1000000000LL;
+    const auto checkDuration = [&](std::int64_t start, std::int64_t duration, const char* table, size_t i) {
+        if (duration < 0 || duration > kLongestNs || start < -kLongestNs || start > kLongestNs)
+            rd.fail(path + "/" + table + "/" + std::to_string(i),
+                    "starts at " + std::to_string(start) + " ns and lasts " + std::to_string(duration) +
+                        " ns: not a measurement (a profile spans at most a week)");
+    };
+    for (size_t i = 0; i < run.records.size(); ++i)
+        checkDuration(run.records[i].startNs, run.records[i].durationNs, "records", i);
+    for (size_t i = 0; i < run.ranges.size(); ++i)
+        checkDuration(run.ranges[i].startNs, run.ranges[i].durationNs, "ranges", i);
+}
+
 ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path, std::string& label,
                    StreamedTables&& streamed)
 {
@@ -264,6 +305,7 @@ ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path,
                         run.ranges.push_back(decodeRow<RangeRecord>(rd, strings, cell, cellPath));
                 });
     }
+    checkRunIsConsistent(rd, run, path);
     return run;
 }
 
