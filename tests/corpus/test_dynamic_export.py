@@ -47,6 +47,20 @@ class CachedStep(torch.nn.Module):
         return torch.nn.functional.gelu(self.out(y)) * scale, k.shape[2] * 2
 
 
+class PairedSizes(torch.nn.Module):
+    """y is twice as long as x (y: 2 * dx)."""
+
+    def forward(self, x, y):
+        return x * 2 + y.view(-1, 2).sum(-1)
+
+
+class BlocksOfFour(torch.nn.Module):
+    """x's length is a multiple of four (x: 4 * n)."""
+
+    def forward(self, x):
+        return x.view(-1, 4).sum(-1)
+
+
 def python_targets(program):
     return sorted({str(n.target) for n in program.graph.nodes if n.op == "call_function" and "aten" not in
                    str(n.target) and "getitem" not in str(n.target)})
@@ -98,6 +112,43 @@ def main():
         torch.save((torch.randn(1, 4, 16), torch.randn(1, 9, 16), torch.randn(1, 9, 16)), static)
         refused = kforge(args.kforge, "run", path, "--inputs-file", static, expect=1)
         check("static at 3" in refused.stderr, "a static dimension changed is refused: " + refused.stderr.strip())
+
+        # Sizes given by expressions (`y: 2*dx`, `x: 4*n`): inputs Python's exported module refuses ("Guard failed:
+        # y.size()[0] == 2 * x.size()[0]") are refused with the expression and the value it needs; those it takes run.
+        dx = Dim("dx", min=2, max=32)
+        pair = torch.export.export(PairedSizes(), (torch.randn(4), torch.randn(8)), dynamic_shapes=({0: dx}, {0: 2 * dx}))
+        n = Dim("n", min=3, max=16)
+        blocks = torch.export.export(BlocksOfFour(), (torch.randn(12),), dynamic_shapes=({0: 4 * n},))
+        for name, program in (("paired", pair), ("blocks", blocks)):
+            torch.export.save(program, os.path.join(folder, name + ".pt2"))
+        cases = (
+            ("paired", (torch.randn(5), torch.randn(10)), None),
+            ("paired", (torch.randn(5), torch.randn(9)), "which is not 2*"),
+            ("paired", (torch.randn(5), torch.randn(12)), "but must be 2*"),
+            ("paired", (torch.randn(40), torch.randn(80)), "outside the range"),
+            ("blocks", (torch.randn(20),), None),
+            ("blocks", (torch.randn(10),), "which is not 4*"),
+            ("blocks", (torch.randn(8),), "outside the range"),
+            ("blocks", (torch.randn(68),), "outside the range"),
+        )
+        for i, (name, inputs, refusal) in enumerate(cases):
+            file = os.path.join(folder, f"derived_{i}.pt")
+            torch.save(inputs, file)
+            model = os.path.join(folder, name + ".pt2")
+            program = pair if name == "paired" else blocks
+            try:
+                expected = program.module()(*inputs)
+            except Exception:  # noqa: BLE001 - Python's guard refused it
+                expected = None
+            check((expected is None) == (refusal is not None),
+                  f"case {i}: Python's exported module {'refuses' if expected is None else 'takes'} it")
+            if refusal is None:
+                run = json.loads(kforge(args.kforge, "run", model, "--inputs-file", file, "--json").stdout)
+                same_outputs(run, expected, f"{name} with sizes {[t.shape[0] for t in inputs]}")
+            else:
+                refused = kforge(args.kforge, "run", model, "--inputs-file", file, expect=1)
+                check(refusal in refused.stderr,
+                      f"{name} with sizes {[t.shape[0] for t in inputs]} is refused: " + refused.stderr.strip())
 
         # A Hugging Face decoder exported with Dim.AUTO for batch and sequence: several lengths, Python's logits.
         config = transformers.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,

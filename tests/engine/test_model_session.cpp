@@ -569,3 +569,18 @@ TEST(ModelSession, IntraOpThreadsHoldOnTheThreadOfEveryForward)
     EXPECT_EQ(ranWith, 1);
     at::set_num_threads(before);
 }
+
+// A traced module called twice with a flag that takes another branch (`self.blk(x, False) + self.blk(x, True)`,
+// tests/data/models/make_traced_branches.py): the tracer records forward (relu) and forward1 (gelu). The inventory
+// reads every forward method and counts each by the calls made of it: one relu and one gelu per forward (it read
+// `forward` alone: "relu x2", and plan validate said gelu was called nowhere while run served it).
+TEST(ModelSession, EveryForwardMethodOfATracedModuleIsInventoried)
+{
+    auto session = ModelSession::open(std::string(KFORGE_TEST_DATA) + "/models/traced_branches.trace.pt");
+    const ModuleInfo& blk = moduleAt(*session, "blk");
+    EXPECT_EQ(blk.functions, (std::map<std::string, int>{{"gelu", 1}, {"relu", 1}}));
+    EXPECT_EQ(blk.subtreeFunctions, (std::map<std::string, int>{{"gelu", 1}, {"relu", 1}}));
+    EXPECT_EQ(moduleAt(*session, "").subtreeFunctions, (std::map<std::string, int>{{"gelu", 1}, {"relu", 1}}));
+    session->setInputSpecs({"float32[2,8]"});
+    EXPECT_EQ(session->forward().size(), 1u);
+}

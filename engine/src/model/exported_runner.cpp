@@ -677,6 +677,90 @@ c10::IValue ExportedRunner::run(const std::vector<c10::IValue>& args,
 
 // What export recorded of a user input's sizes: a static size, or a symbol ("s27") whose range the program's
 // range_constraints give (null bounds: unbounded). Sizes given by expressions of symbols are not checked.
+namespace {
+
+// A size expression as torch.export serialises it (sympy's srepr): "Symbol('s7', ...)", "Integer(2)",
+// "Mul(Integer(2), Symbol('s7', ...))", "Add(Mul(...), Integer(1))". Read as coef * symbol + offset when it is linear
+// in one symbol; nullopt otherwise (left unchecked, as before).
+struct LinearSize {
+    int64_t coef = 0, offset = 0;
+    std::string symbol;
+};
+
+std::optional<LinearSize> parseLinearSize(std::string_view text, size_t& at)
+{
+    const auto starts = [&](std::string_view word) { return text.substr(at, word.size()) == word; };
+    const auto skipSpaces = [&] {
+        while (at < text.size() && text[at] == ' ')
+            ++at;
+    };
+    skipSpaces();
+    if (starts("Integer(")) {
+        at += 8;
+        const size_t end = text.find(')', at);
+        if (end == std::string_view::npos)
+            return std::nullopt;
+        LinearSize out;
+        try {
+            out.offset = std::stoll(std::string(text.substr(at, end - at)));
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        at = end + 1;
+        return out;
+    }
+    if (starts("Symbol('")) {
+        at += 8;
+        const size_t quote = text.find('\'', at);
+        const size_t close = text.find(')', quote == std::string_view::npos ? at : quote);
+        if (quote == std::string_view::npos || close == std::string_view::npos)
+            return std::nullopt;
+        LinearSize out{1, 0, std::string(text.substr(at, quote - at))};
+        at = close + 1;
+        return out;
+    }
+    const bool mul = starts("Mul("), add = starts("Add(");
+    if (!mul && !add)
+        return std::nullopt;
+    at += 4;
+    std::optional<LinearSize> result;
+    for (;;) {
+        auto term = parseLinearSize(text, at);
+        if (!term)
+            return std::nullopt;
+        if (!result) {
+            result = term;
+        } else if (add) {
+            if (!term->symbol.empty() && !result->symbol.empty() && term->symbol != result->symbol)
+                return std::nullopt;
+            if (result->symbol.empty())
+                result->symbol = term->symbol;
+            result->coef += term->coef;
+            result->offset += term->offset;
+        } else { // a product: linear only while one side is a number
+            if (!term->symbol.empty() && !result->symbol.empty())
+                return std::nullopt;
+            const LinearSize& number = term->symbol.empty() ? *term : *result;
+            LinearSize linear = term->symbol.empty() ? *result : *term;
+            linear.coef *= number.offset;
+            linear.offset *= number.offset;
+            result = linear;
+        }
+        skipSpaces();
+        if (at < text.size() && text[at] == ',') {
+            ++at;
+            continue;
+        }
+        if (at < text.size() && text[at] == ')') {
+            ++at;
+            return result;
+        }
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
 void ExportedRunner::addInputShape(int input, const json& graph, const json& model)
 {
     const json& values = graph.value("tensor_values", json::object());
@@ -690,9 +774,12 @@ void ExportedRunner::addInputShape(int input, const json& graph, const json& mod
             dim.fixed = size.at("as_int").get<int64_t>();
         } else if (size.contains("as_expr")) {
             const std::string expr = size.at("as_expr").value("expr_str", "");
-            const std::string prefix = "Symbol('";
-            if (expr.rfind(prefix, 0) == 0 && expr.find('\'', prefix.size()) != std::string::npos) {
-                dim.symbol = expr.substr(prefix.size(), expr.find('\'', prefix.size()) - prefix.size());
+            size_t at = 0;
+            const auto linear = parseLinearSize(expr, at);
+            if (linear && !linear->symbol.empty() && linear->coef > 0) {
+                dim.symbol = linear->symbol;
+                dim.coef = linear->coef;
+                dim.offset = linear->offset;
                 const json& ranges = model.value("range_constraints", json::object());
                 if (const auto range = ranges.find(dim.symbol); range != ranges.end()) {
                     if (range->contains("min_val") && range->at("min_val").is_number_integer())
@@ -741,6 +828,33 @@ void ExportedRunner::checkInputShapes(const std::vector<c10::IValue>& slots) con
                                          " (export it with a dynamic dimension, torch.export.Dim, to vary it)");
             if (dim.symbol.empty())
                 continue;
+            if (dim.derived()) {        // coef * symbol + offset: the symbol's value, then checked as a bare one is
+                const auto form = [&] { // only when refused: every forward runs this
+                    return std::to_string(dim.coef) + "*" + dim.symbol +
+                           (dim.offset ? " + " + std::to_string(dim.offset) : std::string());
+                };
+                if (size < dim.offset || (size - dim.offset) % dim.coef != 0)
+                    throw std::runtime_error(where(name, d) + " is " + std::to_string(size) + ", which is not " +
+                                             form() + " for any whole " + dim.symbol +
+                                             ": the program was exported with that size");
+                const int64_t value = (size - dim.offset) / dim.coef;
+                if ((dim.min && *dim.min > 2 && value < *dim.min) || (dim.max && value > *dim.max))
+                    throw std::runtime_error(where(name, d) + " is " + std::to_string(size) + " = " + form() +
+                                             " with " + dim.symbol + " = " + std::to_string(value) +
+                                             ", outside the range the program was exported for: " + dim.symbol +
+                                             " in [" + (dim.min ? std::to_string(*dim.min) : std::string("0")) + ", " +
+                                             (dim.max ? std::to_string(*dim.max) : std::string("inf")) + "]");
+                const auto first =
+                    std::find_if(seen.begin(), seen.end(), [&](const Seen& s) { return *s.symbol == dim.symbol; });
+                if (first == seen.end())
+                    seen.push_back({&dim.symbol, value, &name, d});
+                else if (first->size != value)
+                    throw std::runtime_error(where(name, d) + " is " + std::to_string(size) + " but must be " + form() +
+                                             " = " + std::to_string(dim.coef * first->size + dim.offset) + " (" +
+                                             dim.symbol + " is " + std::to_string(first->size) + " from " +
+                                             where(*first->input, first->dim) + ")");
+                continue;
+            }
             // As Python: a lower bound of 2 is export's own (it specialises 0 and 1), and sizes 0 and 1 still run.
             if ((dim.min && *dim.min > 2 && size < *dim.min) || (dim.max && size > *dim.max))
                 throw std::runtime_error(where(name, d) + " is " + std::to_string(size) +

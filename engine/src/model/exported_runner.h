@@ -51,6 +51,10 @@ private:
             std::optional<int64_t> fixed; // a static size
             std::string symbol;           // or a symbol ("s27") with its range
             std::optional<int64_t> min, max;
+            // or a size derived from the symbol, coef * symbol + offset (torch.export's 2 * Dim("dx")), its range
+            // the symbol's
+            int64_t coef = 1, offset = 0;
+            bool derived() const { return coef != 1 || offset != 0; }
         };
         int input = -1;
         std::vector<Dim> dims;

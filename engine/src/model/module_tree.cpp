@@ -213,7 +213,7 @@ std::shared_ptr<torch::jit::Graph> inventoryGraph(const torch::jit::Graph& graph
 // `unresolved`: it calls the forward of a module it reaches through an interface (a container indexed at run time).
 struct ForwardCalls {
     std::map<std::string, int> functions;
-    std::map<std::string, int> forwards;
+    std::map<std::pair<std::string, std::string>, int> forwards; // (relative path, method: forward, forward1, ...)
     bool unresolved = false;
 };
 
@@ -236,7 +236,7 @@ void countCalls(const torch::jit::Block& block, ForwardCalls& calls, RelativePat
                                                                 : owner->second + "." + node->s(c10::attr::name));
         if (node->kind() == c10::prim::CallMethod && isForwardMethod(node->s(c10::attr::name))) {
             if (owner != paths.end() && !owner->second.empty())
-                ++calls.forwards[owner->second];
+                ++calls.forwards[{owner->second, node->s(c10::attr::name)}];
             else if (owner == paths.end())
                 calls.unresolved = true;
         }
@@ -261,12 +261,29 @@ ForwardCalls forwardCalls(const torch::jit::Graph& graph, const torch::jit::Modu
     return calls;
 }
 
-const torch::jit::Graph* forwardGraph(const torch::jit::Module& module)
+const torch::jit::Graph* forwardGraph(const torch::jit::Module& module, const std::string& name = "forward")
 {
-    const auto method = module.find_method("forward");
+    const auto method = module.find_method(name);
     if (!method)
         return nullptr;
     return torch::jit::toGraphFunction(method->function()).graph().get();
+}
+
+// The module's forward methods: forward, and forward1, forward2, ... where a trace recorded calls of it that took
+// other code (`self.blk(x, False) + self.blk(x, True)`).
+std::vector<std::string> forwardMethodsOf(const torch::jit::Module& module)
+{
+    std::vector<std::string> names;
+    for (int n = 0;; ++n) {
+        const std::string name = n == 0 ? "forward" : "forward" + std::to_string(n);
+        if (!module.find_method(name)) {
+            if (n > 0)
+                break;
+            continue; // no forward (a ModuleList): none numbered either
+        }
+        names.push_back(name);
+    }
+    return names;
 }
 
 } // namespace
@@ -291,6 +308,9 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
     // How often each module's forward runs per forward of the model: the root once, each other module the sum over
     // the forwards that call it of their runs times their call sites (callers come before callees in pre-order).
     std::unordered_map<std::string, int> runs{{"", 1}};
+    // The same per forward method, and each module's own calls per forward of the model, summed over its methods.
+    std::unordered_map<std::string, std::map<std::string, int>> methodRuns{{"", {{"forward", 1}}}};
+    std::unordered_map<std::string, std::map<std::string, int>> ownCalls;
     bool unresolved = false;
     for (const auto& item : root.named_modules()) {
         ModuleInfo info;
@@ -309,13 +329,23 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
         }
         for (const auto& child : item.value.named_children())
             info.children.push_back(info.path.empty() ? child.name : info.path + "." + child.name);
-        if (const auto* graph = forwardGraph(item.value)) {
+        for (const std::string& method : forwardMethodsOf(item.value)) {
+            const auto* graph = forwardGraph(item.value, method);
+            if (!graph)
+                continue;
             ForwardCalls calls = forwardCalls(*graph, &item.value);
-            info.functions = std::move(calls.functions);
             unresolved = unresolved || calls.unresolved;
-            const int mine = runs[info.path];
-            for (const auto& [relative, sites] : calls.forwards)
-                runs[info.path.empty() ? relative : info.path + "." + relative] += mine * sites;
+            const int mine = methodRuns[info.path][method];
+            // What the module calls in any of its forwards (a branch a run never takes counts as called).
+            for (const auto& [function, sites] : calls.functions) {
+                info.functions[function] = std::max(info.functions[function], sites);
+                ownCalls[info.path][function] += mine * sites;
+            }
+            for (const auto& [callee, sites] : calls.forwards) {
+                const std::string path = info.path.empty() ? callee.first : info.path + "." + callee.first;
+                runs[path] += mine * sites;
+                methodRuns[path][callee.second] += mine * sites;
+            }
         }
         tree.push_back(std::move(info));
     }
@@ -323,8 +353,11 @@ std::vector<ModuleInfo> buildModuleTree(const torch::jit::Module& root)
     // scope never runs must never be wrong).
     if (unresolved)
         for (const ModuleInfo& m : tree)
-            runs[m.path] = std::max(runs[m.path], 1);
-    fillSubtreeSums(tree, held, runs);
+            if (runs[m.path] == 0) {
+                runs[m.path] = 1;
+                ownCalls.erase(m.path); // its functions once, as if it ran once
+            }
+    fillSubtreeSums(tree, held, runs, ownCalls);
     return tree;
 }
 

@@ -8,7 +8,8 @@ namespace kforge {
 
 void fillSubtreeSums(std::vector<ModuleInfo>& modules,
                      const std::unordered_map<std::string, std::vector<HeldParameter>>& held,
-                     const std::unordered_map<std::string, int>& forwardRuns)
+                     const std::unordered_map<std::string, int>& forwardRuns,
+                     const std::unordered_map<std::string, std::map<std::string, int>>& ownCalls)
 {
     std::unordered_map<std::string, size_t> index;
     for (size_t i = 0; i < modules.size(); ++i)
@@ -24,9 +25,15 @@ void fillSubtreeSums(std::vector<ModuleInfo>& modules,
         const auto runs = forwardRuns.find(m.path);
         const int times = runs == forwardRuns.end() ? 1 : runs->second;
         m.subtreeFunctions.clear();
-        for (const auto& [function, calls] : m.functions)
-            if (times > 0)
-                m.subtreeFunctions[function] = calls * times;
+        if (const auto own = ownCalls.find(m.path); own != ownCalls.end()) {
+            for (const auto& [function, calls] : own->second)
+                if (calls > 0)
+                    m.subtreeFunctions[function] = calls;
+        } else {
+            for (const auto& [function, calls] : m.functions)
+                if (times > 0)
+                    m.subtreeFunctions[function] = calls * times;
+        }
         std::set<std::string>& mine = identities[i];
         if (const auto it = held.find(m.path); it != held.end())
             for (const HeldParameter& p : it->second)

@@ -7,6 +7,7 @@
 #include <kforge/module_info.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,8 +26,11 @@ struct HeldParameter {
 // calls one forward of the model makes in the module or below it: each module's own calls, times the number of times
 // its forward runs per forward of the model (`forwardRuns`, by path; a module it lacks runs once: a .pt2 program's
 // own counts already hold every call made in the module).
+// `ownCalls`, where it has a module: its own calls per forward of the model, counted per forward method (a traced
+// module's forward and forward1 take different code), used instead of its functions times its runs.
 void fillSubtreeSums(std::vector<ModuleInfo>& modules,
                      const std::unordered_map<std::string, std::vector<HeldParameter>>& held,
-                     const std::unordered_map<std::string, int>& forwardRuns = {});
+                     const std::unordered_map<std::string, int>& forwardRuns = {},
+                     const std::unordered_map<std::string, std::map<std::string, int>>& ownCalls = {});
 
 } // namespace kforge
