@@ -1000,6 +1000,18 @@ TEST_F(Runtime, PlanProblemsAreReportedTogether)
     }
 }
 
+// A plan's scope of 400 KB (a corrupted or generated file) is quoted clipped: its head and tail and how much was left
+// out, not 400 KB of error; the runtime's refusal and plan validation alike.
+TEST_F(Runtime, LongUserTextInPlanErrorsIsClipped)
+{
+    const std::string scope = "a" + std::string(400000, 'x') + "z";
+    const std::string what = test::errorOf(
+        [&] { KernelProviderRuntime runtime(*session, planOf({entry(scope, "gelu", "TestTagGeluProvider")})); });
+    EXPECT_LT(what.size(), 2000u) << what.substr(0, 300);
+    EXPECT_NE(what.find("...[399862 characters]..."), std::string::npos) << what.substr(0, 600);
+    EXPECT_NE(what.find("no module 'axxx"), std::string::npos) << what.substr(0, 600);
+}
+
 // Reference and SDPA providers give the original's numbers on the built-in model.
 TEST_F(Runtime, ReferenceAndSdpaProvidersMatchTheOriginal)
 {

@@ -5,6 +5,8 @@
 #include <kforge/plan.h>
 #include <kforge/provider_sdk.h>
 
+#include "common/clipped_text.h"
+
 #include "common/json_text.h"
 #include "plan/plan_json.h"
 
@@ -133,14 +135,14 @@ std::string exportAitune(const Plan& plan)
         const PlanEntry& e = plan.entries[i];
         if (!e.enabled)
             continue;
-        const std::string name =
-            "entry " + std::to_string(i) + " (scope '" + e.scope + "', function '" + e.function + "')";
+        const std::string name = "entry " + std::to_string(i) + " (scope '" + clippedText(e.scope) + "', function '" +
+                                 clippedText(e.function) + "')";
         if (!e.provider.is_object() || !e.provider.contains("type") || !e.provider["type"].is_string()) {
             reasons.push_back(name + " has no provider type");
             continue;
         }
         if (!e.scope.empty())
-            reasons.push_back(name + " is scoped to '" + e.scope +
+            reasons.push_back(name + " is scoped to '" + clippedText(e.scope) +
                               "': an AITune plan applies to the whole module its runtime is given (set the scope to "
                               "\"\", or disable the entry)");
         const std::string providerFunction = functionOfProviderType(e.providerType());

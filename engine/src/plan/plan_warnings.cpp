@@ -5,6 +5,8 @@
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 
+#include "common/clipped_text.h"
+
 #include <array>
 #include <string_view>
 
@@ -32,8 +34,8 @@ std::string providerTypeOf(const PlanEntry& e)
 std::string PlanWarning::text() const
 {
     return "plan entry " + std::to_string(entry) + " (" +
-           (scope.empty() ? std::string("root scope") : "scope '" + scope + "'") + ", " + function + " -> " +
-           (providerType.empty() ? std::string("?") : providerType) + ") can never fire: " + reason;
+           (scope.empty() ? std::string("root scope") : "scope '" + clippedText(scope) + "'") + ", " + function +
+           " -> " + (providerType.empty() ? std::string("?") : providerType) + ") can never fire: " + reason;
 }
 
 std::vector<PlanWarning> planWarnings(const Plan& plan, const ModelSession& session, const std::string& device)

@@ -9,6 +9,8 @@
 #include <kforge/plan.h>
 #include <kforge/provider_sdk.h>
 
+#include "common/clipped_text.h"
+
 #include "runtime/entry_resolver.h"
 
 #include <algorithm>
@@ -237,7 +239,7 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             // (A scope that never runs calls nothing: scope-not-called above says why, once.)
             std::string fix;
             if (module->subtreeFunctions.empty())
-                fix = "nothing replaceable is called in '" + e.scope + "' or below";
+                fix = "nothing replaceable is called in '" + clippedText(e.scope) + "' or below";
             else
                 fix = "functions called there: " + functionsCalled(module->subtreeFunctions);
             const auto calling = index.modulesCalling.find(e.function);
@@ -251,8 +253,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
                 fix += "; '" + e.function + "' is not called anywhere in " + model;
             }
             add(at + "/function", "function-not-called",
-                "'" + e.function + "' is not called in " + (e.scope.empty() ? "the model" : "'" + e.scope + "'") +
-                    " or below",
+                "'" + e.function + "' is not called in " +
+                    (e.scope.empty() ? "the model" : "'" + clippedText(e.scope) + "'") + " or below",
                 fix);
         }
         for (const runtime::EntryProblem& p : resolved.problems)
@@ -277,8 +279,8 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             const auto [it, inserted] = firstEnabled.emplace(std::move(key), i);
             if (!inserted)
                 add(at, "duplicate",
-                    "same scope '" + e.scope + "' and function '" + e.function + "' as entry " +
-                        std::to_string(it->second),
+                    "same scope '" + clippedText(e.scope) + "' and function '" + clippedText(e.function) +
+                        "' as entry " + std::to_string(it->second),
                     "remove or disable one of entries " + std::to_string(it->second) + " and " + std::to_string(i));
         }
     }

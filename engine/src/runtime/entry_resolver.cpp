@@ -3,6 +3,8 @@
 
 #include <kforge/error.h>
 
+#include "common/clipped_text.h"
+
 #include "runtime/normal_form.h"
 
 namespace kforge::runtime {
@@ -77,7 +79,7 @@ EntryResolution EntryResolver::resolve(const PlanEntry& entry)
 
 std::string unknownScopeMessage(const std::string& scope, const std::string& model)
 {
-    return "no module '" + scope + "' in " + model;
+    return "no module '" + clippedText(scope) + "' in " + model;
 }
 
 } // namespace kforge::runtime

@@ -15,6 +15,8 @@
 
 #include <kforge/error.h>
 
+#include "common/clipped_text.h"
+
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
@@ -41,7 +43,8 @@ namespace {
 
 std::string entryWhere(size_t index, const PlanEntry& e)
 {
-    return "plan entry " + std::to_string(index) + " (scope '" + e.scope + "', function '" + e.function + "')";
+    return "plan entry " + std::to_string(index) + " (scope '" + clippedText(e.scope) + "', function '" +
+           clippedText(e.function) + "')";
 }
 
 } // namespace
