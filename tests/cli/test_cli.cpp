@@ -1515,7 +1515,7 @@ TEST(CliOpsLibrary, GlobalOptionsAreAcceptedAfterTheCommand)
 }
 
 // A forward that takes no argument (its input a buffer; tests/data/models/make_no_inputs.py) runs in every command
-// that runs forwards, without --input, and a scoped plan entry serves its call (issue 53 item 12: no command could).
+// that runs forwards, without --input, and a scoped plan entry serves its call (no command could).
 TEST(Cli, AForwardWithoutArgumentsRunsInEveryCommand)
 {
     const std::string model = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/no_inputs.script.pt";

@@ -207,7 +207,7 @@ TEST(Optimizer, R12_SampleCaptureTakesTheCallsOfForkedTasks)
     EXPECT_EQ(gelu.scopeCounts[0], (std::map<std::string, long>{{"", 1}, {"act", 1}}));
 }
 
-// Issue 53 item 8: work forked inside a submodule is that submodule's (fork_in_block.pt: `block` forks a helper method
+// Work forked inside a submodule is that submodule's (fork_in_block.pt: `block` forks a helper method
 // that calls gelu, and calls relu after the wait): sampled in `block`, not the root, so a plan scoped to `block` is
 // re-validated on it.
 TEST(Optimizer, R12_WorkForkedInsideAModuleIsSampledInThatModule)

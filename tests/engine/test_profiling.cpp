@@ -147,7 +147,7 @@ TEST(Profiling, R12_ForkedTasksAreProfiledOnTheirThreads)
     }
 }
 
-// Issue 53 item 8: work forked inside a submodule is that submodule's in a profile (fork_in_block.pt: `block` forks a
+// Work forked inside a submodule is that submodule's in a profile (fork_in_block.pt: `block` forks a
 // helper method, no module of its own, that calls gelu, and calls relu after the wait, which may resume on another
 // thread): every gelu and relu record names `block` (they named the root), and `block` has one range per forward.
 TEST(Profiling, R12_WorkForkedInsideAModuleIsAttributedToIt)
@@ -507,7 +507,7 @@ TEST(Benchmark, ReportsWhetherThePlansOutputsAgree)
     EXPECT_EQ(reference.plan.forwards, 4);
 }
 
-// Issue 53 item 10 in bench: its "outputs agree" judges every output as verify does, the numbers beside the tensors
+// In bench: its "outputs agree" judges every output as verify does, the numbers beside the tensors
 // too: a plan that changes only an int output (a count of large values) differs, and says which output.
 TEST(Benchmark, AnIntOutputThePlanChangesMakesTheOutputsDiffer)
 {

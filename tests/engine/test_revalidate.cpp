@@ -255,7 +255,7 @@ TEST(Revalidate, EverySignatureTheScopeCallsIsCheckedNotOnlyTheRecordedOnes)
         << report.entries[0].verdict;
 }
 
-// Never kept unchecked (issue 53 item 6): an entry whose function these inputs never call in its scope could not be
+// Never kept unchecked: an entry whose function these inputs never call in its scope could not be
 // checked, and would serve unchecked calls that other inputs make; it is disabled, saying why, not kept "not checked".
 TEST(Revalidate, AnEntryTheseInputsNeverExerciseIsDisabledNotKeptUnchecked)
 {
@@ -280,7 +280,7 @@ TEST(Revalidate, AnEntryTheseInputsNeverExerciseIsDisabledNotKeptUnchecked)
     EXPECT_TRUE(plan.entries[1].enabled);
 }
 
-// Issue 53 item 8 where it mattered: an entry scoped to a module whose gelu runs in a task it forks (fork_in_block.pt)
+// Where it mattered: an entry scoped to a module whose gelu runs in a task it forks (fork_in_block.pt)
 // is re-validated on that forked call, and a wrong provider there is disabled. When forked work counted at the root,
 // the entry found no call in its scope: kept unchecked, then disabled as not exercised.
 TEST(Revalidate, AnEntryWhoseCallsRunInAForkedTaskIsCheckedOnThem)

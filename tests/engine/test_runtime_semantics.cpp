@@ -714,7 +714,7 @@ TEST_F(Runtime, R4_R16_PostHookRestoresAfterProviderThrows)
     EXPECT_NO_THROW(session->forward()); // the session stays usable (R16)
 }
 
-// R4 at scale (issue 53 item 12): a scope holding many entries for one function pops them in steps that grow with
+// R4 at scale: a scope holding many entries for one function pops them in steps that grow with
 // log N per entry, not N: each pop bisects the stacks for the next push of that function (a scan of every entry
 // left made 320k entries take 128 s). Counted, not timed: the entries the post-hook looked at.
 TEST_F(Runtime, R4_APostHookFindsEachNextPushByBisectionNotAScan)

@@ -2,7 +2,7 @@
 #pragma once
 // Labels inside boxes that may be too narrow for them (flame graph frames, timeline items): a label is drawn whole,
 // or cut with an ellipsis while enough of it stays to be read, or not at all. "c…", "(n…" and a lone "…" said
-// nothing and made a wide graph look like noise (issue 54).
+// nothing and made a wide graph look like noise.
 #include <QString>
 
 class QFontMetrics;

@@ -2,7 +2,7 @@
 """Writes constant_calls.trace.pt: a traced model whose `act` and root each call gelu on a tensor made inside the
 forward's plain tensor attribute (not a buffer), which torch.jit.trace records as a tensor constant: a catalog call on constants only. A
 scoped entry must serve it in its scope on every forward, under both executors, and a deactivated runtime leave the
-original (issue 53 item 4; test_runtime_semantics.cpp). Run with the bootstrap venv's python:
+original (test_runtime_semantics.cpp). Run with the bootstrap venv's python:
 ~/.cache/kforge/torch-2.11.0/bin/python make_constant_calls.py"""
 import os
 

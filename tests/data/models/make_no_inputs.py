@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes no_inputs.script.pt: a scripted model whose forward takes no argument (a generator of a fixed tensor, a
-model with its input baked into a buffer). Every command runs it without --input (issue 53 item 12). Run with the
+model with its input baked into a buffer). Every command runs it without --input. Run with the
 bootstrap venv's python: ~/.cache/kforge/torch-2.11.0/bin/python make_no_inputs.py"""
 import os
 
