@@ -55,6 +55,8 @@ Command addReportCommand(CLI::App& app)
                 }
                 if (runs.size() == 2 && o->groupBy.empty()) {
                     const PairedRuns pair = pairSavedRuns(runs); // the desktop app pairs a file's runs alike
+                    if (!pair.treeMismatch.empty())
+                        report.warn(pair.treeMismatch);
                     const Comparison c = compare(pair.baseline->run, pair.plan->run, o->maxDetectable);
                     report.json = comparisonJson(c, pair.baseline->run, pair.plan->run, jsonTop);
                     printComparison(report.text, c, pair.baseline->run, pair.plan->run);

@@ -171,6 +171,29 @@ TEST(Study, DeclinesNameThePlansRowsAndAPlanNeedsAnEnabledEntry)
     EXPECT_NE(offCuda.find("cuda"), std::string::npos) << offCuda;
 }
 
+// A file whose baseline and plan runs have different module trees (two models, or two versions of one) is paired, and
+// the pair says what differs: the comparison's per-module rows cover only the modules both have.
+TEST(Study, SavedRunsOfDifferentModuleTreesSaySo)
+{
+    const auto withModules = [](const std::string& label, bool usedPlan, const std::string& model,
+                                std::vector<std::string> paths) {
+        SavedRun run = saved(label, usedPlan, model);
+        for (const std::string& path : paths) {
+            ModuleInfo m;
+            m.path = path;
+            run.run.modules.push_back(m);
+        }
+        return run;
+    };
+    std::vector<SavedRun> runs{withModules("baseline", false, "a.pt", {"", "fc", "act"}),
+                               withModules("plan", true, "b.pt", {"", "fc", "head"})};
+    PairedRuns pair = pairSavedRuns(runs);
+    EXPECT_NE(pair.treeMismatch.find("module 'head' is only in the plan run"), std::string::npos) << pair.treeMismatch;
+    EXPECT_NE(pair.treeMismatch.find("baseline: a.pt, 3 modules"), std::string::npos) << pair.treeMismatch;
+    runs[1] = withModules("plan", true, "a.pt", {"", "act", "fc"});
+    EXPECT_TRUE(pairSavedRuns(runs).treeMismatch.empty()) << "the same tree in another order";
+}
+
 TEST(Study, SavedRunsPairByLabelThenByPlanThenInFileOrder)
 {
     // Labels decide, whatever the order.

@@ -132,7 +132,9 @@ bool ProfileFileController::open(const QString& path)
     showSavedRuns(baseline, plan, name);
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     Q_EMIT opened();
-    Q_EMIT statusMessage(tr("Opened %1: %2 of %3").arg(name, what, QString::fromStdString(any->model)));
+    Q_EMIT statusMessage(
+        tr("Opened %1: %2 of %3").arg(name, what, QString::fromStdString(any->model)) +
+        (pair.treeMismatch.empty() ? QString() : QStringLiteral("; ") + QString::fromStdString(pair.treeMismatch)));
     return true;
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kforge {
@@ -70,6 +71,9 @@ std::vector<LabeledRun> studyRuns(const ProfileRun* baseline, const ProfileRun* 
 struct PairedRuns {
     const SavedRun* baseline = nullptr;
     const SavedRun* plan = nullptr;
+    // When both are there and their module trees differ (runs of two models, or of two versions of one): what
+    // differs, and that per-module differences compare only the paths both have; "" when the trees are the same.
+    std::string treeMismatch;
 };
 PairedRuns pairSavedRuns(const std::vector<SavedRun>& runs);
 

@@ -5,11 +5,13 @@
 
 #include <kforge/error.h>
 #include <kforge/model_session.h>
+#include <kforge/module_path.h>
 #include <kforge/profiling.h>
 #include <kforge/runtime.h>
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace kforge {
@@ -208,6 +210,37 @@ StudyResult runStudy(ModelSession& session, const StudyOptions& options)
     return result;
 }
 
+namespace {
+
+// What differs between two runs' module trees, for PairedRuns::treeMismatch; "" when they are the same.
+std::string moduleTreeMismatch(const ProfileRun& baseline, const ProfileRun& plan)
+{
+    std::set<std::string> base, other;
+    for (const ModuleInfo& m : baseline.modules)
+        base.insert(m.path);
+    for (const ModuleInfo& m : plan.modules)
+        other.insert(m.path);
+    if (base == other)
+        return {};
+    std::string first;
+    for (const std::string& path : other)
+        if (!base.count(path)) {
+            first = "module '" + module_path::displayName(path) + "' is only in the plan run";
+            break;
+        }
+    if (first.empty())
+        for (const std::string& path : base)
+            if (!other.count(path)) {
+                first = "module '" + module_path::displayName(path) + "' is only in the baseline run";
+                break;
+            }
+    return "the two runs' module trees differ (baseline: " + baseline.model + ", " + std::to_string(base.size()) +
+           " modules; plan: " + plan.model + ", " + std::to_string(other.size()) + " modules; " + first +
+           "): per-module differences compare only the modules both have";
+}
+
+} // namespace
+
 PairedRuns pairSavedRuns(const std::vector<SavedRun>& runs)
 {
     PairedRuns pair;
@@ -218,7 +251,9 @@ PairedRuns pairSavedRuns(const std::vector<SavedRun>& runs)
             side = &saved;
     }
     if (runs.size() >= 2 && (!pair.baseline || !pair.plan))
-        pair = {&runs[0], &runs[1]};
+        pair = {&runs[0], &runs[1], {}};
+    if (pair.baseline && pair.plan)
+        pair.treeMismatch = moduleTreeMismatch(pair.baseline->run, pair.plan->run);
     return pair;
 }
 
