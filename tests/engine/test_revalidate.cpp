@@ -391,16 +391,6 @@ Plan correctnessOnly(const std::string& spec)
     return plan;
 }
 
-void registerSeededFaultTypes()
-{
-    static const bool done = [] {
-        for (auto& info : seededFaultTypes())
-            ProviderRegistry::instance().add(std::move(info));
-        return true;
-    }();
-    (void)done;
-}
-
 } // namespace
 
 // A provider wrong on negative inputs only, on a model whose first gelu call of the signature gets non-negative
@@ -408,7 +398,7 @@ void registerSeededFaultTypes()
 // the entry is disabled either way. It was kept as "correct on 1 signature", checked on the first call alone.
 TEST(Revalidate, ValuesAreSampledNotOnlySignatures)
 {
-    registerSeededFaultTypes();
+    registerSeededFaults();
     TempDir dir;
     const std::string wrong = "fast:gelu:" + seededTypeName(SeededFault::WrongOnNegative, Function::Gelu);
     // The second call of the signature is the first with negative values.
@@ -447,7 +437,7 @@ TEST(Revalidate, ValuesAreSampledNotOnlySignatures)
 // serves them (R2). Re-validation checks that entry on those calls; it disabled it as "not exercised here".
 TEST(Revalidate, AnEntryOnASharedModulesSecondNameIsCheckedOnTheCallsItServes)
 {
-    registerSeededFaultTypes();
+    registerSeededFaults();
     TempDir dir;
     auto cu = std::make_shared<torch::jit::CompilationUnit>();
     torch::jit::Module act(c10::QualifiedName("__torch__.Act"), cu, true);

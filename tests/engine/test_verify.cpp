@@ -25,16 +25,6 @@ namespace {
 
 const std::string kModels = std::string(KFORGE_TEST_DATA) + "/models/";
 
-void registerSeededFaults()
-{
-    static const bool done = [] {
-        for (auto& info : seededFaultTypes())
-            ProviderRegistry::instance().add(std::move(info));
-        return true;
-    }();
-    (void)done;
-}
-
 PlanEntry seeded(const std::string& scope, SeededFault fault, Function function, nlohmann::json settings = {})
 {
     PlanEntry e = entry(scope, std::string(functionName(function)), seededTypeName(fault, function));

@@ -168,4 +168,15 @@ inline std::vector<ProviderTypeInfo> seededFaultTypes()
     return out;
 }
 
+// Registers every seeded fault once per process, for tests that use them without loading the plugin.
+inline void registerSeededFaults()
+{
+    static const bool done = [] {
+        for (auto& info : seededFaultTypes())
+            ProviderRegistry::instance().add(std::move(info));
+        return true;
+    }();
+    (void)done;
+}
+
 } // namespace kforge::test
