@@ -12,6 +12,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/plan_file_controller.h"
 #include "controllers/profile_file_controller.h"
+#include "controllers/profile_results_source.h"
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
 #include "item_models/module_scope.h"
@@ -233,10 +234,8 @@ void MainWindow::connectParts()
     connect(m_profileSpace, &ProfileWorkspace::error, this, &MainWindow::profileError);
     connect(m_profileSpace, &ProfileWorkspace::planVerified, m_modelSpace, &ModelWorkspace::showVerification);
     connect(m_profileSpace, &ProfileWorkspace::divergenceFound, m_modelSpace->page(), &ModuleTreePage::revealPath);
-    ProfileController* profiles = m_profileSpace->controller();
-    connect(profiles, &ProfileController::resultsChanged, m_modelSpace, [this, profiles] {
-        m_modelSpace->setProfileRuns(profiles->baseline(), profiles->plan(), profiles->comparison());
-    });
+    connect(m_profileSpace->controller()->source(), &ProfileResultsSource::resultsChanged, m_modelSpace,
+            &ModelWorkspace::setProfileResults);
     connect(m_optimizeSpace, &OptimizeWorkspace::finished, this, &MainWindow::optimizeFinished);
     connect(m_optimizeSpace, &OptimizeWorkspace::error, this, &MainWindow::profileError);
 }

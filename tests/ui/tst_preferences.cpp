@@ -268,7 +268,7 @@ private Q_SLOTS:
             profilePage(window)->setDevice(QStringLiteral("cpu"));
             if (!window.profileBaseline() || !QTest::qWaitFor([&] { return profiled.count() > 0; }, 120'000))
                 return -2;
-            return profileController(window)->baseline()->intraOpThreads;
+            return profileResults(window)->baseline.run->intraOpThreads;
         };
         QCOMPARE(threadsProfiled(), 1);
         kforge::ui::AppSettings::setIntraOpThreads(0);

@@ -4,7 +4,7 @@
 #include "controllers/progress_throttle.h"
 #include "item_models/comparison_model.h"
 #include "item_models/kernel_stats_model.h"
-#include "item_models/run_views.h"
+#include "item_models/profile_results.h"
 #include "item_models/speed_summary.h"
 #include "item_models/timeline_details.h"
 
@@ -92,6 +92,14 @@ QStringList column(const QAbstractItemModel& model, int column, int role = Qt::D
     return values;
 }
 
+// Shows `run`'s table of `groupBy` and `scope` in `model`, made as a profile's results make it.
+void show(KernelStatsModel& model, const std::shared_ptr<const kforge::ProfileRun>& run,
+          GroupBy groupBy = GroupBy::Kernel, const QString& scope = {})
+{
+    const kforge::ui::TableKey key{groupBy, scope.toStdString()};
+    QVERIFY(model.setTable(kforge::ui::makeProfileResults(run, nullptr, {key})->baseline, key));
+}
+
 } // namespace
 
 class TestProfileModels : public QObject {
@@ -102,7 +110,7 @@ private Q_SLOTS:
         KernelStatsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
-        model.setRun(runOf(kBaseline));
+        show(model, runOf(kBaseline));
         QCOMPARE(model.columnCount(), int(KernelStatsModel::ColumnCount));
         // Largest total first, as the engine orders them.
         QCOMPARE(column(model, KernelStatsModel::KeyColumn),
@@ -136,16 +144,23 @@ private Q_SLOTS:
         const std::shared_ptr<const kforge::ProfileRun> shared = run;
         KernelStatsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRun(shared);
-        model.setGroupBy(GroupBy::Module);
-        model.setModuleScope(QStringLiteral("blocks.0"));
+        show(model, shared, GroupBy::Module, QStringLiteral("blocks.0"));
         QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.attn", "blocks.0.mlp"}));
-        const auto rows = kforge::ui::statisticsOf(shared, GroupBy::Module, "blocks.0");
-        QCOMPARE(rows->size(), size_t(2));
-        QCOMPARE(kforge::ui::statisticsOf(shared, GroupBy::Module, "blocks.0"), rows); // one shared result
-        model.setModuleScope(QStringLiteral("blocks.0.mlp"));
+        // Results that hold a table are not recomputed for it; one that lacks it is a new value sharing the rest.
+        const kforge::ui::TableKey scoped{GroupBy::Module, "blocks.0"};
+        const kforge::ui::ResultsPtr results = kforge::ui::makeProfileResults(shared, nullptr, {scoped});
+        QCOMPARE(results->baseline.table(scoped)->size(), size_t(2));
+        QCOMPARE(kforge::ui::withTable(results, scoped), results);
+        const kforge::ui::ResultsPtr more = kforge::ui::withTable(results, {GroupBy::Module, "blocks.0.mlp"});
+        QVERIFY(more != results);
+        QCOMPARE(more->baseline.table(scoped), results->baseline.table(scoped));
+        QCOMPARE(more->baseline.views, results->baseline.views);
+        QVERIFY(!results->baseline.table({GroupBy::Module, "blocks.0.mlp"}));           // the first value is unchanged
+        QVERIFY(!model.setTable(results->baseline, {GroupBy::Module, "blocks.0.mlp"})); // not made: no rows
+        QCOMPARE(model.rowCount(), 0);
+        show(model, shared, GroupBy::Module, QStringLiteral("blocks.0.mlp"));
         QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.mlp"}));
-        model.setModuleScope(QString());
+        show(model, shared, GroupBy::Module);
         QCOMPARE(model.rowCount(), 4); // blocks.0.attn, blocks.0.mlp, blocks.01.attn, the root
     }
 
@@ -154,31 +169,31 @@ private Q_SLOTS:
         KernelStatsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto run = runOf(kBaseline);
-        model.setRun(run);
+        show(model, run);
         QSignalSpy header(&model, &QAbstractItemModel::headerDataChanged);
 
-        model.setGroupBy(GroupBy::Function);
+        show(model, run, GroupBy::Function);
         QCOMPARE(header.count(), 1);
         QCOMPARE(model.headerData(KernelStatsModel::KeyColumn, Qt::Horizontal).toString(), QStringLiteral("Function"));
         QCOMPARE(column(model, KernelStatsModel::KeyColumn),
                  (QStringList{"linear", "softmax", "gelu", "(no function)"}));
 
-        model.setGroupBy(GroupBy::Module);
+        show(model, run, GroupBy::Module);
         QCOMPARE(column(model, KernelStatsModel::KeyColumn), (QStringList{"blocks.0.attn", "blocks.0.mlp", "(root)"}));
         QCOMPARE(model.index(2, 0).data(KernelStatsModel::KeyRole).toString(), QString()); // the root's own key
         QCOMPARE(model.index(0, KernelStatsModel::TotalColumn).data(KernelStatsModel::SortRole).toDouble(), 20.0);
 
         // A record's row follows the grouping: record 2 is gelu in blocks.0.mlp.
         QCOMPARE(model.rowOfRecord(2), model.rowOfKey(QStringLiteral("blocks.0.mlp")));
-        model.setGroupBy(GroupBy::Function);
+        show(model, run, GroupBy::Function);
         QCOMPARE(model.rowOfRecord(2), model.rowOfKey(QStringLiteral("gelu")));
         QCOMPARE(model.rowOfRecord(5), model.rowOfKey(QStringLiteral("(no function)")));
-        model.setGroupBy(GroupBy::Kernel);
+        show(model, run, GroupBy::Kernel);
         QCOMPARE(model.rowOfRecord(4), model.rowOfKey(QStringLiteral("aten::softmax")));
         QCOMPARE(model.rowOfRecord(99), -1);
         QCOMPARE(model.rowOfRecord(-1), -1);
 
-        model.setRun(nullptr);
+        show(model, nullptr);
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.rowOfRecord(0), -1);
     }
@@ -188,7 +203,7 @@ private Q_SLOTS:
     void longTimesReadInTheirColumnsUnit()
     {
         KernelStatsModel model;
-        model.setRun(runOf(R"(
+        show(model, runOf(R"(
 aten::conv2d   conv2d   layer1  6212983000
 aten::conv2d   conv2d   layer1  1000000
 aten::relu     relu     layer1  2000
@@ -203,7 +218,7 @@ aten::relu     relu     layer1  2000
         QCOMPARE(model.index(conv, KernelStatsModel::MinColumn).data().toString(), QStringLiteral("1,000"));
         QCOMPARE(model.index(conv, KernelStatsModel::TotalColumn).data(KernelStatsModel::SortRole).toDouble(),
                  6213983.0); // sorting keeps the microseconds
-        model.setRun(runOf(kBaseline));
+        show(model, runOf(kBaseline));
         QCOMPARE(model.headerData(KernelStatsModel::TotalColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Total (µs)"));
     }
@@ -215,7 +230,7 @@ aten::relu     relu     layer1  2000
         proxy.setSourceModel(&model);
         proxy.setSortRole(KernelStatsModel::SortRole);
         QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRun(runOf(kBaseline));
+        show(model, runOf(kBaseline));
 
         // As text, "0.50" < "10.0" < "11.0" < "18.0" would hold by luck only: the sort role gives numbers.
         proxy.sort(KernelStatsModel::TotalColumn, Qt::AscendingOrder);

@@ -15,7 +15,7 @@
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
-#include "item_models/run_views.h"
+#include "item_models/profile_results.h"
 #include "item_models/semantic_colors.h"
 #include "item_models/module_tree_filter_model.h"
 #include "controllers/benchmark_controller.h"
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QVERIFY(actions.run->isEnabled());
 
         ProfilePage* page = profilePage(*window);
-        const auto run = profileController(*window)->baseline();
+        const auto run = profileResults(*window)->baseline.run;
         QVERIFY(run);
         QCOMPARE(run->iterations, 2);
         QCOMPARE(run->warmupIterations, 1);
@@ -280,9 +280,9 @@ private Q_SLOTS:
         QVERIFY2(
             model->index(1, kforge::ui::PlanModel::DeclinedColumn).data(Qt::ToolTipRole).toString().contains(reason),
             "the tooltip names the reason");
-        QCOMPARE(profileController(*window)->plan()->declines.size(), size_t(1));
+        QCOMPARE(profileResults(*window)->plan.run->declines.size(), size_t(1));
         // The plan's own row: the whole plan goes to the runtime, which skips the disabled entry 0.
-        QCOMPARE(profileController(*window)->plan()->declines.front().entry, 1);
+        QCOMPARE(profileResults(*window)->plan.run->declines.front().entry, 1);
 
         QVERIFY(window->profileBaseline());
         std::tie(ok, message) = waitForProfile(finished);
@@ -401,7 +401,7 @@ private Q_SLOTS:
         };
         QList<Seen> seen;
         connect(controller, &ProfileController::resultsChanged, page, [&] {
-            const auto run = controller->baseline();
+            const auto run = controller->source()->results()->baseline.run;
             seen.append({controller->isRunning(), run ? run->iterations : -1, run && run->inProgress,
                          page->headerText(), page->statsModel()->rowCount()});
         });
@@ -423,14 +423,14 @@ private Q_SLOTS:
         QVERIFY2(!last.header.contains(QStringLiteral("Measuring")), qPrintable(last.header));
 
         // A second run: the finished one is marked as replaced while the new one warms up.
-        const auto previous = controller->baseline();
+        const auto previous = controller->source()->results()->baseline.run;
         window->actions().profileBaseline->trigger();
-        QCOMPARE(controller->baseline(), previous);
+        QCOMPARE(controller->source()->results()->baseline.run, previous);
         QVERIFY2(page->headerText().startsWith(QStringLiteral("Previous run: a new one is running")),
                  qPrintable(page->headerText()));
         std::tie(ok, message) = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        QVERIFY(controller->baseline() != previous);
+        QVERIFY(controller->source()->results()->baseline.run != previous);
         QVERIFY2(!page->headerText().contains(QStringLiteral("Previous run")), qPrintable(page->headerText()));
     }
 
@@ -448,6 +448,13 @@ private Q_SLOTS:
         QVERIFY(waitForProfile(finished).first);
         page->groupByCombo()->setCurrentIndex(page->groupByCombo()->findData(int(kforge::GroupBy::OpInputShapes)));
         QCOMPARE(page->statsModel()->groupBy(), kforge::GroupBy::OpInputShapes);
+        // Not made with a run that recorded no shapes: grouped off the UI thread, the header says so meanwhile.
+        QVERIFY(page->computingTable());
+        QVERIFY2(page->headerText().contains(QStringLiteral("grouping the kernel table")),
+                 qPrintable(page->headerText()));
+        QVERIFY(waitForKernelTable(*page));
+        QVERIFY(page->statsModel()->run()->records.size() > 0);
+        QVERIFY(!page->headerText().contains(QStringLiteral("grouping the kernel table")));
         QVERIFY2(keys(*page->statsModel()).contains(QStringLiteral("aten::linear")),
                  qPrintable(keys(*page->statsModel()).join('|')));
 
@@ -486,7 +493,7 @@ private Q_SLOTS:
         QVERIFY(!controller->isRunning());
         QVERIFY(!runController(*window)->breakpointsSuspended());
         // Cancelled in the warm-up: nothing measured, nothing kept.
-        QVERIFY(!controller->baseline());
+        QVERIFY(!controller->source()->results()->baseline.run);
         QCOMPARE(profilePage(*window)->statsModel()->rowCount(), 0);
 
         // The session is free again: a forward runs.
@@ -828,13 +835,15 @@ private Q_SLOTS:
         QVERIFY(waitForProfile(finished).first);
         ProfilePage* page = profilePage(*window);
         KernelStatsModel* stats = page->statsModel();
-        stats->setGroupBy(kforge::GroupBy::Module);
+        page->groupByCombo()->setCurrentIndex(page->groupByCombo()->findData(int(kforge::GroupBy::Module)));
+        QCOMPARE(stats->groupBy(), kforge::GroupBy::Module);
         const int allRows = stats->rowCount();
         const double allUs = stats->totalUs();
         QVERIFY(allRows > 3);
 
         part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QStringLiteral("blocks.0"));
         QCOMPARE(stats->moduleScope(), QStringLiteral("blocks.0"));
+        QVERIFY(waitForKernelTable(*page)); // a scope the profile did not start with is grouped off the UI thread
         QVERIFY(stats->rowCount() > 0 && stats->rowCount() < allRows);
         for (int row = 0; row < stats->rowCount(); ++row)
             QVERIFY2(stats->row(row).key.rfind("blocks.0", 0) == 0, stats->row(row).key.c_str());
@@ -856,6 +865,20 @@ private Q_SLOTS:
         QCOMPARE(planDocument(*window)->plan().entries.size(), entries + 1);
         QCOMPARE(planDocument(*window)->plan().entries.back().scope, std::string("blocks.1.mlp"));
 
+        QVERIFY(waitForKernelTable(*page));
+        // The scope chip says which module the table counts; its × shows the whole run and selects the root.
+        QToolButton* chip = page->scopeChip();
+        QVERIFY(chip->isVisibleTo(page));
+        QVERIFY2(chip->text().contains(QStringLiteral("blocks.1.mlp")), qPrintable(chip->text()));
+        chip->click();
+        QVERIFY(!chip->isVisibleTo(page));
+        QCOMPARE(stats->moduleScope(), QString());
+        QCOMPARE(stats->rowCount(), allRows);
+        QCOMPARE(part<kforge::ui::ModuleTreePage>(*window, "modulePage")->currentPath(), QString());
+        QVERIFY(!page->headerText().contains(QStringLiteral("blocks.1.mlp")));
+
+        part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QStringLiteral("blocks.0"));
+        QVERIFY(waitForKernelTable(*page));
         part<kforge::ui::ModuleTreePage>(*window, "modulePage")->revealPath(QString());
         QCOMPARE(stats->rowCount(), allRows);
         QVERIFY(page->timeline()->highlightedModule().isEmpty());
@@ -877,16 +900,17 @@ private Q_SLOTS:
             QVERIFY2(ok, qPrintable(message));
             QVERIFY2(message.startsWith(QStringLiteral("Compared")), qPrintable(message));
 
-            ProfileController* controller = profileController(*window);
-            QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
-            QVERIFY(!controller->baseline()->usedPlan);
-            QVERIFY(controller->plan()->usedPlan);
-            // What the views show was computed once, on the worker that made the runs, not on the UI thread.
-            for (const auto& run : {controller->baseline(), controller->plan()}) {
-                const auto views = kforge::ui::viewsOf(run);
-                QVERIFY(views && !views->flame.empty() && !views->moduleTimes.empty());
-                QVERIFY(views->computedOffUiThread);
-                QCOMPARE(kforge::ui::viewsOf(run), views); // one shared result
+            const kforge::ui::ResultsPtr results = profileResults(*window);
+            QVERIFY(results->baseline && results->plan && results->comparison);
+            QVERIFY(!results->baseline.run->usedPlan);
+            QVERIFY(results->plan.run->usedPlan);
+            // What the views show was computed once, on the worker that made the runs, not on the UI thread: one
+            // value holding each run's views and tables, the comparison and the frame verdicts.
+            QVERIFY(results->madeOffUiThread);
+            QVERIFY(results->flameSpeeds);
+            for (const kforge::ui::RunResults* run : {&results->baseline, &results->plan}) {
+                QVERIFY(run->views && !run->views->flame.empty() && !run->views->moduleTimes.empty());
+                QVERIFY(run->table({kforge::GroupBy::Function, {}}));
             }
             ProfilePage* page = profilePage(*window);
             QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
@@ -909,17 +933,18 @@ private Q_SLOTS:
         QCOMPARE(errors.count(), 0);
         QVERIFY(!window->session());
         QCOMPARE(part<kforge::ui::ModuleTreeModel>(*window, "moduleModel")->rowCount(), 0);
-        ProfileController* controller = profileController(*window);
-        QVERIFY(controller->baseline() && controller->plan() && controller->comparison());
-        QVERIFY(!controller->baseline()->usedPlan);
-        QVERIFY(controller->plan()->usedPlan);
+        const kforge::ui::ResultsPtr results = profileResults(*window);
+        QVERIFY(results->baseline && results->plan && results->comparison);
+        QVERIFY(results->madeOffUiThread); // made on the file reader's thread
+        QVERIFY(!results->baseline.run->usedPlan);
+        QVERIFY(results->plan.run->usedPlan);
         ProfilePage* page = profilePage(*window);
         QVERIFY(page->statsModel()->rowCount() > 0);
         QVERIFY(page->comparisonModel()->rowCount() > 1);
         QVERIFY2(page->headerText().contains(QStringLiteral("from tiny.kfprof")), qPrintable(page->headerText()));
         page->setShown(ProfilePage::Shown::Baseline);
-        QCOMPARE(page->shownRun(), controller->baseline());
-        QCOMPARE(page->statsModel()->run(), controller->baseline());
+        QCOMPARE(page->shownRun(), results->baseline.run);
+        QCOMPARE(page->statsModel()->run(), results->baseline.run);
         // Nothing to profile without a model, but the results can be exported.
         QVERIFY(!window->actions().profileBaseline->isEnabled());
         QVERIFY(window->actions().exportCsv->isEnabled());
@@ -951,14 +976,14 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
-        const auto convnetRun = profileController(*window)->baseline();
+        const auto convnetRun = profileResults(*window)->baseline.run;
         QVERIFY(convnetRun && model->hasModuleTimes());
         QSignalSpy prompted(window.get(), &MainWindow::unsavedResultsPrompted);
         window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel); // would keep them, and fail the open
 
         QVERIFY(window->openProfile(tiny));
         QCOMPARE(prompted.count(), 0);
-        QCOMPARE(profileController(*window)->baseline(),
+        QCOMPARE(profileResults(*window)->baseline.run,
                  convnetRun); // the Profile tab is untouched
         QVERIFY(model->hasModuleTimes());
         QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("convnet"));
@@ -994,7 +1019,7 @@ private Q_SLOTS:
         window->actions().closeReport->trigger();
         QTRY_COMPARE(window->findChildren<ReportWorkspace*>().size(), 0);
         QVERIFY(!window->actions().closeReport->isEnabled());
-        QCOMPARE(profileController(*window)->baseline(), convnetRun);
+        QCOMPARE(profileResults(*window)->baseline.run, convnetRun);
         QVERIFY(!window->close()); // still asked about (Cancel)
         QCOMPARE(prompted.count(), 1);
     }
@@ -1009,7 +1034,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
-        const auto results = profileController(*window)->baseline();
+        const auto results = profileResults(*window)->baseline.run;
         QVERIFY(results);
 
         window->setUnsavedResults(MainWindow::UnsavedChanges::Cancel);
@@ -1017,7 +1042,7 @@ private Q_SLOTS:
         QCOMPARE(prompted.count(), 1);
         QVERIFY(!window->isLoading());
         QCOMPARE(QString::fromStdString(window->session()->displayName()), QStringLiteral("tiny-gpt"));
-        QCOMPARE(profileController(*window)->baseline(), results);
+        QCOMPARE(profileResults(*window)->baseline.run, results);
         QVERIFY(!window->close()); // Ctrl+Q / the close button ask the same
         QCOMPARE(prompted.count(), 2);
 
@@ -1034,7 +1059,7 @@ private Q_SLOTS:
         }
         QVERIFY(!window->openProfile(other));
         QCOMPARE(prompted.count(), 3);
-        QCOMPARE(profileController(*window)->baseline(), results);
+        QCOMPARE(profileResults(*window)->baseline.run, results);
 
         QVERIFY(window->saveProfile(dir.filePath(QStringLiteral("kept.kfprof"))));
         QSignalSpy loaded(window.get(), &MainWindow::modelLoaded);
@@ -1064,7 +1089,7 @@ private Q_SLOTS:
         QVERIFY(window->exportCsv(csv));
         QVERIFY(head(csv, 64).startsWith("kind,name,"));
         std::ifstream in(csv.toStdString());
-        QCOMPARE(kforge::readCsv(in).size(), profileController(*window)->baseline()->records.size());
+        QCOMPARE(kforge::readCsv(in).size(), profileResults(*window)->baseline.run->records.size());
 
         const QString trace = dir.filePath(QStringLiteral("trace.json"));
         QVERIFY(window->exportChromeTrace(trace));
@@ -1121,10 +1146,10 @@ private Q_SLOTS:
         QDropEvent drop(QPointF(center), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(window.get(), &drop);
         QVERIFY(!window->isLoading());
-        QVERIFY(profileController(*window)->baseline());
+        QVERIFY(profileResults(*window)->baseline.run);
         QCOMPARE(profilePage(*window)->statsModel()->rowCount(), 1);
         QCOMPARE(profilePage(*window)->statsModel()->index(0, 0).data().toString(), QStringLiteral("aten::gelu"));
-        QVERIFY(!profileController(*window)->comparison());
+        QVERIFY(!profileResults(*window)->comparison);
         QCOMPARE(profilePage(*window)->comparisonModel()->rowCount(), 0);
     }
 
@@ -1161,7 +1186,7 @@ private Q_SLOTS:
         QVERIFY(window->profileBaseline());
         const auto [ok, message] = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        const auto run = profileController(*window)->baseline();
+        const auto run = profileResults(*window)->baseline.run;
         QCOMPARE(run->device, std::string("cuda"));
         QVERIFY(
             std::any_of(run->records.begin(), run->records.end(), [](const auto& r) { return r.kind == "kernel"; }));

@@ -2,6 +2,7 @@
 // The profile page's two pictures of a run, on synthetic runs written as text fixtures: the time-share chart
 // (top N + "other", by function, module or kernel, empty states) and the timeline (lanes, click to select,
 // wheel zoom around the cursor, drag to pan, selection scrolled into view, PNG export, a 100k-record run).
+#include "item_models/profile_results.h"
 #include "item_models/time_axis.h"
 #include "item_models/time_share.h"
 #include "item_models/timeline_layout.h"
@@ -142,6 +143,12 @@ void sendWheel(QWidget* widget, QPoint pos, QPoint angle, Qt::KeyboardModifiers 
     QApplication::sendEvent(widget, &event);
 }
 
+// `run` with what a profile's results derive from it (flame graphs, whole-run tables).
+kforge::ui::RunResults resultsOf(std::shared_ptr<const ProfileRun> run)
+{
+    return kforge::ui::makeProfileResults(std::move(run), nullptr, kforge::ui::tablesToCompute(false, {}))->baseline;
+}
+
 } // namespace
 
 class TestProfileWidgets : public QObject {
@@ -192,7 +199,7 @@ void TestProfileWidgets::chartGroupsByFunctionAndModule()
 {
     TimeShareChart chart;
     QSignalSpy grouping(&chart, &TimeShareChart::groupingChanged);
-    chart.setRun(parseRun(kShareRun));
+    chart.setRun(resultsOf(parseRun(kShareRun)));
     QCOMPARE(chart.grouping(), GroupBy::Function);
     QCOMPARE(chart.sliceLabels(), (QStringList{"(no function)  50.0 %", "gelu  30.0 %", "linear  20.0 %"}));
     QVERIFY(chart.emptyText().isEmpty());
@@ -207,7 +214,7 @@ void TestProfileWidgets::chartGroupsByFunctionAndModule()
     QCOMPARE(chart.sliceLabels().front(), QStringLiteral("aten::add  50.0 %"));
 
     chart.setGrouping(GroupBy::Function);
-    chart.setRun(manyFunctionsRun(20));
+    chart.setRun(resultsOf(manyFunctionsRun(20)));
     QCOMPARE(chart.sliceCount(), TimeShareChart::DefaultTopCount + 1);
     QVERIFY(chart.sliceLabels().back().startsWith("other  "));
     // "other" (f12..f19: 36 of 210 µs) is larger than the first bar (f0: 20 µs): the axis reaches it.
@@ -223,12 +230,12 @@ void TestProfileWidgets::chartShowsEmptyStates()
     TimeShareChart chart;
     QCOMPARE(chart.sliceCount(), 0);
     QVERIFY(!chart.emptyText().isEmpty());
-    chart.setRun(parseRun(kShareRun));
+    chart.setRun(resultsOf(parseRun(kShareRun)));
     QCOMPARE(chart.sliceCount(), 3);
-    chart.setRun(std::make_shared<ProfileRun>()); // a run without records
+    chart.setRun(resultsOf(std::make_shared<ProfileRun>())); // a run without records
     QCOMPARE(chart.sliceCount(), 0);
     QVERIFY(chart.emptyText().contains("no kernels"));
-    chart.setRun(nullptr);
+    chart.setRun(resultsOf(nullptr));
     QCOMPARE(chart.sliceCount(), 0);
     QVERIFY(chart.emptyText().contains("No profile"));
 }
@@ -236,7 +243,7 @@ void TestProfileWidgets::chartShowsEmptyStates()
 void TestProfileWidgets::chartFollowsPalette()
 {
     TimeShareChart chart;
-    chart.setRun(parseRun(kShareRun));
+    chart.setRun(resultsOf(parseRun(kShareRun)));
     QPalette dark = chart.palette();
     dark.setColor(QPalette::Window, QColor(30, 30, 30));
     dark.setColor(QPalette::Base, QColor(20, 20, 20));
@@ -428,7 +435,7 @@ void TestProfileWidgets::savePngWritesFileOrReportsError()
     TimelineView timeline;
     timeline.setRun(parseRun(kGpuRun));
     TimeShareChart chart;
-    chart.setRun(parseRun(kShareRun));
+    chart.setRun(resultsOf(parseRun(kShareRun)));
     const std::pair<QWidget*, std::function<bool(const QString&, QString*)>> widgets[] = {
         {&timeline, [&](const QString& p, QString* e) { return timeline.savePng(p, e); }},
         {&chart, [&](const QString& p, QString* e) { return chart.savePng(p, e); }},
@@ -574,7 +581,8 @@ void TestProfileWidgets::differentialFlameGraphColoursOnlyVerdicts()
     stalled[2] *= 6.0;
     kforge::ui::FlameGraphView view;
     view.resize(800, 200);
-    view.setRuns(flameRounds(50.0, steady), flameRounds(100.0, stalled));
+    view.setResults(kforge::ui::makeProfileResults(flameRounds(100.0, stalled), flameRounds(50.0, steady), {}), true,
+                    true);
     QVERIFY(view.isDifferential());
     int gelu = -1, silu = -1;
     for (size_t i = 0; i < view.frames().size(); ++i) {
@@ -628,7 +636,7 @@ void TestProfileWidgets::flameGraphLabelsSayWhichModule()
     r.durationNs = 3000;
     run->records.push_back(r);
     kforge::ui::FlameGraphView view;
-    view.setRuns(run);
+    view.setResults(kforge::ui::makeProfileResults(run, nullptr, {}), false);
     // A search matches labels, types included, and says what share of the time its matches hold, counted once.
     view.setSearch(QStringLiteral("conv"));
     QCOMPARE(view.matchCount(), 3); // the module conv2, its function conv2d, the op aten::conv2d

@@ -760,7 +760,7 @@ private Q_SLOTS:
         QCOMPARE(finished.first().first().toInt(), 0);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
         QCOMPARE(order, (QStringList{QStringLiteral("run"), QStringLiteral("profile"), QStringLiteral("end")}));
-        QVERIFY(profileController(window)->baseline());
+        QVERIFY(profileResults(window)->baseline.run);
         QCOMPARE(QImage(steps.screenshot).size(), window.size()); // the whole window, as laid out for the picture
     }
 
@@ -782,8 +782,8 @@ private Q_SLOTS:
         QVERIFY(finished.wait(120'000));
         QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().first().toString()));
         QCOMPARE(finished.first().first().toInt(), 0);
-        QVERIFY(profileController(window)->baseline() && profileController(window)->plan());
-        QVERIFY(profileController(window)->comparison().has_value());
+        QVERIFY(profileResults(window)->baseline.run && profileResults(window)->plan.run);
+        QVERIFY(profileResults(window)->comparison != nullptr);
     }
 
     // Inputs that do not parse end the run with exit code 1 and say why; nothing is run or written.

@@ -4,9 +4,12 @@
 // tests use most have a function of their own.
 #include "parts_by_name.h"
 
+#include <QTest>
+
 #include "controllers/benchmark_controller.h"
 #include "controllers/optimize_controller.h"
 #include "controllers/profile_controller.h"
+#include "controllers/profile_results_source.h"
 #include "controllers/run_controller.h"
 #include "controllers/verify_controller.h"
 #include "item_models/plan_document.h"
@@ -24,7 +27,14 @@ inline ProfileController* profileController(const QObject& window)
 {
     return part<ProfileController>(window, "profileController");
 }
+// The results the Profile tab shows (its controller's source).
+inline ResultsPtr profileResults(const QObject& window) { return profileController(window)->source()->results(); }
 inline ProfilePage* profilePage(const QObject& window) { return part<ProfilePage>(window, "profilePage"); }
+// Waits until the page's kernel table has its rows (another grouping or scope is made off the UI thread).
+inline bool waitForKernelTable(const ProfilePage& page)
+{
+    return QTest::qWaitFor([&page] { return !page.computingTable(); }, 60'000);
+}
 inline OptimizeController* optimizeController(const QObject& window)
 {
     return part<OptimizeController>(window, "optimizeController");

@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/profile_controller.h"
 
+#include "application/system_info.h"
+#include "controllers/profile_results_source.h"
 #include "controllers/progress_throttle.h"
-
+#include "controllers/session_owner.h"
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
-#include "controllers/session_owner.h"
-#include "item_models/run_views.h"
-#include "application/system_info.h"
 
 #include <kforge/model_session.h>
 #include <kforge/study.h>
 
 #include <algorithm>
-#include <tuple>
-#include <exception>
 
 namespace kforge::ui {
 namespace {
@@ -82,7 +79,7 @@ ProfileController::ProfileController(SessionOwner* owner, QObject* parent)
 
 ProfileController::ProfileController(SessionOwner* owner, std::shared_ptr<MeasureSettings> settings, QObject* parent)
     : MeasureController(owner, settings, parent), m_settings(std::move(settings)),
-      m_job(owner, this, [this](const Result& result) { finish(result); })
+      m_source(new ProfileResultsSource(this)), m_job(owner, this, [this](const Result& result) { finish(result); })
 {
     if (cudaAvailable())
         m_settings->device = QStringLiteral("cuda");
@@ -93,9 +90,9 @@ ProfileController::~ProfileController() { stop(); }
 void ProfileController::forgetResults()
 {
     m_declines.clear();
-    m_baselineBefore.reset();
-    m_planBefore.reset();
-    setRuns(nullptr, nullptr);
+    m_before.reset();
+    m_source->setResults(nullptr);
+    Q_EMIT resultsChanged();
 }
 
 bool ProfileController::cudaAvailable(QString* why)
@@ -129,8 +126,8 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         return false;
 
     m_declines.clear();
-    m_baselineBefore = m_baseline;
-    m_planBefore = m_plan;
+    m_before = m_source->results();
+    m_source->setMeasuring(true);
     m_kind = kind;
     Q_EMIT runningChanged(true);
 
@@ -169,44 +166,31 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
                 Qt::QueuedConnection);
         return !cancel->load();
     };
+    // Every view's data is made here, on the worker, for the runs finish() will show: each run's flame graph and
+    // module times, its kernel tables, the comparison and the frame verdicts (ProfileResults).
+    const TableKey shownTable = m_source->shownTable();
     if (kind == Kind::Baseline || kind == Kind::Plan)
-        options.partial = [this](const kforge::ProfileRun& run) {
+        options.partial = [this, kind, before = m_before, shownTable](const kforge::ProfileRun& run) {
+            const auto soFar = std::make_shared<const kforge::ProfileRun>(run);
+            ResultsPtr results = kind == Kind::Plan
+                                     ? makeProfileResults(before->baseline.run, soFar, {shownTable}, before.get())
+                                     : makeProfileResults(soFar, before->plan.run, {shownTable}, before.get());
             QMetaObject::invokeMethod(
-                this, [this, run = std::make_shared<const kforge::ProfileRun>(run)] { showPartial(run); },
-                Qt::QueuedConnection);
+                this, [this, results = std::move(results)] { showPartial(results); }, Qt::QueuedConnection);
         };
-    auto work = [session = owner()->session(), options = std::move(options), kind, previousBaseline = m_baseline,
-                 previousPlan = m_plan, groupBy = m_groupBy, scope = m_tableScope,
-                 recordShapes = m_settings->recordShapes]() {
+    auto work = [session = owner()->session(), options = std::move(options), kind, before = m_before,
+                 tables = tablesToCompute(m_settings->recordShapes, shownTable)]() {
         Result result;
         result.error = errorOf([&] {
             const kforge::StudyResult study = kforge::runStudy(*session, options);
             result.baseline = study.baseline;
             result.plan = study.plan;
-            // What the views will show, computed here once rather than on the UI thread: each run's flame graph
-            // and module times, and the comparison (and frame verdicts) of the pair finish() will hold.
             const auto [shownBaseline, shownPlan] =
-                heldAfter(kind, result.baseline, result.plan, previousBaseline, previousPlan);
-            for (const auto& run : {result.baseline, result.plan}) {
-                viewsOf(run);
-                // The kernel table's rows in every grouping it offers (by input shape where shapes were recorded),
-                // and in the module scope selected when the run started.
-                for (const kforge::GroupBy each : {kforge::GroupBy::Kernel, kforge::GroupBy::KernelGeometry,
-                                                   kforge::GroupBy::Function, kforge::GroupBy::Module})
-                    statisticsOf(run, each);
-                if (recordShapes)
-                    statisticsOf(run, kforge::GroupBy::OpInputShapes);
-                if (!scope.empty())
-                    statisticsOf(run, groupBy, scope);
-            }
-            if (shownBaseline && shownPlan) {
-                result.comparison = std::make_shared<const kforge::Comparison>(
-                    study.comparison && shownBaseline == study.baseline && shownPlan == study.plan
-                        ? *study.comparison
-                        : kforge::compare(*shownBaseline, *shownPlan));
-                result.compared = {shownBaseline.get(), shownPlan.get()};
-                flameSpeedsOf(shownBaseline, shownPlan);
-            }
+                heldAfter(kind, study.baseline, study.plan, before->baseline.run, before->plan.run);
+            const bool studysPair = study.comparison && shownBaseline == study.baseline && shownPlan == study.plan;
+            result.results = makeProfileResults(
+                shownBaseline, shownPlan, tables, before.get(),
+                studysPair ? std::make_shared<const kforge::Comparison>(*study.comparison) : nullptr);
             if (kind == Kind::Baseline && measuredSomething(study.baseline))
                 result.runSummary = summary(tr("Baseline"), *study.baseline);
             else if (kind == Kind::Plan && measuredSomething(study.plan))
@@ -226,16 +210,11 @@ void ProfileController::finish(const Result& result)
 {
     const bool cancelled = (result.baseline && result.baseline->cancelled) || (result.plan && result.plan->cancelled);
     // The runs so far (partial) give way to the finished runs, or to what was shown before when none came.
-    std::tie(m_baseline, m_plan) = heldAfter(m_kind, result.baseline, result.plan, m_baselineBefore, m_planBefore);
-    const bool measured = measuredSomething(result.baseline) || measuredSomething(result.plan);
-    if (result.comparison && result.compared == std::pair{m_baseline.get(), m_plan.get()})
-        m_comparison = *result.comparison; // the worker's, of the runs now held
-    else
-        updateComparison();
+    m_source->setMeasuring(false);
+    m_source->setResults(result.results ? result.results : m_before);
+    m_before.reset();
     if (result.plan)
         m_declines = result.plan->declines;
-    if (measured)
-        Q_EMIT runsReplaced();
     Q_EMIT resultsChanged();
     Q_EMIT runningChanged(false);
 
@@ -257,13 +236,15 @@ void ProfileController::finish(const Result& result)
     case Kind::Plan:
         message = result.runSummary;
         break;
-    case Kind::Compare:
+    case Kind::Compare: {
+        const kforge::Comparison& comparison = *m_source->results()->comparison;
         message = tr("Compared, profiled: %1 → %2 per iteration (medians): %3")
-                      .arg(formatDuration(m_comparison->baselineTotalUs), formatDuration(m_comparison->planTotalUs),
-                           formatSpeedComparison(m_comparison->speed));
-        if (const QString stalls = stallsOf(*m_comparison); !stalls.isEmpty())
+                      .arg(formatDuration(comparison.baselineTotalUs), formatDuration(comparison.planTotalUs),
+                           formatSpeedComparison(comparison.speed));
+        if (const QString stalls = stallsOf(comparison); !stalls.isEmpty())
             message += QStringLiteral(" — ") + stalls;
         break;
+    }
     }
     // Declined calls ran the original, and the plan's times include them: say so.
     if (const QString declined = formatDeclines(m_declines); !declined.isEmpty())
@@ -271,30 +252,12 @@ void ProfileController::finish(const Result& result)
     Q_EMIT finished(Outcome::Finished, message);
 }
 
-void ProfileController::setRuns(RunPtr baseline, RunPtr plan)
-{
-    m_baseline = std::move(baseline);
-    m_plan = std::move(plan);
-    updateComparison();
-    Q_EMIT runsReplaced();
-    Q_EMIT resultsChanged();
-}
-
-void ProfileController::showPartial(RunPtr run)
+void ProfileController::showPartial(ResultsPtr results)
 {
     if (!m_job.isRunning()) // queued before the run ended, delivered after finish()
         return;
-    (m_kind == Kind::Plan ? m_plan : m_baseline) = std::move(run);
-    updateComparison();
+    m_source->setResults(std::move(results));
     Q_EMIT resultsChanged();
-}
-
-void ProfileController::updateComparison()
-{
-    if (m_baseline && m_plan)
-        m_comparison = kforge::compare(*m_baseline, *m_plan);
-    else
-        m_comparison.reset();
 }
 
 } // namespace kforge::ui

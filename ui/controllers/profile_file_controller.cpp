@@ -2,7 +2,7 @@
 #include "controllers/profile_file_controller.h"
 
 #include "controllers/file_task.h"
-#include "controllers/profile_controller.h"
+#include "controllers/profile_results_source.h"
 #include "item_models/format.h"
 
 #include <kforge/atomic_file.h>
@@ -34,8 +34,8 @@ QString baseNameOf(const std::string& model)
 
 // Writes the runs in `format` through the exporter registry, as the CLI writes them; the runs are shared with the
 // worker, which may outlive a cancelled wait.
-std::function<void(std::ostream&)> exportWriter(const char* format, ProfileController::RunPtr baseline,
-                                                ProfileController::RunPtr plan)
+std::function<void(std::ostream&)> exportWriter(const char* format, std::shared_ptr<const kforge::ProfileRun> baseline,
+                                                std::shared_ptr<const kforge::ProfileRun> plan)
 {
     const kforge::ProfileExporter& exporter = kforge::profileExporter(format);
     return [&exporter, baseline = std::move(baseline), plan = std::move(plan)](std::ostream& out) {
@@ -45,8 +45,9 @@ std::function<void(std::ostream&)> exportWriter(const char* format, ProfileContr
 
 } // namespace
 
-ProfileFileController::ProfileFileController(ProfileController* runs, ProfileDisplay* display, QWidget* dialogParent)
-    : QObject(dialogParent), m_runs(runs), m_display(display), m_dialogParent(dialogParent)
+ProfileFileController::ProfileFileController(ProfileResultsSource* results, ProfileDisplay* display,
+                                             QWidget* dialogParent)
+    : QObject(dialogParent), m_results(results), m_display(display), m_dialogParent(dialogParent)
 {
 }
 
@@ -89,68 +90,73 @@ void ProfileFileController::reportFailure(const QString& title, const QString& w
 bool ProfileFileController::open(const QString& path)
 {
     const QString name = QFileInfo(path).fileName();
+    // Read, paired as `kforge report` pairs them (by label, else by whether a run used a plan, else in file order),
+    // and every view's data made on the reader's thread.
+    struct Opened {
+        ResultsPtr results;
+        std::string treeMismatch;
+    };
     QString error;
-    auto loaded = FileTask::run<std::vector<kforge::SavedRun>>(
+    auto loaded = FileTask::run<Opened>(
         m_dialogParent, tr("Opening %1…").arg(name),
-        [file = QDir::toNativeSeparators(path).toStdString()](const std::atomic<bool>&) {
-            return kforge::loadProfiles(file);
+        [file = QDir::toNativeSeparators(path).toStdString(),
+         tables = tablesToCompute(false, m_results->shownTable())](const std::atomic<bool>&) {
+            const std::vector<kforge::SavedRun> saved = kforge::loadProfiles(file);
+            const kforge::PairedRuns pair = kforge::pairSavedRuns(saved);
+            const auto shared = [](const kforge::SavedRun* run) {
+                return run ? std::make_shared<const kforge::ProfileRun>(run->run) : nullptr;
+            };
+            return Opened{makeProfileResults(shared(pair.baseline), shared(pair.plan), tables), pair.treeMismatch};
         },
         &error);
     if (!loaded) {
         reportFailure(tr("Cannot Open Profile"), tr("Opening %1").arg(name), error);
         return false;
     }
-    const std::vector<kforge::SavedRun> saved = std::move(*loaded);
-    // Paired as `kforge report` pairs them: by label, else by whether a run used a plan, else in file order.
-    const kforge::PairedRuns pair = kforge::pairSavedRuns(saved);
-    const auto shared = [](const kforge::SavedRun* run) {
-        return run ? std::make_shared<const kforge::ProfileRun>(run->run) : ProfileController::RunPtr();
-    };
-    const ProfileController::RunPtr baseline = shared(pair.baseline);
-    const ProfileController::RunPtr plan = shared(pair.plan);
-    if (!baseline && !plan) {
+    const ProfileResults& results = *loaded->results;
+    if (results.empty()) {
         report(tr("Cannot Open Profile"), tr("%1 holds no profile run").arg(name));
         return false;
     }
-    const auto& any = baseline ? baseline : plan;
-    const QString what = baseline && plan ? tr("baseline and plan runs")
-                         : baseline       ? tr("a baseline run")
-                                          : tr("a run with a plan");
-    if (m_opensAsReport && m_opensAsReport(*any)) { // of another model: its own report, nothing here replaced
+    const kforge::ProfileRun& any = results.baseline ? *results.baseline.run : *results.plan.run;
+    const QString what = results.both()     ? tr("baseline and plan runs")
+                         : results.baseline ? tr("a baseline run")
+                                            : tr("a run with a plan");
+    if (m_opensAsReport && m_opensAsReport(any)) { // of another model: its own report, nothing here replaced
         Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
-        Q_EMIT reportOpened(name, baseline, plan);
+        Q_EMIT reportOpened(name, loaded->results);
         Q_EMIT statusMessage(
-            tr("Opened %1 in its own report: %2 of %3").arg(name, what, QString::fromStdString(any->model)));
+            tr("Opened %1 in its own report: %2 of %3").arg(name, what, QString::fromStdString(any.model)));
         return true;
     }
-    if (m_runs->isRunning()) {
+    if (m_results->isMeasuring()) {
         report(tr("Cannot Open Profile"), tr("Cannot open %1: a profile is running").arg(name));
         return false;
     }
     if (!keepResults()) // asked once the file proved readable: unsaved results on screen are about to go
         return false;
-    showSavedRuns(baseline, plan, name);
+    showSavedResults(loaded->results, name);
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     Q_EMIT opened();
-    Q_EMIT statusMessage(
-        tr("Opened %1: %2 of %3").arg(name, what, QString::fromStdString(any->model)) +
-        (pair.treeMismatch.empty() ? QString() : QStringLiteral("; ") + QString::fromStdString(pair.treeMismatch)));
+    Q_EMIT statusMessage(tr("Opened %1: %2 of %3").arg(name, what, QString::fromStdString(any.model)) +
+                         (loaded->treeMismatch.empty()
+                              ? QString()
+                              : QStringLiteral("; ") + QString::fromStdString(loaded->treeMismatch)));
     return true;
 }
 
-void ProfileFileController::showSavedRuns(const std::shared_ptr<const kforge::ProfileRun>& baseline,
-                                          const std::shared_ptr<const kforge::ProfileRun>& plan, const QString& origin)
+void ProfileFileController::showSavedResults(const ResultsPtr& results, const QString& origin)
 {
-    m_runs->setRuns(baseline, plan);
-    m_savedBaseline = baseline.get();
-    m_savedPlan = plan.get();
+    m_results->setResults(results);
+    m_savedBaseline = results->baseline.run.get();
+    m_savedPlan = results->plan.run.get();
     m_display->setOrigin(origin);
 }
 
 bool ProfileFileController::save(const QString& path)
 {
-    const auto baseline = m_runs->baseline();
-    const auto plan = m_runs->plan();
+    const auto& baseline = m_results->results()->baseline.run;
+    const auto& plan = m_results->results()->plan.run;
     if (!baseline && !plan) {
         report(tr("Cannot Save Profile"), tr("There is no profile to save: run one first."));
         return false;
@@ -166,8 +172,8 @@ bool ProfileFileController::save(const QString& path)
 
 bool ProfileFileController::hasUnsavedResults() const
 {
-    const auto baseline = m_runs->baseline();
-    const auto plan = m_runs->plan();
+    const auto& baseline = m_results->results()->baseline.run;
+    const auto& plan = m_results->results()->plan.run;
     return (baseline || plan) && (baseline.get() != m_savedBaseline || plan.get() != m_savedPlan);
 }
 
@@ -178,11 +184,11 @@ bool ProfileFileController::keepResults()
     Q_EMIT unsavedResultsPrompted();
     UnsavedChanges choice = m_unsavedResults;
     if (choice == UnsavedChanges::Ask) {
-        const auto answer = QMessageBox::warning(
-            m_dialogParent, tr("Unsaved Profile"),
-            tr("The profile results on screen (%1) are not saved and will be lost.")
-                .arg(m_runs->baseline() && m_runs->plan() ? tr("baseline and plan") : tr("one run")),
-            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        const auto answer =
+            QMessageBox::warning(m_dialogParent, tr("Unsaved Profile"),
+                                 tr("The profile results on screen (%1) are not saved and will be lost.")
+                                     .arg(m_results->results()->both() ? tr("baseline and plan") : tr("one run")),
+                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
         choice = answer == QMessageBox::Save      ? UnsavedChanges::Save
                  : answer == QMessageBox::Discard ? UnsavedChanges::Discard
                                                   : UnsavedChanges::Cancel;
@@ -201,8 +207,8 @@ bool ProfileFileController::keepResults()
 
 bool ProfileFileController::exportChromeTrace(const QString& path)
 {
-    const auto baseline = m_runs->baseline();
-    const auto plan = m_runs->plan();
+    const auto& baseline = m_results->results()->baseline.run;
+    const auto& plan = m_results->results()->plan.run;
     if (!baseline && !plan) {
         report(tr("Cannot Export Trace"), tr("There is no profile to export: run one first."));
         return false;

@@ -5,6 +5,7 @@
 // dialogs. Reading and writing run off the UI thread with a progress dialog and Cancel (FileTask).
 #include "controllers/plan_file_controller.h"
 #include "controllers/profile_display.h"
+#include "item_models/profile_results.h"
 
 #include <QObject>
 #include <QString>
@@ -21,13 +22,14 @@ struct ProfileRun;
 
 namespace kforge::ui {
 
-class ProfileController;
+class ProfileResultsSource;
 
 class ProfileFileController : public QObject {
     Q_OBJECT
 
 public:
-    ProfileFileController(ProfileController* runs, ProfileDisplay* display, QWidget* dialogParent);
+    // Opened files replace the results of `results`, which are what is saved and exported.
+    ProfileFileController(ProfileResultsSource* results, ProfileDisplay* display, QWidget* dialogParent);
 
     void setModalErrors(bool modal) { m_modalErrors = modal; }         // off: errors are only signalled (error())
     void setPersistent(bool persistent) { m_persistent = persistent; } // off: the last folder is not remembered
@@ -40,9 +42,8 @@ public:
     }
     // False after an error (signalled, and shown in a dialog when modal) or a cancel (a status message).
     bool open(const QString& path);
-    // Runs read from a file, shown here as saved (nothing to ask about); `origin` names the file in the header.
-    void showSavedRuns(const std::shared_ptr<const kforge::ProfileRun>& baseline,
-                       const std::shared_ptr<const kforge::ProfileRun>& plan, const QString& origin);
+    // Results read from a file, shown here as saved (nothing to ask about); `origin` names the file in the header.
+    void showSavedResults(const ResultsPtr& results, const QString& origin);
     bool save(const QString& path); // the baseline and the plan run, whichever exist
     bool exportChromeTrace(const QString& path);
     bool exportCsv(const QString& path); // the run shown
@@ -65,9 +66,8 @@ public:
 
 Q_SIGNALS:
     void opened(); // runs from a file are shown
-    // A file of another model (setOpensAsReport): the window shows `baseline` and `plan` in a report of their own.
-    void reportOpened(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
-                      std::shared_ptr<const kforge::ProfileRun> plan);
+    // A file of another model (setOpensAsReport): the window shows its results in a report of their own.
+    void reportOpened(const QString& fileName, const kforge::ui::ResultsPtr& results);
     void fileUsed(const QString& path); // a .kfprof opened or saved: for the recent files
     void unsavedResultsPrompted();      // keepResults() found unsaved results and asked (or took unsavedResults())
     void statusMessage(const QString& message);
@@ -82,14 +82,14 @@ private:
     void reportFailure(const QString& title, const QString& what, const QString& error);
     void report(const QString& title, const QString& message);
 
-    ProfileController* m_runs;
+    ProfileResultsSource* m_results;
     ProfileDisplay* m_display;
     QWidget* m_dialogParent;
     bool m_modalErrors = true;
     bool m_persistent = true;
     UnsavedChanges m_unsavedResults = UnsavedChanges::Ask;
     std::function<bool(const kforge::ProfileRun&)> m_opensAsReport;
-    // The runs last saved or opened: results are unsaved while the controller shows others.
+    // The runs last saved or opened: results are unsaved while the source holds others.
     const void* m_savedBaseline = nullptr;
     const void* m_savedPlan = nullptr;
 };

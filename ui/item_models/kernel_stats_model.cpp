@@ -3,62 +3,45 @@
 
 #include "duration_format.h"
 #include "format.h"
-#include "run_views.h"
 
 #include <algorithm>
 
 namespace kforge::ui {
 
-KernelStatsModel::KernelStatsModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void KernelStatsModel::setRun(std::shared_ptr<const kforge::ProfileRun> run)
+KernelStatsModel::KernelStatsModel(QObject* parent)
+    : QAbstractTableModel(parent), m_table(std::make_shared<const StatRows>())
 {
-    m_run = std::move(run);
-    rebuild();
 }
 
-void KernelStatsModel::setGroupBy(kforge::GroupBy groupBy)
+bool KernelStatsModel::setTable(const RunResults& run, const TableKey& key)
 {
-    if (groupBy == m_groupBy)
-        return;
-    m_groupBy = groupBy;
-    rebuild();
-    Q_EMIT headerDataChanged(Qt::Horizontal, KeyColumn, KeyColumn);
-}
-
-void KernelStatsModel::setModuleScope(const QString& path)
-{
-    const std::string scope = path.toStdString();
-    if (scope == m_scope)
-        return;
-    m_scope = scope;
-    rebuild();
-}
-
-void KernelStatsModel::rebuild()
-{
+    std::shared_ptr<const StatRows> rows = run.table(key);
+    const bool found = rows || !run;
+    const bool regrouped = key.groupBy != m_groupBy;
     beginResetModel();
-    if (!m_run) {
-        m_rows.clear();
-    } else {
-        m_rows = *statisticsOf(m_run, m_groupBy, m_scope); // once per run, grouping and scope (run_views.h)
-    }
+    m_run = run.run;
+    m_groupBy = key.groupBy;
+    m_scope = key.scope;
+    m_table = rows ? std::move(rows) : std::make_shared<const StatRows>();
     for (int column = TotalColumn; column <= MaxColumn; ++column) {
         double largest = 0;
-        for (const kforge::StatRow& r : m_rows) {
+        for (const kforge::StatRow& r : *m_table) {
             const double us[] = {r.totalUs, r.meanUs, r.minUs, r.medianUs, r.p95Us, r.maxUs};
             largest = std::max(largest, us[column - TotalColumn]);
         }
         m_units[size_t(column - TotalColumn)] = timeUnitFor(largest);
     }
     endResetModel();
+    if (regrouped)
+        Q_EMIT headerDataChanged(Qt::Horizontal, KeyColumn, KeyColumn);
+    return found;
 }
 
 int KernelStatsModel::rowOfKey(const QString& key) const
 {
     const std::string wanted = key.toStdString();
-    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const auto& r) { return r.key == wanted; });
-    return it == m_rows.end() ? -1 : int(it - m_rows.begin());
+    const auto it = std::find_if(rows().begin(), rows().end(), [&](const auto& r) { return r.key == wanted; });
+    return it == rows().end() ? -1 : int(it - rows().begin());
 }
 
 int KernelStatsModel::rowOfRecord(int recordIndex) const
@@ -73,12 +56,12 @@ int KernelStatsModel::rowOfRecord(int recordIndex) const
 double KernelStatsModel::totalUs() const
 {
     double total = 0;
-    for (const kforge::StatRow& r : m_rows)
+    for (const kforge::StatRow& r : rows())
         total += r.totalUs;
     return total;
 }
 
-int KernelStatsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int KernelStatsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows().size()); }
 
 int KernelStatsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -86,7 +69,7 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const kforge::StatRow& r = m_rows[size_t(index.row())];
+    const kforge::StatRow& r = rows()[size_t(index.row())];
     const auto number = [&](int column) -> double {
         switch (column) {
         case CallsColumn:

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include "item_models/duration_format.h"
+#include "item_models/profile_results.h"
 
-#include <array>
 #include <kforge/profiling.h>
 
+#include <array>
 #include <QAbstractTableModel>
 
 #include <memory>
@@ -13,8 +14,9 @@
 namespace kforge::ui {
 
 // The statistics of one profile run, one row per kernel, kernel geometry, function or module (switchable):
-// calls, total, mean, min, median, p95, max and share of the run's time. Views sort it through a
-// QSortFilterProxyModel on SortRole, which gives numbers as numbers ("9" before "10").
+// calls, total, mean, min, median, p95, max and share of the run's time. The rows are the run's table of that
+// grouping and module scope, made off the UI thread with its results (ProfileResults); this model computes none.
+// Views sort it through a QSortFilterProxyModel on SortRole, which gives numbers as numbers ("9" before "10").
 class KernelStatsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -40,16 +42,15 @@ public:
 
     explicit KernelStatsModel(QObject* parent = nullptr);
 
-    void setRun(std::shared_ptr<const kforge::ProfileRun> run);
+    // The rows of `run`'s table `key`: its grouping, and the module whose subtree's records it counts ("" = all;
+    // shares are then of the module's time). False, with no rows, when the run has no such table yet (asked for
+    // with ProfileResultsSource::showTable, it comes with the next results).
+    bool setTable(const RunResults& run, const TableKey& key);
     const std::shared_ptr<const kforge::ProfileRun>& run() const { return m_run; }
-    void setGroupBy(kforge::GroupBy groupBy);
-    // Only the records of this module and the modules below it ("" = all, the root's subtree); shares are then of
-    // the module's time.
-    void setModuleScope(const QString& path);
     QString moduleScope() const { return QString::fromStdString(m_scope); }
     kforge::GroupBy groupBy() const { return m_groupBy; }
 
-    const kforge::StatRow& row(int row) const { return m_rows.at(size_t(row)); }
+    const kforge::StatRow& row(int row) const { return rows().at(size_t(row)); }
     // The row of `key` (as in KeyRole), -1 when none.
     int rowOfKey(const QString& key) const;
     // The row that record `recordIndex` of the run counts towards under the current grouping, -1 when none.
@@ -62,14 +63,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    void rebuild();
     // The unit of each time column (TotalColumn..MaxColumn), from its largest value.
     const TimeUnit& unitOf(int column) const { return m_units[size_t(column - TotalColumn)]; }
+    const StatRows& rows() const { return *m_table; }
 
     std::shared_ptr<const kforge::ProfileRun> m_run;
     kforge::GroupBy m_groupBy = kforge::GroupBy::Kernel;
     std::string m_scope;
-    std::vector<kforge::StatRow> m_rows;
+    std::shared_ptr<const StatRows> m_table; // never null
     std::array<TimeUnit, 6> m_units;
 };
 

@@ -16,7 +16,11 @@ std::vector<TimeShareSlice> timeShareSlices(const std::vector<kforge::KernelReco
     // Geometry splits one kernel into several bars, which says nothing about where time goes.
     if (groupBy == kforge::GroupBy::KernelGeometry)
         groupBy = kforge::GroupBy::Kernel;
-    std::vector<kforge::StatRow> rows = kforge::statistics(records, groupBy);
+    return timeShareSlices(kforge::statistics(records, groupBy), groupBy, topCount);
+}
+
+std::vector<TimeShareSlice> timeShareSlices(std::vector<kforge::StatRow> rows, kforge::GroupBy groupBy, int topCount)
+{
     std::sort(rows.begin(), rows.end(), [](const kforge::StatRow& a, const kforge::StatRow& b) {
         return a.totalUs != b.totalUs ? a.totalUs > b.totalUs : a.key < b.key;
     });

@@ -26,5 +26,7 @@ struct TimeShareSlice {
 // KernelGeometry is treated as Kernel.
 std::vector<TimeShareSlice> timeShareSlices(const std::vector<kforge::KernelRecord>& records, kforge::GroupBy groupBy,
                                             int topCount);
+// The same of the rows kforge::statistics made of a run's records in `groupBy` (Kernel for KernelGeometry).
+std::vector<TimeShareSlice> timeShareSlices(std::vector<kforge::StatRow> rows, kforge::GroupBy groupBy, int topCount);
 
 } // namespace kforge::ui

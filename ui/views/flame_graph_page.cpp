@@ -84,21 +84,21 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     applyRuns();
 }
 
-void FlameGraphPage::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
-                             std::shared_ptr<const kforge::ProfileRun> baseline)
+void FlameGraphPage::setResults(ResultsPtr results, bool showPlan)
 {
-    m_run = std::move(run);
-    m_baseline = baseline != m_run ? std::move(baseline) : nullptr;
+    m_results = std::move(results);
+    m_showPlan = showPlan;
     applyRuns();
 }
 
 void FlameGraphPage::applyRuns()
 {
     const bool bottomUp = m_bottomUp->isChecked();
-    m_differential->setVisible(m_baseline != nullptr);
+    const bool offersBaseline = m_showPlan && m_results && m_results->both();
+    m_differential->setVisible(offersBaseline);
     m_differential->setEnabled(!bottomUp); // a caller view has no baseline frame of the same path
-    m_legend->setVisible(m_baseline != nullptr && m_differential->isChecked() && !bottomUp);
-    m_view->setRuns(m_run, m_differential->isChecked() ? m_baseline : nullptr, bottomUp);
+    m_legend->setVisible(offersBaseline && m_differential->isChecked() && !bottomUp);
+    m_view->setResults(m_results, m_showPlan, m_differential->isChecked(), bottomUp);
     updateMatches();
 }
 

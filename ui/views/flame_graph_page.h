@@ -2,6 +2,8 @@
 #pragma once
 #include <kforge/profiling.h>
 
+#include "item_models/profile_results.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -22,8 +24,9 @@ class FlameGraphPage : public QWidget {
 public:
     explicit FlameGraphPage(QWidget* parent = nullptr);
 
-    // `baseline` is offered for the differential colouring when it is another run than `run`.
-    void setRuns(std::shared_ptr<const kforge::ProfileRun> run, std::shared_ptr<const kforge::ProfileRun> baseline);
+    // The flame graph of the results' plan run (`showPlan`) or baseline; the plan's offers the differential colouring
+    // against the baseline when the results hold both.
+    void setResults(ResultsPtr results, bool showPlan);
     FlameGraphView* view() const { return m_view; }
     QLineEdit* searchEdit() const { return m_search; }
     QCheckBox* differentialBox() const { return m_differential; }
@@ -46,7 +49,8 @@ private:
     QCheckBox* m_differential;
     QCheckBox* m_bottomUp;
     QLabel* m_legend; // what the differential colours mean, shown with them
-    std::shared_ptr<const kforge::ProfileRun> m_run, m_baseline;
+    ResultsPtr m_results;
+    bool m_showPlan = false;
 };
 
 } // namespace kforge::ui

@@ -5,7 +5,6 @@
 
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
-#include "item_models/run_views.h"
 #include "item_models/semantic_colors.h"
 
 #include <QHelpEvent>
@@ -54,46 +53,53 @@ FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent)
     setMinimumHeight(RowHeight * 4);
 }
 
-void FlameGraphView::setRuns(std::shared_ptr<const kforge::ProfileRun> run,
-                             std::shared_ptr<const kforge::ProfileRun> baseline, bool bottomUp)
+void FlameGraphView::setResults(ResultsPtr results, bool showPlan, bool differential, bool bottomUp)
 {
-    m_run = std::move(run);
+    const ResultsPtr before = std::exchange(m_results, std::move(results)); // alive while its frames are compared
+    const std::vector<kforge::FlameFrame>* framesBefore = &frames();
+    const RunResults* shown = !m_results ? nullptr : showPlan ? &m_results->plan : &m_results->baseline;
+    m_shown = shown && shown->run ? shown : nullptr;
     m_bottomUp = bottomUp;
-    // Computed once per run, on the worker for the runs a study made (run_views.h).
-    const auto views = viewsOf(m_run);
-    m_frames = !views ? std::vector<kforge::FlameFrame>{} : m_bottomUp ? views->bottomUp : views->flame;
-    m_baselineUs.clear();
-    m_speeds.clear();
-    if (m_run && baseline && baseline != m_run && !m_bottomUp) {
-        m_baselineUs = viewsOf(baseline)->frameUs;
-        m_speeds = *flameSpeedsOf(baseline, m_run);
-    }
-    m_zoom = 0;
+    m_differential = differential && showPlan && m_shown && m_results->both() && !m_bottomUp;
+    if (&frames() != framesBefore) // the same frames (new results sharing this run's views) keep the zoom
+        m_zoom = 0;
     setSearch(m_search);
     updateGeometry();
     update();
     Q_EMIT zoomChanged();
 }
 
+const std::vector<kforge::FlameFrame>& FlameGraphView::frames() const
+{
+    static const std::vector<kforge::FlameFrame> kNone;
+    return !m_shown ? kNone : m_bottomUp ? m_shown->views->bottomUp : m_shown->views->flame;
+}
+
 double FlameGraphView::baselineUs(int index) const
 {
-    if (index < 0 || size_t(index) >= m_frames.size())
+    if (index < 0 || size_t(index) >= frames().size())
         return -1.0;
-    const auto it = m_baselineUs.find(m_frames[size_t(index)].path);
-    return it == m_baselineUs.end() ? -1.0 : it->second;
+    if (!m_differential)
+        return -1.0;
+    const auto& baselineUs = m_results->baseline.views->frameUs;
+    const auto it = baselineUs.find(frames()[size_t(index)].path);
+    return it == baselineUs.end() ? -1.0 : it->second;
 }
 
 kforge::SpeedVerdict FlameGraphView::verdictOf(int index) const
 {
-    if (index < 0 || size_t(index) >= m_frames.size())
+    if (index < 0 || size_t(index) >= frames().size())
         return kforge::SpeedVerdict::NoDetectableChange;
-    const auto it = m_speeds.find(m_frames[size_t(index)].path);
-    return it == m_speeds.end() ? kforge::SpeedVerdict::NoDetectableChange : it->second.verdict;
+    if (!m_differential)
+        return kforge::SpeedVerdict::NoDetectableChange;
+    const auto& speeds = *m_results->flameSpeeds;
+    const auto it = speeds.find(frames()[size_t(index)].path);
+    return it == speeds.end() ? kforge::SpeedVerdict::NoDetectableChange : it->second.verdict;
 }
 
 void FlameGraphView::zoomTo(int frame)
 {
-    if (frame < 0 || size_t(frame) >= m_frames.size() || frame == m_zoom)
+    if (frame < 0 || size_t(frame) >= frames().size() || frame == m_zoom)
         return;
     m_zoom = frame;
     update();
@@ -103,19 +109,19 @@ void FlameGraphView::zoomTo(int frame)
 void FlameGraphView::zoomOut()
 {
     if (m_zoom > 0)
-        zoomTo(std::max(0, m_frames[size_t(m_zoom)].parent));
+        zoomTo(std::max(0, frames()[size_t(m_zoom)].parent));
 }
 
 QStringList FlameGraphView::labelCandidates(int frame) const
 {
-    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    const kforge::FlameFrame& f = frames()[size_t(frame)];
     QString name = displayName(f);
     if (f.kind != kforge::FlameFrame::Kind::Module)
         return {name};
     const bool listIndex =
         !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (listIndex && f.parent > 0)
-        name = QString::fromStdString(m_frames[size_t(f.parent)].name) + QLatin1Char('.') + name;
+        name = QString::fromStdString(frames()[size_t(f.parent)].name) + QLatin1Char('.') + name;
     if (f.typeName.empty())
         return {name};
     return {QStringLiteral("%1 %2 %3").arg(name, QChar(0x00B7), QString::fromStdString(f.typeName)), name};
@@ -131,8 +137,8 @@ QString FlameGraphView::paintedLabel(int frame, const QFontMetrics& metrics, int
 QStringList FlameGraphView::breadcrumb() const
 {
     QStringList names;
-    for (int f = m_frames.empty() ? -1 : m_zoom; f >= 0; f = m_frames[size_t(f)].parent)
-        names.prepend(displayName(m_frames[size_t(f)]));
+    for (int f = frames().empty() ? -1 : m_zoom; f >= 0; f = frames()[size_t(f)].parent)
+        names.prepend(displayName(frames()[size_t(f)]));
     return names;
 }
 
@@ -141,16 +147,16 @@ void FlameGraphView::setSearch(const QString& text)
     m_search = text.trimmed();
     m_matches = 0;
     double matchedUs = 0;
-    std::vector<bool> inMatch(m_frames.size(), false); // the frame or an ancestor matches (parents come first)
-    for (size_t i = 0; i < m_frames.size(); ++i) {
+    std::vector<bool> inMatch(frames().size(), false); // the frame or an ancestor matches (parents come first)
+    for (size_t i = 0; i < frames().size(); ++i) {
         const bool match = matches(int(i));
-        const bool insideMatch = m_frames[i].parent >= 0 && inMatch[size_t(m_frames[i].parent)];
+        const bool insideMatch = frames()[i].parent >= 0 && inMatch[size_t(frames()[i].parent)];
         m_matches += match ? 1 : 0;
         if (match && !insideMatch)
-            matchedUs += m_frames[i].us;
+            matchedUs += frames()[i].us;
         inMatch[i] = match || insideMatch;
     }
-    m_matchedShare = m_frames.empty() || m_frames.front().us <= 0 ? 0.0 : matchedUs / m_frames.front().us;
+    m_matchedShare = frames().empty() || frames().front().us <= 0 ? 0.0 : matchedUs / frames().front().us;
     update();
 }
 
@@ -161,7 +167,7 @@ bool FlameGraphView::matches(int frame) const
 
 bool FlameGraphView::isInZoom(int frame) const
 {
-    for (int f = frame; f >= 0; f = m_frames[size_t(f)].parent)
+    for (int f = frame; f >= 0; f = frames()[size_t(f)].parent)
         if (f == m_zoom)
             return true;
     return false;
@@ -169,10 +175,10 @@ bool FlameGraphView::isInZoom(int frame) const
 
 QRectF FlameGraphView::frameRect(int frame, const QRect& area) const
 {
-    if (frame < 0 || size_t(frame) >= m_frames.size() || !isInZoom(frame))
+    if (frame < 0 || size_t(frame) >= frames().size() || !isInZoom(frame))
         return {};
-    const kforge::FlameFrame& zoom = m_frames[size_t(m_zoom)];
-    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    const kforge::FlameFrame& zoom = frames()[size_t(m_zoom)];
+    const kforge::FlameFrame& f = frames()[size_t(frame)];
     if (zoom.us <= 0)
         return {};
     const double scale = area.width() / zoom.us;
@@ -184,7 +190,7 @@ QRectF FlameGraphView::frameRect(int frame) const { return frameRect(frame, rect
 
 int FlameGraphView::frameAt(const QPoint& pos) const
 {
-    for (size_t i = 0; i < m_frames.size(); ++i) {
+    for (size_t i = 0; i < frames().size(); ++i) {
         const QRectF r = frameRect(int(i));
         if (r.width() >= kMinDrawnPixels && r.contains(pos))
             return int(i);
@@ -194,15 +200,15 @@ int FlameGraphView::frameAt(const QPoint& pos) const
 
 QString FlameGraphView::frameToolTip(int frame) const
 {
-    if (frame < 0 || size_t(frame) >= m_frames.size())
+    if (frame < 0 || size_t(frame) >= frames().size())
         return {};
-    const kforge::FlameFrame& f = m_frames[size_t(frame)];
-    const double forward = m_frames.front().us;
+    const kforge::FlameFrame& f = frames()[size_t(frame)];
+    const double forward = frames().front().us;
     QStringList lines;
     lines << tr("%1 (%2)").arg(formatModulePath(f.path), kindName(f.kind));
     // Widths are totals over the measured forwards divided by their count: a mean, so that a frame's children add
     // up to it (medians would not); the comparison's medians and verdicts are in the differential lines below.
-    const int forwards = m_run ? std::max(1, m_run->iterations) : 1;
+    const int forwards = m_shown ? std::max(1, m_shown->run->iterations) : 1;
     lines << tr("%1 per forward (the mean of %n forward(s)), %2 of it", nullptr, forwards)
                  .arg(formatDuration(f.us),
                       QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));
@@ -210,10 +216,11 @@ QString FlameGraphView::frameToolTip(int frame) const
         lines << tr("%1 call(s) per forward").arg(f.calls, 0, 'g', 4);
     if (isDifferential()) {
         const double base = baselineUs(frame);
-        const auto speed = m_speeds.find(f.path);
+        const auto& speeds = *m_results->flameSpeeds;
+        const auto speed = speeds.find(f.path);
         lines << (base < 0 ? tr("not in the baseline")
                            : tr("baseline %1 (mean per forward)").arg(formatDuration(base)));
-        if (speed != m_speeds.end())
+        if (speed != speeds.end())
             lines << formatSpeedComparison(speed->second);
     }
     lines << tr("Click to zoom in; Backspace goes back up");
@@ -222,7 +229,7 @@ QString FlameGraphView::frameToolTip(int frame) const
 
 QColor FlameGraphView::fillOf(int frame) const
 {
-    const kforge::FlameFrame& f = m_frames[size_t(frame)];
+    const kforge::FlameFrame& f = frames()[size_t(frame)];
     if (isDifferential()) {
         const double base = baselineUs(frame);
         // Only a verdict earns a colour: a frame within the noise stays grey, however large its ratio.
@@ -242,7 +249,7 @@ QColor FlameGraphView::fillOf(int frame) const
 int FlameGraphView::maxDepth() const
 {
     int depth = 0;
-    for (const kforge::FlameFrame& f : m_frames)
+    for (const kforge::FlameFrame& f : frames())
         depth = std::max(depth, f.depth);
     return depth;
 }
@@ -252,13 +259,13 @@ QSize FlameGraphView::sizeHint() const { return {800, (maxDepth() + 1) * RowHeig
 void FlameGraphView::paint(QPainter& painter, const QRect& area) const
 {
     painter.fillRect(area, palette().color(QPalette::Base));
-    if (m_frames.empty()) {
+    if (frames().empty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(area, Qt::AlignCenter, tr("No profile yet: run a baseline or a plan (Profile menu)."));
         return;
     }
     const QFontMetrics metrics(painter.font());
-    for (size_t i = 0; i < m_frames.size(); ++i) {
+    for (size_t i = 0; i < frames().size(); ++i) {
         const QRectF r = frameRect(int(i), area);
         if (r.isEmpty() || r.width() < kMinDrawnPixels || r.right() < area.left() || r.left() > area.right())
             continue;
@@ -288,7 +295,7 @@ void FlameGraphView::mousePressEvent(QMouseEvent* event)
     if (event->button() == Qt::LeftButton) {
         const int frame = frameAt(event->position().toPoint());
         if (frame >= 0)
-            zoomTo(frame == m_zoom ? std::max(0, m_frames[size_t(frame)].parent) : frame);
+            zoomTo(frame == m_zoom ? std::max(0, frames()[size_t(frame)].parent) : frame);
     } else if (event->button() == Qt::BackButton || event->button() == Qt::RightButton) {
         zoomOut();
     }

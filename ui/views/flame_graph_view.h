@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "item_models/profile_results.h"
+
 #include <kforge/profiling.h>
 
 #include <QString>
@@ -28,13 +30,13 @@ public:
 
     explicit FlameGraphView(QWidget* parent = nullptr);
 
-    // With `bottomUp`, the frames holding time of their own on top, their callers below (kforge::bottomUp); the
-    // differential colouring is top-down only.
-    void setRuns(std::shared_ptr<const kforge::ProfileRun> run,
-                 std::shared_ptr<const kforge::ProfileRun> baseline = nullptr, bool bottomUp = false);
+    // The flame graph of the results' plan run (`showPlan`) or baseline run, as the results made it; `differential`
+    // colours the plan's frames by their verdicts against the baseline's. With `bottomUp`, the frames holding time
+    // of their own on top, their callers below (kforge::bottomUp); the differential colouring is top-down only.
+    void setResults(ResultsPtr results, bool showPlan, bool differential = false, bool bottomUp = false);
     bool isBottomUp() const { return m_bottomUp; }
-    const std::vector<kforge::FlameFrame>& frames() const { return m_frames; }
-    bool isDifferential() const { return !m_baselineUs.empty(); }
+    const std::vector<kforge::FlameFrame>& frames() const;
+    bool isDifferential() const { return m_differential; }
     // The baseline's time of frame `index`'s path, per forward; negative when the baseline has no such frame.
     double baselineUs(int index) const;
     // Frame `index`'s speed verdict against the baseline; "no detectable change" where there is none.
@@ -83,10 +85,9 @@ private:
     QColor fillOf(int frame) const;
     int maxDepth() const;
 
-    std::shared_ptr<const kforge::ProfileRun> m_run;
-    std::vector<kforge::FlameFrame> m_frames;
-    std::unordered_map<std::string, double> m_baselineUs;    // by frame path
-    std::map<std::string, kforge::SpeedComparison> m_speeds; // by frame path, differential only
+    ResultsPtr m_results;
+    const RunResults* m_shown = nullptr; // of m_results; null without a run
+    bool m_differential = false;         // the plan's frames against the baseline's (m_results has both)
     bool m_bottomUp = false;
     int m_zoom = 0;
     QString m_search;

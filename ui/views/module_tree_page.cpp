@@ -3,7 +3,6 @@
 
 #include "item_models/module_tree_filter_model.h"
 #include "item_models/module_tree_model.h"
-#include "item_models/run_views.h"
 #include "views/module_tree_view.h"
 #include "views/share_bar_delegate.h"
 
@@ -111,15 +110,16 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
 }
 
-void ModuleTreePage::showRunTimes(const std::shared_ptr<const kforge::ProfileRun>& baseline,
-                                  const std::shared_ptr<const kforge::ProfileRun>& plan,
-                                  const std::vector<kforge::ComparisonRow>& subtreeDelta)
+void ModuleTreePage::showRunTimes(const ResultsPtr& results)
 {
+    const bool baseline = results && results->baseline;
+    const bool plan = results && results->plan;
     const bool showPlan = plan && (!baseline || timeRun() == TimeRun::Plan);
-    const auto views = viewsOf(showPlan ? plan : baseline); // computed once per run (run_views.h)
-    m_model->setModuleTimes(views ? views->moduleTimes : std::vector<kforge::ModuleTime>{},
-                            showPlan && baseline ? subtreeDelta : std::vector<kforge::ComparisonRow>{});
-    setTimeRuns(bool(baseline), bool(plan));
+    const RunResults* shown = showPlan ? &results->plan : baseline ? &results->baseline : nullptr;
+    m_model->setModuleTimes(shown ? shown->views->moduleTimes : std::vector<kforge::ModuleTime>{},
+                            showPlan && baseline ? results->comparison->bySubtree
+                                                 : std::vector<kforge::ComparisonRow>{});
+    setTimeRuns(baseline, plan);
 }
 
 void ModuleTreePage::setTimeNotice(const QString& notice)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "item_models/profile_results.h"
+
 #include <kforge/provider_catalog.h>
 
 #include <QWidget>
@@ -59,11 +61,9 @@ public:
     // (the plan's by default, with its Δ against the baseline). Call after the model's times changed.
     enum class TimeRun { Baseline, Plan };
     void setTimeRuns(bool baseline, bool plan);
-    // The times of `baseline` or `plan` (whichever timeRun() picks; the plan's with its Δ against the baseline,
-    // `subtreeDelta` as Comparison::bySubtree) on the tree, for runs of this tree's model; none clears them.
-    void showRunTimes(const std::shared_ptr<const kforge::ProfileRun>& baseline,
-                      const std::shared_ptr<const kforge::ProfileRun>& plan,
-                      const std::vector<kforge::ComparisonRow>& subtreeDelta);
+    // The times of the results' baseline or plan run (whichever timeRun() picks; the plan's with its Δ against the
+    // baseline, the comparison's bySubtree) on the tree, for runs of this tree's model; empty results clear them.
+    void showRunTimes(const ResultsPtr& results);
     // A line above the tree saying why it shows no times (a profile of another model); "" hides it.
     void setTimeNotice(const QString& notice);
     QLabel* timeNotice() const { return m_timeNotice; }

@@ -9,6 +9,7 @@
 #include "item_models/timeline_details.h"
 #include "controllers/benchmark_controller.h"
 #include "controllers/profile_controller.h"
+#include "controllers/profile_results_source.h"
 #include "controllers/verify_controller.h"
 #include "views/flame_graph_page.h"
 #include "views/time_share_chart.h"
@@ -111,10 +112,11 @@ QString progressText(const QString& stage, int done, int total, int warmup, int 
 
 } // namespace
 
-ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
-    : QWidget(parent), m_controller(controller), m_statsModel(new KernelStatsModel(this)),
-      m_statsProxy(new QSortFilterProxyModel(this)), m_chart(new TimeShareChart(this)),
-      m_timeline(new TimelineView(this)), m_comparisonModel(new ComparisonModel(this))
+ProfilePage::ProfilePage(ProfileResultsSource* results, ProfileController* controller, QWidget* parent)
+    : QWidget(parent), m_source(results), m_controller(controller), m_results(results->results()),
+      m_statsModel(new KernelStatsModel(this)), m_statsProxy(new QSortFilterProxyModel(this)),
+      m_chart(new TimeShareChart(this)), m_timeline(new TimelineView(this)),
+      m_comparisonModel(new ComparisonModel(this))
 {
     setObjectName(QStringLiteral("profilePage"));
     m_chart->setObjectName(QStringLiteral("timeShareChart"));
@@ -142,10 +144,15 @@ ProfilePage::ProfilePage(ProfileController* controller, QWidget* parent)
     layout->addWidget(m_header);
     layout->addWidget(m_tabs, 1);
 
-    loadSettings();
-    follow(m_controller);
-    connect(m_controller, &ProfileController::resultsChanged, this, &ProfilePage::showResults);
-    connect(m_controller, &ProfileController::runsReplaced, this, [this] { m_newer = NewerResult::Comparison; });
+    if (m_controller) {
+        loadSettings();
+        follow(m_controller);
+    } else { // a report: nothing to run, and the Profile tab's settings are the user's, not a report's
+        m_persistent = false;
+        for (QWidget* control : std::as_const(m_runControls))
+            control->hide();
+    }
+    connect(m_source, &ProfileResultsSource::resultsChanged, this, &ProfilePage::setResults);
     setRunning(false);
     showResults();
 }
@@ -180,7 +187,7 @@ void ProfilePage::setMeasurements(BenchmarkController* benchmark, VerifyControll
 
 bool ProfilePage::anyRunning() const
 {
-    return m_controller->isRunning() || (m_benchmark && m_benchmark->isRunning()) ||
+    return (m_controller && m_controller->isRunning()) || (m_benchmark && m_benchmark->isRunning()) ||
            (m_verify && m_verify->isRunning());
 }
 
@@ -271,6 +278,9 @@ QWidget* ProfilePage::createTopBar()
                      m_verifyButton,   warmupLabel,  m_warmupBox,     iterationsLabel,
                      m_iterationsBox,  deviceLabel,  m_deviceCombo,   m_shapesBox};
 
+    connect(m_showCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showRun);
+    if (!m_controller)
+        return bar;
     connect(m_warmupBox, &QSpinBox::valueChanged, this, [this](int value) {
         m_controller->setWarmupIterations(value);
         saveSetting(kWarmupKey, value);
@@ -289,7 +299,6 @@ QWidget* ProfilePage::createTopBar()
         m_controller->setRecordShapes(record);
         saveSetting(kRecordShapesKey, record);
     });
-    connect(m_showCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showRun);
     return bar;
 }
 
@@ -311,6 +320,10 @@ QWidget* ProfilePage::createKernelsTab()
     m_filterEdit->setClearButtonEnabled(true);
     m_regexBox = new QCheckBox(tr("Regex"), m_kernelsTab);
     m_regexBox->setToolTip(tr("Read the filter as a regular expression (case-insensitive)"));
+    m_scopeChip = new QToolButton(m_kernelsTab);
+    m_scopeChip->setObjectName(QStringLiteral("kernelScopeChip"));
+    m_scopeChip->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_scopeChip->setVisible(false);
 
     m_statsProxy->setSourceModel(m_statsModel);
     m_statsProxy->setSortRole(KernelStatsModel::SortRole);
@@ -330,6 +343,7 @@ QWidget* ProfilePage::createKernelsTab()
     groupLabel->setBuddy(m_groupCombo);
     bar->addWidget(groupLabel);
     bar->addWidget(m_groupCombo);
+    bar->addWidget(m_scopeChip);
     bar->addWidget(m_filterEdit, 1);
     bar->addWidget(m_regexBox);
     auto* layout = new QVBoxLayout(m_kernelsTab);
@@ -338,10 +352,10 @@ QWidget* ProfilePage::createKernelsTab()
     layout->addLayout(bar);
     layout->addWidget(m_kernelTable, 1);
 
-    connect(m_groupCombo, &QComboBox::currentIndexChanged, this, [this] {
-        const auto groupBy = kforge::GroupBy(m_groupCombo->currentData().toInt());
-        m_controller->setTableGrouping(groupBy);
-        m_statsModel->setGroupBy(groupBy);
+    connect(m_groupCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showTable);
+    connect(m_scopeChip, &QToolButton::clicked, this, [this] {
+        setModuleScope(QString());
+        Q_EMIT moduleScopeCleared();
     });
     connect(m_filterEdit, &QLineEdit::textChanged, this, &ProfilePage::applyFilter);
     connect(m_regexBox, &QCheckBox::toggled, this, &ProfilePage::applyFilter);
@@ -510,15 +524,23 @@ void ProfilePage::setOrigin(const QString& origin)
     updateHeader();
 }
 
+void ProfilePage::setResults(const ResultsPtr& results)
+{
+    const ResultsPtr before = std::exchange(m_results, results);
+    // New runs: what the comparison shows is newer than any benchmark (NewerResult).
+    if (results->comparison && results->comparison != before->comparison)
+        m_newer = NewerResult::Comparison;
+    showResults();
+}
+
 void ProfilePage::showResults()
 {
-    const auto baseline = m_controller->baseline();
-    const auto plan = m_controller->plan();
+    const auto& baseline = m_results->baseline.run;
+    const auto& plan = m_results->plan.run;
     // The run that just arrived is the one to look at; otherwise keep what the user chose.
-    const bool newPlan = plan && plan.get() != m_lastPlan;
-    const bool newBaseline = baseline && baseline.get() != m_lastBaseline;
-    m_lastBaseline = baseline.get();
-    m_lastPlan = plan.get();
+    const bool newPlan = plan && plan != m_lastRuns.second;
+    const bool newBaseline = baseline && baseline != m_lastRuns.first;
+    m_lastRuns = {baseline, plan};
     Shown shown = this->shown();
     if (newPlan || !baseline)
         shown = Shown::Plan;
@@ -528,12 +550,12 @@ void ProfilePage::showResults()
     const bool both = baseline && plan;
     m_showLabel->setVisible(both);
     m_showCombo->setVisible(both);
-    m_comparisonModel->setComparison(m_controller->comparison());
+    m_comparisonModel->setComparison(m_results->comparison ? std::optional(*m_results->comparison) : std::nullopt);
     // The number columns fit their header ("Baseline (µs, median)") and values: a fixed width cut the header.
     for (int column : {ComparisonModel::BaselineColumn, ComparisonModel::PlanColumn, ComparisonModel::SpeedupColumn,
                        ComparisonModel::ChangeColumn})
         m_comparisonTable->resizeColumnToContents(column);
-    const auto& comparison = m_controller->comparison();
+    const auto& comparison = m_results->comparison;
     const kforge::BenchmarkResult* benchmark = m_benchmark && m_benchmark->result() ? &*m_benchmark->result() : nullptr;
     const WholeForwardLines lines = wholeForwardLines(comparison ? &*comparison : nullptr, plan ? plan->plan : kNoPlan,
                                                       benchmark, m_benchmark ? m_benchmark->measuredPlan() : kNoPlan,
@@ -555,9 +577,23 @@ void ProfilePage::showResults()
 
 void ProfilePage::setModuleScope(const QString& path)
 {
-    m_controller->setTableScope(path.toStdString());
-    m_statsModel->setModuleScope(path);
+    if (path == m_scope)
+        return;
+    m_scope = path;
+    m_scopeChip->setText(tr("Module: %1  ×").arg(formatModulePath(path.toStdString())));
+    m_scopeChip->setToolTip(tr("The table counts only the records of %1 and the modules below it (selected in the "
+                               "module tree). Click to show the whole run.")
+                                .arg(formatModulePath(path.toStdString())));
+    m_scopeChip->setVisible(!path.isEmpty());
     m_timeline->setHighlightedModule(path);
+    showTable();
+}
+
+void ProfilePage::showTable()
+{
+    const TableKey key{kforge::GroupBy(m_groupCombo->currentData().toInt()), m_scope.toStdString()};
+    m_source->showTable(key); // made off the UI thread when the results lack it, and shown when they come
+    m_statsModel->setTable(shownResults(), key);
     updateHeader();
 }
 
@@ -581,21 +617,25 @@ bool ProfilePage::savePicture(Picture picture, const QString& file, QString* err
     return picture == Picture::Chart ? m_chart->savePng(file, error) : m_timeline->savePng(file, error);
 }
 
-std::shared_ptr<const kforge::ProfileRun> ProfilePage::shownRun() const
+bool ProfilePage::computingTable() const { return m_source->computingTable(); }
+
+const RunResults& ProfilePage::shownResults() const
 {
-    return shown() == Shown::Plan ? m_controller->plan() : m_controller->baseline();
+    return shown() == Shown::Plan ? m_results->plan : m_results->baseline;
 }
+
+std::shared_ptr<const kforge::ProfileRun> ProfilePage::shownRun() const { return shownResults().run; }
 
 void ProfilePage::showRun()
 {
-    const auto run = shownRun();
-    m_statsModel->setRun(run);
-    m_chart->setRun(run);
-    m_timeline->setRun(run);
+    const RunResults& shownRun = shownResults();
+    m_chart->setRun(shownRun);
+    if (m_timeline->run() != shownRun.run) // the same run keeps its zoom and selection
+        m_timeline->setRun(shownRun.run);
     m_timelineDetails->setText(timelineHint().toHtmlEscaped()); // the details were of the run shown before
     // The plan's flame graph can be coloured by speedup against the baseline's.
-    m_flame->setRuns(run, shown() == Shown::Plan ? m_controller->baseline() : nullptr);
-    updateHeader();
+    m_flame->setResults(m_results, shown() == Shown::Plan);
+    showTable();
     Q_EMIT shownRunChanged();
 }
 
@@ -619,8 +659,10 @@ QString ProfilePage::headerText() const
         parts << tr("%1 graph executor").arg(QString::fromStdString(run->graphExecutor));
     if (run->intraOpThreads > 0 && run->device != "cuda")
         parts << tr("%n intra-op thread(s)", nullptr, run->intraOpThreads);
-    if (!m_statsModel->moduleScope().isEmpty())
-        parts << tr("kernels of %1 (selected in the module tree)").arg(m_statsModel->moduleScope());
+    if (!m_scope.isEmpty())
+        parts << tr("kernels of %1 (selected in the module tree)").arg(formatModulePath(m_scope.toStdString()));
+    if (m_source->computingTable())
+        parts << tr("grouping the kernel table…");
     QString iterations = tr("%n iteration(s)", nullptr, run->iterations);
     if (run->warmupIterations > 0)
         iterations += tr(" after %n warm-up", nullptr, run->warmupIterations);
@@ -639,18 +681,11 @@ QString ProfilePage::headerText() const
 
 bool ProfilePage::replacedByRunningProfile(const kforge::ProfileRun& run) const
 {
-    if (!m_controller->isRunning())
+    if (!m_controller || !m_controller->isRunning())
         return false;
     const auto kind = m_controller->lastKind();
     return kind == ProfileController::Kind::Compare || (kind == ProfileController::Kind::Baseline && !run.usedPlan) ||
            (kind == ProfileController::Kind::Plan && run.usedPlan);
-}
-
-void ProfilePage::setReport()
-{
-    m_report = true;
-    for (QWidget* control : std::as_const(m_runControls))
-        control->hide();
 }
 
 void ProfilePage::setRunning(bool running)
@@ -674,8 +709,9 @@ void ProfilePage::showProgress(int done, int total, const QString& stage)
     m_progress->setRange(0, total);
     m_progress->setValue(done);
     m_progress->setFormat(QStringLiteral("%p%"));
-    m_progressText->setText(
-        progressText(stage, done, total, m_controller->warmupIterations(), m_controller->iterations()));
+    if (m_controller)
+        m_progressText->setText(
+            progressText(stage, done, total, m_controller->warmupIterations(), m_controller->iterations()));
 }
 
 bool ProfilePage::selectRecordRow(int recordIndex, bool showTable)
@@ -716,7 +752,7 @@ QWidget* ProfilePage::subView(const QString& name) const
 void ProfilePage::showSubView(const QString& name)
 {
     // The differential flame graph: the plan's run, coloured by speedup against the baseline's.
-    if (name == QLatin1String("diff-flame") && m_controller->plan() && m_controller->baseline()) {
+    if (name == QLatin1String("diff-flame") && m_results->both()) {
         setShown(Shown::Plan);
         m_flame->differentialBox()->setChecked(true);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include "controllers/profile_display.h"
+#include "item_models/profile_results.h"
 #include "item_models/speed_summary.h"
 
 #include <kforge/profiling.h>
@@ -9,6 +10,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <utility>
 
 class QAction;
 class QCheckBox;
@@ -30,14 +32,16 @@ class KernelStatsModel;
 class BenchmarkController;
 class MeasureController;
 class ProfileController;
+class ProfileResultsSource;
 class VerifyController;
 class TimeShareChart;
 class TimelineView;
 
 // The Profile page: a bar to run a baseline, a run with the plan, a comparison or a benchmark (warm-up,
-// iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in four tabs: the
-// kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, and the comparison.
-// Clicking a record in the timeline selects its row in the kernel table.
+// iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in five tabs: the
+// kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, the comparison and the
+// flame graph. Clicking a record in the timeline selects its row in the kernel table. It shows the results its
+// source hands it (ProfileResults, made off the UI thread) and computes none of them.
 class ProfilePage : public QWidget, public ProfileDisplay {
     Q_OBJECT
 public:
@@ -53,7 +57,9 @@ public:
         QAction* cancel = nullptr;
     };
 
-    explicit ProfilePage(ProfileController* controller, QWidget* parent = nullptr);
+    // The page of `results`, run by `controller`; without a controller it is a saved report's page: the runs of a
+    // file, with nothing to run from it (the run controls hidden, no settings read or written).
+    ProfilePage(ProfileResultsSource* results, ProfileController* controller, QWidget* parent = nullptr);
 
     // The page's buttons are these actions (MainWindow's Profile menu).
     void setActions(const Actions& actions);
@@ -63,18 +69,20 @@ public:
     // Off for batch runs and tests: warm-up, iterations and device are then not written to QSettings.
     void setPersistent(bool persistent) { m_persistent = persistent; }
     void setOrigin(const QString& origin) override;
-    // A saved report's page: the runs of a file, with nothing to run from it (the run controls are hidden).
-    void setReport();
-    bool isReport() const { return m_report; }
+    bool isReport() const { return m_controller == nullptr; }
 
     // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
     QWidget* subView(const QString& name) const;
     void showSubView(const QString& name);
     void focusFilter();
 
-    // The module selected in the module tree: the kernel table keeps that module's subtree and the timeline
-    // outlines its ranges; "" (the root) shows everything.
+    // The module selected in the module tree: the kernel table keeps that module's subtree (a chip above it says so,
+    // its × clears it: moduleScopeCleared) and the timeline outlines its ranges; "" (the root) shows everything.
     void setModuleScope(const QString& path);
+    QString moduleScope() const { return m_scope; }
+    QToolButton* scopeChip() const { return m_scopeChip; }
+    // Whether the kernel table waits for its rows (a grouping or scope the results lacked, made off the UI thread).
+    bool computingTable() const;
 
     // "cpu" or "cuda" (when available), as if picked in the device box.
     void setDevice(const QString& device);
@@ -109,6 +117,7 @@ public:
 Q_SIGNALS:
     void deviceChanged(const QString& device); // "cpu" or "cuda", as the user picked it
     void shownRunChanged();
+    void moduleScopeCleared(); // the scope chip's ×: the whole run again (the tree's selection goes to the root)
 
 private:
     // Whether `run` is shown while a profile runs that will replace it (stale).
@@ -121,8 +130,11 @@ private:
     void loadSettings();
     void saveSetting(const QString& key, const QVariant& value);
     void applyFilter();
+    void setResults(const ResultsPtr& results);
     void showResults();
     void showRun();
+    void showTable(); // of the run shown, in the grouping and scope chosen
+    const RunResults& shownResults() const;
     void updateHeader();
     void setRunning(bool running);
     void showProgress(int done, int total, const QString& stage);
@@ -130,16 +142,18 @@ private:
     void follow(MeasureController* measurement); // its running state and progress
     bool anyRunning() const;
 
-    ProfileController* m_controller;
+    ProfileResultsSource* m_source;
+    ProfileController* m_controller; // null on a report
+    ResultsPtr m_results;            // shown; never null
     BenchmarkController* m_benchmark = nullptr;
     VerifyController* m_verify = nullptr;
     NewerResult m_newer = NewerResult::Comparison; // of the comparison and the benchmark, which came last
     bool m_persistent = true;
-    bool m_report = false;
     QList<QWidget*> m_runControls; // buttons and settings of new runs, hidden on a report
     QString m_origin;
-    const kforge::ProfileRun* m_lastBaseline = nullptr; // to tell which run is new when results change
-    const kforge::ProfileRun* m_lastPlan = nullptr;
+    QString m_scope; // the module tree's selection
+    // The runs last shown, to tell which run is new when results change.
+    std::pair<std::shared_ptr<const kforge::ProfileRun>, std::shared_ptr<const kforge::ProfileRun>> m_lastRuns;
 
     QToolButton* m_baselineButton;
     QToolButton* m_planButton;
@@ -163,6 +177,7 @@ private:
     QComboBox* m_groupCombo;
     QLineEdit* m_filterEdit;
     QCheckBox* m_regexBox;
+    QToolButton* m_scopeChip; // "layer4.0 ×": the kernel table's module scope, and how to clear it
     QTableView* m_kernelTable;
     QWidget* m_kernelsTab;
 

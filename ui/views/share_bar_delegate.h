@@ -9,7 +9,7 @@ namespace kforge::ui {
 class ShareBarDelegate : public QStyledItemDelegate {
     Q_OBJECT
 public:
-    ShareBarDelegate(int role, QObject* parent = nullptr);
+    explicit ShareBarDelegate(int role, QObject* parent = nullptr);
     void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
 
 private:

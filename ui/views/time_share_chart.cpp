@@ -82,7 +82,7 @@ TimeShareChart::TimeShareChart(QWidget* parent)
 
 TimeShareChart::~TimeShareChart() = default;
 
-void TimeShareChart::setRun(std::shared_ptr<const kforge::ProfileRun> run)
+void TimeShareChart::setRun(RunResults run)
 {
     m_run = std::move(run);
     rebuild();
@@ -132,7 +132,10 @@ void TimeShareChart::rebuild()
 {
     if (!m_run)
         return showEmpty(tr("No profile yet. Run a baseline or a plan, or open a saved profile (.kfprof)."));
-    m_slices = timeShareSlices(m_run->records, m_grouping, m_topCount);
+    const kforge::GroupBy grouping =
+        m_grouping == kforge::GroupBy::KernelGeometry ? kforge::GroupBy::Kernel : m_grouping;
+    const auto rows = m_run.table({grouping, {}});
+    m_slices = rows ? timeShareSlices(*rows, grouping, m_topCount) : std::vector<TimeShareSlice>{};
     if (m_slices.empty())
         return showEmpty(tr("This run recorded no kernels or operators."));
 

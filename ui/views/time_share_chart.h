@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "item_models/profile_results.h"
 #include "item_models/time_share.h"
 
 #include <kforge/profiling.h>
@@ -34,7 +35,9 @@ public:
     ~TimeShareChart() override;
 
     // A null run shows the empty-state text.
-    void setRun(std::shared_ptr<const kforge::ProfileRun> run);
+    // The run's whole-run tables give the bars (ProfileResults makes them; a run without the grouping's table shows
+    // no bars).
+    void setRun(RunResults run);
     // Function or Module; any other value groups by kernel name.
     void setGrouping(kforge::GroupBy grouping);
     kforge::GroupBy grouping() const { return m_grouping; }
@@ -67,7 +70,7 @@ private:
     void showEmpty(const QString& text);
     void showBarToolTip(bool hovered, int index);
 
-    std::shared_ptr<const kforge::ProfileRun> m_run;
+    RunResults m_run;
     kforge::GroupBy m_grouping = kforge::GroupBy::Function;
     int m_topCount = DefaultTopCount;
     std::vector<TimeShareSlice> m_slices;

@@ -33,6 +33,7 @@ public:
     ~TimelineView() override;
 
     void setRun(std::shared_ptr<const kforge::ProfileRun> run);
+    const std::shared_ptr<const kforge::ProfileRun>& run() const { return m_run; }
     // Highlights run->records[recordIndex] and scrolls it into view; -1 clears the selection.
     void selectRecord(int recordIndex);
     int selectedRecord() const { return m_selected; }

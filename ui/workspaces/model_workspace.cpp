@@ -133,6 +133,11 @@ void ModelWorkspace::createViews()
     connect(m_model, &ModuleTreeModel::providerDropped, this, &ModelWorkspace::addProviderRequested);
     connect(m_page, &ModuleTreePage::moduleBreakpointToggled, m_run, &RunController::toggleModuleBreakpoint);
     connect(m_page, &ModuleTreePage::currentPathChanged, m_context.scope, &ModuleScope::setPath);
+    // A scope cleared elsewhere (the Profile page's scope chip) selects the root here too.
+    connect(m_context.scope, &ModuleScope::changed, m_page, [this](const QString& path) {
+        if (m_page->currentPath() != path)
+            m_page->revealPath(path);
+    });
     connect(m_page, &ModuleTreePage::timeRunChanged, this, &ModelWorkspace::updateModuleTimes);
     connect(m_stacksView, &FunctionStacksView::functionBreakpointToggled, m_run,
             &RunController::toggleFunctionBreakpoint);
@@ -402,13 +407,9 @@ void ModelWorkspace::setCatalog(const std::vector<kforge::ProviderCatalogEntry>&
     m_page->setCatalog(catalog);
 }
 
-void ModelWorkspace::setProfileRuns(std::shared_ptr<const kforge::ProfileRun> baseline,
-                                    std::shared_ptr<const kforge::ProfileRun> plan,
-                                    const std::optional<kforge::Comparison>& comparison)
+void ModelWorkspace::setProfileResults(ResultsPtr results)
 {
-    m_baselineRun = std::move(baseline);
-    m_planRun = std::move(plan);
-    m_subtreeDelta = comparison ? comparison->bySubtree : std::vector<kforge::ComparisonRow>{};
+    m_profileResults = std::move(results);
     updateModuleTimes();
 }
 
@@ -417,7 +418,9 @@ void ModelWorkspace::setProfileRuns(std::shared_ptr<const kforge::ProfileRun> ba
 QString ModelWorkspace::otherModelNotice() const
 {
     const auto& session = m_context.owner->session();
-    for (const auto* run : {m_baselineRun.get(), m_planRun.get()})
+    if (!m_profileResults)
+        return {};
+    for (const auto* run : {m_profileResults->baseline.run.get(), m_profileResults->plan.run.get()})
         if (run && session && !kforge::sameModuleTree(run->modules, session->modules()))
             return tr("The profile shown is of %1 (%n module(s)), not of the loaded model %2: its times are not shown "
                       "on this tree. Profile this model, or open its own profile.",
@@ -435,14 +438,15 @@ void ModelWorkspace::updateModuleTimes()
         m_page->setTimeRuns(false, false);
         return;
     }
-    m_page->showRunTimes(m_baselineRun, m_planRun, m_subtreeDelta);
+    m_page->showRunTimes(m_profileResults);
 }
 
 void ModelWorkspace::showVerification(const kforge::VerifyReport& report)
 {
     m_model->setModuleAgreement(report.modules, report.divergence ? report.divergence->module : std::string(),
                                 bool(report.divergence));
-    m_page->setTimeRuns(bool(m_baselineRun), bool(m_planRun)); // shows the Error column
+    m_page->setTimeRuns(m_profileResults && m_profileResults->baseline,
+                        m_profileResults && m_profileResults->plan); // shows the Error column
 }
 
 void ModelWorkspace::showCentral() { m_tabs->setCurrentWidget(m_pages); }

@@ -3,6 +3,7 @@
 // The model workspace: the module tree (Modules tab) and the docks about forwards — function stacks, event log,
 // graph captures, inputs — with the Run menu (run, step, continue, abort, unwind, capture) and the inputs actions.
 // It runs the forwards (RunController) and captures, and shows profile times in the tree's Time columns.
+#include "item_models/profile_results.h"
 #include "workspaces/workspace_context.h"
 
 #include <kforge/profiling.h>
@@ -74,11 +75,9 @@ public:
 
     void showSession(QStringList& warnings); // the owner's new session: its tree, captures and inputs
     void setCatalog(const std::vector<kforge::ProviderCatalogEntry>& catalog);
-    // The Time columns: the run the page's choice names (the plan's when both exist, with Δ against the baseline).
-    // The runs shown on the Profile tab and their comparison (the controller's, computed once), for the tree's times.
-    void setProfileRuns(std::shared_ptr<const kforge::ProfileRun> baseline,
-                        std::shared_ptr<const kforge::ProfileRun> plan,
-                        const std::optional<kforge::Comparison>& comparison);
+    // The Time columns: the run the page's choice names (the plan's when both exist, with Δ against the baseline),
+    // of the results the Profile tab shows.
+    void setProfileResults(ResultsPtr results);
     // The Error column: the verification's comparison of each module's outputs (cleared by a new session).
     void showVerification(const kforge::VerifyReport& report);
     void focusFilter();
@@ -123,9 +122,7 @@ private:
     QLabel* m_runLabel = nullptr;
     QLabel* m_leftoverLabel = nullptr;
     QLabel* m_runtimeLabel = nullptr;
-    std::shared_ptr<const kforge::ProfileRun> m_baselineRun;
-    std::shared_ptr<const kforge::ProfileRun> m_planRun;
-    std::vector<kforge::ComparisonRow> m_subtreeDelta; // the comparison's bySubtree; empty without both runs
+    ResultsPtr m_profileResults; // the Profile tab's
 };
 
 } // namespace kforge::ui

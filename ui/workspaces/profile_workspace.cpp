@@ -10,6 +10,7 @@
 #include "controllers/profile_controller.h"
 #include "controllers/verify_controller.h"
 #include "controllers/profile_file_controller.h"
+#include "controllers/profile_results_source.h"
 #include "controllers/session_owner.h"
 #include "item_models/module_scope.h"
 #include "item_models/plan_document.h"
@@ -48,8 +49,8 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
     : QObject(context.window), m_context(context), m_tabs(tabs), m_profile(new ProfileController(context.owner, this)),
       m_benchmark(new BenchmarkController(context.owner, m_profile->sharedSettings(), this)),
       m_verify(new VerifyController(context.owner, m_profile->sharedSettings(), this)),
-      m_page(new ProfilePage(m_profile, context.window)),
-      m_files(new ProfileFileController(m_profile, m_page, context.window))
+      m_page(new ProfilePage(m_profile->source(), m_profile, context.window)),
+      m_files(new ProfileFileController(m_profile->source(), m_page, context.window))
 {
     m_profile->setObjectName(QStringLiteral("profileController"));
     m_benchmark->setObjectName(QStringLiteral("benchmarkController"));
@@ -77,6 +78,7 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
     connect(m_tabs, &QTabWidget::currentChanged, this, &ProfileWorkspace::updateActions);
     // The kernel table and the timeline follow the module selected in the tree.
     connect(context.scope, &ModuleScope::changed, m_page, &ProfilePage::setModuleScope);
+    connect(m_page, &ProfilePage::moduleScopeCleared, context.scope, [scope = context.scope] { scope->setPath({}); });
     createActions();
     connectController();
 }
@@ -267,10 +269,10 @@ void ProfileWorkspace::updateActions()
     a.cancelProfile->setEnabled(profiling);
     // The file actions are of the tab shown: a report's runs, else the Profile tab's (busy while it profiles).
     const ReportWorkspace* report = shownReport();
-    const ProfileController* runs = report ? report->runs() : m_profile;
+    const ProfileResultsSource* results = report ? report->results() : m_profile->source();
     const ProfilePage* page = report ? report->page() : m_page;
     const bool busy = !report && profiling;
-    const bool anyRun = runs->baseline() || runs->plan();
+    const bool anyRun = !results->results()->empty();
     const bool shown = page->shownRun() != nullptr;
     a.openProfile->setEnabled(true); // a profile of another model opens in a report while this one profiles
     a.saveProfile->setEnabled(anyRun && !busy);
@@ -301,10 +303,9 @@ QList<ReportWorkspace*> ProfileWorkspace::reports() const
     return open;
 }
 
-void ProfileWorkspace::addReport(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
-                                 std::shared_ptr<const kforge::ProfileRun> plan)
+void ProfileWorkspace::addReport(const QString& fileName, const ResultsPtr& results)
 {
-    auto* report = new ReportWorkspace(fileName, std::move(baseline), std::move(plan), m_context.window);
+    auto* report = new ReportWorkspace(fileName, results, m_context.window);
     ProfileFileController* files = report->files();
     files->setModalErrors(m_modalErrors);
     files->setPersistent(m_persistent);

@@ -4,6 +4,7 @@
 // (baseline, with plan, compare, benchmark, verify, cancel), .kfprof files and the exports in the File menu, and the
 // status bar's device. It profiles through ProfileController, benchmarks through BenchmarkController, verifies through
 // VerifyController (one MeasureSettings for the three), and reads and writes files through ProfileFileController.
+#include "item_models/profile_results.h"
 #include "workspaces/workspace_context.h"
 
 #include <QList>
@@ -95,8 +96,7 @@ private:
     bool startPlanProfile(const std::function<bool(const kforge::Plan&, QString*)>& start);
     void reportError(const QString& title, const QString& message);
     void showPage();
-    void addReport(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
-                   std::shared_ptr<const kforge::ProfileRun> plan);
+    void addReport(const QString& fileName, const ResultsPtr& results);
     ProfileFileController* shownFiles() const; // the shown report's, else the Profile tab's
 
     WorkspaceContext m_context;

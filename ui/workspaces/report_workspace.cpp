@@ -2,9 +2,8 @@
 #include "workspaces/report_workspace.h"
 
 #include "application/app_icons.h"
-#include "controllers/profile_controller.h"
 #include "controllers/profile_file_controller.h"
-#include "controllers/session_owner.h"
+#include "controllers/profile_results_source.h"
 #include "item_models/module_scope.h"
 #include "item_models/module_tree_model.h"
 #include "views/module_tree_page.h"
@@ -20,11 +19,11 @@
 
 namespace kforge::ui {
 
-ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
-                                 std::shared_ptr<const kforge::ProfileRun> plan, QWidget* dialogParent, QWidget* parent)
-    : QWidget(parent), m_fileName(fileName), m_owner(new SessionOwner(this)),
-      m_runs(new ProfileController(m_owner, this)), m_page(new ProfilePage(m_runs, this)),
-      m_files(new ProfileFileController(m_runs, m_page, dialogParent)), m_treeModel(new ModuleTreeModel(this)),
+ReportWorkspace::ReportWorkspace(const QString& fileName, const ResultsPtr& results, QWidget* dialogParent,
+                                 QWidget* parent)
+    : QWidget(parent), m_fileName(fileName), m_results(new ProfileResultsSource(this)),
+      m_page(new ProfilePage(m_results, nullptr, this)),
+      m_files(new ProfileFileController(m_results, m_page, dialogParent)), m_treeModel(new ModuleTreeModel(this)),
       m_tree(new ModuleTreePage(m_treeModel, this)), m_scope(new ModuleScope(this))
 {
     setObjectName(QStringLiteral("reportWorkspace"));
@@ -32,12 +31,10 @@ ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const 
     m_page->setObjectName(QStringLiteral("reportProfilePage"));
     m_tree->view()->setObjectName(QStringLiteral("reportModuleTreeView"));
     m_files->setParent(this);
-    m_page->setPersistent(false); // the Profile tab's settings are the user's, not a report's
-    m_page->setReport();
-    m_files->showSavedRuns(baseline, plan, fileName);
+    m_files->showSavedResults(results, fileName);
 
     // The tree of the model the runs measured, as the file records it (the runs of one file share one model).
-    const auto& any = baseline ? baseline : plan;
+    const auto& any = results->baseline ? results->baseline.run : results->plan.run;
     m_treeModel->setIcons(icon("hooked"), icon("in-scope"), icon("inside"), icon("breakpoint"));
     m_treeModel->setModules(any ? any->modules : std::vector<kforge::ModuleInfo>{}, modelName());
     showTimes();
@@ -48,8 +45,10 @@ ReportWorkspace::ReportWorkspace(const QString& fileName, std::shared_ptr<const 
         m_tree->view()->setColumnHidden(column, true);
     m_tree->view()->expandAndFit();
     connect(m_tree, &ModuleTreePage::timeRunChanged, this, &ReportWorkspace::showTimes);
+    connect(m_results, &ProfileResultsSource::resultsChanged, this, &ReportWorkspace::showTimes);
     connect(m_tree, &ModuleTreePage::currentPathChanged, m_scope, &ModuleScope::setPath);
     connect(m_scope, &ModuleScope::changed, m_page, &ProfilePage::setModuleScope);
+    connect(m_page, &ProfilePage::moduleScopeCleared, m_tree, [this] { m_tree->revealPath(QString()); });
 
     // The page's one-line header and tab bars would otherwise claim nearly the whole width as their minimum.
     m_page->setMinimumWidth(480);
@@ -78,15 +77,11 @@ void ReportWorkspace::showEvent(QShowEvent* event)
 
 QString ReportWorkspace::modelName() const
 {
-    const auto run = m_runs->baseline() ? m_runs->baseline() : m_runs->plan();
+    const ProfileResults& results = *m_results->results();
+    const auto& run = results.baseline ? results.baseline.run : results.plan.run;
     return run ? QString::fromStdString(run->model) : QString();
 }
 
-void ReportWorkspace::showTimes()
-{
-    const auto& comparison = m_runs->comparison();
-    m_tree->showRunTimes(m_runs->baseline(), m_runs->plan(),
-                         comparison ? comparison->bySubtree : std::vector<kforge::ComparisonRow>{});
-}
+void ReportWorkspace::showTimes() { m_tree->showRunTimes(m_results->results()); }
 
 } // namespace kforge::ui

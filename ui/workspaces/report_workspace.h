@@ -5,38 +5,33 @@
 // flame graphs. Nothing runs from a report; it can be saved and exported like the Profile tab's runs. The window
 // opens one for a profile of another model than the one loaded, so that nothing on screen is replaced and no
 // view shows one model's times on another's tree.
+#include "item_models/profile_results.h"
+
 #include <QString>
 #include <QWidget>
 
-#include <memory>
-
 class QSplitter;
-
-namespace kforge {
-struct ProfileRun;
-}
 
 namespace kforge::ui {
 
 class ModuleScope;
 class ModuleTreeModel;
 class ModuleTreePage;
-class ProfileController;
 class ProfileFileController;
 class ProfilePage;
-class SessionOwner;
+class ProfileResultsSource;
 
 class ReportWorkspace : public QWidget {
     Q_OBJECT
 public:
     // `fileName` names the report (its tab, the page's header); `dialogParent` parents its file dialogs.
-    ReportWorkspace(const QString& fileName, std::shared_ptr<const kforge::ProfileRun> baseline,
-                    std::shared_ptr<const kforge::ProfileRun> plan, QWidget* dialogParent, QWidget* parent = nullptr);
+    ReportWorkspace(const QString& fileName, const ResultsPtr& results, QWidget* dialogParent,
+                    QWidget* parent = nullptr);
     ~ReportWorkspace() override;
 
     QString fileName() const { return m_fileName; }
     QString modelName() const;
-    ProfileController* runs() const { return m_runs; }
+    ProfileResultsSource* results() const { return m_results; }
     ProfilePage* page() const { return m_page; }
     ProfileFileController* files() const { return m_files; }
     ModuleTreeModel* treeModel() const { return m_treeModel; }
@@ -49,8 +44,7 @@ private:
     void showTimes();
 
     QString m_fileName;
-    SessionOwner* m_owner; // of no session: a report's controller never runs anything
-    ProfileController* m_runs;
+    ProfileResultsSource* m_results; // the file's runs; nothing runs from a report
     ProfilePage* m_page;
     ProfileFileController* m_files;
     ModuleTreeModel* m_treeModel;
