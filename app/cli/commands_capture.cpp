@@ -46,8 +46,8 @@ void printRecord(std::ostream& out, const CaptureRecord& r)
     else
         out << "providers baked in:\n" << formatTable({"SCOPE", "FUNCTION", "PROVIDER"}, rows);
     out << "leftovers: " << (r.leftovers.empty() ? "none" : "") << '\n';
-    for (const auto& p : r.leftovers)
-        out << "  " << describe(p) << (p.capture.empty() ? "" : " [" + p.capture + "]") << '\n';
+    for (const auto& group : groupLeftovers(r.leftovers))
+        out << "  " << describe(group) << (group.patch.capture.empty() ? "" : " [" + group.patch.capture + "]") << '\n';
 }
 
 } // namespace

@@ -179,8 +179,8 @@ Command addRunCommand(CLI::App& app)
                 for (const auto& d : declines)
                     out << describe(d) << '\n';
                 out << "\nleftovers: " << (leftovers.empty() ? "none" : "") << '\n';
-                for (const auto& p : leftovers)
-                    out << "  " << describe(p) << '\n';
+                for (const auto& group : groupLeftovers(leftovers))
+                    out << "  " << describe(group) << '\n';
                 if (collector.dropped())
                     out << "events dropped: " << collector.dropped() << '\n';
                 if (o->events) {

@@ -103,10 +103,12 @@ std::string describe(const TensorDigest& d)
            numbers;
 }
 
-std::string describe(const LeftoverPatch& p)
+std::string describe(const LeftoverGroup& group)
 {
+    const LeftoverPatch& p = group.patch;
     return p.function + " -> " + p.provider + " pushed by module '" + p.modulePath + "' on thread " +
            std::to_string(p.thread) +
+           (group.count > 1 ? ", " + withThousands(static_cast<long long>(group.count)) + " entries" : "") +
            (p.unwound       ? " (unwound)"
             : p.threadEnded ? " (kept, but its thread has ended: no longer in effect)"
                             : " (still in effect)") +

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <kforge/json_shapes.h> // IWYU pragma: export (every command writes these shapes)
+#include <kforge/leftover_groups.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 #include <kforge/plan_landing.h>
@@ -31,7 +32,9 @@ std::string formatTable(const std::vector<Column>& columns, const std::vector<st
 std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 
 std::string describe(const TensorDigest& digest);
-std::string describe(const LeftoverPatch& patch);
+// One line for patches alike but for their push time: "gelu -> P pushed by module 'm' on thread 1, 4,096 entries
+// (unwound): why".
+std::string describe(const LeftoverGroup& group);
 // "declined: plan entry 0 (gelu -> CpuGeluProvider, scope (root)) declined 12 call(s); ..."
 std::string describe(const EntryDeclines& declines);
 

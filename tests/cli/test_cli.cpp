@@ -272,6 +272,25 @@ TEST(Cli, RunJsonReportsOutputsAndNoLeftovers)
     EXPECT_EQ(run.at("events_dropped"), 0) << r;
 }
 
+// A forward failing inside a scope of many entries for one function: one leftover line for them with their count, not
+// one per entry; --json keeps one report per entry.
+TEST(Cli, RunPrintsALeftoverLinePerScopeNotPerEntry)
+{
+    std::vector<std::string> args{"run", "builtin:tiny-gpt", "--input", "int64[1,4096]"}; // beyond its 16 positions
+    for (int i = 0; i < 3; ++i)
+        args.insert(args.end(), {"--provide", ":gelu:AtenGeluProvider"});
+    const Result r = runKforge(args);
+    EXPECT_EQ(r.exitCode, 1) << r;
+    int lines = 0;
+    for (const auto& line : linesOf(r.out))
+        lines += contains(line, "gelu -> AtenGeluProvider");
+    EXPECT_EQ(lines, 1) << r;
+    EXPECT_TRUE(contains(r.out, ", 3 entries (unwound): ")) << r;
+    args.push_back("--json");
+    const Result json = runKforge(args);
+    EXPECT_EQ(parseJson(json).at("leftovers").size(), 3u) << json;
+}
+
 TEST(Cli, RunWithUnknownScopeFailsNamingTheScope)
 {
     const Result r = runKforge({"run", "builtin:tiny-gpt", "--provide", "nope:gelu:AtenGeluProvider"});

@@ -2,8 +2,10 @@
 // Call guard and leftovers: docs/design/runtime-semantics.md R10, R11, R16.
 #include <kforge/error.h>
 #include <kforge/events.h>
+#include <kforge/leftover_groups.h>
 #include <kforge/runtime.h>
 
+#include "runtime/fault_injection.h"
 #include "test_helpers.h"
 
 #include <ATen/ATen.h>
@@ -187,4 +189,51 @@ TEST_F(Leftovers, R10_R16_SessionUsableAfterFailure)
     EXPECT_NO_THROW(session->forward());
     EXPECT_EQ(tagCalls() - before, 1);
     EXPECT_EQ(runtime.leftoverReports().size(), 1u); // only the failed forward's
+}
+
+// R10 at scale: a forward that fails inside a scope holding many entries for one function unwinds them in steps that
+// grow with log N per entry: each is looked up in its stack by bisection, where a scan from the bottom for every
+// entry made 40k entries take 4.65 s and 160k 61.6 s. Counted, not timed: the stack entries the unwind looked at.
+TEST_F(Leftovers, R10_AFailedForwardLooksUpEachEntryItUnwindsByBisectionNotAScan)
+{
+    constexpr int kEntries = 4096;
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    std::vector<PlanEntry> entries(kEntries, entry("blocks.0.mlp", "gelu", "TestThrowingGeluProvider"));
+    KernelProviderRuntime runtime(*session, planOf(entries));
+    runtime.activate();
+    runtime::faults::tlsStackSearchSteps = 0;
+    EXPECT_THROW(session->forward(), Error);
+    const std::uint64_t steps = runtime::faults::tlsStackSearchSteps;
+    EXPECT_EQ(runtime.leftoverReports().size(), size_t(kEntries));
+    EXPECT_EQ(geluTagOnThisThread(), 0.0);
+    EXPECT_GT(steps, 0u);
+    // log2(4096) = 12 per lookup, three per entry; a scan from the bottom is ~N^2 = 16.8 M
+    EXPECT_LE(steps, std::uint64_t(kEntries) * 64) << steps << " steps";
+    runtime.deactivate();
+    EXPECT_NO_THROW(session->forward());
+}
+
+// R10: the reports of a scope's many entries, alike but for their push time, summarise as one group (the CLI prints a
+// line per group), and entries of another scope or function stay apart.
+TEST_F(Leftovers, R10_ManyLeftoversOfOneScopeGroupIntoOneLine)
+{
+    constexpr int kEntries = 64;
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    std::vector<PlanEntry> entries(kEntries, entry("blocks.0.mlp", "gelu", "TestThrowingGeluProvider"));
+    entries.push_back(entry("", "softmax", "AtenSoftmaxProvider"));
+    KernelProviderRuntime runtime(*session, planOf(entries));
+    runtime.activate();
+    EXPECT_THROW(session->forward(), Error);
+    const auto reports = runtime.leftoverReports();
+    ASSERT_EQ(reports.size(), size_t(kEntries) + 1);
+    const auto groups = groupLeftovers(reports);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[0].count, size_t(kEntries)); // latest push first: the failing scope's entries
+    EXPECT_EQ(groups[0].patch.modulePath, "blocks.0.mlp");
+    EXPECT_EQ(groups[0].patch.function, "gelu");
+    EXPECT_TRUE(groups[0].patch.unwound);
+    EXPECT_NE(groups[0].patch.error.find("planted failure"), std::string::npos) << groups[0].patch.error;
+    EXPECT_EQ(groups[1].count, 1u);
+    EXPECT_EQ(groups[1].patch.modulePath, "");
+    EXPECT_EQ(groups[1].patch.function, "softmax");
 }

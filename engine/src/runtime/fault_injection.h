@@ -22,8 +22,9 @@ extern std::atomic<GuardHook> gOpeningTaskScope;
 using EnterHook = void (*)(const char* modulePath);
 extern std::atomic<EnterHook> gAfterHookSnapshot;
 
-// Entries of a thread's hook stacks a post-hook looked at to find the next push of a function (removeEntry): R4's
-// test checks that a pop bisects, so that a scope with many entries stays linear.
+// Entries of a thread's hook stacks looked at to find an entry: the next push of a function (removeEntry, every pop)
+// and an entry to unwind (locate). R4's and R10's tests check that both bisect, so that popping or unwinding a
+// scope with many entries stays n log n.
 extern thread_local std::uint64_t tlsStackSearchSteps;
 
 } // namespace kforge::runtime::faults

@@ -95,10 +95,16 @@ std::vector<EntryRef> entriesLatestFirst(ThreadState& thread,
 std::pair<std::vector<StackEntry>*, size_t> locate(ThreadState& thread, const EntryRef& ref)
 {
     auto& stack = thread.stacksOf(ref.runtimeId)[static_cast<int>(ref.function)];
-    size_t index = 0;
-    while (index < stack.size() && stack[index].sequence != ref.sequence)
-        ++index;
-    return {&stack, index};
+    // In push order, so bisected: a scan from the bottom made unwinding a scope's N entries (latest first, each at
+    // the top) cost N^2 steps (bench_scope_entries, BM_unwindAfterAProviderError).
+    const auto at =
+        std::lower_bound(stack.begin(), stack.end(), ref.sequence, [](const StackEntry& e, std::uint64_t sequence) {
+            ++faults::tlsStackSearchSteps;
+            return e.sequence < sequence;
+        });
+    if (at == stack.end() || at->sequence != ref.sequence)
+        return {&stack, stack.size()};
+    return {&stack, size_t(at - stack.begin())};
 }
 
 void unwindEntry(ThreadState& thread, const EntryRef& ref)

@@ -5,9 +5,9 @@
 
 #include <c10/util/ThreadLocalDebugInfo.h>
 
-#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -22,8 +22,9 @@ struct ForwardContext {
     bool observe = false;
     std::atomic<bool> finished{false};
     mutable std::mutex mutex;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> poppedElsewhere; // (pushedOn, sequence)
-    std::vector<ElsewhereEntry> pushedElsewhere;                          // by threads following its snapshots
+    // (pushedOn, sequence); a set, as a failed forward asks once per entry it unwinds
+    std::set<std::pair<std::uint64_t, std::uint64_t>> poppedElsewhere;
+    std::vector<ElsewhereEntry> pushedElsewhere; // by threads following its snapshots
     // The forward's observers while it runs (cleared when it ends): threads running its tasks ask them for
     // companions (observer.h).
     std::vector<std::shared_ptr<ForwardObserver>> observers;
@@ -156,8 +157,7 @@ TaskScope::~TaskScope()
 bool TaskScope::poppedElsewhere(const StackEntry& entry) const
 {
     std::lock_guard lock(m_forward->mutex);
-    const auto& popped = m_forward->poppedElsewhere;
-    return std::find(popped.begin(), popped.end(), std::pair{entry.pushedOn, entry.sequence}) != popped.end();
+    return m_forward->poppedElsewhere.count({entry.pushedOn, entry.sequence}) > 0;
 }
 
 void publishTask(ThreadState& thread)
@@ -190,8 +190,7 @@ std::vector<ElsewhereEntry> TaskScope::leftElsewhere() const
     std::vector<ElsewhereEntry> left;
     const auto& popped = m_forward->poppedElsewhere;
     for (const ElsewhereEntry& pushed : m_forward->pushedElsewhere)
-        if (std::find(popped.begin(), popped.end(), std::pair{pushed.entry.pushedOn, pushed.entry.sequence}) ==
-            popped.end())
+        if (!popped.count({pushed.entry.pushedOn, pushed.entry.sequence}))
             left.push_back(pushed);
     return left;
 }
@@ -211,7 +210,7 @@ void notePoppedElsewhere(const ThreadState& thread, const StackEntry& entry)
         return;
     ForwardContext& forward = *thread.following()->forward;
     std::lock_guard lock(forward.mutex);
-    forward.poppedElsewhere.emplace_back(entry.pushedOn, entry.sequence);
+    forward.poppedElsewhere.emplace(entry.pushedOn, entry.sequence);
 }
 
 bool followsFinishedForward(const ThreadState& thread)
