@@ -2,6 +2,7 @@
 #include "controllers/measure_controller.h"
 
 #include "controllers/progress_throttle.h"
+#include "controllers/queue_call.h"
 
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
@@ -47,8 +48,7 @@ std::function<bool(int, int)> MeasureController::progressReporter(std::shared_pt
     return [this, cancel = std::move(cancel), stage, throttle = std::make_shared<ProgressThrottle>()](int done,
                                                                                                       int total) {
         if (throttle->due(done, total))
-            QMetaObject::invokeMethod(
-                this, [this, done, total, stage] { Q_EMIT progress(done, total, stage); }, Qt::QueuedConnection);
+            queueCall(this, &MeasureController::progress, done, total, stage);
         return !cancel->load();
     };
 }

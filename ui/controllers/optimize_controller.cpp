@@ -3,6 +3,7 @@
 
 #include "item_models/candidate_table_model.h"
 #include "item_models/format.h"
+#include "controllers/queue_call.h"
 #include "controllers/session_owner.h"
 
 #include <kforge/model_session.h>
@@ -39,19 +40,10 @@ bool OptimizeController::start(QString* error)
     options.writtenBy = "KernelForge Studio (Optimize)";
     // Called on the worker thread: everything travels to the UI thread queued.
     options.progress = [cancel = m_job.cancelFlag()](int, int) { return !cancel->load(); };
-    options.log = [this](const std::string& line) {
-        QMetaObject::invokeMethod(
-            this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
-    };
+    options.log = queuedLines(this, &OptimizeController::progress);
     options.onFunction = [this, runId](const kforge::FunctionReport& function,
                                        const std::vector<kforge::CandidateReport>& judged) {
-        QMetaObject::invokeMethod(
-            this,
-            [this, runId, judged, function] {
-                if (runId == m_runId)
-                    m_candidates->append(judged, function);
-            },
-            Qt::QueuedConnection);
+        queueCall(this, &OptimizeController::showJudged, runId, judged, function);
     };
     auto work = [session = m_owner->session(), options] {
         Result r;
@@ -91,6 +83,13 @@ QString OptimizeController::summary(const kforge::OptimizeResult& result)
             why << QStringLiteral("%1: %2").arg(QString::fromStdString(f.function), reason);
     }
     return why.isEmpty() ? kept : kept + QStringLiteral(" (") + why.join(QStringLiteral("; ")) + QLatin1Char(')');
+}
+
+void OptimizeController::showJudged(quint64 runId, const std::vector<kforge::CandidateReport>& judged,
+                                    const kforge::FunctionReport& function)
+{
+    if (runId == m_runId)
+        m_candidates->append(judged, function);
 }
 
 void OptimizeController::finish(Result r)

@@ -62,6 +62,9 @@ private:
     };
     void finish(Result r);
     void sessionChanged();
+    // A function's judged candidates, as the search reports them (on the UI thread); those of an earlier run go.
+    void showJudged(quint64 runId, const std::vector<kforge::CandidateReport>& judged,
+                    const kforge::FunctionReport& function);
 
     SessionOwner* m_owner;
     CandidateTableModel* m_candidates;

@@ -4,6 +4,7 @@
 #include "application/system_info.h"
 #include "controllers/profile_results_source.h"
 #include "controllers/progress_throttle.h"
+#include "controllers/queue_call.h"
 #include "controllers/session_owner.h"
 #include "item_models/duration_format.h"
 #include "item_models/format.h"
@@ -160,23 +161,20 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
         // An interleaved compare says how many forwards it makes.
         const int all = stage->second == QLatin1String("baseline and plan") ? of : total;
         if (throttle->due(stage->first + done, all))
-            QMetaObject::invokeMethod(
-                this,
-                [this, done = stage->first + done, all, name = stage->second] { Q_EMIT progress(done, all, name); },
-                Qt::QueuedConnection);
+            queueCall(static_cast<MeasureController*>(this), &MeasureController::progress, stage->first + done, all,
+                      stage->second);
         return !cancel->load();
     };
     // Every view's data is made here, on the worker, for the runs finish() will show: each run's flame graph and
     // module times, its kernel tables, the comparison and the frame verdicts (ProfileResults).
     const TableKey shownTable = m_source->shownTable();
     if (kind == Kind::Baseline || kind == Kind::Plan)
-        options.partial = [this, kind, before = m_before, shownTable](const kforge::ProfileRun& run) {
+        options.partial = [this, kind, before = m_before,
+                           tables = tablesToCompute(false, shownTable)](const kforge::ProfileRun& run) {
             const auto soFar = std::make_shared<const kforge::ProfileRun>(run);
-            ResultsPtr results = kind == Kind::Plan
-                                     ? makeProfileResults(before->baseline.run, soFar, {shownTable}, before.get())
-                                     : makeProfileResults(soFar, before->plan.run, {shownTable}, before.get());
-            QMetaObject::invokeMethod(
-                this, [this, results = std::move(results)] { showPartial(results); }, Qt::QueuedConnection);
+            queueCall(this, &ProfileController::showPartial,
+                      kind == Kind::Plan ? makeProfileResults(before->baseline.run, soFar, tables, before.get())
+                                         : makeProfileResults(soFar, before->plan.run, tables, before.get()));
         };
     auto work = [session = owner()->session(), options = std::move(options), kind, before = m_before,
                  tables = tablesToCompute(m_settings->recordShapes, shownTable)]() {

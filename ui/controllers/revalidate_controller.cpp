@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/revalidate_controller.h"
 
+#include "controllers/queue_call.h"
 #include "controllers/session_owner.h"
 #include "item_models/format.h"
 
@@ -35,10 +36,7 @@ bool RevalidateController::start(const kforge::Plan& plan, QString* error)
     kforge::RevalidateOptions& options = landing.revalidation;
     options.acceptChangedPlugins = true; // the user clicked Re-validate with the changed plugin named
     options.progress = [cancel = m_job.cancelFlag()](int, int) { return !cancel->load(); };
-    options.log = [this](const std::string& line) { // on the worker thread
-        QMetaObject::invokeMethod(
-            this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); }, Qt::QueuedConnection);
-    };
+    options.log = queuedLines(this, &RevalidateController::progress);
     auto work = [session = m_owner->session(), plan, landing]() mutable {
         Result r;
         r.plan = plan;

@@ -10,9 +10,7 @@
 #include <kforge/model_session.h>
 #include <kforge/runtime.h>
 
-#include <QThread>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
@@ -54,11 +52,10 @@ QString captureMessage(const kforge::ModelSession& session, const QString& error
 
 RunController::RunController(SessionOwner* owner, QObject* parent)
     : QObject(parent), m_owner(owner), m_eventLog(new EventLogModel(this)), m_stacks(new FunctionStacksModel(this)),
-      m_timer(new QTimer(this)), m_watcher(new QFutureWatcher<QString>(this))
+      m_timer(new QTimer(this)), m_job(owner, this, [this](const QString& error) { finish(error); })
 {
     m_timer->setInterval(kRefreshIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &RunController::tick);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &RunController::finish);
     connect(m_owner, &SessionOwner::aboutToChangeSession, this, [this] {
         stop();
         m_runtime.reset(); // it patches the old session's functions
@@ -168,10 +165,10 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
         return false;
     };
     const auto activity = captureWarmup >= 0 ? SessionOwner::Activity::Capture : SessionOwner::Activity::Forward;
-    if (!m_owner->claim(activity, error))
+    if (!m_job.claim(activity, error))
         return false;
     const auto failStarted = [&](const QString& message) {
-        m_owner->release(activity);
+        m_job.abandon();
         return fail(message);
     };
     kforge::ModelSession* session = m_owner->session().get();
@@ -203,15 +200,15 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
         m_pauseAtStartPending = true;
     }
 
-    m_running = true;
     m_aborted = false;
+    m_counting = true;
     m_capturing = captureWarmup >= 0;
     m_paused.reset();
     Q_EMIT runningChanged(true);
     Q_EMIT statisticsChanged();
     setRuntimeActive(m_runtime && m_runtime->isActive());
 
-    m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), [session, captureWarmup]() -> QString {
+    m_job.run([session, captureWarmup]() -> QString {
         // Exceptions must not escape into the pool: the UI reads the outcome as a string.
         try {
             if (captureWarmup >= 0) {
@@ -226,17 +223,15 @@ bool RunController::start(const kforge::Plan& plan, bool pauseAtStart, QString* 
         } catch (...) {
             return QStringLiteral("forward failed: unknown error");
         }
-    }));
+    });
     return true;
 }
 
-void RunController::finish()
+// The session is released already (SessionJob), and nothing else starts before this returns (the UI thread).
+void RunController::finish(const QString& error)
 {
-    if (!m_running)
-        return;
-    const QString error = m_watcher->future().result();
     drainEvents(); // the run's last events still count for its statistics
-    m_running = false;
+    m_counting = false;
     const bool captured = std::exchange(m_capturing, false);
     if (m_pauseAtStartPending) {
         Stepper::instance().removeModuleBreakpoint("");
@@ -255,7 +250,6 @@ void RunController::finish()
     drainEvents();
     refreshStacks();
     setRuntimeActive(m_runtime && m_runtime->isActive());
-    m_owner->release(captured ? SessionOwner::Activity::Capture : SessionOwner::Activity::Forward);
     if (wasPaused)
         Q_EMIT pausedChanged(false);
     Q_EMIT runningChanged(false);
@@ -283,19 +277,14 @@ void RunController::finish()
 
 void RunController::stop()
 {
-    if (!m_running)
-        return;
-    QFuture<QString> future = m_watcher->future();
-    Stepper& stepper = Stepper::instance();
-    while (!future.isFinished()) {
-        if (stepper.paused())
+    // A forward paused at a breakpoint waits for the UI: it is told to abort.
+    m_job.stop([] {
+        if (Stepper& stepper = Stepper::instance(); stepper.paused())
             stepper.resume(Stepper::Resume::Abort);
-        QThread::msleep(2);
-    }
-    finish();
+    });
 }
 
-bool RunController::isRunning() const { return m_running; }
+bool RunController::isRunning() const { return m_job.isRunning(); }
 
 bool RunController::isCapturing() const { return m_capturing; }
 
@@ -323,7 +312,7 @@ QString RunController::statusText() const
             return tr("paused at %1 (module enter)").arg(where);
         return tr("paused at %1 (%2 call)").arg(where, QString::fromStdString(m_paused->function));
     }
-    if (m_running)
+    if (m_job.isRunning())
         return tr("running");
     return {};
 }
@@ -405,7 +394,7 @@ std::vector<kforge::LeftoverPatch> RunController::leftovers() const
 
 void RunController::unwind()
 {
-    if (!m_runtime || m_running)
+    if (!m_runtime || m_job.isRunning())
         return;
     m_runtime->deactivate();
     m_runtime->clearLeftoverReports();
@@ -424,7 +413,7 @@ void RunController::tick()
 {
     drainEvents();
     updatePause();
-    if (m_running || m_leftoverCount > 0)
+    if (m_job.isRunning() || m_leftoverCount > 0)
         refreshStacks();
 }
 
@@ -439,7 +428,7 @@ void RunController::drainEvents()
         return;
     bool changed = false;
     for (const kforge::Event& event : batch) {
-        if (!m_running)
+        if (!m_counting)
             continue; // between runs: the log keeps them, the last run's statistics do not
         if (!m_haveTimeBase) {
             m_stacks->setTimeBase(event.timeNs);
@@ -470,7 +459,7 @@ void RunController::refreshStacks()
 
 void RunController::updatePause()
 {
-    if (!m_running)
+    if (!m_job.isRunning())
         return;
     std::optional<kforge::PausePoint> now = Stepper::instance().paused();
     // Until the forward thread wakes up, the stepper still reports the pause we resumed from.

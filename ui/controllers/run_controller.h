@@ -6,7 +6,7 @@
 #include <kforge/runtime_types.h>
 #include <kforge/stepping.h>
 
-#include <QFutureWatcher>
+#include "controllers/session_job.h"
 #include <QObject>
 #include <QSet>
 #include <QString>
@@ -107,7 +107,7 @@ Q_SIGNALS:
 
 private:
     bool start(const kforge::Plan& plan, bool pauseAtStart, QString* error, int captureWarmup = -1);
-    void finish();
+    void finish(const QString& error);
     void tick();
     void drainEvents();
     void refreshStacks();
@@ -125,9 +125,9 @@ private:
     FunctionStacksModel* m_stacks;
     RunStatistics m_statistics;
     QTimer* m_timer;
-    QFutureWatcher<QString>* m_watcher;
+    SessionJob<QString> m_job; // the forward or capture: its error, "" when it ended well
 
-    bool m_running = false;
+    bool m_counting = false; // the run's events count for its statistics: from its start to its last drain
     bool m_aborted = false;
     bool m_capturing = false;
     bool m_breakpointsSuspended = false;

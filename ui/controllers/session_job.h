@@ -3,12 +3,15 @@
 // One piece of engine work on the session, run as Hotspot's JobTracker runs its jobs: it claims the session owner
 // for its activity, runs on the owner's worker thread with a cancel flag, and delivers its result on the UI thread,
 // where the session is released first. Profile, Benchmark, Verify, Optimize and Revalidate controllers each run
-// their work through one (they repeated the watcher, the flag, claim and release, cancel, stop and finish).
+// their work through one (they repeated the watcher, the flag, claim and release, cancel, stop and finish), and so
+// does the Run controller's forward or capture. (Loading a model does not: there is no session to claim yet, and the
+// newest of several loads wins; ModelLoader.)
 #include "controllers/session_owner.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
@@ -46,6 +49,14 @@ public:
     {
         m_watcher->setFuture(QtConcurrent::run(m_owner->worker(), std::move(work)));
     }
+    // A claimed job that will not run after all (its set-up failed): the session is released, nothing delivered.
+    void abandon()
+    {
+        if (!m_running || m_watcher->isRunning())
+            return;
+        m_running = false;
+        m_owner->release(m_activity);
+    }
 
     // What the work's progress callbacks answer: true once cancel() was called (the work stops at its next check).
     std::shared_ptr<const std::atomic<bool>> cancelFlag() const { return m_cancel; }
@@ -56,11 +67,19 @@ public:
     }
     bool cancelled() const { return m_cancel && m_cancel->load(); }
     // Cancels, waits for the work and delivers its result now (the session is about to go, the window to close).
-    void stop()
+    // `unblock`, when given, is called while waiting, for work that waits on the UI itself (a forward paused at a
+    // breakpoint is resumed by it).
+    void stop(const std::function<void()>& unblock = {})
     {
         if (!m_running)
             return;
         cancel();
+        if (unblock) {
+            while (!m_watcher->isFinished()) {
+                unblock();
+                QThread::msleep(2);
+            }
+        }
         m_watcher->waitForFinished();
         finish();
     }
