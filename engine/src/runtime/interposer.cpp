@@ -215,8 +215,9 @@ InterposerReport registerOnce()
 void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
 {
     const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
+    ThreadState& thread = ThreadState::current();
     // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
-    ModeKeyExcluded noReentry;
+    ModeKeyExcluded noReentry(thread.dispatchKeys());
     std::optional<Function> f = m_form.function;
     if (!f && m_form.kind != FormKind::Opaque) {
         const size_t n = op.schema().arguments().size();
@@ -226,7 +227,6 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
         op.redispatchBoxed(below, stack);
         return;
     }
-    ThreadState& thread = ThreadState::current();
     // Outside a forward of its own, the thread may run a task forked from one: it carries its table (R12).
     if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
         followTask(thread);

@@ -17,11 +17,14 @@ inline constexpr c10::DispatchKey kModeKey = c10::DispatchKey::TESTING_ONLY_Gene
 // interposer takes it around every original and provider it runs, so nested ops reach the real kernels.
 class ModeKeyExcluded {
 public:
-    ModeKeyExcluded()
-        : m_tls(&c10::impl::raw_local_dispatch_key_set), m_added(c10::DispatchKeySet(kModeKey) - m_tls->excluded())
+    // `keys`: this thread's LibTorch key sets; the interposer passes ThreadState::dispatchKeys(), one load where
+    // naming the thread-local costs a __tls_get_addr call.
+    explicit ModeKeyExcluded(c10::impl::PODLocalDispatchKeySet& keys)
+        : m_tls(&keys), m_added(c10::DispatchKeySet(kModeKey) - m_tls->excluded())
     {
         m_tls->set_excluded(m_tls->excluded() | m_added);
     }
+    ModeKeyExcluded() : ModeKeyExcluded(c10::impl::raw_local_dispatch_key_set) {}
     ~ModeKeyExcluded() { m_tls->set_excluded(m_tls->excluded() - m_added); }
     ModeKeyExcluded(const ModeKeyExcluded&) = delete;
     ModeKeyExcluded& operator=(const ModeKeyExcluded&) = delete;

@@ -8,6 +8,8 @@
 #include <kforge/capture.h>
 #include <kforge/functions.h>
 
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -138,11 +140,18 @@ public:
 
     // Sets or clears the interposition key in this thread's TLS include set. Owner thread only.
     void refreshModeKey();
+    // LibTorch's dispatch key sets of this thread, where the interposer excludes its key around every call it runs.
+    // Taken once: the engine's sources see LibTorch's declaration through the precompiled header, compiled for the
+    // general-dynamic TLS model, so each direct access is a __tls_get_addr call (two per intercepted call, ~15% of
+    // the interposer's own instructions: bench_interposer --instructions). Owner thread only.
+    c10::impl::PODLocalDispatchKeySet& dispatchKeys() const { return *m_dispatchKeys; }
 
 private:
     static ThreadState& createCurrent();
     static inline thread_local ThreadState* tlsCurrent = nullptr; // constant-initialised: no TLS init wrapper
     std::uint64_t m_id;
+    // Created on its own thread (createCurrent), so this is that thread's.
+    c10::impl::PODLocalDispatchKeySet* m_dispatchKeys = &c10::impl::raw_local_dispatch_key_set;
     std::array<std::atomic<const ProviderFunction*>, kFunctionCount> m_table{};
     std::array<ProviderFunctionPtr, kFunctionCount> m_owners{}; // keep what is in effect alive
     std::array<std::atomic<const char*>, kFunctionCount> m_scopes{};

@@ -29,7 +29,7 @@ public:
     Return operator()(c10::DispatchKeySet keys, Args... args)
     {
         if (m_form.passesThrough()) {
-            ModeKeyExcluded noReentry; // nested ops reach the real kernels
+            ModeKeyExcluded noReentry(ThreadState::current().dispatchKeys()); // nested ops reach the real kernels
             return Op::redispatch(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey),
                                   std::forward<Args>(args)...);
         }
