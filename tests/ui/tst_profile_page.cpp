@@ -238,13 +238,12 @@ private Q_SLOTS:
                  qPrintable(warnings.first()));
         const auto [ok, message] = waitForProfile(finished);
         QVERIFY2(ok, qPrintable(message));
-        QVERIFY2(window->statusBar()->currentMessage().contains(warnings.first()),
-                 qPrintable(window->statusBar()->currentMessage()));
+        QVERIFY2(statusMessage(*window).contains(warnings.first()), qPrintable(statusMessage(*window)));
 
         QVERIFY(window->profileBaseline());
         QVERIFY(window->planWarnings().isEmpty());
         QVERIFY(waitForProfile(finished).first);
-        QVERIFY(!window->statusBar()->currentMessage().contains(QStringLiteral("can never fire")));
+        QVERIFY(!statusMessage(*window).contains(QStringLiteral("can never fire")));
     }
 
     // Profiles with a plan count the calls its providers declined in the measured forwards (CpuGeluProvider declines
@@ -273,8 +272,8 @@ private Q_SLOTS:
         // 2 measured forwards, one gelu each; the warm-up's decline is not counted.
         QVERIFY2(message.contains(QStringLiteral("2 calls declined by CpuGeluProvider")) && message.contains(reason),
                  qPrintable(message));
-        QVERIFY2(window->statusBar()->currentMessage().contains(QStringLiteral("2 calls declined")),
-                 qPrintable(window->statusBar()->currentMessage()));
+        QVERIFY2(statusMessage(*window).contains(QStringLiteral("2 calls declined")),
+                 qPrintable(statusMessage(*window)));
         QCOMPARE(declinedCell(1), QStringLiteral("2"));
         QCOMPARE(declinedCell(0), QString());
         QVERIFY2(
@@ -663,7 +662,7 @@ private Q_SLOTS:
         QVERIFY2(!after.entries[0].enabled, after.entries[0].note.c_str());
         QVERIFY(after.entries[0].note.find("incorrect here") != std::string::npos);
         QVERIFY2(after.entries[1].enabled, after.entries[1].note.c_str());
-        QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("1 kept, 1 disabled")));
+        QVERIFY(statusMessage(*window).contains(QStringLiteral("1 kept, 1 disabled")));
         // The plan editor's Measured column: what re-validation found here beside what the plan recorded.
         const QAbstractItemModel* planRows = planDocument(*window)->model();
         const QString disabled = planRows->index(0, kforge::ui::PlanModel::MeasuredColumn).data().toString();

@@ -5,6 +5,7 @@
 #include "item_models/profile_results.h"
 #include "item_models/time_axis.h"
 #include "item_models/time_share.h"
+#include "item_models/timeline_details.h"
 #include "item_models/timeline_layout.h"
 #include "views/time_share_chart.h"
 #include "item_models/semantic_colors.h"
@@ -323,12 +324,28 @@ void TestProfileWidgets::clickOnRecordEmitsItsIndex()
     QCOMPARE(view.selectedRecord(), 1);
     QVERIFY(view.grab().toImage().pixelColor(gemm.center()) != image.pixelColor(gemm.center())); // highlighted
 
-    // A click on a module scope selects no record and says nothing.
+    // A click on a module scope selects it as a click on an op does, and says which range it is.
+    QSignalSpy rangeClicked(&view, &TimelineView::rangeClicked);
     const QPoint onRange(gemm.center().x(), view.plotRect().top() + 3);
     QCOMPARE(view.recordAt(onRange), -1);
+    const QImage before = view.grab().toImage();
     QTest::mouseClick(&view, Qt::LeftButton, {}, onRange);
     QCOMPARE(clicked.count(), 1);
     QCOMPARE(view.selectedRecord(), -1);
+    QCOMPARE(rangeClicked.count(), 1);
+    const int range = rangeClicked.at(0).at(0).toInt();
+    QCOMPARE(view.selectedRange(), range);
+    QVERIFY(view.rangeRect(range).contains(onRange));
+    QVERIFY(view.grab().toImage().pixelColor(onRange) != before.pixelColor(onRange)); // highlighted
+    const auto run = parseRun(kGpuRun);
+    QVERIFY2(kforge::ui::rangeDetails(*run, range).startsWith(QStringLiteral("(root) — module scope")) ||
+                 kforge::ui::rangeDetails(*run, range).startsWith(QStringLiteral("enc — module scope")),
+             qPrintable(kforge::ui::rangeDetails(*run, range)));
+    // A function call's bar names its provider.
+    QVERIFY2(kforge::ui::rangeDetails(*run, 3).startsWith(QStringLiteral("linear — function call · served by "
+                                                                         "cublas_lt")),
+             qPrintable(kforge::ui::rangeDetails(*run, 3)));
+    QVERIFY(kforge::ui::rangeDetails(*run, 3).contains(QStringLiteral("forward 1")));
 
     // The stream-9 copy starts under the gemm: the click picks the lane under the cursor.
     QTest::mouseClick(&view, Qt::LeftButton, {}, view.recordRect(3).center());

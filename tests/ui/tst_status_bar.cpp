@@ -7,12 +7,14 @@
 #include "test_window.h"
 #include "controllers/run_controller.h"
 #include "application/system_info.h"
+#include "application/status_reporter.h"
 
 #include <QAction>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTest>
 
 #include <memory>
@@ -46,6 +48,40 @@ private Q_SLOTS:
         else
             QCOMPARE(kforge::ui::deviceDisplayName(QStringLiteral("cuda")),
                      QStringLiteral("CUDA %1").arg(QString::fromStdString(devices.front())));
+    }
+
+    // A finished job's line wider than the bar ends in "…" where it is cut (QStatusBar clipped it mid-word: "(an"),
+    // is whole in the bar's tooltip and in message(), and is fitted again when the window grows.
+    void longMessagesAreCutVisiblyAndKeptWhole()
+    {
+        MainWindow window;
+        window.setModalErrors(false);
+        window.setPersistent(false);
+        window.resize(640, 400);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* reporter = window.findChild<kforge::ui::StatusReporter*>(QStringLiteral("statusReporter"));
+        QVERIFY(reporter);
+        const QString message =
+            QStringLiteral("Compared, profiled: 1.02 ms → 0.98 ms per iteration (medians): no detectable change "
+                           "0.96× (95 % interval 0.91× to 1.02×) — the plan was made for model 'tiny-gpt' (an "
+                           "other file than this one): its entries may not apply — 2 calls declined by CpuGelu");
+        reporter->show(message);
+        QStatusBar* bar = window.statusBar();
+        QVERIFY2(bar->currentMessage().endsWith(QStringLiteral("…")), qPrintable(bar->currentMessage()));
+        QVERIFY(bar->currentMessage().size() < message.size());
+        QVERIFY(message.startsWith(bar->currentMessage().chopped(1)));
+        QCOMPARE(bar->toolTip(), message);
+        QCOMPARE(reporter->message(), message);
+
+        window.resize(4000, 400); // wide enough: the whole line, no tooltip
+        QTRY_COMPARE(bar->currentMessage(), message);
+        QVERIFY(bar->toolTip().isEmpty());
+
+        reporter->show(QStringLiteral("Saved"), 50); // a short one, gone after its time
+        QCOMPARE(bar->currentMessage(), QStringLiteral("Saved"));
+        QTRY_VERIFY(reporter->message().isEmpty());
+        QVERIFY(bar->currentMessage().isEmpty());
     }
 
     void fieldsFilledAndFollowTheRuntime()

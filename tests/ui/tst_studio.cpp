@@ -351,7 +351,7 @@ private Q_SLOTS:
         QCOMPARE(window->planWarnings(), QStringList{expected});
         const auto [ok, message] = waitForRun(finished);
         QVERIFY2(ok, qPrintable(message));
-        const QString status = window->statusBar()->currentMessage();
+        const QString status = statusMessage(*window);
         QVERIFY2(status.startsWith(message) && status.contains(expected), qPrintable(status));
         // The other entry served its call; the one that cannot fire served none.
         QCOMPARE(runController(*window)->statistics().modules().at("blocks.0.mlp").providerCalls, std::int64_t(1));
@@ -363,8 +363,8 @@ private Q_SLOTS:
         QVERIFY(window->runForward());
         QVERIFY(warned.last().first().toStringList().isEmpty());
         QVERIFY(waitForRun(finished).first);
-        QVERIFY2(!window->statusBar()->currentMessage().contains(QStringLiteral("can never fire")),
-                 qPrintable(window->statusBar()->currentMessage()));
+        QVERIFY2(!statusMessage(*window).contains(QStringLiteral("can never fire")),
+                 qPrintable(statusMessage(*window)));
     }
 
     // CpuGeluProvider computes float32 and bfloat16 only: it declines a float64 call, the original serves it and is
@@ -393,8 +393,8 @@ private Q_SLOTS:
         QVERIFY2(message.contains(QStringLiteral("1 call declined by CpuGeluProvider")) && message.contains(reason) &&
                      message.endsWith(QStringLiteral("; the original served it")),
                  qPrintable(message));
-        QVERIFY2(window->statusBar()->currentMessage().contains(QStringLiteral("1 call declined by CpuGeluProvider")),
-                 qPrintable(window->statusBar()->currentMessage()));
+        QVERIFY2(statusMessage(*window).contains(QStringLiteral("1 call declined by CpuGeluProvider")),
+                 qPrintable(statusMessage(*window)));
 
         // The entry that declined, and only it.
         const QModelIndex declined = model->index(1, PlanModel::DeclinedColumn);

@@ -6,6 +6,7 @@
 
 #include <QTest>
 
+#include "application/status_reporter.h"
 #include "controllers/benchmark_controller.h"
 #include "controllers/optimize_controller.h"
 #include "controllers/profile_controller.h"
@@ -26,6 +27,11 @@ inline RunController* runController(const QObject& window) { return part<RunCont
 inline ProfileController* profileController(const QObject& window)
 {
     return part<ProfileController>(window, "profileController");
+}
+// The status bar's line, whole (the bar may show it cut, ending in "…").
+inline QString statusMessage(const QObject& window)
+{
+    return part<StatusReporter>(window, "statusReporter")->message();
 }
 // The results the Profile tab shows (its controller's source).
 inline ResultsPtr profileResults(const QObject& window) { return profileController(window)->source()->results(); }

@@ -71,6 +71,36 @@ QString recordDetails(const kforge::ProfileRun& run, int recordIndex)
     return tr("%1 — %2").arg(QString::fromStdString(r.name), parts.join(QStringLiteral(" · ")));
 }
 
+QString rangeDetails(const kforge::ProfileRun& run, int rangeIndex)
+{
+    if (rangeIndex < 0 || size_t(rangeIndex) >= run.ranges.size())
+        return {};
+    const kforge::RangeRecord& r = run.ranges[size_t(rangeIndex)];
+    const bool module = r.kind == "module";
+    QStringList parts{module ? tr("module scope") : tr("function call")};
+    if (!module)
+        parts << tr("served by %1").arg(r.provider.empty() ? tr("original") : QString::fromStdString(r.provider));
+    parts << tr("%1, starting at %2, forward %3")
+                 .arg(microseconds(double(r.durationNs)), microseconds(double(r.startNs)))
+                 .arg(r.iteration + 1);
+    // What ran inside it: the records of its thread within its span (a module's own ops and its children's).
+    std::map<std::string, double> byFunction;
+    double recorded = 0;
+    for (const kforge::KernelRecord& k : run.records) {
+        if (k.thread != r.thread || k.startNs < r.startNs || k.startNs + k.durationNs > r.startNs + r.durationNs)
+            continue;
+        recorded += double(k.durationNs);
+        byFunction[k.function] += double(k.durationNs);
+    }
+    if (recorded > 0)
+        parts << tr("inside %1 recorded: %2")
+                     .arg(microseconds(recorded), largest(byFunction, recorded, 5, [](const std::string& f) {
+                              return f.empty() ? tr("(no function)") : QString::fromStdString(f);
+                          }));
+    return tr("%1 — %2").arg(module ? formatModulePath(r.name) : QString::fromStdString(r.name),
+                             parts.join(QStringLiteral(" · ")));
+}
+
 QString spanSummary(const kforge::ProfileRun& run, double startNs, double endNs)
 {
     if (endNs <= startNs)

@@ -42,6 +42,7 @@ std::map<std::uint64_t, int> threadOrdinals(const kforge::ProfileRun& run)
 TimelineLayout::TimelineLayout(const kforge::ProfileRun& run)
 {
     m_recordPlace.assign(run.records.size(), {-1, -1});
+    m_rangePlace.assign(run.ranges.size(), {-1, -1});
     const std::map<std::uint64_t, int> ordinals = threadOrdinals(run);
 
     std::map<std::uint64_t, std::vector<TimelineItem>> modules, functions, cpuOps;
@@ -107,9 +108,11 @@ void TimelineLayout::addLane(TimelineLane lane, std::vector<TimelineItem> items)
         }
         rowEnds[row] = item.endNs;
         auto& cells = m_rows[static_cast<size_t>(lane.firstRow) + row];
+        const std::pair place{lane.firstRow + static_cast<int>(row), static_cast<int>(cells.size())};
         if (item.record >= 0)
-            m_recordPlace[static_cast<size_t>(item.record)] = {lane.firstRow + static_cast<int>(row),
-                                                               static_cast<int>(cells.size())};
+            m_recordPlace[static_cast<size_t>(item.record)] = place;
+        else if (item.range >= 0 && static_cast<size_t>(item.range) < m_rangePlace.size())
+            m_rangePlace[static_cast<size_t>(item.range)] = place;
         cells.push_back(item);
         m_beginNs = m_hasItems ? std::min(m_beginNs, item.startNs) : item.startNs;
         m_endNs = m_hasItems ? std::max(m_endNs, item.endNs) : item.endNs;
@@ -134,6 +137,13 @@ std::pair<int, int> TimelineLayout::locate(int record) const
     if (record < 0 || static_cast<size_t>(record) >= m_recordPlace.size())
         return {-1, -1};
     return m_recordPlace[static_cast<size_t>(record)];
+}
+
+std::pair<int, int> TimelineLayout::locateRange(int range) const
+{
+    if (range < 0 || static_cast<size_t>(range) >= m_rangePlace.size())
+        return {-1, -1};
+    return m_rangePlace[static_cast<size_t>(range)];
 }
 
 } // namespace kforge::ui

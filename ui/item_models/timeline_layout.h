@@ -47,6 +47,8 @@ public:
     std::size_t firstEndingAfter(int row, double ns) const;
     // {row, position in that row} of a record; {-1, -1} for an index out of range.
     std::pair<int, int> locate(int record) const;
+    // The same of a range (a module's or a function call's bar).
+    std::pair<int, int> locateRange(int range) const;
 
     // The time the run spans (0, 0 when empty).
     std::int64_t beginNs() const { return m_beginNs; }
@@ -60,6 +62,7 @@ private:
     std::vector<std::vector<TimelineItem>> m_rows;
     std::vector<int> m_laneOfRow;
     std::vector<std::pair<int, int>> m_recordPlace;
+    std::vector<std::pair<int, int>> m_rangePlace;
     std::int64_t m_beginNs = 0, m_endNs = 0;
     bool m_hasItems = false;
 };

@@ -390,6 +390,12 @@ QWidget* ProfilePage::createTimelineTab()
             (inTable ? QStringLiteral(" · <a href=\"kernels\">%1</a>").arg(tr("Show in the kernel table"))
                      : QString()));
     });
+    connect(m_timeline, &TimelineView::rangeClicked, this, [this](int range) {
+        if (const auto run = shownRun()) {
+            m_detailsRecord = -1;
+            m_timelineDetails->setText(rangeDetails(*run, range).toHtmlEscaped());
+        }
+    });
     connect(m_timelineDetails, &QLabel::linkActivated, this, [this] { selectRecordRow(m_detailsRecord); });
     connect(m_timeline, &TimelineView::measuredSpanChanged, this, [this](double startNs, double endNs) {
         const auto run = shownRun();

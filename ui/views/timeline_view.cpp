@@ -69,6 +69,7 @@ void TimelineView::setRun(std::shared_ptr<const kforge::ProfileRun> run)
             }
     }
     m_selected = -1;
+    m_selectedRange = -1;
     m_pressed = false;
     computeRows();
     m_vertical->setValue(0);
@@ -237,6 +238,7 @@ void TimelineView::selectRecord(int recordIndex)
 {
     const auto [row, position] = m_layout->locate(recordIndex);
     m_selected = row < 0 ? -1 : recordIndex;
+    m_selectedRange = -1;
     if (m_selected >= 0) {
         const TimelineItem& item = m_layout->row(row)[static_cast<size_t>(position)];
         const double visible = visibleEndNs() - m_startNs;
@@ -256,9 +258,13 @@ void TimelineView::selectRecord(int recordIndex)
     update();
 }
 
-QRect TimelineView::recordRect(int recordIndex) const
+QRect TimelineView::recordRect(int recordIndex) const { return itemRect(m_layout->locate(recordIndex)); }
+
+QRect TimelineView::rangeRect(int rangeIndex) const { return itemRect(m_layout->locateRange(rangeIndex)); }
+
+QRect TimelineView::itemRect(std::pair<int, int> place) const
 {
-    const auto [row, position] = m_layout->locate(recordIndex);
+    const auto [row, position] = place;
     if (row < 0)
         return {};
     const TimelineItem& item = m_layout->row(row)[static_cast<size_t>(position)];
@@ -382,11 +388,14 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
             unsetCursor();
         return;
     }
-    const int record = hitAt(event->position().toPoint()).record;
-    m_selected = record;
+    const Hit hit = hitAt(event->position().toPoint());
+    m_selected = hit.record;
+    m_selectedRange = hit.record < 0 ? hit.range : -1;
     update();
-    if (record >= 0)
-        Q_EMIT recordClicked(record);
+    if (m_selected >= 0)
+        Q_EMIT recordClicked(m_selected);
+    else if (m_selectedRange >= 0)
+        Q_EMIT rangeClicked(m_selectedRange);
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)

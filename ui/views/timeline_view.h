@@ -37,6 +37,7 @@ public:
     // Highlights run->records[recordIndex] and scrolls it into view; -1 clears the selection.
     void selectRecord(int recordIndex);
     int selectedRecord() const { return m_selected; }
+    int selectedRange() const { return m_selectedRange; } // a module's or function call's bar the user clicked
     // A measured time span: Shift+drag marks one (its duration is drawn on it), Escape clears it.
     void setMeasuredSpan(double startNs, double endNs);
     void clearMeasuredSpan();
@@ -64,6 +65,7 @@ public:
     // Geometry, for tests and for callers that place things over the view.
     QRect plotRect() const;                  // where items are drawn (right of the lane labels, below the axis)
     QRect recordRect(int recordIndex) const; // where a record is drawn (may lie outside the plot); null if none
+    QRect rangeRect(int rangeIndex) const;   // the same of a range (run->ranges)
     double xForTime(double ns) const;
     double timeForX(double x) const;
     int recordAt(const QPoint& pos) const; // -1 when no record is there
@@ -76,6 +78,8 @@ public:
 Q_SIGNALS:
     // The user clicked a record (index into run->records).
     void recordClicked(int recordIndex);
+    // The user clicked a module's or function call's bar (index into run->ranges).
+    void rangeClicked(int rangeIndex);
     // Shift+drag marked a span, or it was cleared (start == end == 0).
     void measuredSpanChanged(double startNs, double endNs);
     void visibleRangeChanged(double startNs, double endNs);
@@ -98,8 +102,9 @@ private:
         int range = -1;
     };
     Hit hitAt(const QPoint& pos) const;
-    void computeRows();        // lane and row positions, after a new run or font
-    int rowTop(int row) const; // in widget coordinates, after vertical scrolling
+    QRect itemRect(std::pair<int, int> place) const; // {row, position} in the layout
+    void computeRows();                              // lane and row positions, after a new run or font
+    int rowTop(int row) const;                       // in widget coordinates, after vertical scrolling
     double fitNsPerPixel() const;
     void zoomAround(double x, double factor);
     void panPixels(double dx); // moves the content right by dx pixels
@@ -129,8 +134,9 @@ private:
     bool m_measuring = false; // a Shift+drag is marking a span
     double m_spanStartNs = 0, m_spanEndNs = 0;
     double m_nsPerPixel = 1;
-    bool m_fitted = true; // follows resizes by fitting again until the user zooms or pans
-    int m_selected = -1;
+    bool m_fitted = true;     // follows resizes by fitting again until the user zooms or pans
+    int m_selected = -1;      // a record
+    int m_selectedRange = -1; // or a range
     QScrollBar* m_vertical;
     // Dragging: where the press happened and the view at that moment.
     bool m_pressed = false;

@@ -287,10 +287,10 @@ void TimelineView::paintMeasuredSpan(QPainter& painter) const
 
 void TimelineView::paintSelection(QPainter& painter) const
 {
-    if (m_selected < 0)
+    if (m_selected < 0 && m_selectedRange < 0)
         return;
     const QRect plot = plotRect();
-    QRect box = recordRect(m_selected);
+    QRect box = m_selected >= 0 ? recordRect(m_selected) : rangeRect(m_selectedRange);
     if (box.width() < 3)
         box.adjust(-1, 0, 1, 0); // a selected sliver stays visible
     if (!box.intersects(plot))
