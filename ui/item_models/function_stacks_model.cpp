@@ -9,8 +9,12 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <string>
 #include <tuple>
+#include <utility>
 
 namespace kforge {
 // Field-wise equality, so an unchanged snapshot does not reset the view 30 times a second.
@@ -67,22 +71,27 @@ void FunctionStacksModel::clear() { setSnapshot({}, {}); }
 std::vector<kforge::LeftoverPatch> FunctionStacksModel::withReasons(std::vector<kforge::LeftoverPatch> leftovers,
                                                                     const std::vector<kforge::LeftoverPatch>& reports)
 {
+    // Looked up, not scanned: a failed forward of a scope with many entries leaves as many leftovers as reports.
+    using Place = std::pair<std::string, std::string>; // function, module path
+    using Push =
+        std::tuple<std::string, std::string, std::uint64_t, std::uint64_t, std::int64_t>; // + thread, runtime, time
+    std::map<Push, const kforge::LeftoverPatch*> exact;
+    std::map<Place, const kforge::LeftoverPatch*> newest; // of a function and module: the last report
+    for (const kforge::LeftoverPatch& report : reports) {
+        exact.try_emplace({report.function, report.modulePath, report.thread, report.runtimeId, report.timeNs},
+                          &report);
+        newest[{report.function, report.modulePath}] = &report;
+    }
     for (kforge::LeftoverPatch& patch : leftovers) {
         if (!patch.error.empty())
             continue;
         // The exact push first; else the newest report of the same function and module.
-        const kforge::LeftoverPatch* best = nullptr;
-        for (const kforge::LeftoverPatch& report : reports) {
-            if (report.function != patch.function || report.modulePath != patch.modulePath)
-                continue;
-            if (report.thread == patch.thread && report.runtimeId == patch.runtimeId && report.timeNs == patch.timeNs) {
-                best = &report;
-                break;
-            }
-            best = &report;
-        }
-        if (best)
-            patch.error = best->error;
+        const auto push = exact.find({patch.function, patch.modulePath, patch.thread, patch.runtimeId, patch.timeNs});
+        const auto place = newest.find({patch.function, patch.modulePath});
+        if (push != exact.end())
+            patch.error = push->second->error;
+        else if (place != newest.end())
+            patch.error = place->second->error;
     }
     return leftovers;
 }
