@@ -9,6 +9,7 @@
 #include "model/exported_metadata.h"
 #include "model/exported_sym_ops.h"
 #include "model/exported_values.h"
+#include "model/python_defined_ops.h"
 #include "model/torch_errors.h"
 #include "runtime/event_sink.h"
 #include "runtime/hook_ops.h"
@@ -117,18 +118,28 @@ std::optional<std::string> symbolicName(const json& output)
 }
 
 // Why an op the program calls is not registered here, and what to do: ops that libraries define in Python
-// (torch.library.custom_op) have no library to load outside Python.
+// (torch.library.custom_op) have no library to load outside Python, and kforge implements only some of them
+// (python_defined_ops.h). The op's namespace names the library where kforge knows it.
 std::string unregisteredOpAdvice(const std::string& op)
 {
-    if (op.rfind("transformers::", 0) == 0)
-        return ", an op Hugging Face transformers defines in Python (torch.library.custom_op), which cannot run "
-               "outside "
-               "Python: export the model with an implementation made of ATen ops instead (for mixture-of-experts "
-               "models, model.set_experts_implementation(\"batched_mm\"), or experts_implementation=\"batched_mm\" "
-               "when loading it, before torch.export.export)";
-    return ", which is not registered in this process: load the TORCH_LIBRARY library that defines it (--ops-library "
-           "LIB.so, or a folder in KFORGE_OPS_PATH); an op defined in Python (torch.library.custom_op) cannot run "
-           "outside Python";
+    const std::string space = op.substr(0, op.find("::"));
+    if (const std::string library = pythonLibraryOf(op); !library.empty())
+        return ", an op " + library +
+               " defines in Python (torch.library.custom_op), which kforge does not implement "
+               "and which cannot run outside Python: export the model with an implementation made of ATen ops "
+               "instead" +
+               (op.find("grouped_mm") != std::string::npos
+                    ? std::string(" (for mixture-of-experts models, model.set_experts_implementation(\"batched_mm\"), "
+                                  "or experts_implementation=\"batched_mm\" when loading it, before "
+                                  "torch.export.export)")
+                    : std::string());
+    return ", an op of the '" + space +
+           "' namespace, which is not registered in this process: load the TORCH_LIBRARY library that defines it "
+           "(--ops-library LIB.so, or a folder in KFORGE_OPS_PATH); if a Python library defines it "
+           "(torch.library.custom_op(\"" +
+           op +
+           "\", ...) in its sources), it cannot run outside Python: export the model with an implementation "
+           "made of ATen ops instead";
 }
 
 bool takesTensor(const c10::Argument& argument)
@@ -471,8 +482,11 @@ private:
             const auto parsedTarget = exportedTarget(target);
             const std::string opName = parsedTarget ? parsedTarget->op : std::string();
             const std::string overload = parsedTarget ? parsedTarget->overload : std::string();
-            const auto handle =
-                opName.empty() ? std::nullopt : c10::Dispatcher::singleton().findSchema({opName, overload});
+            // An op a library defines in Python gets kforge's C++ implementation where it has one.
+            const auto handle = opName.empty() || !(c10::Dispatcher::singleton().findSchema({opName, overload}) ||
+                                                    registerPythonDefinedOp(opName))
+                                    ? std::nullopt
+                                    : c10::Dispatcher::singleton().findSchema({opName, overload});
             if (!handle)
                 fail("node '" + step.name + "' calls " + target +
                      (target.rfind("torch.ops.higher_order.", 0) == 0
