@@ -400,6 +400,25 @@ TEST(ExportedProgram, HigherOrderOpsRunWithModuleScopesInside)
     }
 }
 
+// Decoders exported with Dim.DYNAMIC batch and sequence (the prompt pass, and the decode step with its key/value
+// cache; make_dynamic_decoder.py): export's placeholder module stack on the sym_size nodes of the dynamic dimensions
+// is no module, so the tree is exactly Python's named_modules(), and a forward enters only modules of the model.
+TEST(ExportedProgram, DynamicShapeExportsListOnlyPythonsNamedModules)
+{
+    std::ifstream in(kModels + "dynamic_decoder.expected.json");
+    const nlohmann::json python = nlohmann::json::parse(in);
+    for (const auto& [file, named] : python.items()) {
+        const auto session = ModelSession::open(kModels + file);
+        std::vector<std::string> paths;
+        for (const ModuleInfo& m : session->modules())
+            paths.push_back(m.path);
+        EXPECT_EQ(paths, named.get<std::vector<std::string>>()) << file;
+        const std::set<std::string> known(paths.begin(), paths.end());
+        for (const auto& [path, n] : count(eventsOfOneForward(*session, nullptr), EventKind::ModuleEnter, true))
+            EXPECT_TRUE(known.count(path)) << file << " entered '" << path << "'";
+    }
+}
+
 // Outputs nest as the program's out_spec says, including the mappings other libraries register as pytree nodes:
 // a Hugging Face model returns a ModelOutput, whose node carries its keys as context ("logits"), read as a dict;
 // tuples and lists stay sequences.

@@ -48,9 +48,12 @@ std::vector<ExportedFrame> exportedModuleStack(const std::string& text)
     std::vector<ExportedFrame> stack;
     if (text.empty())
         return stack;
+    // export gives the nodes it makes from tensor metadata (sym_size of a dynamic dimension) a placeholder frame
+    // of this name in every field: no module of the model, so the node is the root's.
+    constexpr std::string_view placeholder = "_empty_nn_module_stack_from_metadata_hook";
     for (const std::string& entry : splitTopLevel(text, ';')) {
         const auto fields = splitTopLevel(entry, ',');
-        if (fields.size() >= 3)
+        if (fields.size() >= 3 && fields[1] != placeholder)
             stack.push_back({fields[0], fields[1], fields[2]});
     }
     return stack;

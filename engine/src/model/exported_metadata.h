@@ -16,7 +16,7 @@ struct ExportedTarget {
 std::optional<ExportedTarget> exportedTarget(const std::string& target);
 
 // nn_module_stack "key,path,type;...": the root first (path ""), the innermost module last. `key` differs between
-// two calls of one module.
+// two calls of one module. Export's placeholder frame for nodes made from tensor metadata is left out (no module).
 struct ExportedFrame {
     std::string key, path, type; // type: "torch.nn.modules.conv.Conv2d"
 };
