@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/exported_values.h"
 
+#include "model/pickled_weights.h"
+
 #include <kforge/error.h>
 
 #include <ATen/ATen.h>
@@ -133,8 +135,11 @@ std::unordered_map<std::string, at::Tensor> exportedStoredTensors(const Exported
             continue;
         for (const auto& [name, entry] : config->at("config").items()) {
             const std::string where = package.path + ": " + folder + entry.value("path_name", "");
-            if (entry.value("use_pickle", false))
-                throw Error(where, "'" + name + "' is stored pickled, which kforge cannot read yet");
+            if (entry.value("use_pickle", false)) {
+                const auto [data, bytes] = package.reader->getRecord(folder + entry.value("path_name", ""));
+                throw Error(
+                    where, pickledWeightRefusal(name, pickledTensorClass(static_cast<const char*>(data.get()), bytes)));
+            }
             out.emplace(name, storedTensor(package, folder + entry.value("path_name", ""),
                                            entry.value("tensor_meta", json::object()), where));
         }

@@ -8,6 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace kforge {
@@ -42,6 +45,126 @@ at::Tensor groupedMmFallback(const at::Tensor& input, const at::Tensor& weight, 
     return output;
 }
 
+// torchao's affine quantization primitives (torchao.quantization.quant_primitives), which programs exported after
+// unwrap_tensor_subclass of a dynamic-activation config call on every forward: the integer-domain forms.
+
+// The integer range of `dtype`, narrowed by the given bounds (_get_and_check_qmin_qmax).
+std::pair<double, double> quantRange(at::ScalarType dtype, const std::optional<at::Scalar>& quantMin,
+                                     const std::optional<at::Scalar>& quantMax)
+{
+    std::pair<double, double> bounds;
+    switch (dtype) {
+    case at::kChar:
+        bounds = {-128, 127};
+        break;
+    case at::kByte:
+        bounds = {0, 255};
+        break;
+    case at::kShort:
+        bounds = {-32768, 32767};
+        break;
+    case at::kInt:
+        bounds = {-2147483648.0, 2147483647.0};
+        break;
+    default:
+        TORCH_CHECK(false, "torchao affine quantization to ", dtype,
+                    ": kforge implements the int8, uint8, int16 and int32 forms only");
+    }
+    const double low = quantMin ? quantMin->toDouble() : bounds.first;
+    const double high = quantMax ? quantMax->toDouble() : bounds.second;
+    TORCH_CHECK(low >= bounds.first && high <= bounds.second && low <= high, "torchao quant range [", low, ", ", high,
+                "] is outside ", dtype, "'s");
+    return {low, high};
+}
+
+// The view that puts each block in dimensions of its own, and those dimensions (_get_reduction_params).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> blockReduction(c10::IntArrayRef block, c10::IntArrayRef sizes)
+{
+    TORCH_CHECK(block.size() == sizes.size(), "torchao block_size ", block, " does not match the input's sizes ",
+                sizes);
+    std::vector<int64_t> shape, dims;
+    int64_t dim = 0;
+    for (size_t i = 0; i < block.size(); ++i) {
+        if (block[i] != sizes[i] && block[i] > 1) {
+            TORCH_CHECK(sizes[i] % block[i] == 0, "torchao block_size ", block, " does not divide the input's sizes ",
+                        sizes);
+            shape.insert(shape.end(), {sizes[i] / block[i], block[i]});
+            dims.push_back(dim + 1);
+            dim += 2;
+        } else {
+            shape.push_back(sizes[i]);
+            if (block[i] != 1)
+                dims.push_back(dim);
+            dim += 1;
+        }
+    }
+    return {shape, dims};
+}
+
+std::tuple<at::Tensor, at::Tensor>
+chooseQParamsAffine(const std::optional<at::Tensor>& maybeInput, c10::string_view mapping,
+                    c10::SymIntArrayRef blockSize, at::ScalarType targetDtype,
+                    const std::optional<at::Scalar>& quantMin, const std::optional<at::Scalar>& quantMax,
+                    std::optional<double> eps, std::optional<at::ScalarType> scaleDtype,
+                    std::optional<at::ScalarType> zeroPointDtype, bool keepdim)
+{
+    TORCH_CHECK(maybeInput.has_value(), "torchao choose_qparams_affine without an input");
+    const at::Tensor& input = *maybeInput;
+    const auto [low, high] = quantRange(targetDtype, quantMin, quantMax);
+    const bool symmetric = mapping == "SYMMETRIC" || mapping == "SYMMETRIC_NO_CLIPPING_ERR";
+    TORCH_CHECK(symmetric || mapping == "ASYMMETRIC", "torchao mapping type ", mapping, " is not supported");
+    const double smallest = eps ? *eps : (input.scalar_type() == at::kFloat ? 1.1754943508222875e-38 : 6.103515625e-05);
+    const c10::IntArrayRef block = C10_AS_INTARRAYREF_SLOW(blockSize);
+    const auto [shape, dims] = blockReduction(block, input.sizes());
+    const at::Tensor blocks = input.view(shape);
+    const at::Tensor minNeg = at::minimum(at::amin(blocks, dims, keepdim), at::zeros({}, input.options()));
+    at::Tensor maxPos = at::maximum(at::amax(blocks, dims, keepdim), at::zeros({}, input.options()));
+    at::Tensor scale, zeroPoint;
+    if (symmetric) {
+        if (mapping == "SYMMETRIC") {
+            maxPos = at::maximum(-minNeg, maxPos);
+            scale = maxPos / ((high - low) / 2);
+        } else {
+            const at::Tensor smin = minNeg / low, smax = maxPos / high;
+            scale = at::where(smin > smax, smin, smax);
+        }
+        zeroPoint = at::full_like(scale, int64_t((high + low + 1) / 2));
+        scale = at::clamp(scale, smallest);
+    } else {
+        scale = at::clamp((maxPos - minNeg) / (high - low), smallest);
+        zeroPoint = at::clamp(low - at::round(minNeg / scale), low, high);
+        if (!zeroPointDtype)
+            zeroPointDtype = at::kInt;
+    }
+    if (keepdim) {
+        std::vector<int64_t> out;
+        for (size_t i = 0; i < block.size(); ++i)
+            out.push_back(input.size(int64_t(i)) / block[i]);
+        scale = scale.reshape(out);
+        zeroPoint = zeroPoint.reshape(out);
+    }
+    return {scale.to(scaleDtype.value_or(input.scalar_type())),
+            zeroPointDtype ? zeroPoint.to(*zeroPointDtype) : zeroPoint};
+}
+
+at::Tensor quantizeAffine(const at::Tensor& input, c10::SymIntArrayRef blockSize, const at::Tensor& scale,
+                          const std::optional<at::Tensor>& zeroPoint, at::ScalarType outputDtype,
+                          const std::optional<at::Scalar>& quantMin, const std::optional<at::Scalar>& quantMax)
+{
+    TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf ||
+                    input.scalar_type() == at::kBFloat16,
+                "torchao quantize_affine of ", input.scalar_type(), ": float32, float16 or bfloat16 only");
+    const auto [low, high] = quantRange(outputDtype, quantMin, quantMax);
+    auto [shape, dims] = blockReduction(C10_AS_INTARRAYREF_SLOW(blockSize), input.sizes());
+    const at::Tensor blocks = input.view(shape);
+    for (const int64_t d : dims)
+        shape[size_t(d)] = 1;
+    at::Tensor quant = at::round(blocks * (1.0 / scale.view(shape)));
+    if (zeroPoint && zeroPoint->numel() > 0)
+        quant = quant + zeroPoint->view(shape);
+    return at::clamp(quant, low, high).view(input.sizes()).to(outputDtype);
+}
+
 // Each op kforge implements, with what defines it in a fragment of its namespace.
 using DefineOp = void (*)(torch::Library&);
 const std::map<std::string, DefineOp>& knownOps()
@@ -51,6 +174,19 @@ const std::map<std::string, DefineOp>& knownOps()
          [](torch::Library& library) {
              library.def("grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor",
                          TORCH_FN(groupedMmFallback));
+         }},
+        {"torchao::choose_qparams_affine",
+         [](torch::Library& library) {
+             library.def("choose_qparams_affine(Tensor? input, str mapping_type, SymInt[] block_size, ScalarType "
+                         "target_dtype, Scalar? quant_min=None, Scalar? quant_max=None, float? eps=None, ScalarType? "
+                         "scale_dtype=None, ScalarType? zero_point_dtype=None, bool keepdim=False) -> (Tensor, Tensor)",
+                         TORCH_FN(chooseQParamsAffine));
+         }},
+        {"torchao::quantize_affine",
+         [](torch::Library& library) {
+             library.def("quantize_affine(Tensor input, SymInt[] block_size, Tensor scale, Tensor? zero_point, "
+                         "ScalarType output_dtype, Scalar? quant_min=None, Scalar? quant_max=None) -> Tensor",
+                         TORCH_FN(quantizeAffine));
          }},
     };
     return ops;
