@@ -2,6 +2,7 @@
 // kforge profile: time per kernel (CUDA) or ATen op (cpu), per function and per module; traces, CSV and .kfprof
 // files. Ctrl+C stops the run after the current forward with a partial result.
 #include "commands.h"
+#include "memory_tables.h"
 #include "profile_study.h"
 #include "profile_tables.h"
 #include "progress.h"
@@ -25,6 +26,9 @@ Command addProfileCommand(CLI::App& app)
                     "shapes, as torch.profiler's group_by_input_shape; records them) (default: kernel, function and "
                     "module tables)")
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
+    cmd->add_flag("--memory", o->recordMemory,
+                  "record every allocation and free of the measured forwards: bytes allocated, freed and the peak "
+                  "per module, and the forward's peak (the allocator reports each one, which costs time)");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption](Report& report) {
@@ -46,6 +50,11 @@ Command addProfileCommand(CLI::App& app)
                 report.json["files"] = files;
                 printRunHeader(report.text, run);
                 printRunTables(report.text, run, o->groupBy, o->top);
+                if (o->recordMemory) {
+                    const MemorySummary memory = summarizeMemory(run);
+                    report.json["memory"] = memoryJson(memory);
+                    printMemory(report.text, memory, o->top);
+                }
                 printFiles(report.text, files);
                 if (run.cancelled)
                     reportInterrupted(report, run);

@@ -45,6 +45,7 @@ StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind,
     options.plan = plan;
     options.graphReplay = o.graph;
     options.recordShapes = o.recordShapes;
+    options.recordMemory = o.recordMemory;
     // A compare's line says whose forwards it counts: "baseline and plan in alternating rounds: iteration 3/26" (or
     // "baseline: ", then "plan: " for graph replays; a new Progress ends the line of the one before).
     std::unique_ptr<Progress> progress;

@@ -28,6 +28,7 @@ struct StudySetup {
     size_t top = 20;
     bool graph = false;
     bool recordShapes = false; // each CPU op's input shapes (--record-shapes, or --group-by shape)
+    bool recordMemory = false; // every allocation and free (profile --memory)
     double maxDetectable = kDefaultMaxDetectableChange; // compare's --max-detectable
 };
 

@@ -290,6 +290,26 @@ def main(argv=None) -> int:
             if run.get("leftovers"):
                 failures.add(f"{model}[{form}] (b) leftovers", json.dumps(run["leftovers"])[:1000])
 
+        # f. memory: every allocation of a forward lands in one of the model's modules, and a module's figures hold its
+        # children's (kforge profile --memory)
+        profiled, err = kforge_json(args.kforge, ["profile", file, "--inputs-file", input_file, "--iterations", "1",
+                                                  "--warmup", "1", "--memory", "--top", "0", "--json"])
+        if profiled is None:
+            failures.add(f"{model}[{form}] (f) memory", err)
+        else:
+            rows = {m["path"]: m for m in profiled["memory"]["modules"]}
+            strangers = sorted(set(rows) - set(meta["module_paths"]) - {""})
+            root = rows.get("", {}).get("allocated_bytes", 0)
+            children = {p: m for p, m in rows.items() if p and "." not in p}
+            if strangers:
+                failures.add(f"{model}[{form}] (f) memory", f"allocations in modules the model lacks: {strangers[:10]}")
+            elif root <= 0 or root + 1e-6 < sum(m["allocated_bytes"] for m in children.values()):
+                failures.add(f"{model}[{form}] (f) memory", f"the root's {root} bytes do not hold its children's: "
+                             + json.dumps({p: m["allocated_bytes"] for p, m in children.items()})[:400])
+            else:
+                print(f"  (f) memory: {root / 1024:.1f} KiB allocated per forward in {len(rows)} modules, peak "
+                      f"{profiled['memory']['peak_bytes'] / 1024:.1f} KiB in {profiled['memory']['peak_module'] or '(root)'}")
+
         # d. a reference provider for each called function, in the root scope
         provided_here = [fn for fn in provided if expected_calls.get(fn, 0)] if form == "pt2" else provided
         if provided_here:

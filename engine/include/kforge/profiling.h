@@ -56,6 +56,19 @@ struct RangeRecord {
     int iteration = 0;
 };
 
+// One allocation (bytes > 0) or free (bytes < 0) the allocator reported during a measured forward, with the module
+// and function call open on its thread at that moment (c10's memory reporting, as torch.profiler's profile_memory).
+struct MemoryRecord {
+    std::int64_t timeNs = 0;
+    std::int64_t bytes = 0;
+    std::int64_t totalAllocatedBytes = 0; // the allocator's live bytes after it
+    std::string modulePath;               // "" = the root, or another thread than the forward's
+    std::string function;                 // "" when no function call was open
+    std::string device;                   // "cpu", "cuda:0"
+    std::uint64_t thread = 0;
+    int iteration = 0;
+};
+
 struct ProfileRun;
 
 struct ProfileOptions {
@@ -72,6 +85,9 @@ struct ProfileOptions {
     // Record each CPU op's input shapes (KernelRecord::inputShapes) for GroupBy::OpInputShapes, as torch.profiler's
     // record_shapes: every op's inputs are then boxed for the recorder, which costs time; off by default.
     bool recordShapes = false;
+    // Record every allocation and free of the measured forwards (MemoryRecord; ProfileRun::memory): off by default,
+    // as the allocator then reports each one.
+    bool recordMemory = false;
     // The run so far, for showing results as they come: after the first measured forward, then at most every
     // partialEveryMs, never after the last (the result follows). Records, ranges, iterations and wall time of the
     // measured forwards done, inProgress set, no outputs. Called on the profiling thread between forwards; the time
@@ -110,7 +126,8 @@ struct ProfileRun {
     // comparison can report the output error without the model.
     std::vector<std::vector<float>> outputValues;
     std::uint64_t droppedRecords = 0;
-    std::int64_t wallNs = 0; // of the measured iterations
+    std::vector<MemoryRecord> memory; // with ProfileOptions::recordMemory, in time order
+    std::int64_t wallNs = 0;          // of the measured iterations
     // Calls the plan's providers declined in the measured forwards: the original served (and is credited with)
     // them. Empty without a plan or when every call was served.
     std::vector<EntryDeclines> declines;

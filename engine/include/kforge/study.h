@@ -38,6 +38,7 @@ struct StudyOptions {
     // (done, total) forwards of the current stage, warm-up included; false cancels after the current forward.
     ProgressCallback progress;
     bool recordShapes = false; // ProfileOptions::recordShapes, for every run of the study
+    bool recordMemory = false; // ProfileOptions::recordMemory, for the baseline and plan studies
     // The run so far while a baseline or plan run measures (ProfileOptions::partial); not called by an interleaved
     // compare, whose rounds alternate the two runs.
     std::function<void(const ProfileRun&)> partial;

@@ -114,6 +114,11 @@ void HostRecorder::endIteration()
 
 const char* HostRecorder::currentModule() const { return m_modules.empty() ? "" : m_modules.back().name; }
 
+std::pair<const char*, const char*> HostRecorder::openScope() const
+{
+    return {currentModule(), m_functions.empty() ? nullptr : m_functions.back().name};
+}
+
 void HostRecorder::moduleEnter(const char* path)
 {
     const auto lock = lockIfCompanion();

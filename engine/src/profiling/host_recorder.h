@@ -53,6 +53,9 @@ public:
     std::unordered_map<std::uint64_t, FunctionCallInfo> functionCalls;
     std::unordered_map<std::uint64_t, std::string> moduleScopes;
     std::vector<std::pair<std::int64_t, int>> iterationStarts; // (host steady ns, iteration)
+    // The module and function call open on this recorder's own thread (interned; function null when none): what an
+    // allocation there is attributed to (memory_recorder.h). Call on that thread only.
+    std::pair<const char*, const char*> openScope() const;
 
     // Set by the CUDA tracer before the forwards: push/pop the external correlation ids CUPTI attaches to launches,
     // and NVTX. Companions take them as they are when they start.

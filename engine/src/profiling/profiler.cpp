@@ -13,6 +13,7 @@
 #include "model/session_impl.h"
 #include "profiling/cuda_profiling.h"
 #include "profiling/host_recorder.h"
+#include "profiling/memory_recorder.h"
 #include "runtime/clock.h"
 
 #include <ATen/ATen.h>
@@ -119,6 +120,9 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
     c10::IValue output;
     {
         profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda, options.recordShapes);
+        std::optional<profiling::MemoryRecorder> memory;
+        if (options.recordMemory)
+            memory.emplace([&recorder] { return recorder.openScope(); });
         if (cuda) {
             tracer = std::make_unique<profiling::CudaProfiling>(recorder);
             if (replay)
@@ -129,6 +133,8 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         int64_t lastSnapshot = 0;
         for (int i = 0; i < options.iterations; ++i) {
             recorder.beginIteration(i);
+            if (memory)
+                memory->setIteration(i);
             try {
                 output = runOnce();
             } catch (...) {
@@ -167,6 +173,8 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
             run.records = recorder.takeRecords();
         }
         run.ranges = recorder.takeRanges();
+        if (memory)
+            run.memory = memory->take();
     }
     if (runtime)
         run.declines = measuredDeclines(declinedInWarmup, runtime->declines());

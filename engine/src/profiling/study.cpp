@@ -42,6 +42,7 @@ ProfileOptions profileOptionsFor(const StudyOptions& options)
     profileOptions.iterations = options.iterations;
     profileOptions.progress = options.progress;
     profileOptions.recordShapes = options.recordShapes;
+    profileOptions.recordMemory = options.recordMemory;
     return profileOptions;
 }
 

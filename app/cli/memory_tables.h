@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// kforge profile --memory: where a run's memory went, per module (allocated, freed, peak) and the forward's peak.
+#include <kforge/memory_profile.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+namespace kforge::cli {
+
+// "1.50 MiB", "512 B".
+std::string formatBytes(double bytes);
+void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top);
+nlohmann::ordered_json memoryJson(const MemorySummary& memory);
+
+} // namespace kforge::cli

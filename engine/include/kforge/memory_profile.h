@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Where a profile run's memory went (ProfileRun::memory, recorded with ProfileOptions::recordMemory): per module
+// scope, the bytes allocated and freed inside it and the peak reached while it was open; for the whole forward, its
+// peak and the module open at that moment. Per measured forward (the mean of the iterations).
+#include <kforge/profiling.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+struct ModuleMemory {
+    std::string path;           // "" = the root (everything)
+    double allocatedBytes = 0;  // per forward: allocations made in the module or below it
+    double freedBytes = 0;      // per forward: frees made there
+    double allocations = 0;     // per forward
+    std::int64_t peakBytes = 0; // the most live bytes (above the forward's start) reached while inside it
+};
+
+struct MemorySummary {
+    bool recorded = false;             // the run recorded memory at all
+    std::int64_t peakBytes = 0;        // of the forward, above its start (the largest of the iterations)
+    std::string peakModule;            // the innermost module open at that peak
+    std::string peakFunction;          // and the function call, "" when none
+    std::vector<ModuleMemory> modules; // every module that allocated, the root first, then by allocated bytes
+};
+
+MemorySummary summarizeMemory(const ProfileRun& run);
+
+} // namespace kforge

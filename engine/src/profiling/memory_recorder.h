@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Allocations and frees during a profile's measured forwards, through c10's memory reporting: the allocator reports
+// each one to the thread's PROFILER_STATE debug info when it says memory profiling is on (the mechanism
+// torch.profiler's profile_memory uses). Installed on the forward thread; each event is attributed to the module and
+// function call open there (the host recorder's scopes). Never run alongside LibTorch's own profiler, which owns the
+// same debug info.
+#include <kforge/profiling.h>
+
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace kforge::profiling {
+
+class MemoryRecorder {
+public:
+    // The module path and function open on the recording thread (interned strings; function null when none).
+    using ScopeNow = std::function<std::pair<const char*, const char*>()>;
+    explicit MemoryRecorder(ScopeNow scopeNow);
+    ~MemoryRecorder();
+    MemoryRecorder(const MemoryRecorder&) = delete;
+    MemoryRecorder& operator=(const MemoryRecorder&) = delete;
+
+    void setIteration(int iteration) { m_iteration = iteration; }
+    std::vector<MemoryRecord> take(); // what was recorded so far, in time order
+
+private:
+    class Reporter;
+    std::shared_ptr<Reporter> m_reporter;
+    std::optional<c10::DebugInfoGuard> m_guard;
+    int m_iteration = 0;
+};
+
+} // namespace kforge::profiling

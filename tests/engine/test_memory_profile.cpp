@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// Memory on the CPU: every allocation and free of the measured forwards, attributed to the module and function call
+// open when it happened (ProfileOptions::recordMemory, summarizeMemory).
+#include <kforge/memory_profile.h>
+#include <kforge/model_session.h>
+#include <kforge/profiling.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+using namespace kforge;
+
+namespace {
+
+ProfileRun memoryProfile(ModelSession& session, bool recordMemory)
+{
+    ProfileOptions options;
+    options.device = "cpu";
+    options.warmupIterations = 1;
+    options.iterations = 3;
+    options.recordMemory = recordMemory;
+    return profile(session, options);
+}
+
+const ModuleMemory& moduleOf(const MemorySummary& summary, const std::string& path)
+{
+    const auto it = std::find_if(summary.modules.begin(), summary.modules.end(),
+                                 [&path](const ModuleMemory& m) { return m.path == path; });
+    if (it == summary.modules.end())
+        throw std::runtime_error("no memory row for '" + path + "'");
+    return *it;
+}
+
+} // namespace
+
+// tiny-gpt's qkv linear makes one [1, 16, 192] float32 output per forward (12 KiB) and its head one [1, 16, 256]
+// (16 KiB): each is that module's one allocation, a block holds its children's, the root everything, and the
+// forward's peak is above zero in a module that allocated. Without recordMemory nothing is recorded.
+TEST(MemoryProfile, AllocationsAreAttributedToTheModuleThatMadeThem)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    EXPECT_TRUE(memoryProfile(*session, false).memory.empty());
+
+    const ProfileRun run = memoryProfile(*session, true);
+    ASSERT_FALSE(run.memory.empty());
+    const MemorySummary summary = summarizeMemory(run);
+    ASSERT_TRUE(summary.recorded);
+    const ModuleMemory& qkv = moduleOf(summary, "blocks.0.attn.qkv");
+    EXPECT_DOUBLE_EQ(qkv.allocatedBytes, 1 * 16 * 192 * 4.0);
+    EXPECT_DOUBLE_EQ(qkv.allocations, 1.0);
+    EXPECT_DOUBLE_EQ(moduleOf(summary, "head").allocatedBytes, 1 * 16 * 256 * 4.0);
+    const ModuleMemory& block = moduleOf(summary, "blocks.0");
+    EXPECT_GE(block.allocatedBytes, qkv.allocatedBytes + moduleOf(summary, "blocks.0.mlp").allocatedBytes);
+    const ModuleMemory& root = summary.modules.front();
+    EXPECT_EQ(root.path, "");
+    EXPECT_GE(root.allocatedBytes, block.allocatedBytes + moduleOf(summary, "blocks.1").allocatedBytes);
+    EXPECT_GT(summary.peakBytes, 0);
+    EXPECT_GE(root.peakBytes, summary.peakBytes);
+    EXPECT_GT(moduleOf(summary, summary.peakModule).allocatedBytes, 0.0);
+    for (const MemoryRecord& event : run.memory) {
+        EXPECT_GE(event.iteration, 0);
+        EXPECT_LT(event.iteration, run.iterations);
+        EXPECT_EQ(event.device, "cpu");
+    }
+}
+
+// A linear's output is allocated inside the linear function call: its function is named with it.
+TEST(MemoryProfile, AllocationsNameTheFunctionCallOpenAtTheTime)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun run = memoryProfile(*session, true);
+    const auto inQkv = std::find_if(run.memory.begin(), run.memory.end(), [](const MemoryRecord& event) {
+        return event.modulePath == "blocks.0.attn.qkv" && event.bytes > 0;
+    });
+    ASSERT_NE(inQkv, run.memory.end());
+    EXPECT_EQ(inQkv->function, "linear");
+}
