@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/graph_instrumentation.h"
 
+#include "model/constant_call_pins.h"
 #include "runtime/hook_ops.h"
-
-#include <kforge/functions.h>
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
@@ -90,59 +89,6 @@ void bracketWithHookOps(torch::jit::Graph& graph, c10::Symbol enter, c10::Symbol
         returnNode->replaceInput(i, exitNode->output(i)->setType(returnNode->input(i)->type()));
 }
 
-// Whether a node calls an overload the interposer intercepts (opaque ops aside: nothing inside them is a call).
-bool callsInterceptedOp(const torch::jit::Node& node)
-{
-    static const std::unordered_set<std::string> intercepted = [] {
-        std::unordered_set<std::string> names;
-        for (const OpForm& form : allOpForms())
-            if (form.kind != FormKind::Opaque)
-                names.insert(qualifiedOpName(form.op));
-        return names;
-    }();
-    const c10::FunctionSchema* schema = node.maybeSchema();
-    if (!schema)
-        return false;
-    const std::string& overload = schema->overload_name();
-    return intercepted.count(overload.empty() ? schema->name() : schema->name() + "." + overload) > 0;
-}
-
-// Gives every intercepted call whose operands are all constants (torch.ones(8), a frozen attribute, a traced tensor
-// constant) one operand read through kforge::pin_operands (R1): the optimized executor would otherwise compute the
-// call once while optimising, with whatever providers were in effect then, and merge it with the same call in
-// another scope. Values that depend on a graph input, a block parameter or a node with blocks are not constant.
-void pinConstantOperands(torch::jit::Block* block, std::unordered_set<const torch::jit::Value*>& constants,
-                         c10::Symbol pin)
-{
-    for (torch::jit::Node* node : block->nodes()) {
-        for (torch::jit::Block* inner : node->blocks())
-            pinConstantOperands(inner, constants, pin);
-        const bool allConstant = std::all_of(node->inputs().begin(), node->inputs().end(),
-                                             [&](const torch::jit::Value* v) { return constants.count(v) > 0; });
-        if (allConstant && node->blocks().empty() && callsInterceptedOp(*node)) {
-            for (size_t i = 0; i < node->inputs().size(); ++i) {
-                torch::jit::Value* operand = node->input(i);
-                if (!operand->type()->isSubtypeOf(*c10::TensorType::get()))
-                    continue;
-                torch::jit::Node* pinNode = block->owningGraph()->create(pin, {operand}, 1);
-                pinNode->insertBefore(node);
-                node->replaceInput(i, pinNode->output()->setType(operand->type()));
-                break;
-            }
-            continue; // its outputs are not constants now
-        }
-        if (allConstant && node->blocks().empty() && !node->hasSideEffects())
-            for (const torch::jit::Value* output : node->outputs())
-                constants.insert(output);
-    }
-}
-
-void pinConstantOperands(torch::jit::Graph& graph)
-{
-    std::unordered_set<const torch::jit::Value*> constants;
-    pinConstantOperands(graph.block(), constants, runtime::pinOperandsSymbol());
-}
-
 } // namespace
 
 std::vector<std::string> forwardMethodsOf(const c10::ClassType& type)
@@ -162,15 +108,14 @@ int instrumentModuleClasses(const torch::jit::Module& root)
     const c10::Symbol enter = runtime::moduleEnterSymbol();
     const c10::Symbol exit = runtime::moduleExitSymbol();
     std::unordered_set<const c10::ClassType*> seen;
+    std::vector<c10::ClassTypePtr> types;
     std::vector<std::shared_ptr<torch::jit::Graph>> plainGraphs;
     int instrumented = 0;
     for (const auto& item : root.named_modules()) {
         const c10::ClassTypePtr type = item.value.type();
         if (!seen.insert(type.get()).second)
             continue;
-        for (torch::jit::Function* method : type->methods()) // every method a forward may call, and their copies
-            if (method->isGraphFunction())
-                pinConstantOperands(*torch::jit::toGraphFunction(*method).graph());
+        types.push_back(type);
         bool bracketed = false;
         for (const std::string& name : forwardMethodsOf(*type)) {
             torch::jit::Function& method = *type->findMethod(name);
@@ -178,7 +123,7 @@ int instrumentModuleClasses(const torch::jit::Module& root)
             const torch::jit::Node* first = graph.param_node()->next();
             if (first != graph.return_node() && first->kind() == enter)
                 continue; // already instrumented (a class shared with another session)
-            // The plain copy before the brackets: it is the method as it was (its constant operands pinned).
+            // The plain copy before the brackets: it is the method as it was.
             if (!type->findMethod(plainNameOf(name))) {
                 std::shared_ptr<torch::jit::Graph> plain = graph.copy();
                 addPlainCopy(type, method, plainNameOf(name), plain);
@@ -194,6 +139,14 @@ int instrumentModuleClasses(const torch::jit::Module& root)
         plainGraphs.pop_back();
         callPlainMethods(plain->block(), plainGraphs);
     }
+    // Last, once the forwards are bracketed (a call of one passes its constants through the enter op, no further) and
+    // every plain copy calls plain copies (which pass them on).
+    std::vector<std::shared_ptr<torch::jit::Graph>> methods;
+    for (const c10::ClassTypePtr& type : types)
+        for (torch::jit::Function* method : type->methods())
+            if (method->isGraphFunction())
+                methods.push_back(torch::jit::toGraphFunction(*method).graph());
+    pinCallsOnConstants(methods);
     return instrumented;
 }
 

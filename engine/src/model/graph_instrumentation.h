@@ -11,7 +11,8 @@ namespace kforge {
 
 // Inserts kforge::module_enter(self, inputs...) first and kforge::module_exit(self, outputs...) last into each forward
 // graph (isForwardMethod) of each module class of the tree, once per class (R2); the values pass through them (R1,
-// hook_ops.h). Must run before the first forward: executors cache optimized graphs. Returns the number of classes
+// hook_ops.h). Must run before the first forward: executors cache optimized graphs. Last, it pins every call on
+// constants in the classes' methods and the functions they call (constant_call_pins.h). Returns the number of classes
 // instrumented.
 //
 // Each instrumented class also gets kPlainForward, the forward as it was, whose calls of module methods call their
