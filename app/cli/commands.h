@@ -24,6 +24,7 @@ Command addPlanCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addReportCommand(CLI::App& app);
+Command addDiffCommand(CLI::App& app);
 Command addCaptureCommand(CLI::App& app);
 Command addFunctionsCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);

@@ -72,7 +72,8 @@ int main(int argc, char** argv)
         kforge::cli::addPlanCommand(app),       kforge::cli::addProfileCommand(app),
         kforge::cli::addCompareCommand(app),    kforge::cli::addReportCommand(app),
         kforge::cli::addCaptureCommand(app),    kforge::cli::addFunctionsCommand(app),
-        kforge::cli::addBenchCommand(app),      kforge::cli::addVerifyCommand(app)};
+        kforge::cli::addBenchCommand(app),      kforge::cli::addVerifyCommand(app),
+        kforge::cli::addDiffCommand(app)};
     // The global options (--ops-library, --provider-plugin) where users type them too: after the command, as in
     // `kforge modules model.pt --ops-library libtv.so`. An option a command does not know falls through to its parent.
     const std::function<void(CLI::App*)> fallThrough = [&](CLI::App* parent) {

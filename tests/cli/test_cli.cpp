@@ -847,6 +847,48 @@ TEST(CliProfile, ReportComparesTwoFiles)
     EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0) << r;
 }
 
+// kforge diff: two runs made apart, A the reference. A run against itself reads no change and passes
+// --fail-if-slower; a copy whose every op took twice as long (written into the file: slower by construction) is
+// slower in the total and every row, and --fail-if-slower exits 1 naming them; a run chosen that a file lacks is
+// refused naming the file.
+TEST(CliDiff, TwoSavedRunsAreComparedAndASlowerOneFailsTheGate)
+{
+    ProfileDir dir;
+    const std::string a = dir.path("a.kfprof"), slow = dir.path("slow.kfprof");
+    ASSERT_EQ(
+        runKforge({"profile", "builtin:tiny-gpt", "--iterations", "8", "--threads", "1", "-q", "--save", a}).exitCode,
+        0);
+    json k = json::parse(readFile(a));
+    json& run = k.at("runs")[0];
+    const json& columns = run.at("record_columns");
+    const size_t duration = size_t(std::find(columns.begin(), columns.end(), "duration_ns") - columns.begin());
+    for (json& record : run.at("records"))
+        record.at(duration) = 2 * record.at(duration).get<long long>();
+    std::ofstream(slow) << k.dump();
+
+    const Result same = runKforge({"diff", a, a, "--fail-if-slower", "10", "--json"});
+    ASSERT_EQ(same.exitCode, 0) << same;
+    const json sameJson = parseJson(same);
+    EXPECT_TRUE(sameJson.at("slower").empty()) << same;
+    EXPECT_TRUE(sameJson.at("setup_differences").empty()) << same;
+    EXPECT_EQ(sameJson.at("total").at("verdict"), "no detectable change") << same;
+
+    const Result slower = runKforge({"diff", a, slow, "--fail-if-slower", "10"});
+    EXPECT_EQ(slower.exitCode, 1) << slower;
+    EXPECT_TRUE(contains(slower.err, "B is slower than A beyond noise")) << slower;
+    EXPECT_TRUE(contains(slower.err, "total +100%")) << slower;
+    EXPECT_TRUE(contains(slower.err, "function linear +100%")) << slower;
+    EXPECT_TRUE(contains(slower.out, "slower")) << slower;
+    // Without the gate the same diff is a report, not a failure; in the other direction B is faster.
+    EXPECT_EQ(runKforge({"diff", a, slow}).exitCode, 0);
+    EXPECT_EQ(runKforge({"diff", slow, a, "--fail-if-slower", "10"}).exitCode, 0);
+
+    const Result missing = runKforge({"diff", a, slow, "--run-b", "2"});
+    EXPECT_EQ(missing.exitCode, 1) << missing;
+    EXPECT_TRUE(contains(missing.err, "--run-b 2")) << missing;
+    EXPECT_TRUE(contains(missing.err, "no such run in " + slow)) << missing;
+}
+
 // A saved run whose iterations 2 and 7 each had one op call stall 20 ms (a scheduler slice on a busy machine, written
 // into the file): report names the stalls with the machine the run recorded, and the forward's cost leaves them out.
 TEST(CliProfile, ReportNamesStallsAndTheForwardLeavesThemOut)
