@@ -2,6 +2,7 @@
 // kforge report: the tables of saved .kfprof runs, opened without the model or a GPU; two runs print baseline vs
 // plan.
 #include "commands.h"
+#include "memory_tables.h"
 #include "profile_tables.h"
 
 #include <kforge/error.h>
@@ -63,8 +64,11 @@ Command addReportCommand(CLI::App& app)
                     return;
                 }
                 nlohmann::ordered_json out = nlohmann::ordered_json::array();
-                for (const auto& r : runs)
+                for (const auto& r : runs) {
                     out.push_back(runJson(r.run, o->groupBy, jsonTop, r.label));
+                    if (!r.run.memory.empty())
+                        out.back()["memory"] = memoryJson(summarizeMemory(r.run));
+                }
                 report.json = out.size() == 1 ? out[0] : out;
                 for (size_t i = 0; i < runs.size(); ++i) {
                     if (runs.size() > 1)
@@ -72,6 +76,8 @@ Command addReportCommand(CLI::App& app)
                                     << (runs[i].label.empty() ? "" : ": " + runs[i].label) << " ==\n";
                     printRunHeader(report.text, runs[i].run);
                     printRunTables(report.text, runs[i].run, o->groupBy, o->top);
+                    if (!runs[i].run.memory.empty()) // saved by profile --memory
+                        printMemory(report.text, summarizeMemory(runs[i].run), o->top);
                 }
             }};
 }

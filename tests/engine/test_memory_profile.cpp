@@ -3,11 +3,16 @@
 // open when it happened (ProfileOptions::recordMemory, summarizeMemory).
 #include <kforge/memory_profile.h>
 #include <kforge/model_session.h>
+#include <kforge/profile_export.h>
 #include <kforge/profiling.h>
+
+#include "test_helpers.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace kforge;
@@ -76,4 +81,31 @@ TEST(MemoryProfile, AllocationsNameTheFunctionCallOpenAtTheTime)
     });
     ASSERT_NE(inQkv, run.memory.end());
     EXPECT_EQ(inQkv->function, "linear");
+}
+
+// A .kfprof keeps the allocations (a table of their own, which older readers skip): the file read back summarises as
+// the run did, and a run without them writes no such table.
+TEST(MemoryProfile, SavedRunsKeepTheirAllocations)
+{
+    kforge::test::TempDir dir;
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun run = memoryProfile(*session, true);
+    saveProfile(run, dir.path("m.kfprof").string());
+    const std::vector<SavedRun> saved = loadProfiles(dir.path("m.kfprof").string());
+    ASSERT_EQ(saved.size(), 1u);
+    ASSERT_EQ(saved[0].run.memory.size(), run.memory.size());
+    for (size_t i = 0; i < run.memory.size(); ++i) {
+        EXPECT_EQ(saved[0].run.memory[i].bytes, run.memory[i].bytes);
+        EXPECT_EQ(saved[0].run.memory[i].modulePath, run.memory[i].modulePath);
+        EXPECT_EQ(saved[0].run.memory[i].function, run.memory[i].function);
+        EXPECT_EQ(saved[0].run.memory[i].iteration, run.memory[i].iteration);
+    }
+    EXPECT_EQ(summarizeMemory(saved[0].run).peakBytes, summarizeMemory(run).peakBytes);
+    EXPECT_EQ(summarizeMemory(saved[0].run).peakModule, summarizeMemory(run).peakModule);
+
+    saveProfile(memoryProfile(*session, false), dir.path("plain.kfprof").string());
+    std::ifstream file(dir.path("plain.kfprof"));
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find("\"memory\""), std::string::npos);
+    EXPECT_TRUE(loadProfiles(dir.path("plain.kfprof").string())[0].run.memory.empty());
 }

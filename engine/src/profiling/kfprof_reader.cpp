@@ -305,6 +305,16 @@ ProfileRun readRun(const JsonReader& rd, const json& j, const std::string& path,
                         run.ranges.push_back(decodeRow<RangeRecord>(rd, strings, cell, cellPath));
                 });
     }
+    // The allocations of profile --memory: a table files without it lack.
+    if (const json& rows = rd.array(j, path, "memory"); !rows.empty()) {
+        const auto slots = columnSlots<MemoryRecord>(rd, j, path, "memory_columns");
+        for (size_t i = 0; i < rows.size(); ++i)
+            readRow(
+                rd, rows[i], [&] { return path + "/memory/" + std::to_string(i); }, slots,
+                [&](const auto& cell, const auto& cellPath) {
+                    run.memory.push_back(decodeRow<MemoryRecord>(rd, strings, cell, cellPath));
+                });
+    }
     checkRunIsConsistent(rd, run, path);
     return run;
 }

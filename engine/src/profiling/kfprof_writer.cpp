@@ -109,6 +109,8 @@ void writeRun(JsonStreamWriter& w, const LabeledRun& labeled)
         record_columns::forEachColumn(r, intern);
     for (const RangeRecord& r : run.ranges)
         record_columns::forEachColumn(r, intern);
+    for (const MemoryRecord& r : run.memory)
+        record_columns::forEachColumn(r, intern);
 
     w.raw(",\n\t\"strings\": [");
     for (size_t i = 0; i < strings.size(); ++i) {
@@ -123,6 +125,12 @@ void writeRun(JsonStreamWriter& w, const LabeledRun& labeled)
     w.raw(json(record_columns::names<RangeRecord>()).dump());
     w.raw(",\n\t\"ranges\": [");
     writeRows(w, run.ranges, index);
+    if (!run.memory.empty()) { // profile --memory: a table of its own, which readers that do not know it skip
+        w.raw(",\n\t\"memory_columns\": ");
+        w.raw(json(record_columns::names<MemoryRecord>()).dump());
+        w.raw(",\n\t\"memory\": [");
+        writeRows(w, run.memory, index);
+    }
     w.raw("\n}");
 }
 

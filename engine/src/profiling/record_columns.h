@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The columns of a KernelRecord and a RangeRecord: the one list, in file order, that the .kfprof tables (writer and
-// reader) and the kernel CSV (writer and reader) visit. forEachColumn(record, visit) calls visit(name, field) once
-// per column, `field` a reference to the record's member: std::string, an integer type, std::array<int, 3> (the
-// .kfprof writes [x, y, z], the CSV name_x, name_y, name_z) or bool (written 0 or 1).
+// The columns of a KernelRecord, a RangeRecord and a MemoryRecord: the one list, in file order, that the .kfprof tables
+// (writer and reader) and the kernel CSV (writer and reader) visit. forEachColumn(record, visit) calls visit(name,
+// field) once per column, `field` a reference to the record's member: std::string, an integer type, std::array<int, 3>
+// (the .kfprof writes [x, y, z], the CSV name_x, name_y, name_z) or bool (written 0 or 1).
 #include <kforge/profiling.h>
 
 #include <array>
@@ -18,6 +18,8 @@ template <class R>
 concept KernelRow = std::same_as<std::remove_const_t<R>, KernelRecord>;
 template <class R>
 concept RangeRow = std::same_as<std::remove_const_t<R>, RangeRecord>;
+template <class R>
+concept MemoryRow = std::same_as<std::remove_const_t<R>, MemoryRecord>;
 
 template <KernelRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
 {
@@ -49,6 +51,18 @@ template <RangeRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("provider", r.provider);
     visit("start_ns", r.startNs);
     visit("duration_ns", r.durationNs);
+    visit("thread", r.thread);
+    visit("iteration", r.iteration);
+}
+
+template <MemoryRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
+{
+    visit("time_ns", r.timeNs);
+    visit("bytes", r.bytes);
+    visit("total_allocated_bytes", r.totalAllocatedBytes);
+    visit("module", r.modulePath);
+    visit("function", r.function);
+    visit("device", r.device);
     visit("thread", r.thread);
     visit("iteration", r.iteration);
 }
