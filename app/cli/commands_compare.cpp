@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge compare: the model without and with a plan, per function and per module, with the output error.
 #include "commands.h"
+#include "memory_tables.h"
 #include "profile_study.h"
 #include "profile_tables.h"
 #include "progress.h"
@@ -16,6 +17,7 @@ Command addCompareCommand(CLI::App& app)
                                               "module before and after, speedup, output error");
     addStudyOptions(cmd, *o);
     addMaxDetectableOption(cmd, o->maxDetectable);
+    addMemoryFlag(cmd, *o);
     return {cmd, [o](Report& report) {
                 if (!o->plan.given())
                     throw Error("kforge compare", "needs a plan: --plan FILE and/or --provide SPEC");
@@ -45,6 +47,11 @@ Command addCompareCommand(CLI::App& app)
                 report.json["files"] = files;
                 report.json["cancelled"] = planned.cancelled;
                 printComparison(report.text, comparison, baseline, planned);
+                if (o->recordMemory) {
+                    const MemorySummary before = summarizeMemory(baseline), after = summarizeMemory(planned);
+                    report.json["memory"] = memoryComparisonJson(before, after);
+                    printMemoryComparison(report.text, before, after, o->top);
+                }
                 printFiles(report.text, files);
                 if (planned.cancelled)
                     reportInterrupted(report, planned);

@@ -26,9 +26,7 @@ Command addProfileCommand(CLI::App& app)
                     "shapes, as torch.profiler's group_by_input_shape; records them) (default: kernel, function and "
                     "module tables)")
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
-    cmd->add_flag("--memory", o->recordMemory,
-                  "record every allocation and free of the measured forwards: bytes allocated, freed and the peak "
-                  "per module, and the forward's peak (the allocator reports each one, which costs time)");
+    addMemoryFlag(cmd, *o);
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption](Report& report) {

@@ -5,6 +5,7 @@
 
 #include <kforge/module_path.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -58,6 +59,65 @@ nlohmann::ordered_json memoryJson(const MemorySummary& memory)
             {"peak_module", memory.peakModule},
             {"peak_function", memory.peakFunction},
             {"modules", modules}};
+}
+
+namespace {
+
+const ModuleMemory* rowOf(const MemorySummary& memory, const std::string& path)
+{
+    for (const ModuleMemory& m : memory.modules)
+        if (m.path == path)
+            return &m;
+    return nullptr;
+}
+
+std::string change(double before, double after)
+{
+    const double delta = after - before;
+    return (delta > 0 ? "+" : "") + formatBytes(delta);
+}
+
+} // namespace
+
+void printMemoryComparison(std::ostream& out, const MemorySummary& before, const MemorySummary& after, std::size_t top)
+{
+    if (!before.recorded && !after.recorded) {
+        out << "\nmemory: no allocation was reported during the measured forwards\n";
+        return;
+    }
+    out << "\nmemory per forward: peak " << formatBytes(double(before.peakBytes)) << " -> "
+        << formatBytes(double(after.peakBytes)) << " (" << change(double(before.peakBytes), double(after.peakBytes))
+        << "), in " << module_path::displayName(after.peakModule) << " with the plan\n";
+    // The modules of either side, in the plan's order, then those only the baseline has.
+    std::vector<std::string> paths;
+    for (const MemorySummary* side : {&after, &before})
+        for (const ModuleMemory& m : side->modules)
+            if (std::find(paths.begin(), paths.end(), m.path) == paths.end())
+                paths.push_back(m.path);
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& path : paths) {
+        if (top && rows.size() == top)
+            break;
+        const ModuleMemory* b = rowOf(before, path);
+        const ModuleMemory* a = rowOf(after, path);
+        const double allocatedBefore = b ? b->allocatedBytes : 0, allocatedAfter = a ? a->allocatedBytes : 0;
+        const double peakBefore = b ? double(b->peakBytes) : 0, peakAfter = a ? double(a->peakBytes) : 0;
+        rows.push_back({module_path::displayName(path), formatBytes(allocatedBefore), formatBytes(allocatedAfter),
+                        change(allocatedBefore, allocatedAfter), formatBytes(peakBefore), formatBytes(peakAfter),
+                        change(peakBefore, peakAfter)});
+    }
+    out << "memory by module (its subtree; per forward)";
+    if (top && paths.size() > top)
+        out << " (top " << top << " of " << paths.size() << "; --top 0 for all)";
+    out << '\n'
+        << formatTable({"MODULE", "ALLOCATED BEFORE", "AFTER", "CHANGE", "PEAK BEFORE", "AFTER", "CHANGE"}, rows);
+}
+
+nlohmann::ordered_json memoryComparisonJson(const MemorySummary& before, const MemorySummary& after)
+{
+    return {{"baseline", memoryJson(before)},
+            {"plan", memoryJson(after)},
+            {"peak_change_bytes", after.peakBytes - before.peakBytes}};
 }
 
 } // namespace kforge::cli

@@ -15,5 +15,8 @@ namespace kforge::cli {
 std::string formatBytes(double bytes);
 void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top);
 nlohmann::ordered_json memoryJson(const MemorySummary& memory);
+// compare --memory: each module's allocated bytes and peak before and after, with their change, and the forward's.
+void printMemoryComparison(std::ostream& out, const MemorySummary& before, const MemorySummary& after, std::size_t top);
+nlohmann::ordered_json memoryComparisonJson(const MemorySummary& before, const MemorySummary& after);
 
 } // namespace kforge::cli

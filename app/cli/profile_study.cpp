@@ -35,6 +35,13 @@ void addStudyOptions(CLI::App* cmd, StudySetup& o)
     addQuietFlag(cmd, o.quiet);
 }
 
+void addMemoryFlag(CLI::App* cmd, StudySetup& o)
+{
+    cmd->add_flag("--memory", o.recordMemory,
+                  "record every allocation and free of the measured forwards: bytes allocated, freed and the peak "
+                  "per module, and the forward's peak (the allocator reports each one, which costs time)");
+}
+
 StudyResult runStudy(ModelSession& session, const StudySetup& o, StudyKind kind, const Plan& plan)
 {
     StudyOptions options;

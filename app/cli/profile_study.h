@@ -32,6 +32,8 @@ struct StudySetup {
     double maxDetectable = kDefaultMaxDetectableChange; // compare's --max-detectable
 };
 
+// --memory: every allocation and free of the measured forwards (profile, compare).
+void addMemoryFlag(CLI::App* cmd, StudySetup& o);
 void addStudyOptions(CLI::App* command, StudySetup& setup);
 
 // Runs the study with progress on stderr ("baseline: iteration 3/10") and Ctrl+C as its cancel.

@@ -847,8 +847,37 @@ TEST(CliProfile, ReportComparesTwoFiles)
     EXPECT_EQ(c.at("output").at("max_abs_error"), 0.0) << r;
 }
 
+// compare --memory: both sides' allocations per module, side by side. A pass-through provider (ATen's own gelu) makes
+// the plan allocate what the baseline does, module by module: every change reads 0 and the peaks agree; profile
+// --memory gives the same figures for the baseline alone.
+TEST(CliProfile, CompareMemoryShowsBothSidesPerModule)
+{
+    const Result r = runKforge({"compare", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--memory",
+                                "--iterations", "3", "--threads", "1", "-q", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r;
+    const json memory = parseJson(r).at("memory");
+    const json& before = memory.at("baseline");
+    const json& after = memory.at("plan");
+    ASSERT_TRUE(before.at("recorded").get<bool>()) << r;
+    ASSERT_TRUE(after.at("recorded").get<bool>()) << r;
+    EXPECT_EQ(memory.at("peak_change_bytes"), 0) << r;
+    std::map<std::string, double> allocatedBefore;
+    for (const json& m : before.at("modules"))
+        allocatedBefore[m.at("path")] = m.at("allocated_bytes");
+    ASSERT_TRUE(allocatedBefore.contains("blocks.0.mlp")) << r;
+    for (const json& m : after.at("modules"))
+        EXPECT_DOUBLE_EQ(m.at("allocated_bytes").get<double>(), allocatedBefore[m.at("path")]) << m.dump();
+
+    const Result profiled =
+        runKforge({"profile", "builtin:tiny-gpt", "--memory", "--iterations", "2", "--threads", "1", "-q", "--json"});
+    ASSERT_EQ(profiled.exitCode, 0) << profiled;
+    const json alone = parseJson(profiled).at("memory");
+    EXPECT_EQ(alone.at("peak_bytes"), before.at("peak_bytes")) << profiled;
+    EXPECT_EQ(alone.at("modules")[0].at("allocated_bytes"), before.at("modules")[0].at("allocated_bytes"));
+}
+
 // kforge diff: two runs made apart, A the reference. A run against itself reads no change and passes
-// --fail-if-slower; a copy whose every op took twice as long (written into the file: slower by construction) is
+// --fail-if-slower; a copy whose every op took twice as long (written into the files: slower by construction) is
 // slower in the total and every row, and --fail-if-slower exits 1 naming them; a run chosen that a file lacks is
 // refused naming the file.
 TEST(CliDiff, TwoSavedRunsAreComparedAndASlowerOneFailsTheGate)
@@ -858,13 +887,19 @@ TEST(CliDiff, TwoSavedRunsAreComparedAndASlowerOneFailsTheGate)
     ASSERT_EQ(
         runKforge({"profile", "builtin:tiny-gpt", "--iterations", "8", "--threads", "1", "-q", "--save", a}).exitCode,
         0);
-    json k = json::parse(readFile(a));
-    json& run = k.at("runs")[0];
-    const json& columns = run.at("record_columns");
-    const size_t duration = size_t(std::find(columns.begin(), columns.end(), "duration_ns") - columns.begin());
-    for (json& record : run.at("records"))
-        record.at(duration) = 2 * record.at(duration).get<long long>();
-    std::ofstream(slow) << k.dump();
+    // Times set by construction, not measured: every op 10 us in A (no call stands out, whatever the machine did
+    // while it profiled) and 20 us in the slow copy.
+    const auto withOpsOf = [&](long long ns, const std::string& path) {
+        json k = json::parse(readFile(a));
+        json& run = k.at("runs")[0];
+        const json& columns = run.at("record_columns");
+        const size_t duration = size_t(std::find(columns.begin(), columns.end(), "duration_ns") - columns.begin());
+        for (json& record : run.at("records"))
+            record.at(duration) = ns;
+        std::ofstream(path) << k.dump();
+    };
+    withOpsOf(20'000, slow);
+    withOpsOf(10'000, a);
 
     const Result same = runKforge({"diff", a, a, "--fail-if-slower", "10", "--json"});
     ASSERT_EQ(same.exitCode, 0) << same;

@@ -16,7 +16,11 @@ MemorySummary summarizeMemory(const ProfileRun& run)
     summary.recorded = !run.memory.empty();
     if (!summary.recorded)
         return summary;
-    std::map<std::string, ModuleMemory> byModule;
+    // Summed as integers, divided once: per-forward figures that do not depend on the order of the events.
+    struct Totals {
+        std::int64_t allocated = 0, freed = 0, allocations = 0, peak = 0;
+    };
+    std::map<std::string, Totals> byModule;
     const double forwards = std::max(1, run.iterations);
     // Live bytes above each iteration's start: the running sum of the iteration's events.
     std::map<int, std::int64_t> live;
@@ -32,19 +36,19 @@ MemorySummary summarizeMemory(const ProfileRun& run)
         std::vector<std::string_view> scopes = module_path::ancestorsOf(event.modulePath);
         scopes.insert(scopes.begin(), event.modulePath);
         for (const std::string_view path : scopes) {
-            ModuleMemory& module = byModule[std::string(path)];
-            module.path = path;
+            Totals& module = byModule[std::string(path)];
             if (event.bytes > 0) {
-                module.allocatedBytes += double(event.bytes) / forwards;
-                module.allocations += 1.0 / forwards;
+                module.allocated += event.bytes;
+                ++module.allocations;
             } else {
-                module.freedBytes += double(-event.bytes) / forwards;
+                module.freed -= event.bytes;
             }
-            module.peakBytes = std::max(module.peakBytes, now);
+            module.peak = std::max(module.peak, now);
         }
     }
-    for (auto& [path, module] : byModule)
-        summary.modules.push_back(std::move(module));
+    for (const auto& [path, totals] : byModule)
+        summary.modules.push_back({path, double(totals.allocated) / forwards, double(totals.freed) / forwards,
+                                   double(totals.allocations) / forwards, totals.peak});
     std::stable_sort(summary.modules.begin(), summary.modules.end(), [](const ModuleMemory& a, const ModuleMemory& b) {
         if (a.path.empty() != b.path.empty())
             return a.path.empty();

@@ -95,6 +95,11 @@ void appendRound(ProfileRun& run, ProfileRun&& round)
         r.iteration += shiftIterations;
         run.ranges.push_back(std::move(r));
     }
+    for (MemoryRecord& m : round.memory) {
+        m.timeNs += shiftNs;
+        m.iteration += shiftIterations;
+        run.memory.push_back(std::move(m));
+    }
     for (EntryDeclines& d : round.declines) {
         auto same = std::find_if(run.declines.begin(), run.declines.end(),
                                  [&](const EntryDeclines& e) { return e.entry == d.entry; });
