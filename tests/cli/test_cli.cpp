@@ -1572,6 +1572,50 @@ TEST(CliExported, TorchExportSaveFilesOpenAndProgramsAreChosenByName)
     EXPECT_TRUE(contains(missing.err, "has no exported program 'encoder' (it has: encode, decode)")) << missing;
 }
 
+// A decomposed program (tests/data/models/make_decomposed_programs.py: run_decompositions() left each linear as
+// permute + addmm): an entry for its linear says it can never fire in run, verify and plan validate, and run, modules
+// and profile count its linear calls alike, Python's 3 per forward.
+TEST(CliExported, ADecomposedFunctionsEntryCanNeverFireInEveryCommandAndItsCallsCountAlike)
+{
+    const std::string model = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/decomposed_mlp.pt2";
+    const std::string entry = "fc1:linear:AtenLinearProvider";
+    const std::string warning = "kforge: warning: plan entry 0 (scope 'fc1', linear -> AtenLinearProvider) can never "
+                                "fire: linear is decomposed into permute + addmm in this program";
+    const Result run = runKforge({"run", model, "--provide", entry, "--json"});
+    ASSERT_EQ(run.exitCode, 0) << run;
+    ASSERT_EQ(warningLines(run.err).size(), 1u) << run;
+    EXPECT_EQ(warningLines(run.err)[0].rfind(warning, 0), 0u) << run;
+    EXPECT_EQ(parseJson(run).at("warnings")[0].at("kind"), "function-decomposed") << run;
+    EXPECT_EQ(callsBy(parseJson(run), "linear", "original"), 3) << run;
+
+    const Result verify = runKforge({"verify", model, "--provide", entry, "-q"});
+    ASSERT_EQ(warningLines(verify.err).size(), 1u) << verify;
+    EXPECT_EQ(warningLines(verify.err)[0].rfind(warning, 0), 0u) << verify;
+
+    const PlanDir dir;
+    const std::string plan =
+        dir.write("fc1.kfplan.json", R"({"format": "kforge-plan", "version": 1, "entries": [{"scope": "fc1",
+        "function": "linear", "provider": {"type": "AtenLinearProvider"}}]})");
+    const Result validate = runKforge({"plan", "validate", plan, "--model", model});
+    EXPECT_EQ(validate.exitCode, 1) << validate;
+    EXPECT_TRUE(
+        contains(validate.out, "function-decomposed: linear is decomposed into permute + addmm in this program"))
+        << validate;
+
+    const Result modules = runKforge({"modules", model, "--json"});
+    ASSERT_EQ(modules.exitCode, 0) << modules;
+    EXPECT_EQ(parseJson(modules)[0].at("subtree_functions").at("linear"), 3) << modules;
+    const Result profile =
+        runKforge({"profile", model, "--warmup", "0", "--iterations", "2", "--group-by", "function", "--json", "-q"});
+    ASSERT_EQ(profile.exitCode, 0) << profile;
+    long long linear = 0;
+    const json profiled = parseJson(profile);
+    for (const json& row : profiled.at("functions"))
+        if (row.at("name") == "linear")
+            linear = row.at("calls").get<long long>();
+    EXPECT_EQ(linear, 2 * 3) << profile;
+}
+
 // A model whose forward calls a custom op (tests/data/models/make_custom_op.py) names the op and --ops-library; with
 // the library given, it runs and its profile shows the op.
 TEST(CliOpsLibrary, AModelCallingACustomOpRunsWithItsLibrary)

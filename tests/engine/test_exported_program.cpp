@@ -7,6 +7,7 @@
 #include <kforge/events.h>
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
+#include <kforge/profiling.h>
 #include <kforge/runtime.h>
 
 #include "model/compiled_inputs.h"
@@ -314,6 +315,52 @@ TEST(ExportedProgram, DecomposedFunctionsCountAsTheirTorchFnCalls)
     // The same values as the undecomposed program.
     const auto plain = openBlock();
     EXPECT_NEAR(core->forward()[0].sum, plain->forward()[0].sum, 1e-5);
+}
+
+// Programs whose linear calls export decomposed (make_decomposed_programs.py: run_decompositions()'s permute + addmm,
+// and torchao's unwrapped int8 weights, whose ops of one call export splits with _assert_tensor_metadata checks): each
+// call counts once in the module tree, in a forward's events and in a profile's function table, Python's 3 per forward.
+TEST(ExportedProgram, DecomposedCallsCountOnceInTheTreeTheEventsAndTheProfile)
+{
+    for (const std::string file : {"decomposed_mlp.pt2", "unwrapped_int8.pt2"}) {
+        const auto session = ModelSession::open(kModels + file);
+        EXPECT_EQ(session->modules().front().subtreeFunctions.at("linear"), 3) << file;
+        std::map<std::string, int> calls;
+        for (const auto& [key, n] : count(eventsOfOneForward(*session, nullptr), EventKind::OriginalCall, false))
+            calls[key.substr(0, key.find('@'))] += n;
+        EXPECT_EQ(calls, (std::map<std::string, int>{{"gelu", 1}, {"linear", 3}, {"relu", 1}})) << file;
+        ProfileOptions options;
+        options.warmupIterations = 0;
+        options.iterations = 2;
+        std::map<std::string, long long> profiled;
+        for (const StatRow& row : statistics(profile(*session, options).records, GroupBy::Function))
+            profiled[row.key] = row.calls;
+        EXPECT_EQ(profiled["linear"], 2 * 3) << file;
+        EXPECT_EQ(profiled.count("(no function)"), 0u) << file << ": the metadata checks inside a call are the call's";
+    }
+}
+
+// A plan entry for a function every call of which is decomposed can never fire: validation and the warnings every
+// command prints before a plan runs say so, with the ops it became; the same entry on the undecomposed program fires.
+TEST(ExportedProgram, APlanOnADecomposedFunctionCanNeverFire)
+{
+    const Plan plan{{entry("fc1", "linear", "AtenLinearProvider"), entry("", "gelu", "AtenGeluProvider")}};
+    const auto decomposed = ModelSession::open(kModels + "decomposed_mlp.pt2");
+    const auto warnings = planWarnings(plan, *decomposed);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].kind, "function-decomposed");
+    EXPECT_EQ(warnings[0].entry, 0);
+    EXPECT_NE(warnings[0].text().find("can never fire: linear is decomposed into permute + addmm in this program"),
+              std::string::npos)
+        << warnings[0].text();
+    const auto unwrapped = ModelSession::open(kModels + "unwrapped_int8.pt2");
+    ASSERT_EQ(planWarnings(plan, *unwrapped).size(), 1u);
+    EXPECT_NE(planWarnings(plan, *unwrapped)[0].reason.find("linear is decomposed into t + reshape"), std::string::npos)
+        << planWarnings(plan, *unwrapped)[0].reason;
+    KernelProviderRuntime runtime(*decomposed, plan);
+    EXPECT_EQ(count(eventsOfOneForward(*decomposed, &runtime), EventKind::ProviderCall, false),
+              (std::map<std::string, int>{{"gelu@", 1}}));
+    EXPECT_TRUE(planWarnings(Plan{{entry("blocks.0", "linear", "AtenLinearProvider")}}, *openBlock()).empty());
 }
 
 // Packages as their users write them (tests/data/models/make_exported_saved.py): torch.export.save names its program

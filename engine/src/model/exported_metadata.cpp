@@ -59,6 +59,15 @@ std::vector<ExportedFrame> exportedModuleStack(const std::string& text)
     return stack;
 }
 
+bool isCatalogFormOf(const std::string& op, const std::string& overload, std::optional<Function> function)
+{
+    for (const OpForm& form : allOpForms())
+        if (form.op.name == op && form.op.overload == overload &&
+            (!function || !form.function || *form.function == *function))
+            return true;
+    return false;
+}
+
 std::pair<std::string, std::string> exportedTorchFn(const std::string& text)
 {
     const auto semicolon = text.find(';');

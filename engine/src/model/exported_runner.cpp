@@ -65,6 +65,9 @@ struct ExportedRunner::Step {
     std::optional<Function> decomposedOf;
     std::string decomposedCall; // torch_fn's call id ("linear_3")
     bool opensCall = false, closesCall = false;
+    // An op that is no catalog function's call and names none (the _assert_tensor_metadata checks export puts between
+    // the ops of a call torchao's unwrapped weights decompose): part of the decomposed call around it, if any.
+    bool partOfAnyCall = false;
     std::vector<int> frames; // the module call frames it runs in (ExportedRunner::frameId), outermost first, no root
 };
 
@@ -148,17 +151,6 @@ bool takesTensor(const c10::Argument& argument)
     if (const auto optional = type->cast<c10::OptionalType>())
         type = optional->getElementType();
     return type->kind() == c10::TypeKind::TensorType;
-}
-
-// Whether the op is one of `function`'s forms (or a shared form, such as _convolution, that can be it); with no
-// function, whether it is any catalog form: a call a provider may serve.
-bool isFormOf(const std::string& op, const std::string& overload, std::optional<Function> function = std::nullopt)
-{
-    for (const OpForm& form : allOpForms())
-        if (form.op.name == op && form.op.overload == overload &&
-            (!function || !form.function || *form.function == *function))
-            return true;
-    return false;
 }
 
 // One call of a function export decomposed into several ops: counted and timed as that function's call by the
@@ -319,7 +311,8 @@ void planFrameBoundaries(ExportedRunner::Graph& graph, const std::vector<int>& p
         read(slot, nullptr);
 }
 
-// Where each decomposed function call opens and closes: consecutive nodes of one call.
+// Where each decomposed function call opens and closes: nodes of one call, consecutive but for the ops of no call
+// between them, which run inside it (one call, as `kforge modules` counts it).
 void markDecomposedCalls(ExportedRunner::Graph& graph)
 {
     auto& steps = graph.steps;
@@ -327,11 +320,19 @@ void markDecomposedCalls(ExportedRunner::Graph& graph)
         return a.decomposedOf && b.decomposedOf && *a.decomposedOf == *b.decomposedOf &&
                a.decomposedCall == b.decomposedCall;
     };
+    const auto bridged = [&](size_t from, int direction) -> const ExportedRunner::Step* {
+        for (long i = long(from) + direction; i >= 0 && i < long(steps.size()); i += direction)
+            if (!steps[size_t(i)].partOfAnyCall)
+                return &steps[size_t(i)];
+        return nullptr;
+    };
     for (size_t i = 0; i < steps.size(); ++i) {
         if (!steps[i].decomposedOf)
             continue;
-        steps[i].opensCall = i == 0 || !sameCall(steps[i - 1], steps[i]);
-        steps[i].closesCall = i + 1 == steps.size() || !sameCall(steps[i], steps[i + 1]);
+        const ExportedRunner::Step* before = bridged(i, -1);
+        const ExportedRunner::Step* after = bridged(i, +1);
+        steps[i].opensCall = !before || !sameCall(*before, steps[i]);
+        steps[i].closesCall = !after || !sameCall(steps[i], *after);
     }
 }
 
@@ -512,17 +513,18 @@ private:
                 else
                     fail("node '" + step.name + "' gives no '" + argument.name() + "' to " + opName);
             }
-            if (isFormOf(opName, overload))
+            if (isCatalogFormOf(opName, overload))
                 for (const json& output : node.at("outputs"))
                     step.recordedLayouts.push_back(output.contains("as_tensor")
                                                        ? staticLayout(graph, output.at("as_tensor").at("name"))
                                                        : ExportedLayout{});
             const auto [call, fn] = exportedTorchFn(metadata.value("torch_fn", ""));
-            if (const auto function = fn.empty() ? std::nullopt : functionFromName(fn);
-                function && !isFormOf(opName, overload, *function)) {
+            const auto function = fn.empty() ? std::nullopt : functionFromName(fn);
+            if (function && !isCatalogFormOf(opName, overload, *function)) {
                 step.decomposedOf = function;
                 step.decomposedCall = call;
             }
+            step.partOfAnyCall = !function && !isCatalogFormOf(opName, overload);
         }
         for (const json& output : node.at("outputs")) {
             if (output.contains("as_tensors")) {

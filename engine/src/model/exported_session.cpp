@@ -49,7 +49,9 @@ void loadSampleInputs(const ExportedPackage& package, ModelSession::Impl& impl)
 void openExportedProgram(ModelSession::Impl& impl)
 {
     const ExportedPackage package = openExportedPackage(impl.source, impl.options.program);
-    impl.modules = describeExportedProgram(package).modules;
+    ExportedProgramInfo described = describeExportedProgram(package);
+    impl.decompositions = exportedDecompositions(described);
+    impl.modules = std::move(described.modules);
     impl.displayName = std::filesystem::path(impl.source).filename().string();
     loadSampleInputs(package, impl);
     const std::vector<CompiledModel> compiled = compiledModelsBeside(package);

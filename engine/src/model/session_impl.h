@@ -3,6 +3,7 @@
 // ModelSession's private state, shared by the model and runtime layers of the engine.
 #include <kforge/model_session.h>
 
+#include "model/exported_decompositions.h"
 #include "model/fresh_inputs.h"
 #include "runtime/module_directory.h"
 
@@ -28,7 +29,8 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     torch::jit::Module module; // a TorchScript model
     // or a torch.export program or an AOTInductor package (.pt2); then `module` is empty
     std::shared_ptr<ProgramRunner> program;
-    bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
+    ExportedDecompositions decompositions; // an exported program's calls no provider can serve
+    bool forksTasks = false;               // its code calls torch.jit.fork: forwards publish their stacks for the tasks
     // The direct executor's inlined forwards (addInlinedForwards) were made at open; false when they could not be
     // (the forwards then run as they are). Made at open, not by the first forward: adding methods to a class while
     // another thread's forward looks up its methods crashed (forwardMany's threads did).

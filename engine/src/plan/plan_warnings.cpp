@@ -13,7 +13,8 @@
 namespace kforge {
 namespace {
 
-constexpr std::array<std::string_view, 3> kNeverFires{"scope-not-called", "function-not-called", "device-unavailable"};
+constexpr std::array<std::string_view, 4> kNeverFires{"scope-not-called", "function-not-called", "function-decomposed",
+                                                      "device-unavailable"};
 
 bool neverFires(const std::string& kind)
 {

@@ -11,6 +11,7 @@
 
 #include "common/clipped_text.h"
 
+#include "model/session_impl.h"
 #include "runtime/entry_resolver.h"
 
 #include <algorithm>
@@ -197,6 +198,15 @@ std::string scopeNotCalledMessage(const ModuleInfo& module)
            "entered";
 }
 
+// Whether every call of `function` under `module` is one export decomposed into other ops (a .pt2 program's).
+bool isOnlyCalledDecomposed(const ModuleInfo& module, const std::string& function,
+                            const ExportedDecompositions& decompositions)
+{
+    const auto calls = module.subtreeFunctions.find(function);
+    return calls != module.subtreeFunctions.end() && calls->second > 0 &&
+           decompositions.callsWithin(module.path, function) >= calls->second;
+}
+
 std::string entryPath(size_t i) { return "/entries/" + std::to_string(i); }
 
 } // namespace
@@ -257,6 +267,13 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
                     (e.scope.empty() ? "the model" : "'" + clippedText(e.scope) + "'") + " or below",
                 fix);
         }
+        if (resolved.function && module && module->forwardCalled &&
+            isOnlyCalledDecomposed(*module, e.function, sessionImpl(session).decompositions))
+            add(at + "/function", "function-decomposed",
+                e.function + " is decomposed into " + sessionImpl(session).decompositions.opsOf(e.function) +
+                    " in this program: no op of it takes the function's arguments, so no provider can serve its calls",
+                "export without decomposing (no run_decompositions(), no tensor subclass unwrapping) to keep '" +
+                    e.function + "' replaceable");
         for (const runtime::EntryProblem& p : resolved.problems)
             add(at + "/" + p.field, p.kind, p.message, index.fixFor(p, e, resolved));
         if (const ProviderTypeInfo* info = resolved.info;

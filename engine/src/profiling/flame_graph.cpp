@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kforge/profiling.h>
 
+#include "profiling/function_call_records.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <unordered_set>
 
 namespace kforge {
 namespace {
@@ -97,13 +100,15 @@ std::vector<FlameFrame> flameGraph(const ProfileRun& run)
         return node;
     };
     const double forwards = std::max(1, run.iterations);
+    std::unordered_set<std::uint64_t> callsCounted; // a call of several ops counts once (function_call_records.h)
     for (const KernelRecord& r : run.records) {
         const double us = double(r.durationNs) / 1000.0 / forwards;
         Node* module = moduleNode(r.modulePath, us);
         Node* function = module->child(FlameFrame::Kind::Function, r.function.empty() ? "(no function)" : r.function);
         Node* op = function->child(FlameFrame::Kind::Op, r.name);
         function->frame.us += us;
-        function->frame.calls += 1.0 / forwards;
+        if (const auto call = profiling::functionCallOf(r); !call || callsCounted.insert(*call).second)
+            function->frame.calls += 1.0 / forwards;
         op->frame.us += us;
         op->frame.calls += 1.0 / forwards;
     }

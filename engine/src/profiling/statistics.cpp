@@ -4,11 +4,13 @@
 #include <kforge/stalls.h>
 
 #include "common/median.h"
+#include "profiling/function_call_records.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string_view>
+#include <unordered_map>
 
 namespace kforge {
 namespace {
@@ -52,16 +54,24 @@ double percentile(const std::vector<double>& sorted, double p)
 std::vector<StatRow> statistics(const std::vector<KernelRecord>& records, GroupBy groupBy)
 {
     struct Group {
-        std::vector<double> durationsUs;
+        std::vector<double> durationsUs; // per record; by function, per call (function_call_records.h)
         std::string function, modulePath;
+        std::unordered_map<std::uint64_t, size_t> sampleOfCall;
     };
     std::map<std::string, Group> groups;
     double total = 0;
     for (const KernelRecord& r : records) {
         Group& g = groups[keyOf(r, groupBy)];
         const double us = double(r.durationNs) / 1000.0;
-        g.durationsUs.push_back(us);
         total += us;
+        if (const auto call = profiling::functionCallOf(r); call && groupBy == GroupBy::Function) {
+            const auto [it, first] = g.sampleOfCall.emplace(*call, g.durationsUs.size());
+            if (!first) {
+                g.durationsUs[it->second] += us;
+                continue;
+            }
+        }
+        g.durationsUs.push_back(us);
         if (g.durationsUs.size() == 1) {
             g.function = r.function;
             g.modulePath = r.modulePath;
