@@ -1616,6 +1616,42 @@ TEST(CliExported, ADecomposedFunctionsEntryCanNeverFireInEveryCommandAndItsCalls
     EXPECT_EQ(linear, 2 * 3) << profile;
 }
 
+// A model whose gate module calls torch.cond (tests/data/models/make_cond_branches.py): every command says once that
+// the branch modules run inside cond branches and which scope plans them; an entry on a branch module is a warning
+// that it can never fire, in run and plan validate, not an unknown module.
+TEST(CliExported, ModulesInsideCondBranchesAreExplainedOnceInEveryCommand)
+{
+    const std::string model = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/cond_branches.pt2";
+    const auto notesIn = [](const std::string& err) {
+        int n = 0;
+        for (const auto& line : linesOf(err))
+            n += line.find("run inside torch.cond branches of 'gate'") != std::string::npos;
+        return n;
+    };
+    const Result modules = runKforge({"modules", model});
+    ASSERT_EQ(modules.exitCode, 0) << modules;
+    EXPECT_EQ(notesIn(modules.err), 1) << modules;
+
+    const Result run = runKforge({"run", model, "--provide", "gate.cold:linear:AtenLinearProvider"});
+    ASSERT_EQ(run.exitCode, 0) << run;
+    EXPECT_EQ(notesIn(run.err), 1) << run;
+    EXPECT_EQ(
+        warningLines(run.err),
+        (std::vector<std::string>{"kforge: warning: plan entry 0 (scope 'gate.cold', linear -> AtenLinearProvider) "
+                                  "can never fire: 'gate.cold' runs inside a torch.cond branch of 'gate': export "
+                                  "records no module stack inside cond branches, so the scope is never entered"}))
+        << run;
+
+    const PlanDir dir;
+    const std::string plan =
+        dir.write("cold.kfplan.json", R"({"format": "kforge-plan", "version": 1, "entries": [{"scope": "gate.cold",
+        "function": "linear", "provider": {"type": "AtenLinearProvider"}}]})");
+    const Result validate = runKforge({"plan", "validate", plan, "--model", model});
+    EXPECT_EQ(validate.exitCode, 1) << validate;
+    EXPECT_TRUE(contains(validate.out, "runs inside a torch.cond branch of 'gate'")) << validate;
+    EXPECT_TRUE(contains(validate.out, "fix: use the scope 'gate' (the module holding the cond)")) << validate;
+}
+
 // A model whose forward calls a custom op (tests/data/models/make_custom_op.py) names the op and --ops-library; with
 // the library given, it runs and its profile shows the op.
 TEST(CliOpsLibrary, AModelCallingACustomOpRunsWithItsLibrary)

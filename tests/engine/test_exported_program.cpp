@@ -466,6 +466,41 @@ TEST(ExportedProgram, DynamicShapeExportsListOnlyPythonsNamedModules)
     }
 }
 
+// Modules a torch.cond branch calls (make_cond_branches.py: gate picks gate.hot or gate.cold) run no node of their
+// own: export records no module stack inside cond branches. Opening says so once, naming the scope that works (the
+// module holding the cond); an entry scoped to a branch module is accepted and can never fire, saying why; an entry
+// on the holder serves the branch's calls.
+TEST(ExportedProgram, ModulesInsideCondBranchesAreExplainedWithTheScopeThatServesThem)
+{
+    const auto session = ModelSession::open(kModels + "cond_branches.pt2");
+    std::vector<std::string> notes;
+    for (const std::string& warning : session->warnings())
+        if (warning.find("torch.cond") != std::string::npos)
+            notes.push_back(warning);
+    ASSERT_EQ(notes.size(), 1u) << testing::PrintToString(session->warnings());
+    EXPECT_EQ(notes[0].rfind("'gate.cold', 'gate.cold.0', 'gate.cold.1', 'gate.hot' run inside torch.cond branches of "
+                             "'gate'",
+                             0),
+              0u)
+        << notes[0];
+    EXPECT_NE(notes[0].find("plan them with scope 'gate' (the module holding the cond)"), std::string::npos)
+        << notes[0];
+
+    const Plan branch{{entry("gate.cold", "linear", "AtenLinearProvider")}};
+    const auto warnings = planWarnings(branch, *session);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].kind, "scope-not-called");
+    EXPECT_EQ(warnings[0].reason, "'gate.cold' runs inside a torch.cond branch of 'gate': export records no module "
+                                  "stack inside cond branches, so the scope is never entered");
+    EXPECT_EQ(warnings[0].fix, "use the scope 'gate' (the module holding the cond), where the branch's calls run");
+    KernelProviderRuntime accepted(*session, branch); // a scope of the model, never entered: not refused
+    EXPECT_EQ(count(eventsOfOneForward(*session, &accepted), EventKind::ProviderCall, false).size(), 0u);
+
+    KernelProviderRuntime holder(*session, Plan{{entry("gate", "linear", "AtenLinearProvider")}});
+    EXPECT_EQ(count(eventsOfOneForward(*session, &holder), EventKind::ProviderCall, true),
+              (std::map<std::string, int>{{"gate", 2}})); // gate.proj's linear and the branch's
+}
+
 // Outputs nest as the program's out_spec says, including the mappings other libraries register as pytree nodes:
 // a Hugging Face model returns a ModelOutput, whose node carries its keys as context ("logits"), read as a dict;
 // tuples and lists stay sequences.

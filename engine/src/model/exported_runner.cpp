@@ -599,6 +599,10 @@ ExportedRunner::ExportedRunner(const ExportedPackage& package) : m_where(package
         if (!specs.empty())
             m_outputSlots = userOutputs;
         m_graph = std::move(compiled);
+        // Every module is a scope a plan may name, also those no node runs in (a container, a module inside a cond
+        // branch): its entries are accepted and never fire, as validation warns.
+        for (const json& call : graphModule.value("module_call_graph", json::array()))
+            moduleObject(call.value("fqn", ""));
         // The pytree specs of the root call: output nesting and keyword order.
         for (const json& call : graphModule.value("module_call_graph", json::array())) {
             if (call.value("fqn", "") != "" || !call.contains("signature") || call.at("signature").is_null())

@@ -3,6 +3,7 @@
 
 #include <kforge/error.h>
 
+#include "model/exported_cond_branches.h"
 #include "model/exported_package.h"
 #include "model/compiled_runner.h"
 #include "model/exported_runner.h"
@@ -52,6 +53,9 @@ void openExportedProgram(ModelSession::Impl& impl)
     ExportedProgramInfo described = describeExportedProgram(package);
     impl.decompositions = exportedDecompositions(described);
     impl.modules = std::move(described.modules);
+    impl.condBranches = condBranchModules(package, impl.modules);
+    for (std::string& note : condBranchNotes(impl.condBranches))
+        impl.warnings.push_back(std::move(note));
     impl.displayName = std::filesystem::path(impl.source).filename().string();
     loadSampleInputs(package, impl);
     const std::vector<CompiledModel> compiled = compiledModelsBeside(package);

@@ -9,6 +9,7 @@
 
 #include <torch/script.h>
 
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -30,7 +31,10 @@ struct ModelSession::Impl final : runtime::ModuleDirectory {
     // or a torch.export program or an AOTInductor package (.pt2); then `module` is empty
     std::shared_ptr<ProgramRunner> program;
     ExportedDecompositions decompositions; // an exported program's calls no provider can serve
-    bool forksTasks = false;               // its code calls torch.jit.fork: forwards publish their stacks for the tasks
+    // An exported program's modules called inside torch.cond branches -> the module holding the cond, whose scope
+    // serves their calls (exported_cond_branches.h).
+    std::map<std::string, std::string> condBranches;
+    bool forksTasks = false; // its code calls torch.jit.fork: forwards publish their stacks for the tasks
     // The direct executor's inlined forwards (addInlinedForwards) were made at open; false when they could not be
     // (the forwards then run as they are). Made at open, not by the first forward: adding methods to a class while
     // another thread's forward looks up its methods crashed (forwardMany's threads did).

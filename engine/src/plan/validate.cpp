@@ -11,6 +11,7 @@
 
 #include "common/clipped_text.h"
 
+#include "model/exported_cond_branches.h"
 #include "model/session_impl.h"
 #include "runtime/entry_resolver.h"
 
@@ -239,6 +240,10 @@ std::vector<PlanProblem> validatePlan(const Plan& plan, const ModelSession& sess
             if (session.isFrozen())
                 fix += " (the model is frozen: its submodules are inlined, so only the root \"\" exists)";
             add(at + "/scope", "unknown-scope", runtime::unknownScopeMessage(e.scope, model), fix);
+        } else if (const auto branch = sessionImpl(session).condBranches.find(module->path);
+                   !module->forwardCalled && branch != sessionImpl(session).condBranches.end()) {
+            add(at + "/scope", "scope-not-called", condBranchScopeMessage(*module, branch->second),
+                condBranchScopeFix(branch->second));
         } else if (!module->forwardCalled) {
             add(at + "/scope", "scope-not-called", scopeNotCalledMessage(*module), index.runningScopesFix(*module));
         }
