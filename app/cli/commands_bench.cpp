@@ -3,6 +3,7 @@
 // alternating rounds in one process, without the profiler. Ctrl+C stops after the current round with a partial
 // result.
 #include "commands.h"
+#include "memory_tables.h"
 #include "output.h"
 #include "progress.h"
 
@@ -167,6 +168,8 @@ Command addBenchCommand(CLI::App& app)
                 }
                 report.json = toJson(*session, *o, result);
                 printText(report.text, *session, *o, result);
+                if (!against && !result.stopped) // against another model the peaks are of two models
+                    reportPeakChange(report, *session, plan);
                 report.exitCode = result.stopped ? kInterruptedExitCode : 0;
             }};
 }

@@ -12,6 +12,7 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 
 namespace kforge::cli {
 
@@ -22,6 +23,7 @@ Command addOptimizeCommand(CLI::App& app)
         std::string out, device = "cpu";
         double minShare = 0.0, generationTimeout = defaultGenerationTimeoutSeconds();
         double maxDetectable = kDefaultMaxDetectableChange;
+        std::optional<double> maxPeakIncrease;
         std::vector<std::string> generators{"all"}, providers;
         OptimizeOptions::Granularity granularity = OptimizeOptions::Granularity::Auto;
         int warmup = 3, iterations = 5, rounds = 9;
@@ -63,6 +65,10 @@ Command addOptimizeCommand(CLI::App& app)
                     "seconds each generation task may take (default: KFORGE_GENERATION_TIMEOUT, else 60)")
         ->check(CLI::PositiveNumber);
     addMaxDetectableOption(cmd, o->maxDetectable);
+    cmd->add_option("--max-peak-increase", o->maxPeakIncrease,
+                    "a budget on the forward's peak memory, percent above the model's own: candidates whose extra "
+                    "workspace could break it are rejected, and the plan made is measured against it")
+        ->check(CLI::NonNegativeNumber);
     addJsonFlag(cmd, "JSON report");
     addQuietFlag(cmd, o->quiet);
     return {cmd, [o](Report& report) {
@@ -83,6 +89,7 @@ Command addOptimizeCommand(CLI::App& app)
                 options.generationTimeoutSeconds = o->generationTimeout;
                 options.granularity = o->granularity;
                 options.verifyOutputs = !o->noVerify;
+                options.maxPeakIncreasePercent = o->maxPeakIncrease;
                 // Its lines are progress: shown on a terminal only, as every command's progress is.
                 if (!o->quiet && ::isatty(STDERR_FILENO) == 1)
                     options.log = [](const std::string& line) { std::cerr << "kforge: " << line << '\n'; };
@@ -111,26 +118,35 @@ Command addOptimizeCommand(CLI::App& app)
                                                     {"granularity", f.granularity},
                                                     {"per_module", f.perModule}});
                     for (const auto& c : result.candidates)
-                        out["candidates"].push_back({{"function", c.function},
-                                                     {"provider", c.provider},
-                                                     {"generator", c.generator},
-                                                     {"generation", c.generation},
-                                                     {"settings", c.settings},
-                                                     {"latency_us", c.latencyUs},
-                                                     {"original_latency_us", c.originalLatencyUs},
-                                                     {"verdict", speedVerdictName(c.speed.verdict)},
-                                                     {"speedup", c.speed.speedup},
-                                                     {"max_abs_error", c.correctness.maxAbsError},
-                                                     {"kept", c.kept},
-                                                     {"rejected", c.rejected},
-                                                     {"same_as", c.sameAs},
-                                                     {"speedup_interval", {c.speed.low, c.speed.high}},
-                                                     {"min_detectable_change", c.speed.minDetectableChange},
-                                                     {"noise", c.speed.noise},
-                                                     {"stalls", c.stalls}});
+                        out["candidates"].push_back(
+                            {{"function", c.function},
+                             {"provider", c.provider},
+                             {"generator", c.generator},
+                             {"generation", c.generation},
+                             {"settings", c.settings},
+                             {"latency_us", c.latencyUs},
+                             {"original_latency_us", c.originalLatencyUs},
+                             {"verdict", speedVerdictName(c.speed.verdict)},
+                             {"speedup", c.speed.speedup},
+                             {"max_abs_error", c.correctness.maxAbsError},
+                             {"kept", c.kept},
+                             {"rejected", c.rejected},
+                             {"same_as", c.sameAs},
+                             {"speedup_interval", {c.speed.low, c.speed.high}},
+                             {"min_detectable_change", c.speed.minDetectableChange},
+                             {"noise", c.speed.noise},
+                             {"stalls", c.stalls},
+                             {"peak_growth_bytes", c.peakGrowthBytes ? nlohmann::ordered_json(*c.peakGrowthBytes)
+                                                                     : nlohmann::ordered_json()}});
                     out["verified"] = result.verification ? nlohmann::ordered_json(result.verification->passed)
                                                           : nlohmann::ordered_json();
                     out["dropped_by_verify"] = result.droppedByVerify;
+                    if (result.peak)
+                        out["peak_memory"] = {{"baseline_bytes", result.peak->baselineBytes},
+                                              {"plan_bytes", result.peak->planBytes},
+                                              {"change_percent", result.peak->percent()},
+                                              {"budget_percent", *o->maxPeakIncrease}};
+                    out["dropped_by_peak_budget"] = result.droppedByBudget;
                 }
                 std::ostream& out = report.text;
                 std::vector<std::vector<std::string>> functions;
@@ -161,6 +177,11 @@ Command addOptimizeCommand(CLI::App& app)
                         out << "  " << f.function << " (" << f.granularity << "): " << f.perModule << '\n';
                 for (const std::string& line : result.droppedByVerify)
                     out << "  verify dropped " << line << '\n';
+                for (const std::string& line : result.droppedByBudget)
+                    out << "  peak budget dropped " << line << '\n';
+                if (result.peak)
+                    out << "peak memory: " << describePeakChange(*result.peak) << ", budget +"
+                        << fixed(*o->maxPeakIncrease, 1) << "%\n";
                 if (result.verification)
                     out << "verify: " << (result.verification->passed ? "the plan keeps the model's outputs" : "FAIL")
                         << '\n';

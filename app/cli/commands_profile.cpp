@@ -27,10 +27,15 @@ Command addProfileCommand(CLI::App& app)
                     "module tables)")
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
     addMemoryFlag(cmd, *o);
+    cmd->add_option("--memory-snapshot", o->memorySnapshot,
+                    "write the allocations as PyTorch's memory snapshot (a pickle that pytorch.org/memory_viz and "
+                    "torch.cuda._memory_viz open); records memory as --memory does")
+        ->type_name("FILE.pickle");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     auto* topOption = cmd->get_option("--top");
     return {cmd, [o, topOption](Report& report) {
                 o->recordShapes = o->recordShapes || o->groupBy == "shape";
+                o->recordMemory = o->recordMemory || !o->memorySnapshot.empty();
                 auto session = openModel(o->model, report);
                 requireInputs(*session);
                 const bool usePlan = o->plan.given();

@@ -3,10 +3,12 @@
 // verdict against thresholds, and the first module whose output diverges when they differ. Exit status 1 on a fail, 2
 // when an output cannot be judged (inconclusive).
 #include "commands.h"
+#include "memory_tables.h"
 #include "output.h"
 #include "progress.h"
 
 #include <kforge/error.h>
+#include <kforge/memory_profile.h>
 #include <kforge/model_session.h>
 #include <kforge/module_path.h>
 #include <kforge/verify.h>
@@ -244,6 +246,7 @@ Command addVerifyCommand(CLI::App& app)
                 }
                 report.json = toJson(*session, plan, run, result);
                 printText(report.text, *session, plan, result);
+                reportPeakChange(report, *session, plan);
                 report.exitCode = result.passed ? 0 : result.inconclusive ? 2 : 1;
             }};
 }

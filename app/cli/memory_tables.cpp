@@ -3,6 +3,7 @@
 
 #include "output.h"
 
+#include <kforge/model_session.h>
 #include <kforge/module_path.h>
 
 #include <algorithm>
@@ -11,33 +12,21 @@
 
 namespace kforge::cli {
 
-std::string formatBytes(double bytes)
-{
-    const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    double value = std::fabs(bytes);
-    while (value >= 1024.0 && unit < 4) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return (bytes < 0 ? "-" : "") + (unit == 0 ? fixed(value, 0) : fixed(value, 2)) + " " + units[unit];
-}
-
 void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
 {
     if (!memory.recorded) {
         out << "\nmemory: no allocation was reported during the measured forwards\n";
         return;
     }
-    out << "\nmemory per forward: peak " << formatBytes(double(memory.peakBytes)) << " above the forward's start, in "
+    out << "\nmemory per forward: peak " << bytesText(double(memory.peakBytes)) << " above the forward's start, in "
         << module_path::displayName(memory.peakModule)
         << (memory.peakFunction.empty() ? "" : " (" + memory.peakFunction + ")") << '\n';
     std::vector<std::vector<std::string>> rows;
     for (const ModuleMemory& m : memory.modules) {
         if (top && rows.size() == top)
             break;
-        rows.push_back({module_path::displayName(m.path), formatBytes(m.allocatedBytes), fixed(m.allocations, 1),
-                        formatBytes(m.freedBytes), formatBytes(double(m.peakBytes))});
+        rows.push_back({module_path::displayName(m.path), bytesText(m.allocatedBytes), fixed(m.allocations, 1),
+                        bytesText(m.freedBytes), bytesText(double(m.peakBytes))});
     }
     out << "memory by module (its subtree; per forward)";
     if (top && memory.modules.size() > top)
@@ -74,7 +63,7 @@ const ModuleMemory* rowOf(const MemorySummary& memory, const std::string& path)
 std::string change(double before, double after)
 {
     const double delta = after - before;
-    return (delta > 0 ? "+" : "") + formatBytes(delta);
+    return (delta > 0 ? "+" : "") + bytesText(delta);
 }
 
 } // namespace
@@ -85,8 +74,8 @@ void printMemoryComparison(std::ostream& out, const MemorySummary& before, const
         out << "\nmemory: no allocation was reported during the measured forwards\n";
         return;
     }
-    out << "\nmemory per forward: peak " << formatBytes(double(before.peakBytes)) << " -> "
-        << formatBytes(double(after.peakBytes)) << " (" << change(double(before.peakBytes), double(after.peakBytes))
+    out << "\nmemory per forward: peak " << bytesText(double(before.peakBytes)) << " -> "
+        << bytesText(double(after.peakBytes)) << " (" << change(double(before.peakBytes), double(after.peakBytes))
         << "), in " << module_path::displayName(after.peakModule) << " with the plan\n";
     // The modules of either side, in the plan's order, then those only the baseline has.
     std::vector<std::string> paths;
@@ -102,8 +91,8 @@ void printMemoryComparison(std::ostream& out, const MemorySummary& before, const
         const ModuleMemory* a = rowOf(after, path);
         const double allocatedBefore = b ? b->allocatedBytes : 0, allocatedAfter = a ? a->allocatedBytes : 0;
         const double peakBefore = b ? double(b->peakBytes) : 0, peakAfter = a ? double(a->peakBytes) : 0;
-        rows.push_back({module_path::displayName(path), formatBytes(allocatedBefore), formatBytes(allocatedAfter),
-                        change(allocatedBefore, allocatedAfter), formatBytes(peakBefore), formatBytes(peakAfter),
+        rows.push_back({module_path::displayName(path), bytesText(allocatedBefore), bytesText(allocatedAfter),
+                        change(allocatedBefore, allocatedAfter), bytesText(peakBefore), bytesText(peakAfter),
                         change(peakBefore, peakAfter)});
     }
     out << "memory by module (its subtree; per forward)";
@@ -118,6 +107,22 @@ nlohmann::ordered_json memoryComparisonJson(const MemorySummary& before, const M
     return {{"baseline", memoryJson(before)},
             {"plan", memoryJson(after)},
             {"peak_change_bytes", after.peakBytes - before.peakBytes}};
+}
+
+void reportPeakChange(Report& report, ModelSession& session, const Plan& plan)
+{
+    try {
+        const PeakMemoryChange change = measurePeakChange(session, plan, session.device());
+        report.text << "peak memory per forward, without and with the plan: " << describePeakChange(change) << '\n';
+        if (report.json.is_object())
+            report.json["peak_memory"] = {{"baseline_bytes", change.baselineBytes},
+                                          {"plan_bytes", change.planBytes},
+                                          {"change_percent", change.percent()},
+                                          {"baseline_peak_module", change.baselineModule},
+                                          {"plan_peak_module", change.planModule}};
+    } catch (const std::exception& e) {
+        report.diagnostic(std::string("peak memory not measured: ") + e.what());
+    }
 }
 
 } // namespace kforge::cli

@@ -74,8 +74,9 @@ void writeStudyFiles(const StudyResult& study, const StudySetup& o, const std::s
                      nlohmann::ordered_json& files)
 {
     const std::vector<LabeledRun> runs = study.runs();
-    for (const auto& [path, format, key] : {std::tuple{&o.trace, "chrome-trace", "trace"},
-                                            std::tuple{&csv, "csv", "csv"}, std::tuple{&o.save, "kfprof", "save"}}) {
+    for (const auto& [path, format, key] :
+         {std::tuple{&o.trace, "chrome-trace", "trace"}, std::tuple{&csv, "csv", "csv"},
+          std::tuple{&o.memorySnapshot, "memory-snapshot", "memory_snapshot"}, std::tuple{&o.save, "kfprof", "save"}}) {
         if (path->empty())
             continue;
         exportProfile(runs, format, *path);
@@ -89,7 +90,9 @@ void printFiles(std::ostream& out, const nlohmann::ordered_json& files)
         return;
     out << '\n';
     for (const auto& [key, what] :
-         {std::pair{"trace", "trace written to "}, std::pair{"csv", "CSV written to "}, std::pair{"save", "saved to "}})
+         {std::pair{"trace", "trace written to "}, std::pair{"csv", "CSV written to "},
+          std::pair{"memory_snapshot", "memory snapshot (pytorch.org/memory_viz) written to "},
+          std::pair{"save", "saved to "}})
         if (files.contains(key))
             out << what << files.at(key).get<std::string>() << '\n';
 }

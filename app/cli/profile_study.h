@@ -27,8 +27,9 @@ struct StudySetup {
     std::string save;
     size_t top = 20;
     bool graph = false;
-    bool recordShapes = false; // each CPU op's input shapes (--record-shapes, or --group-by shape)
-    bool recordMemory = false; // every allocation and free (profile --memory)
+    bool recordShapes = false;  // each CPU op's input shapes (--record-shapes, or --group-by shape)
+    bool recordMemory = false;  // every allocation and free (profile --memory)
+    std::string memorySnapshot; // profile --memory-snapshot: PyTorch's memory snapshot of the run (implies --memory)
     double maxDetectable = kDefaultMaxDetectableChange; // compare's --max-detectable
 };
 
@@ -39,7 +40,8 @@ void addStudyOptions(CLI::App* command, StudySetup& setup);
 // Runs the study with progress on stderr ("baseline: iteration 3/10") and Ctrl+C as its cancel.
 StudyResult runStudy(ModelSession& session, const StudySetup& setup, StudyKind kind, const Plan& plan);
 
-// --trace, --csv (the first run) and --save, each through the exporter registry; `files` gets what was written.
+// --trace, --csv (the first run), --memory-snapshot (the first run) and --save, each through the exporter registry;
+// `files` gets what was written.
 void writeStudyFiles(const StudyResult& study, const StudySetup& setup, const std::string& csv,
                      nlohmann::ordered_json& files);
 void printFiles(std::ostream& out, const nlohmann::ordered_json& files);

@@ -1341,6 +1341,54 @@ TEST(CliVerify, PassesAnExactPlanAndNamesTheModuleOfASeededFault)
     EXPECT_NE(noPlan.err.find("no plan"), std::string::npos) << noPlan;
 }
 
+// Issue 69, budgets: verify reports the plan's change of the forward's peak, and optimize --max-peak-increase holds the
+// plan it makes to a budget. TestMemoizedGeluProvider keeps every output it computes (a memo): its calls on the
+// observed samples are lookups that need less than the original, but each forward's gelu outputs stay live, so the
+// plan's forward peaks higher by construction; under a budget of 0% the measured plan is over it and the entry goes.
+TEST(CliVerify, VerifyAndOptimizeReportAndBudgetThePlansPeakMemory)
+{
+    const std::vector<std::string> plugin{"--provider-plugin", KFORGE_TEST_PROVIDERS_PLUGIN};
+    std::vector<std::string> verify = plugin;
+    for (const char* a : {"verify", "builtin:tiny-gpt", "--provide", ":gelu:TestMemoizedGeluProvider", "-q"})
+        verify.push_back(a);
+    const Result text = runKforge(verify);
+    ASSERT_EQ(text.exitCode, 0) << text;
+    EXPECT_TRUE(contains(text.out, "peak memory per forward, without and with the plan: ")) << text.out;
+    verify.push_back("--json");
+    const Result v = runKforge(verify);
+    ASSERT_EQ(v.exitCode, 0) << v;
+    const json peak = json::parse(v.out).at("peak_memory");
+    EXPECT_GT(peak.at("baseline_bytes").get<std::int64_t>(), 0) << peak;
+    EXPECT_GT(peak.at("plan_bytes").get<std::int64_t>(), peak.at("baseline_bytes").get<std::int64_t>()) << peak;
+
+    const fs::path out =
+        fs::temp_directory_path() / ("kforge-cli-peak-" + std::to_string(std::random_device{}()) + ".kfplan.json");
+    std::vector<std::string> optimize = plugin;
+    for (const std::string& a :
+         {std::string("optimize"), std::string("builtin:tiny-gpt"), std::string("--providers"),
+          std::string("TestMemoizedGeluProvider"), std::string("--generators"), std::string("none"),
+          std::string("--max-peak-increase"), std::string("0"), std::string("--warmup"), std::string("1"),
+          std::string("--iterations"), std::string("1"), std::string("-o"), out.string(), std::string("-q"),
+          std::string("--json")})
+        optimize.push_back(a);
+    const Result o = runKforge(optimize);
+    std::error_code ec;
+    fs::remove(out, ec);
+    ASSERT_EQ(o.exitCode, 0) << o;
+    const json j = json::parse(o.out);
+    const auto candidate = std::find_if(j.at("candidates").begin(), j.at("candidates").end(),
+                                        [](const json& c) { return c.at("provider") == "TestMemoizedGeluProvider"; });
+    ASSERT_NE(candidate, j.at("candidates").end()) << j;
+    EXPECT_LE(candidate->at("peak_growth_bytes").get<std::int64_t>(), 0) << *candidate;
+    ASSERT_EQ(j.at("dropped_by_peak_budget").size(), 1u) << j;
+    EXPECT_TRUE(contains(j.at("dropped_by_peak_budget")[0].get<std::string>(),
+                         "gelu -> TestMemoizedGeluProvider: peak memory: with the plan the forward's peak goes "))
+        << j;
+    EXPECT_TRUE(contains(candidate->at("rejected").get<std::string>(), "beyond the budget of +0%")) << *candidate;
+    EXPECT_FALSE(candidate->at("kept").get<bool>());
+    EXPECT_LE(j.at("peak_memory").at("change_percent").get<double>(), 0.0) << j;
+}
+
 // A plan carries its own thresholds ("verify" in the plan file); each one the command line gives overrides it.
 TEST(CliVerify, APlansOwnThresholdsApplyUnlessTheCommandLineGivesOthers)
 {

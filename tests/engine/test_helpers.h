@@ -53,6 +53,8 @@ inline bool contains(const std::string& text, const std::string& part) { return 
 //   TestMemoizedGeluProvider  faster or slower than ATen by construction, on any machine: an input tensor it served
 //                             before gets the stored output back (a lookup); inputs under kMemoFastNumel elements
 //                             sleep 50 ms first
+//   TestWorkspaceGeluProvider  a lookup of its first output (right on a model calling gelu on one tensor), with a
+//                             workspace of kWorkspaceGeluBytes in every call
 void registerTestProviders();
 
 // What TestBlockingGeluProvider instances did: live instances, calls, whether one was destroyed while a call
@@ -74,6 +76,7 @@ std::atomic<long>& slowCalls(); // calls TestSlowGeluProvider served
 inline constexpr double kTagA = 1000.0;
 inline constexpr double kTagB = 2000.0;
 inline constexpr std::int64_t kMemoFastNumel = 100000;
+inline constexpr std::int64_t kWorkspaceGeluBytes = std::int64_t(8) << 20;
 
 PlanEntry entry(const std::string& scope, const std::string& function, const std::string& providerType);
 Plan planOf(std::vector<PlanEntry> entries);

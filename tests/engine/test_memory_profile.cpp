@@ -9,10 +9,12 @@
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 using namespace kforge;
@@ -108,4 +110,64 @@ TEST(MemoryProfile, SavedRunsKeepTheirAllocations)
     const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     EXPECT_EQ(text.find("\"memory\""), std::string::npos);
     EXPECT_TRUE(loadProfiles(dir.path("plain.kfprof").string())[0].run.memory.empty());
+}
+
+// verify, bench and optimize's budget read the forward's peak without and with a plan: on a model of two [64, 4096]
+// float32 results (1 MiB each, both live at the multiplication), a provider with an 8 MiB workspace peaks in its own
+// call, at its workspace and its output.
+TEST(MemoryProfile, APlansPeakChangeIsItsProvidersWorkspace)
+{
+    test::registerTestProviders();
+    test::TempDir dir;
+    auto session = test::geluModules(
+        dir, {"first"}, "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
+        {"float32[64,4096]"});
+    const std::int64_t tensorBytes = 64 * 4096 * 4;
+    const PeakMemoryChange change =
+        measurePeakChange(*session, test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")}), "cpu");
+    EXPECT_GE(change.baselineBytes, 2 * tensorBytes); // and the few bytes of the scalar multiplied by
+    EXPECT_LT(change.baselineBytes, 2 * tensorBytes + 64);
+    EXPECT_EQ(change.planBytes, test::kWorkspaceGeluBytes + tensorBytes);
+    EXPECT_EQ(change.planModule, "first");
+    EXPECT_NEAR(change.percent(), (8.0 + 1.0 - 2.0) / 2.0 * 100.0, 0.01);
+    EXPECT_EQ(describePeakChange(change), "2.00 MiB -> 9.00 MiB (+350.0%)");
+}
+
+// The Chrome trace carries the live bytes as a counter track (Perfetto draws "C" events as one): a step per allocation
+// and free, ending at the run's net bytes, on the clock of the module ranges (a step made inside a module falls inside
+// one of that module's ranges).
+TEST(MemoryProfile, TheChromeTraceHasALiveBytesCounterOnTheRangesClock)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const ProfileRun run = memoryProfile(*session, true);
+    ASSERT_FALSE(run.memory.empty());
+    std::ostringstream out;
+    writeChromeTrace(run, out);
+    const nlohmann::json trace = nlohmann::json::parse(out.str());
+    std::vector<nlohmann::json> counters;
+    for (const nlohmann::json& event : trace.at("traceEvents"))
+        if (event.value("ph", "") == "C")
+            counters.push_back(event);
+    ASSERT_EQ(counters.size(), run.memory.size());
+    std::int64_t net = 0;
+    for (const MemoryRecord& event : run.memory)
+        net += event.bytes;
+    EXPECT_EQ(counters.back().at("name"), "live bytes");
+    EXPECT_EQ(counters.back().at("args").at("cpu").get<std::int64_t>(), net);
+    int insideModules = 0;
+    for (size_t i = 0; i < counters.size(); ++i) {
+        const MemoryRecord& event = run.memory[i];
+        if (event.modulePath.empty())
+            continue;
+        const double ts = counters[i].at("ts").get<double>();
+        EXPECT_TRUE(std::any_of(run.ranges.begin(), run.ranges.end(),
+                                [&](const RangeRecord& r) {
+                                    return r.kind == "module" && r.name == event.modulePath &&
+                                           ts >= double(r.startNs) / 1e3 - 1e-3 &&
+                                           ts <= double(r.startNs + r.durationNs) / 1e3 + 1e-3;
+                                }))
+            << "a step in " << event.modulePath << " at " << ts << " us outside its ranges";
+        ++insideModules;
+    }
+    EXPECT_GT(insideModules, 0);
 }

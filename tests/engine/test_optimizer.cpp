@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -448,4 +449,68 @@ TEST(Optimizer, AProviderRightCallByCallButWrongEndToEndIsDropped)
     EXPECT_TRUE(c->correctness.passed);
     EXPECT_FALSE(c->kept);
     EXPECT_NE(c->rejected.find("ruins the model's output"), std::string::npos) << c->rejected;
+}
+
+namespace {
+
+OptimizeResult optimizeWithWorkspaceProvider(ModelSession& session, std::optional<double> maxPeakIncreasePercent)
+{
+    OptimizeOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 1;
+    options.benchmarkRounds = 9;
+    options.generators.clear();
+    options.providers = {"TestWorkspaceGeluProvider"};
+    options.granularity = OptimizeOptions::Granularity::Model;
+    options.maxPeakIncreasePercent = maxPeakIncreasePercent;
+    return makePlan(session, options);
+}
+
+const CandidateReport& workspaceCandidate(const OptimizeResult& result)
+{
+    const auto c = std::find_if(result.candidates.begin(), result.candidates.end(),
+                                [](const CandidateReport& r) { return r.provider == "TestWorkspaceGeluProvider"; });
+    if (c == result.candidates.end())
+        throw std::runtime_error("TestWorkspaceGeluProvider was not tried");
+    return *c;
+}
+
+} // namespace
+
+// optimize --max-peak-increase: a provider needing an 8 MiB workspace in each call, on a model whose forward peaks at
+// about 2 MiB ([64, 4096] float32 tensors of 1 MiB), could raise the peak by 400%: beyond a 50% budget it is rejected
+// with that reason, its extra bytes measured exactly; within a budget of 1000% it is judged on speed alone, and the
+// plan made is measured.
+TEST(Optimizer, ACandidateWhoseWorkspaceBreaksThePeakBudgetIsRejected)
+{
+    registerTestProviders();
+    TempDir dir;
+    auto session =
+        geluModules(dir, {"first"}, "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
+                    {"float32[64,4096]"});
+
+    const OptimizeResult unbudgeted = optimizeWithWorkspaceProvider(*session, std::nullopt);
+    EXPECT_FALSE(workspaceCandidate(unbudgeted).peakGrowthBytes) << "measured only with a budget";
+    EXPECT_FALSE(unbudgeted.peak);
+
+    const OptimizeResult tight = optimizeWithWorkspaceProvider(*session, 50.0);
+    const CandidateReport& rejected = workspaceCandidate(tight);
+    ASSERT_TRUE(rejected.correctness.passed) << rejected.correctness.reason;
+    ASSERT_TRUE(rejected.peakGrowthBytes);
+    EXPECT_EQ(*rejected.peakGrowthBytes, kWorkspaceGeluBytes);
+    EXPECT_FALSE(rejected.kept);
+    EXPECT_TRUE(contains(rejected.rejected, "peak memory: needs 8.00 MiB more per call than the original"))
+        << rejected.rejected;
+    EXPECT_TRUE(contains(rejected.rejected, "beyond the budget of +50%")) << rejected.rejected;
+    EXPECT_TRUE(tight.plan.entries.empty());
+    EXPECT_FALSE(tight.peak) << "an empty plan is not measured";
+
+    const OptimizeResult loose = optimizeWithWorkspaceProvider(*session, 1000.0);
+    const CandidateReport& judged = workspaceCandidate(loose);
+    EXPECT_TRUE(judged.overBudget.empty()) << judged.overBudget;
+    EXPECT_FALSE(contains(judged.rejected, "peak memory")) << judged.rejected;
+    EXPECT_EQ(bool(loose.peak), !loose.plan.entries.empty()) << "a plan made under a budget is measured";
+    if (loose.peak) // kept (a lookup against gelu on 256 Ki elements) unless every round stalled
+        EXPECT_LE(loose.peak->percent(), 1000.0);
+    EXPECT_TRUE(loose.droppedByBudget.empty());
 }

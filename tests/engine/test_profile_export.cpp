@@ -796,9 +796,10 @@ TEST(Exporters, BuiltInFormatsAreListedAndUnknownOnesRefused)
     std::vector<std::string> names;
     for (const ProfileExporter* e : profileExporters())
         names.push_back(e->name());
-    EXPECT_EQ(names, (std::vector<std::string>{"chrome-trace", "csv", "kfprof"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"chrome-trace", "csv", "kfprof", "memory-snapshot"}));
     const std::string unknown = errorOf([] { profileExporter("pprof"); });
-    EXPECT_TRUE(contains(unknown, "unknown format 'pprof' (known: chrome-trace, csv, kfprof)")) << unknown;
+    EXPECT_TRUE(contains(unknown, "unknown format 'pprof' (known: chrome-trace, csv, kfprof, memory-snapshot)"))
+        << unknown;
 
     TempDir dir;
     const ProfileRun run = syntheticCudaRun();

@@ -29,4 +29,23 @@ struct MemorySummary {
 
 MemorySummary summarizeMemory(const ProfileRun& run);
 
+class ModelSession;
+
+// The forward's peak (MemorySummary::peakBytes) without and with a plan, for a budget on it (optimize
+// --max-peak-increase) and for verify and bench to report. Live bytes above each forward's start: a workspace a
+// provider allocates once and keeps across forwards is not in it.
+struct PeakMemoryChange {
+    std::int64_t baselineBytes = 0, planBytes = 0;
+    std::string baselineModule, planModule; // the innermost module open at each peak
+    double percent() const;                 // the plan's change against the baseline; 0 when both are 0
+};
+
+// One warm-up and two measured forwards on each side, memory recorded (ProfileOptions::recordMemory).
+PeakMemoryChange measurePeakChange(ModelSession& session, const Plan& plan, const std::string& device);
+
+// "1.50 MiB -> 9.50 MiB (+533.3%)": the change as verify, bench and optimize print it.
+std::string describePeakChange(const PeakMemoryChange& change);
+// "512 B", "12.0 KiB", "1.50 MiB", "2.25 GiB"
+std::string bytesText(double bytes);
+
 } // namespace kforge

@@ -5,6 +5,7 @@
 // (prepare -> correctness check -> benchmark) and keep the fastest only if it is correct and measurably
 // faster than the original (a "faster" verdict from interleaved rounds, speed_verdict.h).
 #include <kforge/correctness.h>
+#include <kforge/memory_profile.h>
 #include <kforge/plan.h>
 #include <kforge/profiling.h>
 #include <kforge/speed_verdict.h>
@@ -12,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +38,14 @@ struct CandidateReport {
     // A generated candidate whose provider and settings are those of a candidate before it (an autotuner that found
     // the defaults best): that candidate's name; it is not measured again.
     std::string sameAs;
+    // With a peak budget (OptimizeOptions::maxPeakIncreasePercent): the most its call adds to the memory live at
+    // that moment beyond what the original's call adds, over the samples (its extra workspace; < 0 when it needs
+    // less), and why that breaks the budget ("" when it does not).
+    std::optional<std::int64_t> peakGrowthBytes;
+    std::string overBudget;
     bool kept = false;
     // why not kept: "not eligible", "incorrect: ...", "no detectable change ...", "slower ...", "slower than X: ...",
-    // "the same provider and settings as X"
+    // "the same provider and settings as X", "peak memory: ..."
     std::string rejected;
 };
 
@@ -89,6 +96,11 @@ struct OptimizeOptions {
     // entries in effect at the first diverging module are dropped (a provider right call by call can still ruin a
     // model, as attention providers have done in practice).
     bool verifyOutputs = true;
+    // A budget on the forward's peak memory, percent above the model's own (absent: none). A candidate whose extra
+    // workspace could raise the peak beyond it is rejected (the extra bytes of the candidates kept before it count
+    // against the budget too: calls adding to the same moment are the worst case), and the plan made is measured: while
+    // its peak is beyond the budget, the entry adding the most is dropped.
+    std::optional<double> maxPeakIncreasePercent;
     std::string writtenBy = "kforge optimize";   // the plan's provenance: who wrote it
     std::function<void(const std::string&)> log; // progress lines
     // Called after each forward of the first profile with (forwards done, forwards in all), then before each
@@ -109,13 +121,17 @@ struct OptimizeResult {
     // entry it dropped: "gelu -> P: the model's output diverges at blocks.1 (cosine 0.93 < 0.999)".
     std::optional<VerifyReport> verification;
     std::vector<std::string> droppedByVerify;
+    // With a peak budget: the plan's measured peak against the model's, and one line per entry dropped for it.
+    std::optional<PeakMemoryChange> peak;
+    std::vector<std::string> droppedByBudget;
 };
 
 OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options);
 
 // The selection rule, separate so it can be checked on its own: the correct candidate with the highest speedup
 // against the original (the median per-round ratio shown beside it; its fastest round breaks a tie), kept only if
-// its verdict against the original is "faster". Marks `kept` and `rejected` on every candidate of the function.
+// its verdict against the original is "faster"; a candidate over the peak budget is never kept. Marks `kept` and
+// `rejected` on every candidate of the function.
 void selectBest(std::vector<CandidateReport*>& candidates, double originalLatencyUs);
 
 } // namespace kforge

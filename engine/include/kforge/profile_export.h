@@ -42,6 +42,11 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out);
 // KernelRecord's defaults; LF or CRLF). kforge::Error "CSV line N: ..." on a malformed row or value.
 std::vector<KernelRecord> readCsv(std::istream& in);
 
+// ---- PyTorch memory snapshot (pickle, docs/profiling.md) ----------------------------------------------------------
+// The allocations of a run profiled with memory (ProfileOptions::recordMemory) as the pickled dict PyTorch's
+// torch.cuda.memory._snapshot() returns, for its memory visualiser; kforge::Error when the run recorded none.
+void writeMemorySnapshot(const ProfileRun& run, std::ostream& out);
+
 // ---- One interface for every export format: the way both faces write profile files ------------------------------
 // Every exporter takes the runs of a study labelled "baseline" / "plan" (studyRuns, study.h) and decides what of
 // them its format holds: the Chrome trace lays them side by side (one run: lanes "host", "cuda:0"; several: "host

@@ -67,6 +67,7 @@ struct MemoryRecord {
     std::string device;                   // "cpu", "cuda:0"
     std::uint64_t thread = 0;
     int iteration = 0;
+    std::uint64_t address = 0; // pairs a free with its allocation; 0 in files from before it was recorded
 };
 
 struct ProfileRun;

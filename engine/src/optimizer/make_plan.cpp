@@ -11,6 +11,7 @@
 #include "measure/benchmark_lock.h"
 #include "measure/correctness.h"
 #include "model/forward_state.h"
+#include "optimizer/call_memory.h"
 #include "optimizer/candidate_timing.h"
 #include "optimizer/sample_capture.h"
 #include "optimizer/scope_selection.h"
@@ -179,7 +180,7 @@ void planPerModule(FunctionReport& fr, const std::vector<CandidateReport*>& judg
             scopes.insert(scope);
     std::vector<CandidateReport*> correct;
     for (CandidateReport* c : judged)
-        if (c->eligible && c->correctness.passed)
+        if (c->eligible && c->correctness.passed && c->overBudget.empty())
             correct.push_back(c);
     if (scopes.size() < 2 || correct.empty())
         return;
@@ -340,6 +341,82 @@ void verifyMadePlan(ModelSession& session, OptimizeResult& result, const Optimiz
     }
 }
 
+// Why a candidate adding `growthBytes` at its calls could take the forward's peak beyond the budget, after the
+// candidates kept before it added `keptGrowthBytes`; "" when it cannot.
+std::string peakBudgetBreach(std::int64_t growthBytes, std::int64_t keptGrowthBytes, std::int64_t modelPeakBytes,
+                             double budgetPercent)
+{
+    if (growthBytes <= 0)
+        return "";
+    const double worst = double(growthBytes + std::max<std::int64_t>(keptGrowthBytes, 0));
+    const double percent = modelPeakBytes > 0 ? worst / double(modelPeakBytes) * 100.0 : INFINITY;
+    if (percent <= budgetPercent)
+        return "";
+    char text[160];
+    std::snprintf(text, sizeof text, "could raise the forward's peak (%s) by %s%.1f%%, beyond the budget of +%g%%",
+                  bytesText(double(modelPeakBytes)).c_str(), std::isinf(percent) ? "" : "+", percent, budgetPercent);
+    return "peak memory: needs " + bytesText(double(growthBytes)) + " more per call than the original, which " + text;
+}
+
+// With a peak budget: what each correct candidate's call adds beyond the original's on the benchmark samples,
+// judged against what is left of the budget.
+void measurePeakGrowth(const std::vector<const torch::jit::Stack*>& samples, const c10::OperatorHandle& op,
+                       const std::vector<std::pair<size_t, std::unique_ptr<KernelProvider>>>& correct,
+                       std::int64_t keptGrowthBytes, std::int64_t modelPeakBytes, const OptimizeOptions& options,
+                       std::vector<CandidateReport>& candidates)
+{
+    c10::impl::ExcludeDispatchKeyGuard noInterposer(runtime::kModeKey);
+    const std::int64_t original =
+        optimizer::callPeakBytes(samples, options.device, [&](torch::jit::Stack& s) { op.callBoxed(s); });
+    for (const auto& [index, provider] : correct) {
+        CandidateReport& c = candidates[index];
+        c.peakGrowthBytes =
+            optimizer::callPeakBytes(samples, options.device,
+                                     [&op, p = provider.get()](torch::jit::Stack& s) { p->call(op, s); }) -
+            original;
+        c.overBudget =
+            peakBudgetBreach(*c.peakGrowthBytes, keptGrowthBytes, modelPeakBytes, *options.maxPeakIncreasePercent);
+        if (!c.overBudget.empty())
+            log(options, "  " + c.function + ": " + c.provider + " rejected: " + c.overBudget);
+    }
+}
+
+// The plan made, measured: while its forward's peak is beyond the budget, the entry whose candidate adds the most
+// at its calls is dropped (the last of equals).
+void holdPeakBudget(ModelSession& session, OptimizeResult& result, const OptimizeOptions& options)
+{
+    const double budget = *options.maxPeakIncreasePercent;
+    for (;;) {
+        result.peak = measurePeakChange(session, result.plan, options.device);
+        if (result.peak->percent() <= budget || !result.plan.hasEnabledEntry())
+            return;
+        const auto candidateOf = [&](const PlanEntry& e) {
+            return std::find_if(result.candidates.begin(), result.candidates.end(), [&](const CandidateReport& c) {
+                return c.kept && c.function == e.function && c.settings == e.provider;
+            });
+        };
+        const auto growthOf = [&](const PlanEntry& e) {
+            const auto c = candidateOf(e);
+            return c == result.candidates.end() ? std::int64_t(0) : c->peakGrowthBytes.value_or(0);
+        };
+        size_t worst = 0;
+        for (size_t i = 1; i < result.plan.entries.size(); ++i)
+            if (growthOf(result.plan.entries[i]) >= growthOf(result.plan.entries[worst]))
+                worst = i;
+        char budgetText[48];
+        std::snprintf(budgetText, sizeof budgetText, "beyond the budget of +%g%%", budget);
+        const std::string why = "peak memory: with the plan the forward's peak goes " +
+                                describePeakChange(*result.peak) + ", " + budgetText;
+        const PlanEntry& e = result.plan.entries[worst];
+        result.droppedByBudget.push_back(e.function + " -> " + e.providerType() + ": " + why);
+        log(options, "  peak budget dropped " + result.droppedByBudget.back());
+        if (const auto c = candidateOf(e); c != result.candidates.end()) {
+            c->kept = false;
+            c->rejected = why;
+        }
+        result.plan.entries.erase(result.plan.entries.begin() + std::ptrdiff_t(worst));
+    }
+}
 } // namespace
 
 double defaultGenerationTimeoutSeconds()
@@ -362,7 +439,7 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
     CandidateReport* best = nullptr;
     for (CandidateReport* c : candidates) {
         c->originalLatencyUs = originalLatencyUs;
-        if (!c->sameAs.empty() || !c->eligible || !c->correctness.passed)
+        if (!c->sameAs.empty() || !c->eligible || !c->correctness.passed || !c->overBudget.empty())
             continue;
         if (!best || ranksAbove(*c, *best))
             best = c;
@@ -374,6 +451,8 @@ void selectBest(std::vector<CandidateReport*>& candidates, double originalLatenc
             c->rejected = "not eligible: " + c->correctness.reason;
         else if (!c->correctness.passed)
             c->rejected = "incorrect: " + c->correctness.reason;
+        else if (!c->overBudget.empty())
+            c->rejected = c->overBudget;
         else if (c != best) {
             char speeds[96];
             std::snprintf(speeds, sizeof speeds, ": %.2fx the original's speed, against its %.2fx", c->speed.speedup,
@@ -403,6 +482,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     profileOptions.warmupIterations = options.warmupIterations;
     profileOptions.iterations = options.iterations;
     profileOptions.progress = options.progress;
+    profileOptions.recordMemory = options.maxPeakIncreasePercent.has_value();
     log(options, "profiling " + session.displayName() + " on " + options.device);
     const ProfileRun run = profile(session, profileOptions);
     if (run.cancelled) {
@@ -410,6 +490,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         return result;
     }
     const auto ranked = statistics(run.records, GroupBy::Function);
+    const std::int64_t modelPeakBytes = summarizeMemory(run).peakBytes; // 0 without a budget
+    std::int64_t keptGrowthBytes = 0;                                   // what the candidates kept add, at most
 
     // 2. Observe the samples of one forward.
     optimizer::SampleCapture capture;
@@ -555,6 +637,8 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 c.speed = rounds[i].compare(options.maxDetectableChange, &c.stalls);
                 original = std::min(original, rounds[i].bestOriginalUs());
             }
+            if (options.maxPeakIncreasePercent)
+                measurePeakGrowth(bench, *op, correct, keptGrowthBytes, modelPeakBytes, options, result.candidates);
         }
         fr.tried = result.candidates.size() > first;
         if (!fr.tried) {
@@ -577,6 +661,7 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
         selectBest(mine, original);
         for (CandidateReport* c : mine)
             if (c->kept) {
+                keptGrowthBytes += std::max<std::int64_t>(c->peakGrowthBytes.value_or(0), 0);
                 PlanEntry e;
                 e.scope = "";
                 e.function = fr.function;
@@ -599,6 +684,10 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
     if (options.verifyOutputs && !result.cancelled) {
         log(options, "verifying the plan on the model's outputs");
         verifyMadePlan(session, result, options);
+    }
+    if (options.maxPeakIncreasePercent && !result.cancelled && result.plan.hasEnabledEntry()) {
+        log(options, "measuring the plan's peak memory");
+        holdPeakBudget(session, result, options);
     }
     stampProvenance(result.plan, options.device, options.writtenBy);
     stampModel(result.plan, session);

@@ -61,6 +61,7 @@ public:
                 if (const long fn = launchingCall(r, key); fn >= 0)
                     writeFlow(size_t(fn), r);
         }
+        writeLiveBytes();
     }
 
 private:
@@ -203,6 +204,27 @@ private:
                 metadata("thread_name", pid, s, true, "stream " + std::to_string(s), -1);
                 metadata("thread_sort_index", pid, s, true, "", index++);
             }
+        }
+    }
+
+    // profile --memory: a counter track "live bytes" on the host's process, one series per device, stepping at each
+    // allocation and free (the bytes live above the first measured forward's start), as Perfetto draws counters.
+    void writeLiveBytes()
+    {
+        std::map<std::string, std::int64_t> live; // by device
+        for (const MemoryRecord& event : m_run.memory) {
+            std::int64_t& now = live[event.device];
+            now += event.bytes;
+            beginEvent();
+            m_w.raw(R"({"ph":"C","cat":"memory","name":"live bytes","pid":)");
+            m_w.number(m_hostPid);
+            m_w.raw(R"(,"ts":)");
+            m_w.micros(event.timeNs);
+            m_w.raw(R"(,"args":{)");
+            m_w.string(event.device);
+            m_w.raw(":");
+            m_w.number(now);
+            m_w.raw("}}");
         }
     }
 

@@ -59,6 +59,20 @@ public:
     }
 };
 
+class MemorySnapshotExporter final : public ProfileExporter {
+public:
+    std::string name() const override { return "memory-snapshot"; }
+    std::string extension() const override { return ".pickle"; }
+    std::string description() const override
+    {
+        return "PyTorch memory snapshot (pytorch.org/memory_viz): the allocations of a run profiled with memory";
+    }
+    void write(const std::vector<LabeledRun>& runs, std::ostream& out) const override
+    {
+        writeMemorySnapshot(*firstRun(runs, "memory snapshot"), out);
+    }
+};
+
 } // namespace
 
 const std::vector<const ProfileExporter*>& profileExporters()
@@ -66,7 +80,8 @@ const std::vector<const ProfileExporter*>& profileExporters()
     static const ChromeTraceExporter chrome;
     static const CsvExporter csv;
     static const KfprofExporter kfprof;
-    static const std::vector<const ProfileExporter*> all{&chrome, &csv, &kfprof};
+    static const MemorySnapshotExporter snapshot;
+    static const std::vector<const ProfileExporter*> all{&chrome, &csv, &kfprof, &snapshot};
     return all;
 }
 

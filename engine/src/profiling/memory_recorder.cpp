@@ -18,11 +18,13 @@ public:
 
     bool memoryProfilingEnabled() const override { return true; }
 
-    void reportMemoryUsage(void* /*ptr*/, int64_t bytes, size_t totalAllocated, size_t /*totalReserved*/,
+    void reportMemoryUsage(void* ptr, int64_t bytes, size_t totalAllocated, size_t /*totalReserved*/,
                            c10::Device device) override
     {
         const std::uint64_t thread = runtime::ThreadState::current().id();
-        Sample sample{runtime::nowNs(), bytes, int64_t(totalAllocated), nullptr, nullptr, device, thread, *m_iteration};
+        Sample sample{runtime::nowNs(), bytes,        int64_t(totalAllocated),
+                      nullptr,          nullptr,      device,
+                      thread,           *m_iteration, reinterpret_cast<std::uintptr_t>(ptr)};
         if (thread == m_thread) // the scopes are the forward thread's
             std::tie(sample.modulePath, sample.function) = m_scopeNow();
         const std::lock_guard lock(m_mutex);
@@ -42,7 +44,7 @@ public:
         records.reserve(samples.size());
         for (const Sample& s : samples)
             records.push_back({s.timeNs, s.bytes, s.totalAllocated, s.modulePath ? s.modulePath : "",
-                               s.function ? s.function : "", s.device.str(), s.thread, s.iteration});
+                               s.function ? s.function : "", s.device.str(), s.thread, s.iteration, s.address});
         return records;
     }
 
@@ -55,6 +57,7 @@ private:
         c10::Device device;
         std::uint64_t thread;
         int iteration;
+        std::uintptr_t address;
     };
     ScopeNow m_scopeNow;
     const int* m_iteration;

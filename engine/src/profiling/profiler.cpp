@@ -173,8 +173,11 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
             run.records = recorder.takeRecords();
         }
         run.ranges = recorder.takeRanges();
-        if (memory)
+        if (memory) {
             run.memory = memory->take();
+            for (MemoryRecord& event : run.memory) // on the clock of the ranges and records
+                event.timeNs -= recorder.originNs();
+        }
     }
     if (runtime)
         run.declines = measuredDeclines(declinedInWarmup, runtime->declines());

@@ -65,6 +65,7 @@ template <MemoryRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("device", r.device);
     visit("thread", r.thread);
     visit("iteration", r.iteration);
+    visit("address", r.address);
 }
 
 template <class T> inline constexpr bool kIsText = std::is_same_v<std::remove_cvref_t<T>, std::string>;
