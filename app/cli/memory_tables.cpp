@@ -12,6 +12,38 @@
 
 namespace kforge::cli {
 
+namespace {
+
+// The peak decomposed: what was alive at it, by the module and call that allocated it.
+void printAliveAtPeak(std::ostream& out, const MemorySummary& memory, std::size_t top)
+{
+    if (memory.aliveAtPeak.empty())
+        return;
+    std::vector<std::vector<std::string>> rows;
+    for (const PeakHolder& h : memory.aliveAtPeak) {
+        if (top && rows.size() == top)
+            break;
+        rows.push_back({module_path::displayName(h.module), h.function.empty() ? "-" : h.function,
+                        bytesText(double(h.bytes)), std::to_string(h.allocations),
+                        fixed(100.0 * double(h.bytes) / double(memory.peakBytes), 1) + "%"});
+    }
+    out << "alive at the peak, by where it was allocated";
+    if (top && memory.aliveAtPeak.size() > top)
+        out << " (top " << top << " of " << memory.aliveAtPeak.size() << ")";
+    out << '\n' << formatTable({"MODULE", "FUNCTION", "BYTES", "ALLOCATIONS", "OF THE PEAK"}, rows);
+}
+
+nlohmann::ordered_json aliveAtPeakJson(const MemorySummary& memory)
+{
+    nlohmann::ordered_json holders = nlohmann::ordered_json::array();
+    for (const PeakHolder& h : memory.aliveAtPeak)
+        holders.push_back(
+            {{"module", h.module}, {"function", h.function}, {"bytes", h.bytes}, {"allocations", h.allocations}});
+    return holders;
+}
+
+} // namespace
+
 void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
 {
     if (!memory.recorded) {
@@ -32,6 +64,7 @@ void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top
     if (top && memory.modules.size() > top)
         out << " (top " << top << " of " << memory.modules.size() << "; --top 0 for all)";
     out << '\n' << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED", "PEAK INSIDE"}, rows);
+    printAliveAtPeak(out, memory, top);
 }
 
 nlohmann::ordered_json memoryJson(const MemorySummary& memory)
@@ -47,7 +80,8 @@ nlohmann::ordered_json memoryJson(const MemorySummary& memory)
             {"peak_bytes", memory.peakBytes},
             {"peak_module", memory.peakModule},
             {"peak_function", memory.peakFunction},
-            {"modules", modules}};
+            {"modules", modules},
+            {"alive_at_peak", aliveAtPeakJson(memory)}};
 }
 
 namespace {

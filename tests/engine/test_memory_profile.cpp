@@ -171,3 +171,41 @@ TEST(MemoryProfile, TheChromeTraceHasALiveBytesCounterOnTheRangesClock)
     }
     EXPECT_GT(insideModules, 0);
 }
+
+// The peak decomposed: at the peak of a forward whose provider takes an 8 MiB workspace, what is alive is that
+// workspace and the provider's 1 MiB output, both allocated in the gelu call of `first`; without the plan the peak is
+// the gelu output and the product beside it, and the holders' bytes sum to the peak.
+TEST(MemoryProfile, ThePeakIsDecomposedIntoWhatWasAliveByWhereItWasAllocated)
+{
+    test::registerTestProviders();
+    test::TempDir dir;
+    auto session = test::geluModules(
+        dir, {"first"}, "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
+        {"float32[64,4096]"});
+    const std::int64_t tensorBytes = 64 * 4096 * 4;
+    ProfileOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 2;
+    options.recordMemory = true;
+    const MemorySummary baseline = summarizeMemory(profile(*session, options));
+    std::int64_t sum = 0;
+    for (const PeakHolder& h : baseline.aliveAtPeak)
+        sum += h.bytes;
+    EXPECT_EQ(sum, baseline.peakBytes);
+    const auto geluOutput =
+        std::find_if(baseline.aliveAtPeak.begin(), baseline.aliveAtPeak.end(),
+                     [](const PeakHolder& h) { return h.module == "first" && h.function == "gelu"; });
+    ASSERT_NE(geluOutput, baseline.aliveAtPeak.end());
+    EXPECT_EQ(geluOutput->bytes, tensorBytes);
+    EXPECT_EQ(geluOutput->allocations, 1);
+
+    options.plan = test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")});
+    options.usePlan = true;
+    const MemorySummary plan = summarizeMemory(profile(*session, options));
+    ASSERT_EQ(plan.aliveAtPeak.size(), 1u);
+    EXPECT_EQ(plan.aliveAtPeak[0].module, "first");
+    EXPECT_EQ(plan.aliveAtPeak[0].function, "gelu");
+    EXPECT_EQ(plan.aliveAtPeak[0].bytes, test::kWorkspaceGeluBytes + tensorBytes);
+    EXPECT_EQ(plan.aliveAtPeak[0].allocations, 2);
+    EXPECT_EQ(plan.peakBytes, test::kWorkspaceGeluBytes + tensorBytes);
+}

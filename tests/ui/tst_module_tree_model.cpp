@@ -140,7 +140,8 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setModules(parseFixture(kFixture), QStringLiteral("net"));
 
-        QCOMPARE(model.columnCount(), 13); // and five time columns, filled after a profile, and the Error column
+        // and five time columns, filled after a profile, the Error column and three memory columns
+        QCOMPARE(model.columnCount(), 16);
         QCOMPARE(model.rowCount(), 1);
         const QModelIndex root = model.index(0, 0);
         QCOMPARE(root.data().toString(), QStringLiteral("net"));

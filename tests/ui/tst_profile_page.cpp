@@ -752,6 +752,58 @@ private Q_SLOTS:
         QVERIFY(model->indexOfPath(QString(), ModuleTreeModel::DeltaColumn).data().toString().isEmpty());
     }
 
+    // Issue 69: with Record memory ticked (a setting kept), the module tree shows where the memory went: tiny-gpt's
+    // qkv linear allocates its [1, 16, 192] float32 output (12 KiB) per forward, the root holds every module's bytes
+    // and the peak; a comparison adds the peak's Δ (an exact provider changes nothing). Without it the columns hide.
+    void moduleTreeShowsMemoryOfAProfileThatRecordedIt()
+    {
+        using kforge::ui::ModuleTreeModel;
+        using kforge::ui::ModuleTreePage;
+        const auto window = openTinyGpt();
+        ProfilePage* page = profilePage(*window);
+        ModuleTreeModel* model = part<kforge::ui::ModuleTreeModel>(*window, "moduleModel");
+        ModuleTreePage* modules = part<kforge::ui::ModuleTreePage>(*window, "modulePage");
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::AllocatedColumn));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::PeakColumn));
+
+        QCheckBox* memory = page->recordMemoryBox();
+        QVERIFY(memory && !memory->isChecked());
+        page->setPersistent(true); // test windows write no settings; this one keeps the box's (test settings)
+        memory->setChecked(true);
+        page->setPersistent(false);
+        QVERIFY2(profilePage(*makeWindow())->recordMemoryBox()->isChecked(), "the next window keeps the setting");
+        QSettings().remove(QStringLiteral("profile/recordMemory"));
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::AllocatedColumn));
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::PeakColumn));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::PeakDeltaColumn));
+        const auto bytes = [&](const char* path, int column) {
+            return model->indexOfPath(QString::fromLatin1(path), column).data(ModuleTreeModel::SortRole).toDouble();
+        };
+        QCOMPARE(bytes("blocks.0.attn.qkv", ModuleTreeModel::AllocatedColumn), 1 * 16 * 192 * 4.0);
+        QVERIFY(bytes("", ModuleTreeModel::AllocatedColumn) >= bytes("blocks.0", ModuleTreeModel::AllocatedColumn) +
+                                                                   bytes("blocks.1", ModuleTreeModel::AllocatedColumn));
+        QVERIFY(bytes("", ModuleTreeModel::PeakColumn) > 0);
+        const QModelIndex qkv =
+            model->indexOfPath(QStringLiteral("blocks.0.attn.qkv"), ModuleTreeModel::AllocatedColumn);
+        QVERIFY2(!qkv.data().toString().isEmpty(), "the bytes are shown");
+        QVERIFY2(qkv.data(Qt::ToolTipRole).toString().contains(QStringLiteral("1 allocation(s)")),
+                 qPrintable(qkv.data(Qt::ToolTipRole).toString()));
+
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("AtenGeluProvider"));
+        window->actions().profileCompare->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::PeakDeltaColumn));
+        QCOMPARE(bytes("blocks.0.attn.qkv", ModuleTreeModel::PeakDeltaColumn), 0.0);
+        memory->setChecked(false);
+    }
+
     // The flame graph of the run shown: modules, functions, ops; a click zooms into a frame and Backspace goes
     // back up; the search highlights; the plan's graph is coloured against the baseline's; PNG and SVG export.
     void flameGraphZoomSearchDifferentialExport()

@@ -25,6 +25,7 @@ struct MeasureSettings {
     int warmup = 3;                         // forwards (a benchmark's rounds) before measuring
     int iterations = 10;                    // measured forwards (a benchmark's rounds)
     bool recordShapes = false;              // of each CPU op, in profiles (ProfileOptions::recordShapes)
+    bool recordMemory = false;              // every allocation and free, in profiles (ProfileOptions::recordMemory)
 };
 
 class MeasureController : public QObject {

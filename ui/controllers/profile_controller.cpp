@@ -138,6 +138,7 @@ bool ProfileController::start(Kind kind, const kforge::Plan& plan, QString* erro
     options.warmupIterations = m_settings->warmup;
     options.iterations = m_settings->iterations;
     options.recordShapes = m_settings->recordShapes;
+    options.recordMemory = m_settings->recordMemory;
     options.plan = plan; // whole: the runtime skips disabled entries, so declines name the plan's rows
     const int perRun = m_settings->warmup + m_settings->iterations;
     const int total = kind == Kind::Compare ? 2 * perRun : perRun;

@@ -47,6 +47,9 @@ public:
     // Record each CPU op's input shapes in baseline and plan runs (ProfileOptions::recordShapes).
     void setRecordShapes(bool record) { m_settings->recordShapes = record; }
     bool recordShapes() const { return m_settings->recordShapes; }
+    // Record every allocation and free in baseline and plan runs (ProfileOptions::recordMemory).
+    void setRecordMemory(bool record) { m_settings->recordMemory = record; }
+    bool recordMemory() const { return m_settings->recordMemory; }
     std::shared_ptr<const MeasureSettings> sharedSettings() const { return m_settings; }
     // The results it measured, and those a .kfprof put there (ProfileFileController).
     ProfileResultsSource* source() const { return m_source; }

@@ -132,6 +132,12 @@ void ModuleTreeModel::setModuleTimes(const std::vector<kforge::ModuleTime>& show
     emitAllChanged(TimeColumn, DeltaColumn);
 }
 
+void ModuleTreeModel::setModuleMemory(const kforge::MemorySummary* shown, const kforge::MemorySummary* baseline)
+{
+    m_memory.set(shown, baseline);
+    emitAllChanged(AllocatedColumn, PeakDeltaColumn);
+}
+
 // The Δ column: the plan's change against the baseline, in the verdict's colour when there is one.
 QVariant ModuleTreeModel::deltaData(const std::string& path, int role) const
 {
@@ -444,6 +450,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const
         return {};
     const kforge::ModuleInfo& module = m_modules[node];
     const NodeState& state = m_state[node];
+    if (index.column() >= AllocatedColumn && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole))
+        return memoryData(module.path, index.column(), role);
     if (index.column() == ErrorColumn && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole ||
                                           role == Qt::BackgroundRole || role == Qt::ForegroundRole))
         return errorData(module.path, role);
@@ -634,9 +642,25 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Δ vs baseline");
     case ErrorColumn:
         return tr("Error");
+    case AllocatedColumn:
+        return tr("Allocated");
+    case PeakColumn:
+        return tr("Peak memory");
+    case PeakDeltaColumn:
+        return tr("Δ peak");
     default:
         return {};
     }
+}
+
+QVariant ModuleTreeModel::memoryData(const std::string& path, int column, int role) const
+{
+    const auto memoryColumn = ModuleMemoryColumns::Column(column - AllocatedColumn);
+    if (role == Qt::ToolTipRole)
+        return m_memory.toolTip(path);
+    if (role == SortRole)
+        return m_memory.sortValue(path, memoryColumn);
+    return m_memory.display(path, memoryColumn);
 }
 
 } // namespace kforge::ui

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "module_memory_columns.h"
 #include "run_statistics.h"
 
 #include <kforge/module_info.h>
@@ -41,6 +42,9 @@ public:
         TopFunctionColumn, // the function with the most time below the module
         DeltaColumn,       // the plan's time against the baseline's, when both were profiled
         ErrorColumn,       // the last Verify Plan: how the module's outputs compare with the baseline's
+        AllocatedColumn,   // of a profile with memory, per forward: bytes allocated in the module and below it
+        PeakColumn,        // the most bytes live while inside it, above the forward's start
+        PeakDeltaColumn,   // the plan's peak against the baseline's, when both recorded memory
         ColumnCount
     };
     enum Role {
@@ -78,6 +82,11 @@ public:
     // `shown` clears the time columns.
     void setModuleTimes(const std::vector<kforge::ModuleTime>& shown, const std::vector<kforge::ComparisonRow>& delta);
     bool hasModuleTimes() const { return !m_times.empty(); }
+    // Memory of the profile run shown (null or not recorded: the memory columns empty) and, when it is the plan of a
+    // comparison, of its baseline (for the peak's Δ).
+    void setModuleMemory(const kforge::MemorySummary* shown, const kforge::MemorySummary* baseline);
+    bool hasModuleMemory() const { return m_memory.any(); }
+    bool hasMemoryDelta() const { return m_memory.hasDelta(); }
     bool hasDelta() const { return !m_delta.empty(); }
     // Per module, the last verification's comparison of its outputs (VerifyReport::modules) and the first diverging
     // module ("" the root; ignored when `hasFirst` is false). Empty `modules` clears the Error column.
@@ -140,6 +149,7 @@ private:
     void emitAllChanged(int firstColumn, int lastColumn);
     int nodeOf(const QModelIndex& index) const;
     QVariant display(const kforge::ModuleInfo& module, int node, int column) const;
+    QVariant memoryData(const std::string& path, int column, int role) const;
     QVariant decoration(int node, int column) const;
     QVariant timeDisplay(const std::string& path, int column) const;
     QVariant timeSortValue(const std::string& path, int column) const;
@@ -157,8 +167,9 @@ private:
     // Kept across setModules(): keyed by path.
     std::unordered_map<std::string, std::vector<std::pair<QString, bool>>> m_planByScope; // text, enabled
     std::unordered_map<std::string, ModuleRunStats> m_stats;
-    std::unordered_map<std::string, kforge::ModuleTime> m_times;          // of the run shown
-    std::unordered_map<std::string, kforge::ComparisonRow> m_delta;       // for Δ; empty without a baseline
+    std::unordered_map<std::string, kforge::ModuleTime> m_times;    // of the run shown
+    std::unordered_map<std::string, kforge::ComparisonRow> m_delta; // for Δ; empty without a baseline
+    ModuleMemoryColumns m_memory;
     std::unordered_map<std::string, kforge::ModuleAgreement> m_agreement; // of the last verification
     std::string m_firstDiverging;
     bool m_hasFirstDiverging = false;

@@ -29,6 +29,7 @@ std::shared_ptr<const RunViews> viewsOfRun(const kforge::ProfileRun& run)
     for (const kforge::FlameFrame& frame : views->flame)
         views->frameUs.emplace(frame.path, frame.us);
     views->moduleTimes = kforge::moduleTimes(run);
+    views->memory = kforge::summarizeMemory(run);
     return views;
 }
 

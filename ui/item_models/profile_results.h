@@ -5,6 +5,7 @@
 // scope, the plan's frame verdicts against the baseline). A worker (a profile, a .kfprof reader) builds it off the UI
 // thread; controllers hand it out whole and pages and models take it by setResults(). Nothing in it changes once
 // made: a regrouping makes a new value sharing every part it does not change (withTable).
+#include <kforge/memory_profile.h>
 #include <kforge/profiling.h>
 
 #include <compare>
@@ -16,12 +17,13 @@
 
 namespace kforge::ui {
 
-// A run's flame graphs and module times.
+// A run's flame graphs, module times and, where it recorded memory, where the memory went.
 struct RunViews {
     std::vector<kforge::FlameFrame> flame;           // top-down (kforge::flameGraph)
     std::vector<kforge::FlameFrame> bottomUp;        // kforge::bottomUp of it
     std::unordered_map<std::string, double> frameUs; // each top-down frame's time per forward, by path
     std::vector<kforge::ModuleTime> moduleTimes;
+    kforge::MemorySummary memory; // kforge::summarizeMemory; memory.recorded false without memory
 };
 
 // A kernel table: its grouping, and the module whose subtree's records it counts ("": the whole run).

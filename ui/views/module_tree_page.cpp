@@ -108,6 +108,9 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
         m_view->setColumnHidden(column, !times);
     m_view->setColumnHidden(ModuleTreeModel::DeltaColumn, !m_model->hasDelta());
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
+    m_view->setColumnHidden(ModuleTreeModel::AllocatedColumn, !m_model->hasModuleMemory());
+    m_view->setColumnHidden(ModuleTreeModel::PeakColumn, !m_model->hasModuleMemory());
+    m_view->setColumnHidden(ModuleTreeModel::PeakDeltaColumn, !m_model->hasMemoryDelta());
 }
 
 void ModuleTreePage::showRunTimes(const ResultsPtr& results)
@@ -119,6 +122,8 @@ void ModuleTreePage::showRunTimes(const ResultsPtr& results)
     m_model->setModuleTimes(shown ? shown->views->moduleTimes : std::vector<kforge::ModuleTime>{},
                             showPlan && baseline ? results->comparison->bySubtree
                                                  : std::vector<kforge::ComparisonRow>{});
+    m_model->setModuleMemory(shown ? &shown->views->memory : nullptr,
+                             showPlan && baseline ? &results->baseline.views->memory : nullptr);
     setTimeRuns(baseline, plan);
 }
 

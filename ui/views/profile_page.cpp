@@ -56,6 +56,7 @@ QString verifyText(const std::optional<kforge::VerifyReport>& report)
 
 const QString kIterationsKey = QStringLiteral("profile/iterations");
 const QString kRecordShapesKey = QStringLiteral("profile/recordShapes");
+const QString kRecordMemoryKey = QStringLiteral("profile/recordMemory");
 const QString kDeviceKey = QStringLiteral("profile/device");
 
 QTableView* makeTable(QWidget* parent, const QString& name)
@@ -231,6 +232,11 @@ QWidget* ProfilePage::createTopBar()
     m_shapesBox->setToolTip(tr("Record each op's input shapes, to group the kernel table by op and input shapes (as "
                                "torch.profiler's record_shapes): profiling takes longer"));
 
+    m_memoryBox = new QCheckBox(tr("Record memory"), bar);
+    m_memoryBox->setObjectName(QStringLiteral("profileRecordMemory"));
+    m_memoryBox->setToolTip(tr("Record every allocation and free (as torch.profiler's profile_memory): the module tree "
+                               "shows the bytes allocated and the peak per module; profiling takes longer"));
+
     m_showLabel = new QLabel(tr("Show:"), bar);
     m_showCombo = new QComboBox(bar);
     m_showCombo->setObjectName(QStringLiteral("profileShow"));
@@ -267,6 +273,7 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(deviceLabel);
     layout->addWidget(m_deviceCombo);
     layout->addWidget(m_shapesBox);
+    layout->addWidget(m_memoryBox);
     layout->addSpacing(12);
     layout->addWidget(m_showLabel);
     layout->addWidget(m_showCombo);
@@ -274,9 +281,9 @@ QWidget* ProfilePage::createTopBar()
     layout->addWidget(m_progressText);
     layout->addWidget(m_progress);
     layout->addWidget(m_cancelButton);
-    m_runControls = {m_baselineButton, m_planButton, m_compareButton, m_benchmarkButton,
-                     m_verifyButton,   warmupLabel,  m_warmupBox,     iterationsLabel,
-                     m_iterationsBox,  deviceLabel,  m_deviceCombo,   m_shapesBox};
+    m_runControls = {m_baselineButton, m_planButton, m_compareButton, m_benchmarkButton, m_verifyButton,
+                     warmupLabel,      m_warmupBox,  iterationsLabel, m_iterationsBox,   deviceLabel,
+                     m_deviceCombo,    m_shapesBox,  m_memoryBox};
 
     connect(m_showCombo, &QComboBox::currentIndexChanged, this, &ProfilePage::showRun);
     if (!m_controller)
@@ -298,6 +305,10 @@ QWidget* ProfilePage::createTopBar()
     connect(m_shapesBox, &QCheckBox::toggled, this, [this](bool record) {
         m_controller->setRecordShapes(record);
         saveSetting(kRecordShapesKey, record);
+    });
+    connect(m_memoryBox, &QCheckBox::toggled, this, [this](bool record) {
+        m_controller->setRecordMemory(record);
+        saveSetting(kRecordMemoryKey, record);
     });
     return bar;
 }
@@ -485,8 +496,10 @@ void ProfilePage::loadSettings()
     const QSignalBlocker blockIterations(m_iterationsBox);
     const QSignalBlocker blockDevice(m_deviceCombo);
     const QSignalBlocker blockShapes(m_shapesBox);
+    const QSignalBlocker blockMemory(m_memoryBox);
     const QSettings settings;
     m_shapesBox->setChecked(settings.value(kRecordShapesKey, m_controller->recordShapes()).toBool());
+    m_memoryBox->setChecked(settings.value(kRecordMemoryKey, m_controller->recordMemory()).toBool());
     m_warmupBox->setValue(settings.value(kWarmupKey, m_controller->warmupIterations()).toInt());
     m_iterationsBox->setValue(settings.value(kIterationsKey, m_controller->iterations()).toInt());
     const int device = m_deviceCombo->findData(settings.value(kDeviceKey, m_controller->device()).toString());
@@ -498,6 +511,7 @@ void ProfilePage::loadSettings()
     m_controller->setIterations(m_iterationsBox->value());
     m_controller->setDevice(m_deviceCombo->currentData().toString());
     m_controller->setRecordShapes(m_shapesBox->isChecked());
+    m_controller->setRecordMemory(m_memoryBox->isChecked());
 }
 
 void ProfilePage::saveSetting(const QString& key, const QVariant& value)

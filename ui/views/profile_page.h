@@ -111,6 +111,7 @@ public:
     QSpinBox* iterationsBox() const { return m_iterationsBox; }
     QComboBox* deviceCombo() const { return m_deviceCombo; }
     QCheckBox* recordShapesBox() const { return m_shapesBox; }
+    QCheckBox* recordMemoryBox() const { return m_memoryBox; }
     QComboBox* showCombo() const { return m_showCombo; }
     QString headerText() const;
 
@@ -165,6 +166,7 @@ private:
     QSpinBox* m_iterationsBox;
     QComboBox* m_deviceCombo;
     QCheckBox* m_shapesBox;
+    QCheckBox* m_memoryBox = nullptr;
     QLabel* m_showLabel;
     QComboBox* m_showCombo;
     QProgressBar* m_progress;

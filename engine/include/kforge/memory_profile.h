@@ -19,12 +19,24 @@ struct ModuleMemory {
     std::int64_t peakBytes = 0; // the most live bytes (above the forward's start) reached while inside it
 };
 
+// What was alive at the forward's peak, by where it was allocated: the allocations made in that forward and not yet
+// freed at that moment, grouped by the module and function call that made them.
+struct PeakHolder {
+    std::string module;   // "" = the root (or another thread than the forward's)
+    std::string function; // "" when no function call was open
+    std::int64_t bytes = 0;
+    int allocations = 0;
+};
+
 struct MemorySummary {
     bool recorded = false;             // the run recorded memory at all
     std::int64_t peakBytes = 0;        // of the forward, above its start (the largest of the iterations)
     std::string peakModule;            // the innermost module open at that peak
     std::string peakFunction;          // and the function call, "" when none
     std::vector<ModuleMemory> modules; // every module that allocated, the root first, then by allocated bytes
+    // The peak decomposed: its holders by bytes, largest first; their bytes sum to peakBytes when every allocation
+    // alive at the peak was made in that forward (frees of older allocations are not reported, see ModuleMemory).
+    std::vector<PeakHolder> aliveAtPeak;
 };
 
 MemorySummary summarizeMemory(const ProfileRun& run);

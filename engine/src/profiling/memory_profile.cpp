@@ -9,6 +9,40 @@
 #include <vector>
 
 namespace kforge {
+namespace {
+
+// The allocations of event `at`'s iteration alive just after it, by the module and call that made them (paired with
+// their frees by address; files from before addresses were recorded pair nothing and give no holders).
+std::vector<PeakHolder> holdersAt(const std::vector<MemoryRecord>& events, size_t at)
+{
+    const int iteration = events[at].iteration;
+    std::map<std::uint64_t, const MemoryRecord*> alive;
+    for (size_t i = 0; i <= at; ++i) {
+        const MemoryRecord& event = events[i];
+        if (event.iteration != iteration || event.address == 0)
+            continue;
+        if (event.bytes > 0)
+            alive[event.address] = &event;
+        else
+            alive.erase(event.address);
+    }
+    std::map<std::pair<std::string, std::string>, PeakHolder> byPlace;
+    for (const auto& [address, allocation] : alive) {
+        PeakHolder& holder = byPlace[{allocation->modulePath, allocation->function}];
+        holder.module = allocation->modulePath;
+        holder.function = allocation->function;
+        holder.bytes += allocation->bytes;
+        ++holder.allocations;
+    }
+    std::vector<PeakHolder> holders;
+    for (auto& [place, holder] : byPlace)
+        holders.push_back(std::move(holder));
+    std::stable_sort(holders.begin(), holders.end(),
+                     [](const PeakHolder& a, const PeakHolder& b) { return a.bytes > b.bytes; });
+    return holders;
+}
+
+} // namespace
 
 MemorySummary summarizeMemory(const ProfileRun& run)
 {
@@ -24,13 +58,16 @@ MemorySummary summarizeMemory(const ProfileRun& run)
     const double forwards = std::max(1, run.iterations);
     // Live bytes above each iteration's start: the running sum of the iteration's events.
     std::map<int, std::int64_t> live;
-    for (const MemoryRecord& event : run.memory) {
+    size_t peakEvent = 0;
+    for (size_t i = 0; i < run.memory.size(); ++i) {
+        const MemoryRecord& event = run.memory[i];
         std::int64_t& now = live[event.iteration];
         now += event.bytes;
         if (now > summary.peakBytes) {
             summary.peakBytes = now;
             summary.peakModule = event.modulePath;
             summary.peakFunction = event.function;
+            peakEvent = i;
         }
         // The module and each module above it: a module's figures hold its subtree's.
         std::vector<std::string_view> scopes = module_path::ancestorsOf(event.modulePath);
@@ -46,6 +83,8 @@ MemorySummary summarizeMemory(const ProfileRun& run)
             module.peak = std::max(module.peak, now);
         }
     }
+    if (summary.peakBytes > 0)
+        summary.aliveAtPeak = holdersAt(run.memory, peakEvent);
     for (const auto& [path, totals] : byModule)
         summary.modules.push_back({path, double(totals.allocated) / forwards, double(totals.freed) / forwards,
                                    double(totals.allocations) / forwards, totals.peak});
