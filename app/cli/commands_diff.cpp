@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge diff A.kfprof B.kfprof: two runs made apart (before and after a commit, two machines, two executors) side
 // by side: A is the reference, B the candidate. The same tables and verdicts as compare, what differs between the
-// runs' setups, and --fail-if-slower for CI.
+// runs' setups, the ops and kernels paired by place (kforge/run_pairing.h), and --fail-if-slower for CI.
 #include "commands.h"
 #include "output.h"
+#include "pairing_tables.h"
 #include "profile_tables.h"
 
 #include <kforge/error.h>
 #include <kforge/module_info.h>
 #include <kforge/profile_export.h>
+#include <kforge/run_pairing.h>
 #include <kforge/study.h>
 
 #include <cmath>
@@ -119,9 +121,14 @@ Command addDiffCommand(CLI::App& app)
                 for (const std::string& line : differences)
                     report.text << "differs: " << line << '\n';
                 printComparison(report.text, c, a.run, b.run);
+                const RunPairing pairing = pairRuns(a.run, b.run, o->maxDetectable);
+                report.json["pairing"] = pairingJson(pairing, o->top);
+                printPairing(report.text, pairing, o->top);
                 if (o->failIfSlower < 0)
                     return;
-                const std::vector<std::string> slower = slowerRows(c, o->failIfSlower);
+                std::vector<std::string> slower = slowerRows(c, o->failIfSlower);
+                for (std::string& row : slowerPairs(pairing, o->failIfSlower))
+                    slower.push_back(std::move(row));
                 report.json["slower"] = slower;
                 if (slower.empty())
                     return;

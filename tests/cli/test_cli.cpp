@@ -907,12 +907,17 @@ TEST(CliDiff, TwoSavedRunsAreComparedAndASlowerOneFailsTheGate)
     EXPECT_TRUE(sameJson.at("slower").empty()) << same;
     EXPECT_TRUE(sameJson.at("setup_differences").empty()) << same;
     EXPECT_EQ(sameJson.at("total").at("verdict"), "no detectable change") << same;
+    // Every op pairs with itself by place.
+    EXPECT_EQ(sameJson.at("pairing").at("paired_share_a").get<double>(), 1.0) << same;
+    EXPECT_TRUE(sameJson.at("pairing").at("only_in_b").empty()) << same;
 
     const Result slower = runKforge({"diff", a, slow, "--fail-if-slower", "10"});
     EXPECT_EQ(slower.exitCode, 1) << slower;
     EXPECT_TRUE(contains(slower.err, "B is slower than A beyond noise")) << slower;
     EXPECT_TRUE(contains(slower.err, "total +100%")) << slower;
     EXPECT_TRUE(contains(slower.err, "function linear +100%")) << slower;
+    EXPECT_TRUE(contains(slower.err, "op blocks.0.attn.qkv/linear/aten::linear +100%")) << slower;
+    EXPECT_TRUE(contains(slower.out, "paired by place: 100.0% of A's op time, 100.0% of B's")) << slower;
     EXPECT_TRUE(contains(slower.out, "slower")) << slower;
     // Without the gate the same diff is a report, not a failure; in the other direction B is faster.
     EXPECT_EQ(runKforge({"diff", a, slow}).exitCode, 0);
