@@ -172,3 +172,25 @@ TEST(RunPairing, LeftoversPairAsAGroupUnderTheirLowestCommonModuleButNotAtTheRoo
     EXPECT_DOUBLE_EQ(p.pairedShareA, 100.0 / 105.0);
     EXPECT_DOUBLE_EQ(p.pairedShareB, 90.0 / 97.0);
 }
+
+// Groups too long for the edit-distance table (here 1,100 records a forward) are aligned in one pass: an extra record
+// in B is left out, a renamed one pairs at its place, every other record pairs with its own.
+TEST(RunPairing, LongGroupsAreAlignedInOnePassWithTheSameResult)
+{
+    ProfileRun a, b;
+    a.iterations = b.iterations = 1;
+    a.modules = b.modules = {module("", "Model")};
+    for (int k = 0; k < 1100; ++k) {
+        const std::string name = "kernel_" + std::to_string(k % 37);
+        addRecord(a, "", "linear", name, 1, 1);
+        addRecord(b, "", "linear", k == 700 ? "another_library_kernel" : name, 1, 1);
+        if (k == 300)
+            addRecord(b, "", "linear", "extra_reduction", 1, 1);
+    }
+    const RunPairing p = pairRuns(a, b);
+    EXPECT_EQ(p.paired.size(), 1100u);
+    EXPECT_EQ(p.renamed(), 1);
+    ASSERT_EQ(p.onlyInB.size(), 1u);
+    EXPECT_EQ(p.onlyInB[0].nameB, "extra_reduction");
+    EXPECT_TRUE(p.onlyInA.empty());
+}

@@ -7,45 +7,86 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 namespace kforge {
 namespace {
 
+// Long sequences in one pass: equal items pair; at a mismatch, one item changed when the next ones agree (both step on,
+// paired when `substitute`), else the side whose item reappears soonest on the other side (within kLookAhead) skips to
+// it; when neither does, both step on. Near the edit-distance
+// alignment on sequences that differ in few places (two runs of one model), in time linear in their length.
+template <class Same>
+std::vector<std::pair<size_t, size_t>> alignGreedily(size_t n, size_t m, Same same, bool substitute)
+{
+    constexpr size_t kLookAhead = 64;
+    std::vector<std::pair<size_t, size_t>> pairs;
+    const auto distanceTo = [](size_t from, size_t end, const auto& matches) {
+        for (size_t k = from; k < end && k < from + kLookAhead; ++k)
+            if (matches(k))
+                return k - from;
+        return kLookAhead;
+    };
+    for (size_t i = 0, j = 0; i < n && j < m;) {
+        if (same(i, j)) {
+            pairs.emplace_back(i++, j++);
+            continue;
+        }
+        if (i + 1 < n && j + 1 < m && same(i + 1, j + 1)) { // one item changed: the sequences go on together
+            if (substitute)
+                pairs.emplace_back(i, j);
+            ++i;
+            ++j;
+            continue;
+        }
+        const size_t inB = distanceTo(j, m, [&](size_t k) { return same(i, k); });
+        const size_t inA = distanceTo(i, n, [&](size_t k) { return same(k, j); });
+        if (inB < kLookAhead && inB <= inA) {
+            j += inB; // B's items before A's i are extra
+        } else if (inA < kLookAhead) {
+            i += inA;
+        } else {
+            if (substitute)
+                pairs.emplace_back(i, j);
+            ++i;
+            ++j;
+        }
+    }
+    return pairs;
+}
+
 // An edit-distance alignment of two sequences: index pairs (i, j) kept or substituted, in order. `same(i, j)` costs 0,
 // an insertion or deletion 1, any other pairing 1 when `substitute` (items left between two equal ones pair by position
-// when both sides have them), else never. Sequences past kMaxAligned items pair by position alone (equal ones only
-// without `substitute`).
+// when both sides have them), else never. Sequences whose table would pass kMaxCells are aligned greedily.
 template <class Same>
 std::vector<std::pair<size_t, size_t>> align(size_t n, size_t m, Same same, bool substitute = true)
 {
-    const int substitution = substitute ? 1 : 2; // 2: never cheaper than a deletion and an insertion
-    constexpr size_t kMaxAligned = 4096;
+    const int substitution = substitute ? 1 : 2;  // 2: never cheaper than a deletion and an insertion
+    constexpr size_t kMaxCells = size_t(1) << 20; // beyond, the table costs more than the pairing is worth
+    if ((n + 1) * (m + 1) > kMaxCells)
+        return alignGreedily(n, m, same, substitute);
     std::vector<std::pair<size_t, size_t>> pairs;
-    if (n > kMaxAligned || m > kMaxAligned) {
-        for (size_t k = 0; k < std::min(n, m); ++k)
-            if (substitute || same(k, k))
-                pairs.emplace_back(k, k);
-        return pairs;
-    }
-    std::vector<std::vector<int>> cost(n + 1, std::vector<int>(m + 1, 0));
+    // One row-major table of (n + 1) x (m + 1) costs: a group of a few thousand records per forward fits.
+    std::vector<int> table((n + 1) * (m + 1));
+    const auto cost = [&table, m](size_t i, size_t j) -> int& { return table[i * (m + 1) + j]; };
     for (size_t i = 0; i <= n; ++i)
-        cost[i][0] = int(i);
+        cost(i, 0) = int(i);
     for (size_t j = 0; j <= m; ++j)
-        cost[0][j] = int(j);
+        cost(0, j) = int(j);
     for (size_t i = 1; i <= n; ++i)
         for (size_t j = 1; j <= m; ++j)
-            cost[i][j] = std::min(
-                {cost[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : substitution), cost[i - 1][j] + 1, cost[i][j - 1] + 1});
+            cost(i, j) = std::min(
+                {cost(i - 1, j - 1) + (same(i - 1, j - 1) ? 0 : substitution), cost(i - 1, j) + 1, cost(i, j - 1) + 1});
     // Back from the end: an equal pair first, then a gap, a substitution last, so that items left over between
     // equal ones pair from the earliest on ([addmm] with [mm, add] pairs addmm with mm).
     for (size_t i = n, j = m; i > 0 && j > 0;) {
         const bool equal = same(i - 1, j - 1);
-        if (equal && cost[i][j] == cost[i - 1][j - 1]) {
+        if (equal && cost(i, j) == cost(i - 1, j - 1)) {
             pairs.emplace_back(--i, --j);
-        } else if (cost[i][j] == cost[i - 1][j] + 1) {
+        } else if (cost(i, j) == cost(i - 1, j) + 1) {
             --i;
-        } else if (cost[i][j] == cost[i][j - 1] + 1) {
+        } else if (cost(i, j) == cost(i, j - 1) + 1) {
             --j;
         } else {
             pairs.emplace_back(--i, --j);
@@ -124,6 +165,7 @@ Runs groupRecords(const ProfileRun& run, const std::map<std::string, ModuleMatch
 // Per ordinal of a group: its name (the first forward's) and its time in each forward.
 struct Slot {
     std::string name;
+    int id = 0;             // the name's number, the same in both runs: the alignment compares numbers
     std::vector<double> us; // by forward, in iteration order
 };
 
@@ -134,7 +176,7 @@ std::vector<Slot> slotsOf(const std::map<int, std::vector<const KernelRecord*>>&
     for (const auto& [iteration, records] : iterations) {
         for (size_t k = 0; k < records.size(); ++k) {
             if (k >= slots.size())
-                slots.push_back({records[k]->name, std::vector<double>(size_t(forwards), 0.0)});
+                slots.push_back({records[k]->name, 0, std::vector<double>(size_t(forwards), 0.0)});
             slots[k].us[size_t(index)] += double(records[k]->durationNs) / 1e3;
         }
         ++index;
@@ -304,15 +346,19 @@ RunPairing pairRuns(const ProfileRun& a, const ProfileRun& b, double maxDetectab
     for (const auto& [g, _] : groupsB)
         groups.insert(g);
     std::vector<Leftover> leftA, leftB;
+    std::unordered_map<std::string, int> nameIds;
     for (const Group& g : groups) {
         const auto inA = groupsA.find(g);
         const auto inB = groupsB.find(g);
-        const std::vector<Slot> slotsA = inA == groupsA.end() ? std::vector<Slot>{} : slotsOf(inA->second, forwardsA);
-        const std::vector<Slot> slotsB = inB == groupsB.end() ? std::vector<Slot>{} : slotsOf(inB->second, forwardsB);
+        std::vector<Slot> slotsA = inA == groupsA.end() ? std::vector<Slot>{} : slotsOf(inA->second, forwardsA);
+        std::vector<Slot> slotsB = inB == groupsB.end() ? std::vector<Slot>{} : slotsOf(inB->second, forwardsB);
+        for (std::vector<Slot>* slots : {&slotsA, &slotsB})
+            for (Slot& slot : *slots)
+                slot.id = nameIds.try_emplace(slot.name, int(nameIds.size())).first->second;
         std::vector<bool> usedA(slotsA.size()), usedB(slotsB.size());
         // Inside a function call the records do that function's work: another name at the same place is the same work
         // done otherwise. Outside one, only equal names pair here; the rest pair as groups under their module below.
-        const auto sameName = [&](size_t i, size_t j) { return slotsA[i].name == slotsB[j].name; };
+        const auto sameName = [&](size_t i, size_t j) { return slotsA[i].id == slotsB[j].id; };
         for (const auto& [i, j] : align(slotsA.size(), slotsB.size(), sameName, !g.second.empty())) {
             RecordPair p{g.first, g.second, slotsA[i].name,     slotsB[j].name,     int(i),
                          1,       1,        mean(slotsA[i].us), mean(slotsB[j].us), {}};
