@@ -75,6 +75,7 @@ inline constexpr int kProfileFormatVersion = 1;
 struct SavedRun {
     std::string label;
     ProfileRun run;
+    std::string created; // when its file was written, UTC ("2026-05-01T12:00:00Z"); "" where the file does not say
 };
 
 // One run, labelled "plan" when it used a plan and "baseline" otherwise. Atomic (writeFileStreaming).

@@ -351,10 +351,13 @@ std::vector<SavedRun> parseProfile(const std::string& text, const std::string& w
     const json& runs = rd.array(root, "", "runs", true);
     if (runs.empty())
         throw Error(where, "/runs: holds no run");
+    const auto created = root.find("created"); // informative: a file without it, or with another type, still reads
     std::vector<SavedRun> out;
     out.reserve(runs.size());
     for (size_t k = 0; k < runs.size(); ++k) {
         SavedRun saved;
+        if (created != root.end() && created->is_string())
+            saved.created = created->get<std::string>();
         saved.run = readRun(rd, runs[k], "/runs/" + std::to_string(k), saved.label,
                             k < rows.runs().size() ? std::move(rows.runs()[k]) : StreamedTables());
         out.push_back(std::move(saved));
