@@ -8,7 +8,6 @@
 #include "profile_tables.h"
 
 #include <kforge/error.h>
-#include <kforge/module_info.h>
 #include <kforge/profile_export.h>
 #include <kforge/run_pairing.h>
 #include <kforge/study.h>
@@ -42,30 +41,6 @@ SavedRun chosenRun(const std::string& file, const std::string& choice, const cha
     }
     throw Error(std::string(option) + " " + choice,
                 "no such run in " + file + " (it holds " + std::to_string(runs.size()) + " run(s))");
-}
-
-// What differs between how the two runs were made: a timing difference may come from any of them.
-std::vector<std::string> setupDifferences(const ProfileRun& a, const ProfileRun& b)
-{
-    std::vector<std::string> lines;
-    const auto differs = [&lines](const char* what, const std::string& x, const std::string& y) {
-        if (x != y)
-            lines.push_back(std::string(what) + ": " + (x.empty() ? "(not recorded)" : x) + " -> " +
-                            (y.empty() ? "(not recorded)" : y));
-    };
-    differs("model", a.model, b.model);
-    differs("device", a.deviceName, b.deviceName);
-    differs("graph executor", a.graphExecutor, b.graphExecutor);
-    differs("torch", a.torchVersion, b.torchVersion);
-    differs("kforge", a.kforgeVersion, b.kforgeVersion);
-    differs("intra-op threads", std::to_string(a.intraOpThreads), std::to_string(b.intraOpThreads));
-    differs("cores", std::to_string(a.cores), std::to_string(b.cores));
-    differs("plan entries", std::to_string(a.plan.entries.size()) + (a.usedPlan ? "" : " (no plan)"),
-            std::to_string(b.plan.entries.size()) + (b.usedPlan ? "" : " (no plan)"));
-    if (!sameModuleTree(a.modules, b.modules))
-        lines.push_back("module tree: " + std::to_string(a.modules.size()) + " -> " + std::to_string(b.modules.size()) +
-                        " modules, not the same tree: per-module rows compare the modules both have");
-    return lines;
 }
 
 // Rows B is slower in by more than `percent` (their verdict says slower and the change exceeds it).

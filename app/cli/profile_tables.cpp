@@ -3,6 +3,7 @@
 
 #include "output.h"
 
+#include <kforge/module_info.h>
 #include <kforge/module_path.h>
 #include <kforge/plan.h>
 #include <kforge/speed_verdict.h>
@@ -19,19 +20,6 @@ std::string general(double v)
     char text[64];
     std::snprintf(text, sizeof text, "%.3g", v);
     return text;
-}
-
-std::string planSummary(const ProfileRun& run)
-{
-    if (!run.usedPlan)
-        return "none (baseline)";
-    std::string out = std::to_string(run.plan.entries.size()) + (run.plan.entries.size() == 1 ? " entry" : " entries");
-    for (size_t i = 0; i < run.plan.entries.size(); ++i) {
-        const PlanEntry& e = run.plan.entries[i];
-        out += (i ? "; " : ": ") + module_path::displayName(e.scope) + " " + e.function + " -> " + e.providerType() +
-               (e.enabled ? "" : " (disabled)");
-    }
-    return out;
 }
 
 struct Grouping {
@@ -60,62 +48,6 @@ std::vector<Grouping> groupings(const std::string& groupBy)
     return {groupingOf("kernel"), groupingOf("function"), groupingOf("module")};
 }
 
-std::string tableTitle(const ProfileRun& run, const Grouping& g)
-{
-    const std::string what = run.device == "cpu" ? "ATen ops" : "kernels";
-    switch (g.by) {
-    case GroupBy::Kernel:
-        return what;
-    case GroupBy::KernelGeometry:
-        return what + " by grid and block";
-    case GroupBy::Function:
-        return "functions";
-    case GroupBy::Module:
-        return "modules (own records, children excluded)";
-    case GroupBy::OpInputShapes:
-        return what + " by input shapes";
-    }
-    return what;
-}
-
-std::string statsTable(const std::vector<StatRow>& rows, const Grouping& g, size_t top)
-{
-    const bool byKernel = g.by == GroupBy::Kernel || g.by == GroupBy::KernelGeometry || g.by == GroupBy::OpInputShapes;
-    std::vector<Column> columns{{g.by == GroupBy::Function ? "FUNCTION"
-                                 : g.by == GroupBy::Module ? "MODULE"
-                                                           : "NAME",
-                                 false},
-                                {"CALLS", true},
-                                {"TOTAL ms", true},
-                                {"MEAN µs", true},
-                                {"MEDIAN µs", true},
-                                {"P95 µs", true},
-                                {"MAX µs", true},
-                                {"SHARE %", true}};
-    if (byKernel) {
-        columns.push_back({"FUNCTION", false});
-        columns.push_back({"MODULE", false});
-    }
-    std::vector<std::vector<std::string>> cells;
-    for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i) {
-        const StatRow& r = rows[i];
-        std::vector<std::string> row{g.by == GroupBy::Module ? module_path::displayName(r.key) : r.key,
-                                     withThousands(r.calls),
-                                     fixed(r.totalUs / 1000.0, 3),
-                                     fixed(r.meanUs, 1),
-                                     fixed(r.medianUs, 1),
-                                     fixed(r.p95Us, 1),
-                                     fixed(r.maxUs, 1),
-                                     fixed(100.0 * r.share, 1)};
-        if (byKernel) {
-            row.push_back(r.function.empty() ? "-" : r.function);
-            row.push_back(r.modulePath == "(several)" ? r.modulePath : module_path::displayName(r.modulePath));
-        }
-        cells.push_back(std::move(row));
-    }
-    return formatTable(columns, cells);
-}
-
 std::string speedupText(const ComparisonRow& r)
 {
     if (r.planUs <= 0)
@@ -130,27 +62,6 @@ std::string intervalText(const SpeedComparison& s)
     if (!s.enoughRounds())
         return "-";
     return fixed(s.low, 2) + "-" + fixed(s.high, 2) + "x";
-}
-
-// A row's verdict; rows present on one side only say so in SPEEDUP and have none.
-std::string verdictText(const ComparisonRow& r)
-{
-    if (r.planUs <= 0 || r.baselineUs <= 0)
-        return "-";
-    if (r.speed.verdict != SpeedVerdict::TooNoisy && !r.speed.enoughRounds())
-        return "too few rounds";
-    return speedVerdictName(r.speed.verdict);
-}
-
-std::string comparisonTable(const std::vector<ComparisonRow>& rows, const char* title, bool modules)
-{
-    std::vector<std::vector<std::string>> cells;
-    for (const ComparisonRow& r : rows)
-        cells.push_back({modules ? module_path::displayName(r.key) : r.key, fixed(r.baselineUs, 1), fixed(r.planUs, 1),
-                         speedupText(r), intervalText(r.speed), verdictText(r)});
-    const std::vector<Column> columns{{title, false},    {"BEFORE µs (MEDIAN)", true}, {"AFTER µs (MEDIAN)", true},
-                                      {"SPEEDUP", true}, {"95% INTERVAL", true},       {"VERDICT", false}};
-    return formatTable(columns, cells);
 }
 
 nlohmann::ordered_json speedJson(const SpeedComparison& s)
@@ -182,6 +93,118 @@ nlohmann::ordered_json totalJson(const Comparison& c)
 }
 
 } // namespace
+
+std::string planSummary(const ProfileRun& run)
+{
+    if (!run.usedPlan)
+        return "none (baseline)";
+    std::string out = std::to_string(run.plan.entries.size()) + (run.plan.entries.size() == 1 ? " entry" : " entries");
+    for (size_t i = 0; i < run.plan.entries.size(); ++i) {
+        const PlanEntry& e = run.plan.entries[i];
+        out += (i ? "; " : ": ") + module_path::displayName(e.scope) + " " + e.function + " -> " + e.providerType() +
+               (e.enabled ? "" : " (disabled)");
+    }
+    return out;
+}
+
+std::string statisticsTitle(const ProfileRun& run, GroupBy by)
+{
+    const std::string what = run.device == "cpu" ? "ATen ops" : "kernels";
+    switch (by) {
+    case GroupBy::Kernel:
+        return what;
+    case GroupBy::KernelGeometry:
+        return what + " by grid and block";
+    case GroupBy::Function:
+        return "functions";
+    case GroupBy::Module:
+        return "modules (own records, children excluded)";
+    case GroupBy::OpInputShapes:
+        return what + " by input shapes";
+    }
+    return what;
+}
+
+Table statisticsTable(const std::vector<StatRow>& rows, GroupBy by, size_t top)
+{
+    const bool byKernel = by == GroupBy::Kernel || by == GroupBy::KernelGeometry || by == GroupBy::OpInputShapes;
+    Table table;
+    table.columns = {{by == GroupBy::Function ? "FUNCTION"
+                      : by == GroupBy::Module ? "MODULE"
+                                              : "NAME",
+                      false},
+                     {"CALLS", true},
+                     {"TOTAL ms", true},
+                     {"MEAN µs", true},
+                     {"MEDIAN µs", true},
+                     {"P95 µs", true},
+                     {"MAX µs", true},
+                     {"SHARE %", true}};
+    if (byKernel) {
+        table.columns.push_back({"FUNCTION", false});
+        table.columns.push_back({"MODULE", false});
+    }
+    for (size_t i = 0; i < rows.size() && (top == 0 || i < top); ++i) {
+        const StatRow& r = rows[i];
+        std::vector<std::string> row{by == GroupBy::Module ? module_path::displayName(r.key) : r.key,
+                                     withThousands(r.calls),
+                                     fixed(r.totalUs / 1000.0, 3),
+                                     fixed(r.meanUs, 1),
+                                     fixed(r.medianUs, 1),
+                                     fixed(r.p95Us, 1),
+                                     fixed(r.maxUs, 1),
+                                     fixed(100.0 * r.share, 1)};
+        if (byKernel) {
+            row.push_back(r.function.empty() ? "-" : r.function);
+            row.push_back(r.modulePath == "(several)" ? r.modulePath : module_path::displayName(r.modulePath));
+        }
+        table.rows.push_back(std::move(row));
+    }
+    return table;
+}
+
+std::string verdictText(const ComparisonRow& r)
+{
+    if (r.planUs <= 0 || r.baselineUs <= 0)
+        return "-";
+    if (r.speed.verdict != SpeedVerdict::TooNoisy && !r.speed.enoughRounds())
+        return "too few rounds";
+    return speedVerdictName(r.speed.verdict);
+}
+
+Table comparisonTable(const std::vector<ComparisonRow>& rows, const std::string& title, bool modules)
+{
+    Table table;
+    table.columns = {{title, false},    {"BEFORE µs (MEDIAN)", true}, {"AFTER µs (MEDIAN)", true},
+                     {"SPEEDUP", true}, {"95% INTERVAL", true},       {"VERDICT", false}};
+    for (const ComparisonRow& r : rows)
+        table.rows.push_back({modules ? module_path::displayName(r.key) : r.key, fixed(r.baselineUs, 1),
+                              fixed(r.planUs, 1), speedupText(r), intervalText(r.speed), verdictText(r)});
+    return table;
+}
+
+std::vector<std::string> setupDifferences(const ProfileRun& a, const ProfileRun& b)
+{
+    std::vector<std::string> lines;
+    const auto differs = [&lines](const char* what, const std::string& x, const std::string& y) {
+        if (x != y)
+            lines.push_back(std::string(what) + ": " + (x.empty() ? "(not recorded)" : x) + " -> " +
+                            (y.empty() ? "(not recorded)" : y));
+    };
+    differs("model", a.model, b.model);
+    differs("device", a.deviceName, b.deviceName);
+    differs("graph executor", a.graphExecutor, b.graphExecutor);
+    differs("torch", a.torchVersion, b.torchVersion);
+    differs("kforge", a.kforgeVersion, b.kforgeVersion);
+    differs("intra-op threads", std::to_string(a.intraOpThreads), std::to_string(b.intraOpThreads));
+    differs("cores", std::to_string(a.cores), std::to_string(b.cores));
+    differs("plan entries", std::to_string(a.plan.entries.size()) + (a.usedPlan ? "" : " (no plan)"),
+            std::to_string(b.plan.entries.size()) + (b.usedPlan ? "" : " (no plan)"));
+    if (!sameModuleTree(a.modules, b.modules))
+        lines.push_back("module tree: " + std::to_string(a.modules.size()) + " -> " + std::to_string(b.modules.size()) +
+                        " modules, not the same tree: per-module rows compare the modules both have");
+    return lines;
+}
 
 std::string deviceLine(const ProfileRun& run)
 {
@@ -260,10 +283,11 @@ void printRunTables(std::ostream& out, const ProfileRun& run, const std::string&
     }
     for (const Grouping& g : groupings(groupBy)) {
         const auto rows = statistics(run.records, g.by);
-        out << '\n' << tableTitle(run, g) << " by total time";
+        out << '\n' << statisticsTitle(run, g.by) << " by total time";
         if (top && rows.size() > top)
             out << " (top " << top << " of " << rows.size() << "; --top 0 for all)";
-        out << '\n' << statsTable(rows, g, top);
+        const Table table = statisticsTable(rows, g.by, top);
+        out << '\n' << formatTable(table.columns, table.rows);
     }
 }
 
@@ -296,8 +320,9 @@ void printComparison(std::ostream& out, const Comparison& c, const ProfileRun& b
         << "\n";
     if (baseline.cancelled || plan.cancelled)
         out << "cancelled: partial result\n";
-    out << '\n' << comparisonTable(c.byFunction, "FUNCTION", false);
-    out << '\n' << comparisonTable(c.byModule, "MODULE", true);
+    for (const Table& table :
+         {comparisonTable(c.byFunction, "FUNCTION", false), comparisonTable(c.byModule, "MODULE", true)})
+        out << '\n' << formatTable(table.columns, table.rows);
     out << "\ntotal per iteration (median): " << fixed(c.baselineTotalUs, 1) << " µs -> " << fixed(c.planTotalUs, 1)
         << " µs; the plan against the baseline: " << describe(c.speed) << '\n';
     if (c.baselineStalls.any())
