@@ -6,6 +6,7 @@
 #include "output.h"
 #include "pairing_tables.h"
 #include "profile_tables.h"
+#include "shareable_report.h"
 
 #include <kforge/error.h>
 #include <kforge/profile_export.h>
@@ -68,6 +69,7 @@ Command addDiffCommand(CLI::App& app)
         double failIfSlower = -1;
         size_t top = 20;
         double maxDetectable = kDefaultMaxDetectableChange;
+        ShareOptions share;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("diff", "Compare two saved runs made apart (A the reference, B the candidate): "
@@ -83,6 +85,7 @@ Command addDiffCommand(CLI::App& app)
         ->check(CLI::Range(0.0, 1e6));
     cmd->add_option("--top", o->top, "rows per table (0 = all)")->capture_default_str();
     addMaxDetectableOption(cmd, o->maxDetectable);
+    addShareOptions(cmd, o->share);
     addJsonFlag(cmd);
     return {cmd, [o](Report& report) {
                 const SavedRun a = chosenRun(o->a, o->runA, "--run-a", report);
@@ -99,6 +102,8 @@ Command addDiffCommand(CLI::App& app)
                 const RunPairing pairing = pairRuns(a.run, b.run, o->maxDetectable);
                 report.json["pairing"] = pairingJson(pairing, o->top);
                 printPairing(report.text, pairing, o->top);
+                if (o->share.given())
+                    report.text << writeShareable(o->share, pairReport({&a, o->a, "A"}, {&b, o->b, "B"}, c, o->top));
                 if (o->failIfSlower < 0)
                     return;
                 std::vector<std::string> slower = slowerRows(c, o->failIfSlower);
