@@ -6,14 +6,12 @@
 #include "output.h"
 
 #include <kforge/atomic_file.h>
-#include <kforge/json_shapes.h>
 #include <kforge/memory_profile.h>
 #include <kforge/module_path.h>
 #include <kforge/stalls.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 
 namespace kforge::cli {
 namespace {
