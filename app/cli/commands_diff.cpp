@@ -103,7 +103,8 @@ Command addDiffCommand(CLI::App& app)
                 report.json["pairing"] = pairingJson(pairing, o->top);
                 printPairing(report.text, pairing, o->top);
                 if (o->share.given())
-                    report.text << writeShareable(o->share, pairReport({&a, o->a, "A"}, {&b, o->b, "B"}, c, o->top));
+                    report.text << writeShareable(o->share,
+                                                  pairReport({&a, o->a, "A"}, {&b, o->b, "B"}, c, o->top, &pairing));
                 if (o->failIfSlower < 0)
                     return;
                 std::vector<std::string> slower = slowerRows(c, o->failIfSlower);

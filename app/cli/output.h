@@ -28,6 +28,12 @@ struct Column {
     bool rightAligned = false;
 };
 std::string formatTable(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows);
+// A table's cells before layout: the text tables and the shareable reports (--html, --md) lay out the same cells.
+struct Table {
+    std::vector<Column> columns;
+    std::vector<std::vector<std::string>> rows;
+};
+inline std::string formatTable(const Table& table) { return formatTable(table.columns, table.rows); }
 // All columns left-aligned.
 std::string formatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 

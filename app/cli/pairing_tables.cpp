@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace kforge::cli {
 namespace {
@@ -30,22 +31,21 @@ std::vector<const RecordPair*> byChange(const RunPairing& pairing)
     return pairs;
 }
 
-void printUnpaired(std::ostream& out, const char* side, const std::vector<RecordPair>& records, bool inA,
-                   std::size_t top)
+std::string unpairedLine(const char* side, const std::vector<RecordPair>& records, bool inA, std::size_t top)
 {
-    if (records.empty())
-        return;
     std::vector<const RecordPair*> sorted;
     for (const RecordPair& r : records)
         sorted.push_back(&r);
     std::stable_sort(sorted.begin(), sorted.end(), [inA](const RecordPair* x, const RecordPair* y) {
         return (inA ? x->usA : x->usB) > (inA ? y->usA : y->usB);
     });
+    std::ostringstream out;
     out << "only in " << side << " (" << records.size() << "):";
     for (std::size_t i = 0; i < sorted.size() && (!top || i < top); ++i)
         out << (i ? ", " : " ") << placeOf(*sorted[i]) << "/" << (inA ? sorted[i]->nameA : sorted[i]->nameB) << " "
             << fixed(inA ? sorted[i]->usA : sorted[i]->usB, 1) << " us";
-    out << (top && sorted.size() > top ? ", ..." : "") << '\n';
+    out << (top && sorted.size() > top ? ", ..." : "");
+    return out.str();
 }
 
 nlohmann::ordered_json pairJson(const RecordPair& p)
@@ -63,36 +63,71 @@ nlohmann::ordered_json pairJson(const RecordPair& p)
 
 } // namespace
 
-void printPairing(std::ostream& out, const RunPairing& pairing, std::size_t top)
+std::vector<std::string> pairingSummary(const RunPairing& pairing)
 {
-    out << "\npaired by place: " << fixed(pairing.pairedShareA * 100.0, 1) << "% of A's op time, "
-        << fixed(pairing.pairedShareB * 100.0, 1) << "% of B's (" << pairing.paired.size() << " pairs, "
-        << pairing.renamed() << " with another name in B)\n";
+    std::vector<std::string> lines{"paired by place: " + fixed(pairing.pairedShareA * 100.0, 1) + "% of A's op time, " +
+                                   fixed(pairing.pairedShareB * 100.0, 1) + "% of B's (" +
+                                   std::to_string(pairing.paired.size()) + " pairs, " +
+                                   std::to_string(pairing.renamed()) + " with another name in B)"};
     for (const ModuleMatch& m : pairing.modules)
         if (m.byStructure)
-            out << "module matched by type and position: " << m.pathA << " -> " << m.pathB << '\n';
+            lines.push_back("module matched by type and position: " + m.pathA + " -> " + m.pathB);
     for (const auto& [side, paths] : {std::pair{"A", &pairing.modulesOnlyInA}, std::pair{"B", &pairing.modulesOnlyInB}})
         if (!paths->empty()) {
-            out << "modules only in " << side << ":";
+            std::string line = std::string("modules only in ") + side + ":";
             for (const std::string& path : *paths)
-                out << ' ' << module_path::displayName(path);
-            out << '\n';
+                line += ' ' + module_path::displayName(path);
+            lines.push_back(std::move(line));
         }
-    const std::vector<const RecordPair*> pairs = byChange(pairing);
-    std::vector<std::vector<std::string>> rows;
-    for (const RecordPair* p : pairs) {
-        if (top && rows.size() == top)
+    return lines;
+}
+
+std::string pairingTableTitle(const RunPairing& pairing, std::size_t top)
+{
+    std::string title = "ops and kernels by place, largest change first";
+    if (top && pairing.paired.size() > top)
+        title += " (top " + std::to_string(top) + " of " + std::to_string(pairing.paired.size()) + "; --top 0 for all)";
+    return title;
+}
+
+Table pairingTable(const RunPairing& pairing, std::size_t top)
+{
+    Table table{{{"MODULE/FUNCTION", false},
+                 {"A", false},
+                 {"B", false},
+                 {"A us", true},
+                 {"B us", true},
+                 {"CHANGE", true},
+                 {"VERDICT", false}},
+                {}};
+    for (const RecordPair* p : byChange(pairing)) {
+        if (top && table.rows.size() == top)
             break;
-        rows.push_back({placeOf(*p), p->nameA, p->nameB == p->nameA ? "=" : p->nameB, fixed(p->usA, 1),
-                        fixed(p->usB, 1), (changePercent(*p) > 0 ? "+" : "") + fixed(changePercent(*p), 1) + "%",
-                        speedVerdictName(p->speed.verdict)});
+        table.rows.push_back({placeOf(*p), p->nameA, p->nameB == p->nameA ? "=" : p->nameB, fixed(p->usA, 1),
+                              fixed(p->usB, 1), (changePercent(*p) > 0 ? "+" : "") + fixed(changePercent(*p), 1) + "%",
+                              speedVerdictName(p->speed.verdict)});
     }
-    out << "ops and kernels by place, largest change first";
-    if (top && pairs.size() > top)
-        out << " (top " << top << " of " << pairs.size() << "; --top 0 for all)";
-    out << '\n' << formatTable({"MODULE/FUNCTION", "A", "B", "A us", "B us", "CHANGE", "VERDICT"}, rows);
-    printUnpaired(out, "A", pairing.onlyInA, true, top);
-    printUnpaired(out, "B", pairing.onlyInB, false, top);
+    return table;
+}
+
+std::vector<std::string> unpairedLines(const RunPairing& pairing, std::size_t top)
+{
+    std::vector<std::string> lines;
+    if (!pairing.onlyInA.empty())
+        lines.push_back(unpairedLine("A", pairing.onlyInA, true, top));
+    if (!pairing.onlyInB.empty())
+        lines.push_back(unpairedLine("B", pairing.onlyInB, false, top));
+    return lines;
+}
+
+void printPairing(std::ostream& out, const RunPairing& pairing, std::size_t top)
+{
+    out << '\n';
+    for (const std::string& line : pairingSummary(pairing))
+        out << line << '\n';
+    out << pairingTableTitle(pairing, top) << '\n' << formatTable(pairingTable(pairing, top));
+    for (const std::string& line : unpairedLines(pairing, top))
+        out << line << '\n';
 }
 
 nlohmann::ordered_json pairingJson(const RunPairing& pairing, std::size_t top)

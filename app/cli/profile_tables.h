@@ -15,12 +15,6 @@
 
 namespace kforge::cli {
 
-// A table's cells before layout: the text tables, the HTML and the Markdown reports show the same cells.
-struct Table {
-    std::vector<Column> columns;
-    std::vector<std::vector<std::string>> rows;
-};
-
 // "ATen ops" (CPU) or "kernels" by `by`, "functions", "modules (own records, children excluded)".
 std::string statisticsTitle(const ProfileRun& run, GroupBy by);
 // The statistics rows of one grouping, `top` rows (0: all).

@@ -3,6 +3,7 @@
 
 #include "html_report.h"
 #include "markdown_report.h"
+#include "pairing_tables.h"
 #include "output.h"
 
 #include <kforge/atomic_file.h>
@@ -216,6 +217,16 @@ ReportSection comparisonSection(const ReportSide& before, const ReportSide& afte
     return section;
 }
 
+// kforge diff's pairing, as printPairing prints it.
+ReportSection pairingSection(const RunPairing& pairing, size_t top)
+{
+    ReportSection section{"Ops and kernels paired by place", {}, pairingSummary(pairing), {}, std::nullopt};
+    section.tables.push_back({pairingTableTitle(pairing, top), pairingTable(pairing, top), {}});
+    for (const std::string& line : unpairedLines(pairing, top))
+        section.lines.push_back(line);
+    return section;
+}
+
 std::string sizeText(const std::string& path)
 {
     std::error_code ec;
@@ -246,7 +257,8 @@ ShareableReport runReport(const SavedRun& saved, const std::string& file, size_t
     return out;
 }
 
-ShareableReport pairReport(const ReportSide& before, const ReportSide& after, const Comparison& c, size_t top)
+ShareableReport pairReport(const ReportSide& before, const ReportSide& after, const Comparison& c, size_t top,
+                           const RunPairing* pairing)
 {
     const ProfileRun& a = before.saved->run;
     const ProfileRun& b = after.saved->run;
@@ -257,6 +269,8 @@ ShareableReport pairReport(const ReportSide& before, const ReportSide& after, co
     if (b.usedPlan)
         out.sections.push_back(planSection(b, &c));
     out.sections.push_back(comparisonSection(before, after, c));
+    if (pairing)
+        out.sections.push_back(pairingSection(*pairing, top));
     out.sections.push_back({"Module tree", {}, {}, {pairModuleTreeTable(b, c)}, std::nullopt});
     out.sections.push_back(
         topSection("Top functions and " + statisticsTitle(b, GroupBy::Kernel) + " of " + after.name, b, top));

@@ -7,6 +7,7 @@
 
 #include <kforge/profile_export.h>
 #include <kforge/profiling.h>
+#include <kforge/run_pairing.h>
 
 #include <CLI/CLI.hpp>
 
@@ -57,8 +58,10 @@ struct ReportSide {
     std::string name;
 };
 // The pair: both setups and what differs, the plan with its function verdicts, compare()'s tables (those
-// printComparison prints), the module tree with both times, and the candidate's flame graph coloured by verdict.
-ShareableReport pairReport(const ReportSide& before, const ReportSide& after, const Comparison& comparison, size_t top);
+// printComparison prints), diff's ops and kernels paired by place when given, the module tree with both times, and
+// the candidate's flame graph coloured by verdict.
+ShareableReport pairReport(const ReportSide& before, const ReportSide& after, const Comparison& comparison, size_t top,
+                           const RunPairing* pairing = nullptr);
 
 // --html FILE and --md FILE.
 struct ShareOptions {

@@ -372,7 +372,14 @@ TEST(CliShareableReport, PairShowsTheComparisonAndThePlanVerdicts)
     const Result d =
         runKforge({"diff", pair, pair, "--run-a", "baseline", "--run-b", "plan", "--md", diffMd, "--html", diffHtml});
     ASSERT_EQ(d.exitCode, 0) << d;
-    EXPECT_EQ(readFile(diffMd).rfind("**B vs A: total -50.0% (faster)", 0), 0u) << readFile(diffMd);
+    const std::string diffMarkdown = readFile(diffMd);
+    EXPECT_EQ(diffMarkdown.rfind("**B vs A: total -50.0% (faster)", 0), 0u) << diffMarkdown;
+    // diff's own table: the ops and kernels paired by place, as it prints them.
+    EXPECT_TRUE(contains(diffMarkdown, "### Ops and kernels paired by place")) << diffMarkdown;
+    EXPECT_TRUE(contains(diffMarkdown, "paired by place: 100.0% of A's op time, 100.0% of B's")) << diffMarkdown;
+    EXPECT_TRUE(contains(diffMarkdown, "| MODULE/FUNCTION | A | B | A us | B us | CHANGE | VERDICT |")) << diffMarkdown;
+    EXPECT_TRUE(contains(diffMarkdown, "| -50.0% | faster |")) << diffMarkdown;
+    expectWholeTables(diffMarkdown);
     EXPECT_EQ(parsePage(diffHtml).error, "");
 }
 
