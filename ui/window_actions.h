@@ -36,6 +36,7 @@ struct WindowActions {
     QAction* preferences = nullptr;
     QAction* about = nullptr;
     QAction* openProfile = nullptr;
+    QAction* compareWith = nullptr;
     QAction* saveProfile = nullptr;
     QAction* closeReport = nullptr;
     QAction* exportTrace = nullptr;

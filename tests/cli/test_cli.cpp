@@ -1385,13 +1385,21 @@ TEST(CliVerify, VerifyAndOptimizeReportAndBudgetThePlansPeakMemory)
                                         [](const json& c) { return c.at("provider") == "TestMemoizedGeluProvider"; });
     ASSERT_NE(candidate, j.at("candidates").end()) << j;
     EXPECT_LE(candidate->at("peak_growth_bytes").get<std::int64_t>(), 0) << *candidate;
-    ASSERT_EQ(j.at("dropped_by_peak_budget").size(), 1u) << j;
-    EXPECT_TRUE(contains(j.at("dropped_by_peak_budget")[0].get<std::string>(),
-                         "gelu -> TestMemoizedGeluProvider: peak memory: with the plan the forward's peak goes "))
-        << j;
-    EXPECT_TRUE(contains(candidate->at("rejected").get<std::string>(), "beyond the budget of +0%")) << *candidate;
-    EXPECT_FALSE(candidate->at("kept").get<bool>());
-    EXPECT_LE(j.at("peak_memory").at("change_percent").get<double>(), 0.0) << j;
+    EXPECT_FALSE(contains(candidate->at("rejected").get<std::string>(), "could raise the forward's peak"))
+        << "its calls need less than the original's: within any budget\n"
+        << *candidate;
+    // Kept on its speed (a lookup, faster by construction) it is measured in the plan and dropped; on a machine so
+    // loaded that its rounds stalled it is never kept. Either way the plan made under a 0% budget holds no entry.
+    EXPECT_FALSE(candidate->at("kept").get<bool>()) << *candidate;
+    const bool keptOnSpeed = !j.at("dropped_by_peak_budget").empty();
+    if (keptOnSpeed) {
+        ASSERT_EQ(j.at("dropped_by_peak_budget").size(), 1u) << j;
+        EXPECT_TRUE(contains(j.at("dropped_by_peak_budget")[0].get<std::string>(),
+                             "gelu -> TestMemoizedGeluProvider: peak memory: with the plan the forward's peak goes "))
+            << j;
+        EXPECT_TRUE(contains(candidate->at("rejected").get<std::string>(), "beyond the budget of +0%")) << *candidate;
+        EXPECT_LE(j.at("peak_memory").at("change_percent").get<double>(), 0.0) << j;
+    }
 }
 
 // A plan carries its own thresholds ("verify" in the plan file); each one the command line gives overrides it.

@@ -1002,6 +1002,52 @@ private Q_SLOTS:
         QVERIFY(window->actions().saveProfile->isEnabled());
     }
 
+    // Issue 70: File › Compare With… takes the run shown (A) and a run of another .kfprof (B) into a report of the
+    // pair: its comparison table, the module tree's Δ column and the differential flame graph are of these two runs,
+    // made apart (here B is the same model profiled with every op of the file slowed twofold, by construction).
+    void compareWithPairsTheRunShownWithASavedRun()
+    {
+        using kforge::ui::ModuleTreeModel;
+        using kforge::ui::ReportWorkspace;
+        QTemporaryDir dir;
+        const auto window = openTinyGpt();
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(window->actions().compareWith->isEnabled());
+        const auto shown = profileResults(*window)->baseline.run;
+        kforge::ProfileRun slower = *shown;
+        for (kforge::KernelRecord& r : slower.records)
+            r.durationNs *= 2;
+        const QString other = dir.filePath(QStringLiteral("after.kfprof"));
+        kforge::saveProfiles({{"baseline", shown.get()}, {"slower", &slower}}, other.toStdString());
+
+        auto* files = part<kforge::ui::ProfileFileController>(*window, "profileFiles");
+        QVERIFY(files);
+        QVERIFY(files->compareWith(other, 1));
+        const auto reports = window->findChildren<ReportWorkspace*>();
+        QCOMPARE(reports.size(), 1);
+        ReportWorkspace* report = reports.first();
+        auto* tabs = part<QTabWidget>(*window, "centralTabs");
+        QCOMPARE(tabs->tabText(tabs->indexOf(report)), QStringLiteral("tiny-gpt vs after.kfprof"));
+        const kforge::ui::ProfileResults& pair = *report->results()->results();
+        QVERIFY(pair.both());
+        QCOMPARE(pair.baseline.run, shown);
+        QCOMPARE(pair.plan.run->records.size(), slower.records.size());
+        QVERIFY(pair.comparison);
+        QVERIFY2(pair.comparison->baselineTotalUs > 0 &&
+                     std::abs(pair.comparison->planTotalUs / pair.comparison->baselineTotalUs - 2.0) < 0.01,
+                 "B's forward is twice A's");
+        QVERIFY(!report->tree()->view()->isColumnHidden(ModuleTreeModel::DeltaColumn));
+        QVERIFY(report->treeModel()
+                    ->indexOfPath(QString(), ModuleTreeModel::DeltaColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("+100")));
+        QVERIFY(!files->compareWith(dir.filePath(QStringLiteral("missing.kfprof")), 0));
+        QCOMPARE(window->findChildren<ReportWorkspace*>().size(), 1); // nothing opened for a file that is not there
+    }
+
     // A saved profile of another model opens in a report of its own (a tab, as Nsight opens each report): its own
     // module tree rebuilt from the file with the file's times on it, its own tables; the loaded model's tree, Profile
     // tab and unsaved results stay as they were, nothing is asked. Exports on the report's tab are of its runs;

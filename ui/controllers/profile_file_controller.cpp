@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QSettings>
@@ -143,6 +144,79 @@ bool ProfileFileController::open(const QString& path)
                               ? QString()
                               : QStringLiteral("; ") + QString::fromStdString(loaded->treeMismatch)));
     return true;
+}
+
+bool ProfileFileController::compareWith(const QString& path, int run)
+{
+    const QString name = QFileInfo(path).fileName();
+    const std::shared_ptr<const kforge::ProfileRun> reference = m_display->shownRun();
+    if (!reference) {
+        report(tr("Cannot Compare"), tr("There is no run shown to compare %1 with").arg(name));
+        return false;
+    }
+    QString error;
+    auto saved = FileTask::run<std::vector<kforge::SavedRun>>(
+        m_dialogParent, tr("Opening %1…").arg(name),
+        [file = QDir::toNativeSeparators(path).toStdString()](const std::atomic<bool>&) {
+            return kforge::loadProfiles(file);
+        },
+        &error);
+    if (!saved) {
+        reportFailure(tr("Cannot Compare"), tr("Opening %1").arg(name), error);
+        return false;
+    }
+    if (saved->empty()) {
+        report(tr("Cannot Compare"), tr("%1 holds no profile run").arg(name));
+        return false;
+    }
+    if (run < 0 && saved->size() > 1) { // which of the file's runs
+        QStringList labels;
+        for (size_t i = 0; i < saved->size(); ++i)
+            labels << tr("Run %1%2")
+                          .arg(i + 1)
+                          .arg((*saved)[i].label.empty()
+                                   ? QString()
+                                   : QStringLiteral(": ") + QString::fromStdString((*saved)[i].label));
+        bool chosen = false;
+        const QString label = QInputDialog::getItem(m_dialogParent, tr("Compare With"),
+                                                    tr("%1 holds %2 runs; compare with:").arg(name).arg(labels.size()),
+                                                    labels, 0, false, &chosen);
+        if (!chosen)
+            return false;
+        run = int(labels.indexOf(label));
+    }
+    run = std::max(run, 0);
+    if (size_t(run) >= saved->size()) {
+        report(tr("Cannot Compare"), tr("%1 holds %2 run(s), no run %3").arg(name).arg(saved->size()).arg(run + 1));
+        return false;
+    }
+    auto candidate = std::make_shared<const kforge::ProfileRun>(std::move((*saved)[size_t(run)].run));
+    auto pair = FileTask::run<ResultsPtr>(
+        m_dialogParent, tr("Comparing with %1…").arg(name),
+        [reference, candidate, tables = tablesToCompute(false, m_results->shownTable())](const std::atomic<bool>&) {
+            return makeProfileResults(reference, candidate, tables);
+        },
+        &error);
+    if (!pair) {
+        reportFailure(tr("Cannot Compare"), tr("Comparing with %1").arg(name), error);
+        return false;
+    }
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    Q_EMIT reportOpened(tr("%1 vs %2").arg(baseNameOf(reference->model), name), *pair);
+    Q_EMIT statusMessage(tr("Comparing the run shown (A) with run %1 of %2 (B)").arg(run + 1).arg(name));
+    return true;
+}
+
+void ProfileFileController::chooseToCompareWith()
+{
+    QSettings settings;
+    const QString file = QFileDialog::getOpenFileName(
+        m_dialogParent, tr("Compare With"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
+    if (file.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
+    compareWith(file);
 }
 
 void ProfileFileController::showSavedResults(const ResultsPtr& results, const QString& origin)

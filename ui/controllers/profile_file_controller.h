@@ -42,6 +42,11 @@ public:
     }
     // False after an error (signalled, and shown in a dialog when modal) or a cancel (a status message).
     bool open(const QString& path);
+    // The run shown here (A, the reference) against a run of another .kfprof (B): the pair opens in a report of its
+    // own (reportOpened), its comparison table, module tree Δ and differential flame graph of these two runs.
+    // `run` picks B among the file's runs (from 0); -1 asks when the file holds several.
+    bool compareWith(const QString& path, int run = -1);
+    void chooseToCompareWith(); // asks for the file, then compareWith
     // Results read from a file, shown here as saved (nothing to ask about); `origin` names the file in the header.
     void showSavedResults(const ResultsPtr& results, const QString& origin);
     bool save(const QString& path); // the baseline and the plan run, whichever exist

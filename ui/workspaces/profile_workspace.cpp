@@ -55,6 +55,7 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
     m_profile->setObjectName(QStringLiteral("profileController"));
     m_benchmark->setObjectName(QStringLiteral("benchmarkController"));
     m_verify->setObjectName(QStringLiteral("verifyController"));
+    m_files->setObjectName(QStringLiteral("profileFiles"));
     m_page->setMeasurements(m_benchmark, m_verify);
     m_tabs->addTab(m_page, icon("profile"), tr("Profile"));
     ViewRegistry& views = *m_context.views;
@@ -113,6 +114,10 @@ void ProfileWorkspace::createActions()
     a.openProfile = make("open", tr("Open Pro&file…"), [this] { m_files->chooseToOpen(); });
     a.openProfile->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
     a.openProfile->setStatusTip(tr("Open a saved profile result (.kfprof); no model is needed"));
+    a.compareWith = make(nullptr, tr("Compare &With…"), [this] { shownFiles()->chooseToCompareWith(); });
+    a.compareWith->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_D));
+    a.compareWith->setStatusTip(tr("Compare the run shown with a run of a saved profile (.kfprof): the pair opens in "
+                                   "a report, with its comparison, module Δ and differential flame graph"));
     a.saveProfile =
         make("save", tr("Save Prof&ile…"),
              saveAs(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter, &ProfileFileController::save));
@@ -163,8 +168,8 @@ void ProfileWorkspace::createActions()
 void ProfileWorkspace::addFileActions(QMenu* fileMenu)
 {
     const WindowActions& a = *m_context.actions;
-    fileMenu->addActions(
-        {a.openProfile, a.saveProfile, a.closeReport, a.exportTrace, a.exportCsv, a.exportChart, a.exportTimeline});
+    fileMenu->addActions({a.openProfile, a.compareWith, a.saveProfile, a.closeReport, a.exportTrace, a.exportCsv,
+                          a.exportChart, a.exportTimeline});
 }
 
 QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
@@ -174,7 +179,7 @@ QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
     menu->addActions(
         {a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.profileVerify, a.cancelProfile});
     menu->addSeparator();
-    menu->addActions({a.openProfile, a.saveProfile});
+    menu->addActions({a.openProfile, a.compareWith, a.saveProfile});
     return menu;
 }
 
@@ -275,6 +280,7 @@ void ProfileWorkspace::updateActions()
     const bool anyRun = !results->results()->empty();
     const bool shown = page->shownRun() != nullptr;
     a.openProfile->setEnabled(true); // a profile of another model opens in a report while this one profiles
+    a.compareWith->setEnabled(shown && !busy);
     a.saveProfile->setEnabled(anyRun && !busy);
     a.closeReport->setEnabled(report != nullptr);
     a.exportTrace->setEnabled(anyRun && !busy);
@@ -314,6 +320,7 @@ void ProfileWorkspace::addReport(const QString& fileName, const ResultsPtr& resu
             [this](const QString& message) { m_context.status->show(message); });
     connect(files, &ProfileFileController::error, this, &ProfileWorkspace::error);
     connect(files, &ProfileFileController::fileUsed, m_files, &ProfileFileController::fileUsed);
+    connect(files, &ProfileFileController::reportOpened, this, &ProfileWorkspace::addReport); // Compare With…
     connect(report->page(), &ProfilePage::shownRunChanged, this, &ProfileWorkspace::updateActions);
     const int index = m_tabs->addTab(report, icon("profile"), fileName);
     m_tabs->setTabToolTip(index, tr("%1: a saved profile of %2").arg(fileName, report->modelName()));
