@@ -2,11 +2,16 @@
 // Profiling costs (Profiling issue, Benchmarks):
 //  1. attribution + statistics + Chrome trace export of 1,000,000 synthetic CUPTI kernel records
 //     (target < 2 s), printed with records/s;
-//  2. CPU profiling of builtin:tiny-gpt vs plain forwards, printed as a ratio measured in the same run;
+//  2. CPU profiling of builtin:tiny-gpt vs plain forwards, printed as a ratio measured in the same run, and with
+//     memory recorded (ProfileOptions::recordMemory) vs without (target: at most 3% more); `--instructions` counts
+//     instructions per profiled forward with and without memory under callgrind, on tiny-gpt and the corpus's resnet18
+//     (issue 69: instruction counts on the corpus);
 //  3. where a CUDA device is visible, CUPTI profiling vs plain CUDA forwards of tiny-gpt and, when
 //     KFORGE_BENCH_MODEL names a TorchScript file (KFORGE_BENCH_INPUT its input spec, default
 //     float32[1,3,224,224]), of that model: wall time per forward, ratio, and kernel records per second.
 #include "bench_common.h"
+#include "corpus_dir.h"
+#include "instruction_count.h"
 
 #include <kforge/model_session.h>
 #include <kforge/profile_export.h>
@@ -17,7 +22,10 @@
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include <ostream>
 #include <streambuf>
@@ -129,6 +137,87 @@ void BM_TinyGptForwardCpuProfiled(benchmark::State& state)
 }
 BENCHMARK(BM_TinyGptForwardCpuProfiled)->Unit(benchmark::kMicrosecond);
 
+void BM_TinyGptForwardCpuProfiledWithMemory(benchmark::State& state)
+{
+    ProfileOptions options;
+    options.warmupIterations = 0;
+    options.iterations = 20;
+    options.recordMemory = true;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(profile(*session(), options));
+    state.SetItemsProcessed(state.iterations() * 20);
+}
+BENCHMARK(BM_TinyGptForwardCpuProfiledWithMemory)->Unit(benchmark::kMicrosecond);
+
+// --instructions: one profile() of kCountedForwards forwards (no warm-up) with and without memory, per forward, on
+// tiny-gpt and the corpus models found; kCountRounds rounds, the median of the ratio with / without of each round.
+constexpr int kCountedForwards = 2;
+constexpr int kCountRounds = 3;
+
+std::vector<std::pair<std::string, std::unique_ptr<ModelSession>>> countedModels()
+{
+    std::vector<std::pair<std::string, std::unique_ptr<ModelSession>>> models;
+    models.emplace_back("tiny-gpt", ModelSession::open("builtin:tiny-gpt"));
+    const auto corpus = kforge_bench::defaultCorpus();
+    for (const std::string name : {"resnet18.script.pt"}) {
+        const auto model = corpus / name;
+        const auto input = corpus / (name.substr(0, name.find('.')) + ".input.pt");
+        if (!std::filesystem::exists(model) || !std::filesystem::exists(input))
+            continue;
+        auto s = ModelSession::open(model.string());
+        s->loadInputsFile(input.string());
+        models.emplace_back(name, std::move(s));
+    }
+    return models;
+}
+
+void countProfiledForwards()
+{
+    auto models = countedModels();
+    for (int round = 0; round < kCountRounds; ++round)
+        for (auto& [name, s] : models)
+            for (const bool memory : {false, true}) {
+                ProfileOptions options;
+                options.warmupIterations = 0;
+                options.iterations = kCountedForwards;
+                options.recordMemory = memory;
+                kforge_bench::countInstructions(
+                    name + (memory ? "/memory#" : "/plain#") + std::to_string(round), 1,
+                    [&] { benchmark::DoNotOptimize(profile(*s, options)); }, 1);
+            }
+}
+
+int reportInstructions(const char* self)
+{
+    const auto counts = kforge_bench::instructionsPerCall(self, {"--instructions-child"});
+    if (counts.empty())
+        return 1;
+    std::printf(
+        "\n=== instructions per profiled forward (callgrind), with memory recorded against without; median over "
+        "%d rounds (target: at most +3%%) ===\n",
+        kCountRounds);
+    for (const std::string name : {"tiny-gpt", "resnet18.script.pt"}) {
+        std::vector<double> ratios;
+        double plain = 0;
+        for (int round = 0; round < kCountRounds; ++round) {
+            const auto without = counts.find(name + "/plain#" + std::to_string(round));
+            const auto with = counts.find(name + "/memory#" + std::to_string(round));
+            if (without == counts.end() || with == counts.end())
+                continue;
+            plain = without->second / kCountedForwards;
+            ratios.push_back(with->second / without->second);
+        }
+        if (ratios.empty())
+            continue;
+        std::sort(ratios.begin(), ratios.end());
+        const double median = ratios[ratios.size() / 2];
+        std::printf("%-20s %14.0f instructions per forward without, %+.3f%% with memory (rounds %+.3f..%+.3f%%) %s\n",
+                    name.c_str(), plain, (median - 1) * 100, (ratios.front() - 1) * 100, (ratios.back() - 1) * 100,
+                    median <= 1.03 ? "meets" : "MISSES the target");
+    }
+    return 0;
+}
+
 // CUDA sessions by name: "tiny-gpt" (builtin) and "model" (KFORGE_BENCH_MODEL); nullptr when unavailable.
 ModelSession* cudaSession(const std::string& which)
 {
@@ -222,6 +311,12 @@ void printSummary(kforge_bench::CollectingReporter& reporter)
     if (plain && profiled)
         std::printf("tiny-gpt forward: %.1f us plain, %.1f us CPU-profiled (%.2fx, thread CPU time)\n",
                     plain->median / 1e3, profiled->median / 20 / 1e3, profiled->median / 20 / plain->median);
+    const auto* memory = reporter.stats("BM_TinyGptForwardCpuProfiledWithMemory", true);
+    if (profiled && memory)
+        std::printf(
+            "tiny-gpt profiled forward with memory recorded: %.1f us, %+.1f%% against without (thread CPU time; "
+            "target at most +3%%)\n",
+            memory->median / 20 / 1e3, (memory->median / profiled->median - 1) * 100);
     printCudaSummary(reporter);
 }
 
@@ -230,6 +325,12 @@ void printSummary(kforge_bench::CollectingReporter& reporter)
 int main(int argc, char** argv)
 {
     at::set_num_threads(1);
+    if (argc > 1 && std::strcmp(argv[1], "--instructions") == 0) // the child profiles; this process reads its counts
+        return reportInstructions(argv[0]);
+    if (argc > 1 && std::strcmp(argv[1], "--instructions-child") == 0) {
+        countProfiledForwards();
+        return 0;
+    }
     registerCudaBenchmarks();
     return kforge_bench::runBenchmarks(argc, argv, {"--benchmark_repetitions=3", "--benchmark_min_time=0.3"},
                                        printSummary);

@@ -40,6 +40,18 @@ const ModuleMemory& moduleOf(const MemorySummary& summary, const std::string& pa
     return *it;
 }
 
+// A gelu module `first` on a [64, 4096] float32 input (1 MiB tensors), its result multiplied by 2; the test providers
+// registered (TestWorkspaceGeluProvider).
+constexpr std::int64_t tensorBytes = 64 * 4096 * 4;
+
+std::unique_ptr<ModelSession> geluTimesTwo(const test::TempDir& dir)
+{
+    test::registerTestProviders();
+    return test::geluModules(dir, {"first"},
+                             "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
+                             {"float32[64,4096]"});
+}
+
 } // namespace
 
 // tiny-gpt's qkv linear makes one [1, 16, 192] float32 output per forward (12 KiB) and its head one [1, 16, 256]
@@ -117,12 +129,8 @@ TEST(MemoryProfile, SavedRunsKeepTheirAllocations)
 // call, at its workspace and its output.
 TEST(MemoryProfile, APlansPeakChangeIsItsProvidersWorkspace)
 {
-    test::registerTestProviders();
     test::TempDir dir;
-    auto session = test::geluModules(
-        dir, {"first"}, "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
-        {"float32[64,4096]"});
-    const std::int64_t tensorBytes = 64 * 4096 * 4;
+    auto session = geluTimesTwo(dir);
     const PeakMemoryChange change =
         measurePeakChange(*session, test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")}), "cpu");
     EXPECT_GE(change.baselineBytes, 2 * tensorBytes); // and the few bytes of the scalar multiplied by
@@ -177,12 +185,8 @@ TEST(MemoryProfile, TheChromeTraceHasALiveBytesCounterOnTheRangesClock)
 // the gelu output and the product beside it, and the holders' bytes sum to the peak.
 TEST(MemoryProfile, ThePeakIsDecomposedIntoWhatWasAliveByWhereItWasAllocated)
 {
-    test::registerTestProviders();
     test::TempDir dir;
-    auto session = test::geluModules(
-        dir, {"first"}, "def forward(self, x: Tensor) -> Tensor:\n    return self.first.forward(x) * 2.0\n",
-        {"float32[64,4096]"});
-    const std::int64_t tensorBytes = 64 * 4096 * 4;
+    auto session = geluTimesTwo(dir);
     ProfileOptions options;
     options.warmupIterations = 1;
     options.iterations = 2;
