@@ -213,3 +213,30 @@ TEST(MemoryProfile, ThePeakIsDecomposedIntoWhatWasAliveByWhereItWasAllocated)
     EXPECT_EQ(plan.aliveAtPeak[0].allocations, 2);
     EXPECT_EQ(plan.peakBytes, test::kWorkspaceGeluBytes + tensorBytes);
 }
+
+// A CUDA run's figures are of its device: the host allocations recorded beside them (inputs, digests) are left out of
+// its modules, its peak and what was alive at it. Made by construction (no GPU needed).
+TEST(MemoryProfile, ACudaRunCountsItsDeviceMemoryOnly)
+{
+    ProfileRun run;
+    run.device = "cuda";
+    run.iterations = 1;
+    const auto event = [](std::int64_t bytes, const char* device, std::uint64_t address) {
+        MemoryRecord e;
+        e.bytes = bytes;
+        e.device = device;
+        e.modulePath = "block";
+        e.address = address;
+        return e;
+    };
+    run.memory = {event(4096, "cuda:0", 1), event(1 << 20, "cpu", 2), event(8192, "cuda:0", 3),
+                  event(-4096, "cuda:0", 1), event(-(1 << 20), "cpu", 2)};
+    const MemorySummary summary = summarizeMemory(run);
+    EXPECT_EQ(summary.peakBytes, 4096 + 8192);
+    ASSERT_FALSE(summary.modules.empty());
+    EXPECT_DOUBLE_EQ(summary.modules.front().allocatedBytes, 4096.0 + 8192.0);
+    std::int64_t alive = 0;
+    for (const PeakHolder& h : summary.aliveAtPeak)
+        alive += h.bytes;
+    EXPECT_EQ(alive, 4096 + 8192);
+}

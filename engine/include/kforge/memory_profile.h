@@ -2,7 +2,8 @@
 #pragma once
 // Where a profile run's memory went (ProfileRun::memory, recorded with ProfileOptions::recordMemory): per module
 // scope, the bytes allocated and freed inside it and the peak reached while it was open; for the whole forward, its
-// peak and the module open at that moment. Per measured forward (the mean of the iterations).
+// peak and the module open at that moment. Per measured forward (the mean of the iterations). Of the run's device
+// only: a CUDA run's figures are its device memory (the caching allocator's reports), not the host's.
 #include <kforge/profiling.h>
 
 #include <cstdint>

@@ -11,15 +11,22 @@
 namespace kforge {
 namespace {
 
+// The run's own device: a CUDA run's device allocations ("cuda:0"), not the host's beside them; every event of a run
+// from a file that does not say its device.
+bool onRunDevice(const MemoryRecord& event, const std::string& runDevice)
+{
+    return runDevice.empty() || event.device.rfind(runDevice, 0) == 0;
+}
+
 // The allocations of event `at`'s iteration alive just after it, by the module and call that made them (paired with
 // their frees by address; files from before addresses were recorded pair nothing and give no holders).
-std::vector<PeakHolder> holdersAt(const std::vector<MemoryRecord>& events, size_t at)
+std::vector<PeakHolder> holdersAt(const std::vector<MemoryRecord>& events, size_t at, const std::string& device)
 {
     const int iteration = events[at].iteration;
     std::map<std::uint64_t, const MemoryRecord*> alive;
     for (size_t i = 0; i <= at; ++i) {
         const MemoryRecord& event = events[i];
-        if (event.iteration != iteration || event.address == 0)
+        if (event.iteration != iteration || event.address == 0 || !onRunDevice(event, device))
             continue;
         if (event.bytes > 0)
             alive[event.address] = &event;
@@ -61,6 +68,8 @@ MemorySummary summarizeMemory(const ProfileRun& run)
     size_t peakEvent = 0;
     for (size_t i = 0; i < run.memory.size(); ++i) {
         const MemoryRecord& event = run.memory[i];
+        if (!onRunDevice(event, run.device))
+            continue;
         std::int64_t& now = live[event.iteration];
         now += event.bytes;
         if (now > summary.peakBytes) {
@@ -84,7 +93,7 @@ MemorySummary summarizeMemory(const ProfileRun& run)
         }
     }
     if (summary.peakBytes > 0)
-        summary.aliveAtPeak = holdersAt(run.memory, peakEvent);
+        summary.aliveAtPeak = holdersAt(run.memory, peakEvent, run.device);
     for (const auto& [path, totals] : byModule)
         summary.modules.push_back({path, double(totals.allocated) / forwards, double(totals.freed) / forwards,
                                    double(totals.allocations) / forwards, totals.peak});
