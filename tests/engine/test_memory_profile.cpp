@@ -240,3 +240,21 @@ TEST(MemoryProfile, ACudaRunCountsItsDeviceMemoryOnly)
         alive += h.bytes;
     EXPECT_EQ(alive, 4096 + 8192);
 }
+
+// The memory flame graph lays out allocations as the time flame graph lays out time: the root holds every byte
+// allocated per forward, tiny-gpt's qkv linear call its 12 KiB output in one allocation.
+TEST(MemoryProfile, TheMemoryFlameGraphsWidthsAreBytesAllocatedPerForward)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    EXPECT_TRUE(memoryFlameGraph(memoryProfile(*session, false)).empty());
+    const ProfileRun run = memoryProfile(*session, true);
+    const std::vector<FlameFrame> frames = memoryFlameGraph(run);
+    ASSERT_FALSE(frames.empty());
+    EXPECT_NEAR(frames.front().us, summarizeMemory(run).modules.front().allocatedBytes, 1e-3); // summed in µs
+
+    const auto qkv = std::find_if(frames.begin(), frames.end(),
+                                  [](const FlameFrame& f) { return f.path == "blocks.0.attn.qkv/linear"; });
+    ASSERT_NE(qkv, frames.end());
+    EXPECT_NEAR(qkv->us, 1 * 16 * 192 * 4.0, 1e-3);
+    EXPECT_DOUBLE_EQ(qkv->calls, 1.0);
+}

@@ -795,6 +795,16 @@ private Q_SLOTS:
         QVERIFY2(qkv.data(Qt::ToolTipRole).toString().contains(QStringLiteral("1 allocation(s)")),
                  qPrintable(qkv.data(Qt::ToolTipRole).toString()));
 
+        // The flame graph's Memory mode: widths are the bytes allocated per forward, the root holds them all.
+        auto* flame = part<kforge::ui::FlameGraphPage>(*window, "flameGraphPage");
+        QVERIFY(flame->memoryBox()->isVisibleTo(flame));
+        flame->memoryBox()->setChecked(true);
+        QVERIFY(flame->view()->isMemory());
+        QCOMPARE(flame->view()->frames().front().us, bytes("", ModuleTreeModel::AllocatedColumn));
+        QVERIFY2(flame->view()->frameToolTip(0).contains(QStringLiteral("allocated per forward")),
+                 qPrintable(flame->view()->frameToolTip(0)));
+        flame->memoryBox()->setChecked(false);
+
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
                              QStringLiteral("AtenGeluProvider"));
         window->actions().profileCompare->trigger();

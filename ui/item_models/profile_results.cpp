@@ -30,6 +30,7 @@ std::shared_ptr<const RunViews> viewsOfRun(const kforge::ProfileRun& run)
         views->frameUs.emplace(frame.path, frame.us);
     views->moduleTimes = kforge::moduleTimes(run);
     views->memory = kforge::summarizeMemory(run);
+    views->memoryFlame = kforge::memoryFlameGraph(run);
     return views;
 }
 

@@ -23,7 +23,8 @@ struct RunViews {
     std::vector<kforge::FlameFrame> bottomUp;        // kforge::bottomUp of it
     std::unordered_map<std::string, double> frameUs; // each top-down frame's time per forward, by path
     std::vector<kforge::ModuleTime> moduleTimes;
-    kforge::MemorySummary memory; // kforge::summarizeMemory; memory.recorded false without memory
+    kforge::MemorySummary memory;                // kforge::summarizeMemory; memory.recorded false without memory
+    std::vector<kforge::FlameFrame> memoryFlame; // kforge::memoryFlameGraph: `us` is bytes; empty without memory
 };
 
 // A kernel table: its grouping, and the module whose subtree's records it counts ("": the whole run).

@@ -19,8 +19,12 @@ namespace kforge::ui {
 FlameGraphPage::FlameGraphPage(QWidget* parent)
     : QWidget(parent), m_view(new FlameGraphView(this)), m_breadcrumb(new QLabel(this)), m_search(new QLineEdit(this)),
       m_matches(new QLabel(this)), m_differential(new QCheckBox(tr("Differe&ntial"), this)),
-      m_bottomUp(new QCheckBox(tr("&Bottom-up"), this)), m_legend(new QLabel(this))
+      m_bottomUp(new QCheckBox(tr("&Bottom-up"), this)), m_memory(new QCheckBox(tr("&Memory"), this)),
+      m_legend(new QLabel(this))
 {
+    m_memory->setObjectName(QStringLiteral("flameMemory"));
+    m_memory->setToolTip(tr("Where the memory was allocated instead of the time: widths are bytes allocated per "
+                            "forward (a run profiled with Record memory)"));
     m_bottomUp->setObjectName(QStringLiteral("flameBottomUp"));
     m_bottomUp->setToolTip(tr("Where the time is spent first: ops, kernels and the functions and modules with time "
                               "of their own on top, merged wherever they ran, their callers below"));
@@ -59,6 +63,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     bar->addWidget(m_search);
     bar->addWidget(m_matches);
     bar->addWidget(m_bottomUp);
+    bar->addWidget(m_memory);
     bar->addWidget(m_differential);
     bar->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
@@ -80,6 +85,7 @@ FlameGraphPage::FlameGraphPage(QWidget* parent)
     });
     connect(m_differential, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
     connect(m_bottomUp, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
+    connect(m_memory, &QCheckBox::toggled, this, &FlameGraphPage::applyRuns);
     connect(exportButton, &QToolButton::clicked, this, &FlameGraphPage::exportInteractively);
     applyRuns();
 }
@@ -93,12 +99,17 @@ void FlameGraphPage::setResults(ResultsPtr results, bool showPlan)
 
 void FlameGraphPage::applyRuns()
 {
-    const bool bottomUp = m_bottomUp->isChecked();
+    const RunResults* shown = !m_results ? nullptr : m_showPlan ? &m_results->plan : &m_results->baseline;
+    const bool hasMemory = shown && shown->views && !shown->views->memoryFlame.empty();
+    m_memory->setVisible(hasMemory); // offered for a run that recorded memory
+    const bool memory = hasMemory && m_memory->isChecked();
+    const bool bottomUp = m_bottomUp->isChecked() && !memory;
     const bool offersBaseline = m_showPlan && m_results && m_results->both();
+    m_bottomUp->setEnabled(!memory);
     m_differential->setVisible(offersBaseline);
-    m_differential->setEnabled(!bottomUp); // a caller view has no baseline frame of the same path
-    m_legend->setVisible(offersBaseline && m_differential->isChecked() && !bottomUp);
-    m_view->setResults(m_results, m_showPlan, m_differential->isChecked(), bottomUp);
+    m_differential->setEnabled(!bottomUp && !memory); // a caller view has no baseline frame of the same path
+    m_legend->setVisible(offersBaseline && m_differential->isChecked() && !bottomUp && !memory);
+    m_view->setResults(m_results, m_showPlan, m_differential->isChecked(), bottomUp, memory);
     updateMatches();
 }
 
@@ -108,7 +119,8 @@ void FlameGraphPage::updateMatches()
         m_matches->clear(); // no search, or no profile left to search in
         return;
     }
-    m_matches->setText(tr("%n match(es), %1 % of the time", nullptr, m_view->matchCount())
+    m_matches->setText((m_view->isMemory() ? tr("%n match(es), %1 % of the bytes", nullptr, m_view->matchCount())
+                                           : tr("%n match(es), %1 % of the time", nullptr, m_view->matchCount()))
                            .arg(QLocale().toString(100.0 * m_view->matchedShare(), 'f', 1)));
 }
 

@@ -31,6 +31,7 @@ public:
     QLineEdit* searchEdit() const { return m_search; }
     QCheckBox* differentialBox() const { return m_differential; }
     QCheckBox* bottomUpBox() const { return m_bottomUp; }
+    QCheckBox* memoryBox() const { return m_memory; }
     QLabel* legend() const { return m_legend; }
     QLabel* breadcrumbLabel() const { return m_breadcrumb; }
 
@@ -48,6 +49,7 @@ private:
     QLabel* m_matches;
     QCheckBox* m_differential;
     QCheckBox* m_bottomUp;
+    QCheckBox* m_memory;
     QLabel* m_legend; // what the differential colours mean, shown with them
     ResultsPtr m_results;
     bool m_showPlan = false;

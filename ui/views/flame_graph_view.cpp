@@ -53,14 +53,15 @@ FlameGraphView::FlameGraphView(QWidget* parent) : QWidget(parent)
     setMinimumHeight(RowHeight * 4);
 }
 
-void FlameGraphView::setResults(ResultsPtr results, bool showPlan, bool differential, bool bottomUp)
+void FlameGraphView::setResults(ResultsPtr results, bool showPlan, bool differential, bool bottomUp, bool memory)
 {
     const ResultsPtr before = std::exchange(m_results, std::move(results)); // alive while its frames are compared
     const std::vector<kforge::FlameFrame>* framesBefore = &frames();
     const RunResults* shown = !m_results ? nullptr : showPlan ? &m_results->plan : &m_results->baseline;
     m_shown = shown && shown->run ? shown : nullptr;
-    m_bottomUp = bottomUp;
-    m_differential = differential && showPlan && m_shown && m_results->both() && !m_bottomUp;
+    m_memory = memory;
+    m_bottomUp = bottomUp && !m_memory;
+    m_differential = differential && showPlan && m_shown && m_results->both() && !m_bottomUp && !m_memory;
     if (&frames() != framesBefore) // the same frames (new results sharing this run's views) keep the zoom
         m_zoom = 0;
     setSearch(m_search);
@@ -72,7 +73,10 @@ void FlameGraphView::setResults(ResultsPtr results, bool showPlan, bool differen
 const std::vector<kforge::FlameFrame>& FlameGraphView::frames() const
 {
     static const std::vector<kforge::FlameFrame> kNone;
-    return !m_shown ? kNone : m_bottomUp ? m_shown->views->bottomUp : m_shown->views->flame;
+    return !m_shown     ? kNone
+           : m_memory   ? m_shown->views->memoryFlame
+           : m_bottomUp ? m_shown->views->bottomUp
+                        : m_shown->views->flame;
 }
 
 double FlameGraphView::baselineUs(int index) const
@@ -209,11 +213,11 @@ QString FlameGraphView::frameToolTip(int frame) const
     // Widths are totals over the measured forwards divided by their count: a mean, so that a frame's children add
     // up to it (medians would not); the comparison's medians and verdicts are in the differential lines below.
     const int forwards = m_shown ? std::max(1, m_shown->run->iterations) : 1;
+    const QString amount = m_memory ? tr("%1 allocated").arg(formatBytes(std::int64_t(f.us))) : formatDuration(f.us);
     lines << tr("%1 per forward (the mean of %n forward(s)), %2 of it", nullptr, forwards)
-                 .arg(formatDuration(f.us),
-                      QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));
+                 .arg(amount, QStringLiteral("%1 %").arg(forward > 0 ? f.us / forward * 100 : 0.0, 0, 'f', 1));
     if (f.calls > 0)
-        lines << tr("%1 call(s) per forward").arg(f.calls, 0, 'g', 4);
+        lines << (m_memory ? tr("%1 allocation(s) per forward") : tr("%1 call(s) per forward")).arg(f.calls, 0, 'g', 4);
     if (isDifferential()) {
         const double base = baselineUs(frame);
         const auto& speeds = *m_results->flameSpeeds;

@@ -33,8 +33,12 @@ public:
     // The flame graph of the results' plan run (`showPlan`) or baseline run, as the results made it; `differential`
     // colours the plan's frames by their verdicts against the baseline's. With `bottomUp`, the frames holding time
     // of their own on top, their callers below (kforge::bottomUp); the differential colouring is top-down only.
-    void setResults(ResultsPtr results, bool showPlan, bool differential = false, bool bottomUp = false);
+    // With `memory`, where the run's memory was allocated instead (kforge::memoryFlameGraph): widths are bytes per
+    // forward, top-down and not differential.
+    void setResults(ResultsPtr results, bool showPlan, bool differential = false, bool bottomUp = false,
+                    bool memory = false);
     bool isBottomUp() const { return m_bottomUp; }
+    bool isMemory() const { return m_memory; }
     const std::vector<kforge::FlameFrame>& frames() const;
     bool isDifferential() const { return m_differential; }
     // The baseline's time of frame `index`'s path, per forward; negative when the baseline has no such frame.
@@ -88,6 +92,7 @@ private:
     ResultsPtr m_results;
     const RunResults* m_shown = nullptr; // of m_results; null without a run
     bool m_differential = false;         // the plan's frames against the baseline's (m_results has both)
+    bool m_memory = false;
     bool m_bottomUp = false;
     int m_zoom = 0;
     QString m_search;

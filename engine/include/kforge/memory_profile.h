@@ -42,6 +42,11 @@ struct MemorySummary {
 
 MemorySummary summarizeMemory(const ProfileRun& run);
 
+// The flame graph of where the memory was allocated (the run's device): modules, then each module's allocations by
+// function call, as flameGraph() lays out time. A frame's `us` holds bytes allocated per forward, its `calls`
+// allocations per forward. Empty when the run recorded no memory.
+std::vector<FlameFrame> memoryFlameGraph(const ProfileRun& run);
+
 class ModelSession;
 
 // The forward's peak (MemorySummary::peakBytes) without and with a plan, for a budget on it (optimize

@@ -105,4 +105,28 @@ MemorySummary summarizeMemory(const ProfileRun& run)
     return summary;
 }
 
+std::vector<FlameFrame> memoryFlameGraph(const ProfileRun& run)
+{
+    // The allocations as records whose "duration" is their bytes: flameGraph() sums them per module and function
+    // and keeps the forward's module order (its ranges), so both graphs read alike.
+    ProfileRun allocations;
+    allocations.iterations = run.iterations;
+    allocations.modules = run.modules;
+    allocations.ranges = run.ranges;
+    for (const MemoryRecord& event : run.memory) {
+        if (event.bytes <= 0 || !onRunDevice(event, run.device))
+            continue;
+        KernelRecord r;
+        r.name = "allocations";
+        r.modulePath = event.modulePath;
+        r.function = event.function;
+        r.durationNs = event.bytes * 1000; // flameGraph's microseconds are bytes here
+        r.iteration = event.iteration;
+        allocations.records.push_back(std::move(r));
+    }
+    if (allocations.records.empty())
+        return {};
+    return flameGraph(allocations);
+}
+
 } // namespace kforge
