@@ -377,8 +377,8 @@ TEST(ChromeTrace, KernelsGoOnStreamLanesWithGeometryAndFlowsFromTheirCall)
     EXPECT_EQ(kernels[0].at("tid"), 7);
     EXPECT_EQ(args.at("grid"), json::array({128, 2, 1}));
     EXPECT_EQ(args.at("block"), json::array({256, 1, 1}));
-    EXPECT_EQ(args.at("registers_per_thread"), 64);
-    EXPECT_EQ(args.at("shared_memory_bytes"), 4096);
+    EXPECT_EQ(args.at("registers per thread"), 64); // Kineto's names for them
+    EXPECT_EQ(args.at("shared memory"), 4096);
     EXPECT_EQ(args.at("correlation"), 41);
     EXPECT_EQ(args.at("module"), "fc");
     EXPECT_EQ(args.at("op"), "aten::linear");
@@ -398,6 +398,70 @@ TEST(ChromeTrace, KernelsGoOnStreamLanesWithGeometryAndFlowsFromTheirCall)
             EXPECT_EQ(slice->at("cat"), e.at("ph") == "s" ? "function" : "kernel") << e.dump();
         }
     }
+}
+
+// What Holistic Trace Analysis (tests/corpus/test_hta_trace.py) and other readers of torch.profiler's Kineto traces
+// expect: its top-level keys, rank 0 of 1 on a line of its own (HTA finds it by the text `"rank": N`), Kineto's
+// categories and the ids of every GPU event in its args.
+TEST(ChromeTrace, CudaRunCarriesKinetoKeysCategoriesAndIdsForHta)
+{
+    const ProfileRun run = syntheticCudaRun();
+    const std::string text = traceOf({{"", &run}});
+    const TraceIndex t = indexTrace(text);
+    EXPECT_EQ(t.root.at("schemaVersion"), 1);
+    EXPECT_EQ(t.root.at("distributedInfo"), json::parse(R"({"rank": 0, "world_size": 1})"));
+    EXPECT_EQ(t.root.at("deviceProperties"), json::parse(R"([{"id": 0, "name": "Synthetic GPU"}])"));
+    EXPECT_EQ(t.root.at("displayTimeUnit"), "ns");
+    const std::string firstLines = text.substr(0, text.find("traceEvents"));
+    EXPECT_TRUE(contains(firstLines, "\n\"distributedInfo\": {\"rank\": 0, \"world_size\": 1},\n")) << firstLines;
+
+    std::map<std::string, size_t> byCat;
+    for (const json& s : t.slices) {
+        ++byCat[s.at("cat")];
+        const json& args = s.at("args");
+        if (s.at("pid") == 1) {
+            EXPECT_FALSE(args.contains("stream")) << s.dump(); // HTA takes events with a stream for GPU events
+            continue;
+        }
+        EXPECT_EQ(s.at("pid"), 2) << s.dump();
+        EXPECT_EQ(args.at("device"), 0) << s.dump();
+        EXPECT_EQ(args.at("stream"), s.at("tid")) << s.dump();
+        EXPECT_TRUE(args.at("correlation").is_number_integer()) << s.dump();
+        if (s.at("cat") == "kernel") {
+            EXPECT_EQ(args.at("grid"), json::array({128, 2, 1}));
+            EXPECT_EQ(args.at("block"), json::array({256, 1, 1}));
+            EXPECT_EQ(args.at("registers per thread"), 64);
+            EXPECT_EQ(args.at("shared memory"), 4096);
+            EXPECT_FALSE(args.contains("registers_per_thread"));
+        } else {
+            EXPECT_EQ(s.at("cat"), "gpu_memcpy") << s.dump();
+            EXPECT_EQ(s.at("name"), "Memcpy HtoD (Pageable -> Device)"); // HTA types a "Memcpy..." name MEMORY
+            EXPECT_EQ(args.at("stream"), 3);
+            EXPECT_EQ(args.at("correlation"), 40);
+            EXPECT_FALSE(args.contains("grid"));
+        }
+    }
+    EXPECT_EQ(byCat["kernel"], 2u);
+    EXPECT_EQ(byCat["gpu_memcpy"], 1u);
+    EXPECT_EQ(byCat["memcpy"], 0u);
+    // kforge records no CUDA runtime launch: no cuda_runtime slice and no ac2g flow is made up; the flows go from the
+    // function call that launched a kernel (cat "launch").
+    EXPECT_EQ(byCat["cuda_runtime"], 0u);
+    for (const auto& [id, events] : t.flows)
+        for (const json& e : events)
+            EXPECT_EQ(e.at("cat"), "launch");
+
+    // A memset gets Kineto's category too; a CPU run lists no device.
+    ProfileRun withMemset = run;
+    withMemset.records.back().kind = "memset";
+    withMemset.records.back().name = "Memset (Device)";
+    EXPECT_TRUE(contains(traceOf({{"", &withMemset}}), R"x({"ph":"X","cat":"gpu_memset","name":"Memset (Device)")x"));
+    ProfileRun cpu;
+    cpu.device = "cpu";
+    KernelRecord op;
+    op.name = "aten::mm";
+    cpu.records.push_back(op);
+    EXPECT_EQ(indexTrace(traceOf({{"", &cpu}})).root.at("deviceProperties"), json::array());
 }
 
 TEST(ChromeTrace, BaselineAndPlanAreSeparateProcesses)

@@ -21,11 +21,15 @@ struct LabeledRun {
 };
 
 // ---- Chrome trace JSON -----------------------------------------------------------------------------------------
-// {"displayTimeUnit": "ns", "kforge": {run metadata}, "traceEvents": [...]}, streamed to `out` event by event
-// (nothing proportional to the run is built in memory but a few indexes), so large runs go straight to disk.
+// {"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "deviceProperties": [{"id", "name"}],
+// "displayTimeUnit": "ns", "kforge": {run metadata}, "traceEvents": [...]} (Kineto's top-level keys, which Holistic
+// Trace Analysis reads), streamed to `out` event by event (nothing proportional to the run is built in memory but a
+// few indexes), so large runs go straight to disk.
 //   host lanes: pid 1 "host", tid = host thread: module ranges (cat "module"), function ranges (cat "function")
 //               and, on the CPU, the timed ATen op executions (cat "cpu_op"), all "ph": "X";
-//   GPU lanes:  pid 2 + device "cuda:<device>", tid = stream: kernels, memcpys, memsets ("ph": "X");
+//   GPU lanes:  pid 2 + device "cuda:<device>", tid = stream: kernels, memcpys, memsets ("ph": "X", cat "kernel",
+//               "gpu_memcpy", "gpu_memset" as Kineto's; args device, stream, correlation and, for kernels, grid,
+//               block, "registers per thread", "shared memory");
 //   flows:      "ph": "s" on the function call, "ph": "f" with "bp": "e" on each record it launched;
 //   metadata:   "ph": "M" process_name / thread_name / process_sort_index / thread_sort_index.
 // ts and dur are microseconds with nanosecond precision ("123.456"). Several runs (baseline and plan) go side by
