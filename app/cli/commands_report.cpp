@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kforge report: the tables of saved .kfprof runs, opened without the model or a GPU; two runs print baseline vs
-// plan. --html and --md write the same run or pair as a page or a pull-request comment (shareable_report.h).
+// plan. --html and --md write the same run or pair as a page or a pull-request comment (shareable_report.h); --trace
+// exports the runs as a Chrome trace.
 #include "commands.h"
 #include "memory_tables.h"
 #include "profile_tables.h"
@@ -18,6 +19,7 @@ Command addReportCommand(CLI::App& app)
         std::vector<std::string> files;
         std::string groupBy;
         std::string run;
+        std::string trace;
         size_t top = 20;
         double maxDetectable = kDefaultMaxDetectableChange;
         ShareOptions share;
@@ -31,6 +33,10 @@ Command addReportCommand(CLI::App& app)
                     "recorded them: kforge profile --record-shapes)")
         ->check(CLI::IsMember({"kernel", "geometry", "function", "module", "shape"}));
     cmd->add_option("--run", o->run, "show one run's tables: its label (baseline, plan) or its number from 1");
+    cmd->add_option("--trace", o->trace,
+                    "write the runs shown (all, or --run's) as a Chrome trace JSON: Perfetto, chrome://tracing and "
+                    "Holistic Trace Analysis read it")
+        ->type_name("FILE.json");
     cmd->add_option("--top", o->top, "rows per table (0 = all; JSON lists all unless given)")->capture_default_str();
     addMaxDetectableOption(cmd, o->maxDetectable);
     addShareOptions(cmd, o->share);
@@ -60,6 +66,13 @@ Command addReportCommand(CLI::App& app)
                                     "no such run (the files hold " + std::to_string(runs.size()) + " run(s))");
                     fileOf = {fileOf[size_t(chosen - runs.data())]};
                     runs = {*chosen};
+                }
+                if (!o->trace.empty()) { // the exporter `profile --trace` writes, fed from the file
+                    std::vector<LabeledRun> labeled;
+                    for (const auto& r : runs)
+                        labeled.push_back({r.label, &r.run});
+                    exportProfile(labeled, "chrome-trace", o->trace);
+                    report.diagnostic("trace written to " + o->trace);
                 }
                 if (o->share.given() && runs.size() > 2)
                     throw Error("--html/--md", "a report shows one run or a pair, and the files hold " +
