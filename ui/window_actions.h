@@ -37,6 +37,7 @@ struct WindowActions {
     QAction* about = nullptr;
     QAction* openProfile = nullptr;
     QAction* compareWith = nullptr;
+    QAction* swapSides = nullptr;
     QAction* saveProfile = nullptr;
     QAction* closeReport = nullptr;
     QAction* exportTrace = nullptr;

@@ -1054,6 +1054,16 @@ private Q_SLOTS:
                     .data()
                     .toString()
                     .startsWith(QStringLiteral("+100")));
+        // Swap Sides: B becomes the reference, and the Δ reads the other way.
+        QVERIFY(window->actions().swapSides->isEnabled());
+        QVERIFY(report->files()->swapSides());
+        const kforge::ui::ProfileResults& swapped = *report->results()->results();
+        QCOMPARE(swapped.plan.run, shown);
+        QVERIFY(report->treeModel()
+                    ->indexOfPath(QString(), ModuleTreeModel::DeltaColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("-50")));
         QVERIFY(!files->compareWith(dir.filePath(QStringLiteral("missing.kfprof")), 0));
         QCOMPARE(window->findChildren<ReportWorkspace*>().size(), 1); // nothing opened for a file that is not there
     }

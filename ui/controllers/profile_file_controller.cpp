@@ -207,16 +207,31 @@ bool ProfileFileController::compareWith(const QString& path, int run)
     return true;
 }
 
+bool ProfileFileController::swapSides()
+{
+    const ResultsPtr shown = m_results->results();
+    if (!shown->both() || m_results->isMeasuring())
+        return false;
+    QString error;
+    auto swapped = FileTask::run<ResultsPtr>(
+        m_dialogParent, tr("Swapping sides…"),
+        [shown, tables = tablesToCompute(false, m_results->shownTable())](const std::atomic<bool>&) {
+            return makeProfileResults(shown->plan.run, shown->baseline.run, tables, shown.get());
+        },
+        &error);
+    if (!swapped) {
+        reportFailure(tr("Cannot Swap Sides"), tr("Swapping sides"), error);
+        return false;
+    }
+    m_results->setResults(*swapped);
+    Q_EMIT statusMessage(tr("Sides swapped: the reference is now the other run"));
+    return true;
+}
+
 void ProfileFileController::chooseToCompareWith()
 {
-    QSettings settings;
-    const QString file = QFileDialog::getOpenFileName(
-        m_dialogParent, tr("Compare With"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
-    if (file.isEmpty())
-        return;
-    if (m_persistent)
-        settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
-    compareWith(file);
+    if (const QString file = chooseFileToOpen(tr("Compare With")); !file.isEmpty())
+        compareWith(file);
 }
 
 void ProfileFileController::showSavedResults(const ResultsPtr& results, const QString& origin)
@@ -336,16 +351,20 @@ bool ProfileFileController::exportPng(const QString& path, ProfileDisplay::Pictu
     return true;
 }
 
-void ProfileFileController::chooseToOpen()
+QString ProfileFileController::chooseFileToOpen(const QString& title)
 {
     QSettings settings;
     const QString file = QFileDialog::getOpenFileName(
-        m_dialogParent, tr("Open Profile"), settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
-    if (file.isEmpty())
-        return;
-    if (m_persistent)
+        m_dialogParent, title, settings.value(kProfileDirectoryKey).toString(), kProfileFileFilter);
+    if (!file.isEmpty() && m_persistent)
         settings.setValue(kProfileDirectoryKey, QFileInfo(file).absolutePath());
-    open(file);
+    return file;
+}
+
+void ProfileFileController::chooseToOpen()
+{
+    if (const QString file = chooseFileToOpen(tr("Open Profile")); !file.isEmpty())
+        open(file);
 }
 
 QString ProfileFileController::chooseFileToSave(const QString& title, const QString& suffix, const QString& filter)

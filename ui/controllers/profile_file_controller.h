@@ -47,6 +47,9 @@ public:
     // `run` picks B among the file's runs (from 0); -1 asks when the file holds several.
     bool compareWith(const QString& path, int run = -1);
     void chooseToCompareWith(); // asks for the file, then compareWith
+    // The pair shown with its sides swapped (B becomes the reference): its comparison and Δ made again, off the UI
+    // thread. False when there is no pair.
+    bool swapSides();
     // Results read from a file, shown here as saved (nothing to ask about); `origin` names the file in the header.
     void showSavedResults(const ResultsPtr& results, const QString& origin);
     bool save(const QString& path); // the baseline and the plan run, whichever exist
@@ -79,6 +82,8 @@ Q_SIGNALS:
     void error(const QString& message); // one line
 
 private:
+    // A .kfprof from a file dialog titled `title`, in the folder last used (remembered when persistent); "" if none.
+    QString chooseFileToOpen(const QString& title);
     // `write` streams the file on a worker thread, atomically and cancellable.
     bool writeOffTheUiThread(const QString& path, const QString& failureTitle,
                              const std::function<void(std::ostream&)>& write);

@@ -118,6 +118,9 @@ void ProfileWorkspace::createActions()
     a.compareWith->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_D));
     a.compareWith->setStatusTip(tr("Compare the run shown with a run of a saved profile (.kfprof): the pair opens in "
                                    "a report, with its comparison, module Δ and differential flame graph"));
+    a.swapSides = make(nullptr, tr("Swap Si&des"), [this] { shownFiles()->swapSides(); });
+    a.swapSides->setStatusTip(tr("Make the other run of the pair shown the reference: the comparison, Δ and "
+                                 "differential flame graph are made again"));
     a.saveProfile =
         make("save", tr("Save Prof&ile…"),
              saveAs(tr("Save Profile"), QStringLiteral(".kfprof"), kProfileFileFilter, &ProfileFileController::save));
@@ -179,7 +182,7 @@ QMenu* ProfileWorkspace::addProfileMenu(QMenuBar* menuBar)
     menu->addActions(
         {a.profileBaseline, a.profileWithPlan, a.profileCompare, a.profileBenchmark, a.profileVerify, a.cancelProfile});
     menu->addSeparator();
-    menu->addActions({a.openProfile, a.compareWith, a.saveProfile});
+    menu->addActions({a.openProfile, a.compareWith, a.swapSides, a.saveProfile});
     return menu;
 }
 
@@ -281,6 +284,7 @@ void ProfileWorkspace::updateActions()
     const bool shown = page->shownRun() != nullptr;
     a.openProfile->setEnabled(true); // a profile of another model opens in a report while this one profiles
     a.compareWith->setEnabled(shown && !busy);
+    a.swapSides->setEnabled(results->results()->both() && !busy);
     a.saveProfile->setEnabled(anyRun && !busy);
     a.closeReport->setEnabled(report != nullptr);
     a.exportTrace->setEnabled(anyRun && !busy);
