@@ -367,6 +367,26 @@ private Q_SLOTS:
                  qPrintable(statusMessage(*window)));
     }
 
+    // Issue 68 in the desktop: an entry for a function the exported program decomposed (run_decompositions() left each
+    // linear as permute + addmm) and an entry on a module inside a torch.cond branch can never fire; the plan editor's
+    // Problems column says why and what to do, as every CLI command does (tests/data/models/make_*.py made both).
+    void entriesThatCanNeverFireInExportedProgramsSayWhy()
+    {
+        const QString models = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/");
+        const auto decomposed = openWindow(models + QStringLiteral("decomposed_mlp.pt2"));
+        decomposed->addPlanEntry(QStringLiteral("fc1"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
+        const QString linear =
+            planDocument(*decomposed)->model()->index(0, PlanModel::ProblemsColumn).data().toString();
+        QVERIFY2(linear.contains(QStringLiteral("linear is decomposed into permute + addmm in this program")),
+                 qPrintable(linear));
+
+        const auto cond = openWindow(models + QStringLiteral("cond_branches.pt2"));
+        cond->addPlanEntry(QStringLiteral("gate.cold"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
+        const QString branch = planDocument(*cond)->model()->index(0, PlanModel::ProblemsColumn).data().toString();
+        QVERIFY2(branch.contains(QStringLiteral("'gate.cold' runs inside a torch.cond branch of 'gate'")),
+                 qPrintable(branch));
+    }
+
     // CpuGeluProvider computes float32 and bfloat16 only: it declines a float64 call, the original serves it and is
     // credited with it. The plan editor's Declined column counts the entry's declines (the reason in the tooltip),
     // the event log shows the decline on the original's call, and the run's message says so.
