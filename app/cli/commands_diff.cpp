@@ -32,14 +32,8 @@ SavedRun chosenRun(const std::string& file, const std::string& choice, const cha
                         " LABEL or NUMBER picks another)");
         return std::move(runs[0]);
     }
-    for (SavedRun& run : runs)
-        if (run.label == choice)
-            return std::move(run);
-    if (choice.find_first_not_of("0123456789") == std::string::npos) {
-        const size_t n = std::stoul(choice);
-        if (n >= 1 && n <= runs.size())
-            return std::move(runs[n - 1]);
-    }
+    if (const SavedRun* chosen = runNamed(runs, choice))
+        return std::move(runs[size_t(chosen - runs.data())]);
     throw Error(std::string(option) + " " + choice,
                 "no such run in " + file + " (it holds " + std::to_string(runs.size()) + " run(s))");
 }

@@ -52,15 +52,7 @@ Command addReportCommand(CLI::App& app)
                     }
                 const size_t jsonTop = topOption->count() ? o->top : 0;
                 if (!o->run.empty()) {
-                    const SavedRun* chosen = nullptr;
-                    for (const auto& r : runs)
-                        if (r.label == o->run && !chosen)
-                            chosen = &r;
-                    if (!chosen && !o->run.empty() && o->run.find_first_not_of("0123456789") == std::string::npos) {
-                        const size_t n = std::stoul(o->run);
-                        if (n >= 1 && n <= runs.size())
-                            chosen = &runs[n - 1];
-                    }
+                    const SavedRun* chosen = runNamed(runs, o->run);
                     if (!chosen)
                         throw Error("--run " + o->run,
                                     "no such run (the files hold " + std::to_string(runs.size()) + " run(s))");

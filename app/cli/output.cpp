@@ -280,4 +280,15 @@ std::string describeGraphExecutor(const std::string& name)
     return name;
 }
 
+const SavedRun* runNamed(const std::vector<SavedRun>& runs, const std::string& choice)
+{
+    for (const SavedRun& run : runs)
+        if (run.label == choice)
+            return &run;
+    if (choice.empty() || choice.size() > 9 || choice.find_first_not_of("0123456789") != std::string::npos)
+        return nullptr; // a label that is not there, or a number no file holds
+    const size_t n = std::stoul(choice);
+    return n >= 1 && n <= runs.size() ? &runs[n - 1] : nullptr;
+}
+
 } // namespace kforge::cli

@@ -5,6 +5,7 @@
 #include <kforge/model_session.h>
 #include <kforge/plan.h>
 #include <kforge/plan_landing.h>
+#include <kforge/profile_export.h>
 #include <kforge/runtime_types.h>
 
 #include "report.h"
@@ -106,5 +107,9 @@ struct SessionWithPlan {
 };
 SessionWithPlan openWithPlan(const std::string& command, const ModelOptions& model, const PlanOptions& plan,
                              const std::string& device, Report& report, bool planOptional = false);
+
+// The run of `runs` that `choice` names: its label, else its number from 1; null when none does (report --run,
+// diff --run-a/--run-b).
+const SavedRun* runNamed(const std::vector<SavedRun>& runs, const std::string& choice);
 
 } // namespace kforge::cli

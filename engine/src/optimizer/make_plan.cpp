@@ -358,7 +358,7 @@ std::string peakBudgetBreach(std::int64_t growthBytes, std::int64_t keptGrowthBy
     return "peak memory: needs " + bytesText(double(growthBytes)) + " more per call than the original, which " + text;
 }
 
-// With a peak budget: what each correct candidate's call adds beyond the original's on the benchmark samples,
+// With a peak budget: what each correct candidate's call adds beyond the original's on the observed samples,
 // judged against what is left of the budget.
 void measurePeakGrowth(const std::vector<const torch::jit::Stack*>& samples, const c10::OperatorHandle& op,
                        const std::vector<std::pair<size_t, std::unique_ptr<KernelProvider>>>& correct,
@@ -637,8 +637,12 @@ OptimizeResult makePlan(ModelSession& session, const OptimizeOptions& options)
                 c.speed = rounds[i].compare(options.maxDetectableChange, &c.stalls);
                 original = std::min(original, rounds[i].bestOriginalUs());
             }
-            if (options.maxPeakIncreasePercent)
-                measurePeakGrowth(bench, *op, correct, keptGrowthBytes, modelPeakBytes, options, result.candidates);
+            if (options.maxPeakIncreasePercent) { // once per signature: the benchmark's repetitions add nothing
+                std::vector<const torch::jit::Stack*> unique;
+                for (const torch::jit::Stack& sample : samples.unique)
+                    unique.push_back(&sample);
+                measurePeakGrowth(unique, *op, correct, keptGrowthBytes, modelPeakBytes, options, result.candidates);
+            }
         }
         fr.tried = result.candidates.size() > first;
         if (!fr.tried) {
