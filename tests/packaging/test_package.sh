@@ -274,9 +274,12 @@ run_package() {
         fi
         echo "ok: $(basename "$page")"
     done
-    zcat "$root/usr/share/man/man1/kforge.1.gz" | grep -q '^\.SS "kforge plan validate"' ||
-        fail "kforge.1 lacks the help of 'kforge plan validate'"
-    zcat "$root/usr/share/man/man1/kforge.1.gz" | grep -q "kforge $KF_VERSION" || fail "kforge.1 lacks the version"
+    # Read whole first: `zcat | grep -q` under pipefail fails whenever grep finds the line before zcat has written a
+    # page larger than the pipe's buffer (zcat then dies of SIGPIPE), as kforge.1 now is.
+    local kforge_page
+    kforge_page=$(zcat "$root/usr/share/man/man1/kforge.1.gz")
+    grep -q '^\.SS "kforge plan validate"' <<<"$kforge_page" || fail "kforge.1 lacks the help of 'kforge plan validate'"
+    grep -q "kforge $KF_VERSION" <<<"$kforge_page" || fail "kforge.1 lacks the version"
     finish
 }
 
