@@ -11,9 +11,10 @@
 //                    is the state every non-replaced op of a patched model runs in.
 //   c  provider      Aten<Function>Provider in effect at the root scope: the interposer calls the reference
 //                    provider, which runs the same ATen op through the boxed provider path.
-//   d  provider      the same reference provider called directly on a stack of the call's arguments, with the
-//      alone         interposition key excluded as the interposer does: the provider's own cost. c - d is what
-//                    the interposer adds to a provider call (target: <= 60 ns), for C++ and boxed callers alike.
+//   d  provider      the same reference provider as the op's own kernel (a bench-only op of the same schema whose
+//      alone         kernel calls it, interposition key excluded as the interposer does), called the same way: the
+//                    provider's own cost plus the dispatcher's entry every call pays. c - d is what the interposer
+//                    adds to a provider call (target: <= 60 ns), for C++ and boxed callers alike.
 //
 // Each op is timed twice: called from C++ (at::gelu: an unboxed call, which the interposer's boxed kernel boxes and
 // the original's kernel unboxes again) and called boxed (OperatorHandle::callBoxed), as the TorchScript interpreter
@@ -30,6 +31,7 @@
 // instead (instruction_count.h): figures that do not move between runs, where timing spreads more than the targets.
 #include "bench_common.h"
 #include "instruction_count.h"
+#include "steady_cpu_allocator.h"
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -156,38 +158,86 @@ at::Tensor opLinearBoxed()
     return boxedResult(op, {gFx->lx, gFx->lw, gFx->lb});
 }
 
-// d: the reference provider called directly, as the interposer calls it (interposition key excluded), on a fresh
-// stack of the call's arguments: the provider's own cost, which every c row pays too. c - d is the interposer's part
-// of the provider path, for C++ callers (whose typed entry boxes the call, as the stack-based SDK requires) and
-// boxed callers alike.
+// d: the reference provider as the op's own kernel. A bench-only operator with the catalog op's schema
+// (kforge_bench::relu, ...) whose kernel calls the provider on the call's stack, with the aten op's handle and the
+// interposition key excluded, as the interposer calls it. The kernel sits at CompositeImplicitAutograd, so nothing
+// runs before it, as nothing runs before the interposer's key. Called as the a/b2/c rows call the aten op (from C++,
+// which the dispatcher boxes for the boxed kernel as our typed entry does, or boxed), d pays the dispatcher's entry
+// that every call pays, so c - d is what the interposer adds to a provider call and nothing else. (Until 2026-12-07
+// d called the provider without the dispatcher, which put the entry, ~200 instructions with RecordFunction's check,
+// in c - d.)
 std::unique_ptr<kforge::KernelProvider> referenceProvider(const char* type)
 {
     return kforge::ProviderRegistry::instance().create({{"type", type}});
 }
-inline at::Tensor providerResult(kforge::KernelProvider& provider, const c10::OperatorHandle& op,
-                                 torch::jit::Stack stack)
+class ProviderAsKernel final : public c10::OperatorKernel {
+public:
+    ProviderAsKernel(const char* provider, const char* atenOp)
+        : m_provider(referenceProvider(provider)), m_aten(handleOf(atenOp))
+    {
+    }
+    void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack)
+    {
+        kforge::runtime::ModeKeyExcluded noInterposer;
+        m_provider->call(m_aten, *stack);
+    }
+
+private:
+    std::unique_ptr<kforge::KernelProvider> m_provider;
+    c10::OperatorHandle m_aten;
+};
+void registerProviderOps()
 {
-    kforge::runtime::ModeKeyExcluded noInterposer;
-    provider.call(op, stack);
-    return stack.back().toTensor();
+    static auto* defs = new torch::Library(torch::Library::DEF, "kforge_bench", std::nullopt, __FILE__, __LINE__);
+    static auto* impls = new torch::Library(torch::Library::IMPL, "kforge_bench",
+                                            c10::DispatchKey::CompositeImplicitAutograd, __FILE__, __LINE__);
+    const struct {
+        const char *schema, *name, *provider, *aten;
+    } ops[] = {
+        {"relu(Tensor self) -> Tensor", "relu", "AtenReluProvider", "aten::relu"},
+        {"gelu(Tensor self, *, str approximate='none') -> Tensor", "gelu", "AtenGeluProvider", "aten::gelu"},
+        {"linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", "linear", "AtenLinearProvider",
+         "aten::linear"},
+    };
+    for (const auto& op : ops) {
+        defs->def(op.schema);
+        impls->impl(op.name,
+                    torch::CppFunction::makeFromBoxedFunctor(std::make_unique<ProviderAsKernel>(op.provider, op.aten)));
+    }
+}
+template <class Schema> c10::TypedOperatorHandle<Schema> providerOp(const char* name)
+{
+    return handleOf(name).typed<Schema>();
 }
 at::Tensor opGeluProviderAlone()
 {
-    static const auto provider = referenceProvider("AtenGeluProvider");
-    static const c10::OperatorHandle op = handleOf("aten::gelu");
-    return providerResult(*provider, op, {gFx->x16, std::string("none")});
+    static const auto op = providerOp<at::_ops::gelu::schema>("kforge_bench::gelu");
+    return op.call(gFx->x16, "none");
 }
 at::Tensor opReluProviderAlone()
 {
-    static const auto provider = referenceProvider("AtenReluProvider");
-    static const c10::OperatorHandle op = handleOf("aten::relu");
-    return providerResult(*provider, op, {gFx->x16});
+    static const auto op = providerOp<at::_ops::relu::schema>("kforge_bench::relu");
+    return op.call(gFx->x16);
 }
 at::Tensor opLinearProviderAlone()
 {
-    static const auto provider = referenceProvider("AtenLinearProvider");
-    static const c10::OperatorHandle op = handleOf("aten::linear");
-    return providerResult(*provider, op, {gFx->lx, gFx->lw, gFx->lb});
+    static const auto op = providerOp<at::_ops::linear::schema>("kforge_bench::linear");
+    return op.call(gFx->lx, gFx->lw, gFx->lb);
+}
+at::Tensor opGeluProviderAloneBoxed()
+{
+    static const c10::OperatorHandle op = handleOf("kforge_bench::gelu");
+    return boxedResult(op, {gFx->x16, std::string("none")});
+}
+at::Tensor opReluProviderAloneBoxed()
+{
+    static const c10::OperatorHandle op = handleOf("kforge_bench::relu");
+    return boxedResult(op, {gFx->x16});
+}
+at::Tensor opLinearProviderAloneBoxed()
+{
+    static const c10::OperatorHandle op = handleOf("kforge_bench::linear");
+    return boxedResult(op, {gFx->lx, gFx->lw, gFx->lb});
 }
 
 // For the gelu16_native rows: LibTorch's own vectorized gelu kernel instead of oneDNN's, so that the
@@ -418,11 +468,14 @@ constexpr CountedOp kCountedOps[] = {
     {"relu16", opRelu, opReluProviderAlone, false},
     {"gelu16_native", opGelu, opGeluProviderAlone, true},
     {"linear4x16", opLinear, opLinearProviderAlone, false},
-    {"relu16_boxed", opReluBoxed, opReluProviderAlone, false},
-    {"gelu16_native_boxed", opGeluBoxed, opGeluProviderAlone, true},
-    {"linear4x16_boxed", opLinearBoxed, opLinearProviderAlone, false},
+    {"relu16_boxed", opReluBoxed, opReluProviderAloneBoxed, false},
+    {"gelu16_native_boxed", opGeluBoxed, opGeluProviderAloneBoxed, true},
+    {"linear4x16_boxed", opLinearBoxed, opLinearProviderAloneBoxed, false},
 };
 constexpr int kCountedCalls = 2000;
+// runtime-semantics.md's cost targets in instructions (issue 67: 150 for a call the original serves, 250 for what the
+// interposer adds to a provider's call), so that the verdict does not move with the machine's speed or load.
+constexpr double kOriginalTarget = 150, kProviderTarget = 250;
 
 // Each configuration is counted in kCountRounds rounds, the ops interleaved, and the parent reports the median over
 // the rounds of each configuration's count minus the plain count of the same round: the allocator's state (free
@@ -480,8 +533,10 @@ int reportInstructions(const char* self)
     std::printf(
         "\n=== interposer cost in instructions per call (callgrind, %d calls each, median of 3 rounds) ===\n"
         "ns estimates: instructions x the plain call's ns per instruction, timed here (fastest of 7 loops)\n"
-        "targets: original in effect (b2) <= 30 ns over plain (a); reference provider in effect (c)\n"
-        "<= 60 ns over the provider's own cost (d: the provider called directly on a stack of the arguments)\n\n",
+        "targets: original in effect (b2) <= 150 instructions (30 ns) over plain (a); reference provider in effect "
+        "(c)\n"
+        "<= 250 instructions (60 ns) over the provider as the op's own kernel (d). The verdict is on instructions:\n"
+        "the ns estimates move 2x with the VM's other tenants\n\n",
         kCountedCalls);
     std::printf("%-20s %12s %10s | %14s %8s | %14s | %14s %8s\n", "op", "plain instr", "plain ns", "b2 over a", "~ns",
                 "c over a", "c over d", "~ns");
@@ -509,7 +564,7 @@ int reportInstructions(const char* self)
         const double ns = plainNanosecondsPerCall(op), nsPerInstruction = ns / a;
         std::printf("%-20s %12.0f %10.1f | %+14.0f %+8.1f | %+14.0f | %+14.0f %+8.1f%s\n", op.name, a, ns, b2,
                     b2 * nsPerInstruction, c, cd, cd * nsPerInstruction,
-                    b2 * nsPerInstruction <= 30 && cd * nsPerInstruction <= 60 ? "" : "  MISSES a target");
+                    b2 <= kOriginalTarget && cd <= kProviderTarget ? "" : "  MISSES a target");
     }
     return 0;
 }
@@ -520,6 +575,7 @@ int main(int argc, char** argv)
 {
     at::set_num_threads(1);
     kforge::runtime::ensureInterposer();
+    registerProviderOps();
     Fixture fx;
     gFx = &fx;
     fx.session = kforge::ModelSession::open("builtin:tiny-gpt");
@@ -536,6 +592,7 @@ int main(int argc, char** argv)
     fx.lb = at::randn({16});
 
     if (argc > 1 && std::strcmp(argv[1], "--instructions-child") == 0) {
+        kforge_bench::SteadyCpuAllocator::install();
         countEveryConfiguration();
         return 0;
     }
@@ -573,15 +630,15 @@ int main(int argc, char** argv)
     benchmark::RegisterBenchmark("gelu16_native_boxed/b2_original_runtime_active",
                                  BM_originalActive<opGeluBoxed, true>);
     benchmark::RegisterBenchmark("gelu16_native_boxed/c_provider", BM_provider<opGeluBoxed, true>);
-    benchmark::RegisterBenchmark("gelu16_native_boxed/d_provider_alone", BM_plain<opGeluProviderAlone, true>);
+    benchmark::RegisterBenchmark("gelu16_native_boxed/d_provider_alone", BM_plain<opGeluProviderAloneBoxed, true>);
     benchmark::RegisterBenchmark("relu16_boxed/a_plain", BM_plain<opReluBoxed>);
     benchmark::RegisterBenchmark("relu16_boxed/b2_original_runtime_active", BM_originalActive<opReluBoxed>);
     benchmark::RegisterBenchmark("relu16_boxed/c_provider", BM_provider<opReluBoxed>);
-    benchmark::RegisterBenchmark("relu16_boxed/d_provider_alone", BM_plain<opReluProviderAlone>);
+    benchmark::RegisterBenchmark("relu16_boxed/d_provider_alone", BM_plain<opReluProviderAloneBoxed>);
     benchmark::RegisterBenchmark("linear4x16_boxed/a_plain", BM_plain<opLinearBoxed>);
     benchmark::RegisterBenchmark("linear4x16_boxed/b2_original_runtime_active", BM_originalActive<opLinearBoxed>);
     benchmark::RegisterBenchmark("linear4x16_boxed/c_provider", BM_provider<opLinearBoxed>);
-    benchmark::RegisterBenchmark("linear4x16_boxed/d_provider_alone", BM_plain<opLinearProviderAlone>);
+    benchmark::RegisterBenchmark("linear4x16_boxed/d_provider_alone", BM_plain<opLinearProviderAloneBoxed>);
 
     const int status = kforge_bench::runBenchmarks(
         argc, argv,

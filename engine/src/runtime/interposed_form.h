@@ -12,11 +12,14 @@
 #include <ATen/core/stack.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include <cstdint>
+
 namespace kforge::runtime {
 
 class InterposedForm final : public c10::OperatorKernel {
 public:
-    explicit InterposedForm(const OpForm& form) : m_form(form) {}
+    // `op`: the operator this kernel sits on; what the hot path needs of its schema is read here once.
+    InterposedForm(const OpForm& form, const c10::OperatorHandle& op);
 
     void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack);
 
@@ -24,12 +27,12 @@ public:
     // function, no observation, no unwind waiting. The original may then run straight away (below kModeKey, with
     // the key excluded), without boxing the call. Does what the boxed path does first (follows a forked task's
     // table, clears a key left on after a remote unwind), so the answer holds for this call. Inline: it is the
-    // whole of the interposer's work on a C++ call that passes through.
-    bool passesThrough() const
+    // whole of the interposer's work on a C++ call that passes through; forced inline (GCC outlined it once the
+    // typed entry grew, ~30 instructions per call) and given the caller's `thread`, looked up once per call.
+    [[gnu::always_inline]] bool passesThrough(ThreadState& thread) const
     {
         if (!m_form.function) // a shared form: only its arguments say which function it is; opaque ones pass
             return m_form.kind == FormKind::Opaque;
-        ThreadState& thread = ThreadState::current();
         if (thread.guardDepth.load(std::memory_order_relaxed) == 0)
             followTask(thread);
         if (thread.observe || thread.hasPendingUnwinds() || thread.inEffect(*m_form.function))
@@ -40,7 +43,14 @@ public:
     }
 
 private:
+    // Whether a served call left what the op returns above `base`: as many values, a tensor where it returns one
+    // (R16). The schema's answer, kept as a count and a mask: reading the schema per call cost ~60 instructions.
+    bool returnsLookRight(const torch::jit::Stack& stack, size_t base) const;
+
     const OpForm& m_form;
+    size_t m_arguments;            // the schema's argument count: the call's values on top of the stack
+    size_t m_returns;              // the schema's return count
+    std::uint64_t m_tensorReturns; // bit i: return i is a Tensor (ops return at most a handful)
 };
 
 } // namespace kforge::runtime

@@ -199,7 +199,8 @@ InterposerReport registerOnce()
             registrations->push_back(dispatcher.registerImpl(handle->operator_name(), kModeKey, std::move(*kernel),
                                                              std::nullopt, nullptr, "kforge interposer (typed)"));
         else
-            ops->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InterposedForm>(form)));
+            ops->impl(name.c_str(),
+                      torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InterposedForm>(form, *handle)));
         report.interceptedOps.push_back(qualifiedOpName(form.op));
     }
     if (!foreign.empty()) {
@@ -212,6 +213,26 @@ InterposerReport registerOnce()
 
 } // namespace
 
+InterposedForm::InterposedForm(const OpForm& form, const c10::OperatorHandle& op)
+    : m_form(form), m_arguments(op.schema().arguments().size()), m_returns(op.schema().returns().size()),
+      m_tensorReturns(0)
+{
+    const auto& returns = op.schema().returns();
+    for (size_t i = 0; i < returns.size() && i < 64; ++i)
+        if (returns[i].type()->kind() == c10::TypeKind::TensorType)
+            m_tensorReturns |= std::uint64_t{1} << i;
+}
+
+bool InterposedForm::returnsLookRight(const torch::jit::Stack& stack, size_t base) const
+{
+    if (stack.size() != base + m_returns)
+        return false;
+    for (size_t i = 0; i < m_returns; ++i)
+        if ((m_tensorReturns >> i & 1) && !stack[base + i].isTensor())
+            return false;
+    return true;
+}
+
 void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack)
 {
     const auto below = keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey);
@@ -219,10 +240,9 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
     // Nested ops (in a provider, an original, an opaque op) reach the real kernels, not us.
     ModeKeyExcluded noReentry(thread.dispatchKeys());
     std::optional<Function> f = m_form.function;
-    if (!f && m_form.kind != FormKind::Opaque) {
-        const size_t n = op.schema().arguments().size();
-        f = functionOfCall(m_form, c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - n, n));
-    }
+    if (!f && m_form.kind != FormKind::Opaque)
+        f = functionOfCall(m_form,
+                           c10::ArrayRef<c10::IValue>(stack->data() + stack->size() - m_arguments, m_arguments));
     if (!f) {
         op.redispatchBoxed(below, stack);
         return;
@@ -240,7 +260,7 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
         op.redispatchBoxed(below, stack);
         return;
     }
-    const size_t n = op.schema().arguments().size();
+    const size_t n = m_arguments;
     const ObserverList* observers = thread.observe ? &observersOnThisThread() : nullptr;
     if (observers && observers->empty())
         observers = nullptr;
@@ -260,9 +280,8 @@ void InterposedForm::operator()(const c10::OperatorHandle& op, c10::DispatchKeyS
         // The provider contract, checked where a break would surface far from its cause (R16).
         if (!result.wasServed() && stack->size() != base + n)
             throw std::runtime_error("declined the call after taking its arguments off the stack");
-        if (result.wasServed() && m_form.kind != FormKind::InPlace)
-            if (const std::string wrong = wrongOutputs(op, *stack, base); !wrong.empty())
-                throw std::runtime_error(wrong);
+        if (result.wasServed() && m_form.kind != FormKind::InPlace && !returnsLookRight(*stack, base))
+            throw std::runtime_error(wrongOutputs(op, *stack, base));
     } catch (const c10::Error& e) {
         rethrowWithContext(thread, *f, *fn, e.what_without_backtrace());
     } catch (const std::exception& e) {

@@ -21,17 +21,20 @@ template <class Op, class Return, class... Args>
 class UnboxedForm<Op, Return(Args...)> final : public c10::OperatorKernel {
 public:
     UnboxedForm(const OpForm& form, const c10::OperatorHandle& op)
-        : m_form(form), m_op(op), m_boxed(c10::BoxedKernel::makeFromFunctor(std::make_unique<InterposedForm>(form)))
+        : m_form(form, op), m_op(op), m_typed(op.typed<Return(Args...)>()),
+          m_boxed(c10::BoxedKernel::makeFromFunctor(std::make_unique<InterposedForm>(form, op)))
     {
     }
 
     // C++ callers.
     Return operator()(c10::DispatchKeySet keys, Args... args)
     {
-        if (m_form.passesThrough()) {
-            ModeKeyExcluded noReentry(ThreadState::current().dispatchKeys()); // nested ops reach the real kernels
-            return Op::redispatch(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey),
-                                  std::forward<Args>(args)...);
+        ThreadState& thread = ThreadState::current();
+        if (m_form.passesThrough(thread)) {
+            ModeKeyExcluded noReentry(thread.dispatchKeys()); // nested ops reach the real kernels
+            // Through our handle, inline: Op::redispatch is an out-of-line call that checks its own static handle.
+            return m_typed.redispatch(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kModeKey),
+                                      std::forward<Args>(args)...);
         }
         // What the dispatcher does for a boxed-only kernel: box, call, unbox (in place and out= ops return the
         // argument they wrote).
@@ -47,6 +50,7 @@ public:
 private:
     InterposedForm m_form;
     c10::OperatorHandle m_op;
+    c10::TypedOperatorHandle<Return(Args...)> m_typed; // m_op, typed
     c10::BoxedKernel m_boxed; // another InterposedForm of the same form, for BoxedKernelWrapper
 };
 
