@@ -258,3 +258,51 @@ TEST(MemoryProfile, TheMemoryFlameGraphsWidthsAreBytesAllocatedPerForward)
     EXPECT_NEAR(qkv->us, 1 * 16 * 192 * 4.0, 1e-3);
     EXPECT_DOUBLE_EQ(qkv->calls, 1.0);
 }
+
+// The timeline's memory lane: live bytes after each allocation and free, in time order, restarting at each forward;
+// its peak is the forward's peak exactly (the provider's 8 MiB workspace and the gelu output alive together), and a
+// CUDA run's series holds its device's steps only.
+TEST(MemoryProfile, LiveBytesOverTimePeakAtTheForwardsPeak)
+{
+    test::TempDir dir;
+    auto session = geluTimesTwo(dir);
+    ProfileOptions options;
+    options.warmupIterations = 1;
+    options.iterations = 2;
+    options.recordMemory = true;
+    options.plan = test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")});
+    options.usePlan = true;
+    const ProfileRun run = profile(*session, options);
+    const LiveBytesSeries series = liveBytesOverTime(run);
+    ASSERT_EQ(series.steps.size(), run.memory.size());
+    ASSERT_GE(series.peak, 0);
+    EXPECT_EQ(series.steps[size_t(series.peak)].liveBytes, test::kWorkspaceGeluBytes + tensorBytes);
+    EXPECT_EQ(series.steps[size_t(series.peak)].liveBytes, summarizeMemory(run).peakBytes);
+    EXPECT_TRUE(std::is_sorted(series.steps.begin(), series.steps.end(),
+                               [](const LiveBytesStep& a, const LiveBytesStep& b) { return a.timeNs < b.timeNs; }));
+    for (const LiveBytesStep& step : series.steps)
+        EXPECT_LE(step.liveBytes, series.steps[size_t(series.peak)].liveBytes);
+
+    ProfileRun cuda;
+    cuda.device = "cuda";
+    const auto event = [](std::int64_t timeNs, std::int64_t bytes, const char* device, int iteration) {
+        MemoryRecord e;
+        e.timeNs = timeNs;
+        e.bytes = bytes;
+        e.device = device;
+        e.iteration = iteration;
+        return e;
+    };
+    cuda.memory = {event(10, 4096, "cuda:0", 0), event(20, 1 << 20, "cpu", 0), event(30, -4096, "cuda:0", 0),
+                   event(50, 512, "cuda:0", 1), event(40, 8192, "cuda:0", 1)}; // a later thread's record first
+    const LiveBytesSeries device = liveBytesOverTime(cuda);
+    ASSERT_EQ(device.steps.size(), 4u);
+    EXPECT_EQ(device.steps[0].liveBytes, 4096);
+    EXPECT_EQ(device.steps[1].liveBytes, 0);
+    EXPECT_EQ(device.steps[2].timeNs, 40); // in time order, each keeping its running sum
+    EXPECT_EQ(device.steps[2].liveBytes, 512 + 8192);
+    EXPECT_EQ(device.steps[3].liveBytes, 512);
+    EXPECT_EQ(device.peak, 2);
+    EXPECT_TRUE(liveBytesOverTime(ProfileRun{}).steps.empty());
+    EXPECT_EQ(liveBytesOverTime(ProfileRun{}).peak, -1);
+}

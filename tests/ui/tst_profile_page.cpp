@@ -766,6 +766,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.get(), &MainWindow::profileFinished);
         window->actions().profileBaseline->trigger();
         QVERIFY(waitForProfile(finished).first);
+        QVERIFY(!page->timeline()->laneLabels().contains(QStringLiteral("Memory · cpu")));
         QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
         QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::AllocatedColumn));
         QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::PeakColumn));
@@ -804,6 +805,10 @@ private Q_SLOTS:
         QVERIFY2(flame->view()->frameToolTip(0).contains(QStringLiteral("allocated per forward")),
                  qPrintable(flame->view()->frameToolTip(0)));
         flame->memoryBox()->setChecked(false);
+
+        // The timeline's memory lane: the run's live bytes, the peak the module tree's root shows.
+        QVERIFY2(page->timeline()->laneLabels().contains(QStringLiteral("Memory · cpu")),
+                 qPrintable(page->timeline()->laneLabels().join(QStringLiteral(", "))));
 
         window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
                              QStringLiteral("AtenGeluProvider"));

@@ -171,6 +171,7 @@ private Q_SLOTS:
     void forwardsAreMarkedAndZoomable();
     void semanticColorsFollowThePalette();
     void shiftDragMeasuresASpan();
+    void memoryLaneDrawsLiveBytesWithThePeakMarked();
     void differentialFlameGraphColoursOnlyVerdicts();
     void flameGraphLabelsSayWhichModule();
 };
@@ -683,6 +684,68 @@ void TestProfileWidgets::flameGraphLabelsSayWhichModule()
     QVERIFY2(cut.startsWith(QStringLiteral("lay")) && cut.endsWith(QChar(0x2026)), qPrintable(cut));
     QCOMPARE(view.paintedLabel(bottleneck, metrics, widthOf(QStringLiteral("la…")) - 1), QString());
     QCOMPARE(view.paintedLabel(4, metrics, widthOf(QStringLiteral("co…"))), QString()); // "conv2d": 2 would stay
+}
+
+// A run that recorded memory has a lane of its device's live bytes: a step curve as tall as the peak, the peak marked
+// and labelled with its bytes, the bytes live at any moment in the tooltip. 4 KiB then 8 KiB allocated, the 8 KiB
+// freed, then the 4 KiB: the peak is 12 KiB, from 5 µs to 6 µs.
+void TestProfileWidgets::memoryLaneDrawsLiveBytesWithThePeakMarked()
+{
+    const auto run = parseRun(kShareRun);
+    run->device = "cpu";
+    for (const auto& [timeNs, bytes] :
+         std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 4096}, {5000, 8192}, {6000, -8192}, {9000, -4096}}) {
+        kforge::MemoryRecord event;
+        event.timeNs = timeNs;
+        event.bytes = bytes;
+        event.device = "cpu";
+        run->memory.push_back(event);
+    }
+    const TimelineLayout layout(*run);
+    QCOMPARE(layout.lanes().size(), size_t(2));
+    QCOMPARE(layout.lanes()[0].label, QStringLiteral("Memory · cpu"));
+    QCOMPARE(layout.lanes()[0].kind, kforge::ui::TimelineLane::Kind::Memory);
+    QCOMPARE(layout.lanes()[0].rowCount, TimelineLayout::MemoryLaneRows);
+    QCOMPARE(layout.lanes()[1].label, QStringLiteral("CPU ops · thread 1"));
+    QCOMPARE(layout.liveBytesAt(-1), std::int64_t(0));
+    QCOMPARE(layout.liveBytesAt(5500), std::int64_t(12288));
+    QCOMPARE(layout.liveBytesAt(7000), std::int64_t(4096));
+    QCOMPARE(layout.liveBytesAt(9500), std::int64_t(0));
+    QCOMPARE(layout.liveBytes().peak, 1);
+
+    TimelineView view;
+    view.resize(900, 300);
+    view.setRun(run);
+    QCOMPARE(view.laneLabels().first(), QStringLiteral("Memory · cpu"));
+    const QImage image = view.grab().toImage();
+    const QColor base = view.palette().color(QPalette::Base);
+    const int laneBottom = view.plotRect().top() + TimelineLayout::MemoryLaneRows * (view.fontMetrics().height() + 4);
+    const int nearBottom = laneBottom - 4;
+    const int atPeak = int(std::lround(view.xForTime(5500))), afterAll = int(std::lround(view.xForTime(9800)));
+    QVERIFY(image.pixelColor(atPeak, nearBottom) != base);  // the curve is filled under 12 KiB
+    QCOMPARE(image.pixelColor(afterAll, nearBottom), base); // and empty once everything was freed
+    // The peak's label sits above the curve right of where the peak begins, and nowhere else in that band.
+    const auto inkIn = [&](int x0, int x1) { // coloured ink: the axis' grey grid lines cross the band too
+        for (int x = x0; x < x1; ++x)
+            for (int y = view.plotRect().top() + 2; y < view.plotRect().top() + view.fontMetrics().height(); ++y) {
+                const QColor c = image.pixelColor(x, y);
+                if (std::abs(c.red() - c.green()) > 40 || std::abs(c.red() - c.blue()) > 40)
+                    return true;
+            }
+        return false;
+    };
+    const int peakX = int(std::lround(view.xForTime(5000)));
+    QVERIFY(inkIn(peakX + 3, peakX + 60));
+    QVERIFY(!inkIn(int(std::lround(view.xForTime(1000))), peakX - 2));
+
+    const QString tip = view.toolTipAt({atPeak, nearBottom});
+    QVERIFY2(tip.contains(QStringLiteral("12.00 KiB live")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("peak")), qPrintable(tip));
+    QVERIFY(view.toolTipAt({afterAll, nearBottom}).contains(QStringLiteral("0 B live")));
+
+    // Without memory records there is no such lane.
+    view.setRun(parseRun(kShareRun));
+    QVERIFY(!view.laneLabels().contains(QStringLiteral("Memory · cpu")));
 }
 
 QTEST_MAIN(TestProfileWidgets)

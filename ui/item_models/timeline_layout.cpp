@@ -2,6 +2,7 @@
 #include "item_models/timeline_layout.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -76,6 +77,7 @@ TimelineLayout::TimelineLayout(const kforge::ProfileRun& run)
             addLane({TimelineLane::Kind::Functions, name + QStringLiteral(" · functions"), thread},
                     std::move(it->second));
     }
+    addMemoryLane(run);
     for (auto& [key, items] : streams) {
         TimelineLane lane{TimelineLane::Kind::Kernels,
                           QStringLiteral("GPU %1 · stream %2").arg(key.first).arg(key.second)};
@@ -121,6 +123,43 @@ void TimelineLayout::addLane(TimelineLane lane, std::vector<TimelineItem> items)
     lane.rowCount = static_cast<int>(rowEnds.size());
     if (lane.rowCount > 0)
         m_lanes.push_back(std::move(lane));
+}
+
+void TimelineLayout::addMemoryLane(const kforge::ProfileRun& run)
+{
+    m_liveBytes = kforge::liveBytesOverTime(run);
+    if (m_liveBytes.steps.empty())
+        return;
+    const QString device = QString::fromStdString(run.device.empty() ? run.memory.front().device : run.device);
+    TimelineLane lane{TimelineLane::Kind::Memory, QStringLiteral("Memory · %1").arg(device)};
+    lane.firstRow = rowCount();
+    lane.rowCount = MemoryLaneRows;
+    for (int row = 0; row < MemoryLaneRows; ++row) {
+        m_rows.emplace_back();
+        m_laneOfRow.push_back(static_cast<int>(m_lanes.size()));
+    }
+    m_lanes.push_back(std::move(lane));
+    const std::int64_t first = m_liveBytes.steps.front().timeNs, last = m_liveBytes.steps.back().timeNs;
+    m_beginNs = m_hasItems ? std::min(m_beginNs, first) : first;
+    m_endNs = m_hasItems ? std::max(m_endNs, last) : last;
+    m_hasItems = true;
+}
+
+std::size_t TimelineLayout::firstStepFrom(double ns) const
+{
+    const auto& steps = m_liveBytes.steps;
+    return static_cast<size_t>(
+        std::partition_point(steps.begin(), steps.end(),
+                             [ns](const kforge::LiveBytesStep& step) { return double(step.timeNs) < ns; }) -
+        steps.begin());
+}
+
+std::int64_t TimelineLayout::liveBytesAt(double ns) const
+{
+    const auto& steps = m_liveBytes.steps;
+    const auto after = std::partition_point(
+        steps.begin(), steps.end(), [ns](const kforge::LiveBytesStep& step) { return double(step.timeNs) <= ns; });
+    return after == steps.begin() ? 0 : std::prev(after)->liveBytes;
 }
 
 std::size_t TimelineLayout::firstEndingAfter(int row, double ns) const

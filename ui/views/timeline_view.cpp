@@ -287,6 +287,8 @@ TimelineView::Hit TimelineView::hitAt(const QPoint& pos) const
     if (contentY >= m_rowY[static_cast<size_t>(row)] + m_rowHeight)
         return hit; // in the gap between lanes
     const double ns = timeForX(pos.x());
+    if (m_layout->lanes()[size_t(m_layout->laneOfRow(row))].kind == TimelineLane::Kind::Memory)
+        return {row, -1, -1, true, ns};
     const double tolerance = PickTolerance * m_nsPerPixel;
     const auto& items = m_layout->row(row);
     // Prefer the item under the cursor, else the nearest within the tolerance (thin kernels are hard to hit).
@@ -308,6 +310,12 @@ TimelineView::Hit TimelineView::hitAt(const QPoint& pos) const
 
 int TimelineView::recordAt(const QPoint& pos) const { return hitAt(pos).record; }
 
+QString TimelineView::toolTipAt(const QPoint& pos) const
+{
+    const Hit hit = hitAt(pos);
+    return hit.record >= 0 || hit.range >= 0 || hit.memory ? tooltipFor(hit) : QString();
+}
+
 QStringList TimelineView::laneLabels() const
 {
     QStringList labels;
@@ -320,9 +328,8 @@ bool TimelineView::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const Hit hit = hitAt(help->pos());
-        if (hit.record >= 0 || hit.range >= 0)
-            QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
+        if (const QString text = toolTipAt(help->pos()); !text.isEmpty())
+            QToolTip::showText(help->globalPos(), text, this);
         else
             QToolTip::hideText();
         return true;

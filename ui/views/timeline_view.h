@@ -17,12 +17,14 @@ namespace kforge::ui {
 
 class TimelineLayout;
 struct TimelineItem;
+struct TimelineLane;
 
 // A custom-painted timeline of one profile run: per host thread a lane of module ranges (nested scopes as
 // sub-rows) and a lane of function calls, then a lane of kernels per (device, stream), or of CPU ops per
-// thread for CPU runs. The wheel zooms around the cursor, left-drag and horizontal scrolling pan, a
-// double-click or Home/0 fits the run; +/- and the arrow keys do the same from the keyboard. Items narrower
-// than a pixel are merged, and only the visible part of each row is visited, so 100k records stay fluid.
+// thread for CPU runs; a run that recorded memory has a lane of its device's live bytes, the peak marked. The wheel
+// zooms around the cursor, left-drag and horizontal scrolling pan, a double-click or Home/0 fits the run; +/- and the
+// arrow keys do the same from the keyboard. Items narrower than a pixel are merged, and only the visible part of each
+// row is visited, so 100k records stay fluid.
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
@@ -70,6 +72,9 @@ public:
     double timeForX(double x) const;
     int recordAt(const QPoint& pos) const; // -1 when no record is there
     QStringList laneLabels() const;
+    // The tooltip shown at `pos` (rich text; "" where nothing is under it): a record, a range, or the live bytes of
+    // the memory lane at that time.
+    QString toolTipAt(const QPoint& pos) const;
 
     QSize sizeHint() const override;
 
@@ -96,10 +101,12 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    struct Hit { // what lies under a point: a record or a range of some row
+    struct Hit { // what lies under a point: a record or a range of some row, or a row of the memory lane
         int row = -1;
         int record = -1;
         int range = -1;
+        bool memory = false;
+        double ns = 0; // the time under the point
     };
     Hit hitAt(const QPoint& pos) const;
     QRect itemRect(std::pair<int, int> place) const; // {row, position} in the layout
@@ -113,6 +120,7 @@ private:
     void paintAxis(QPainter& painter) const;
     void paintLanes(QPainter& painter) const;
     void paintRow(QPainter& painter, int row) const;
+    void paintMemoryLane(QPainter& painter, const TimelineLane& lane) const;
     void paintSelection(QPainter& painter) const;
     void paintForwardMarkers(QPainter& painter) const;
     void paintModuleHighlight(QPainter& painter) const;

@@ -11,6 +11,7 @@
 #include "views/label_fit.h"
 
 #include <QPainter>
+#include <QPolygonF>
 
 #include <algorithm>
 #include <cmath>
@@ -143,9 +144,12 @@ void TimelineView::paintLanes(QPainter& painter) const
         painter.setPen(separator);
         painter.drawLine(0, bottom + LaneGap / 2, width(), bottom + LaneGap / 2);
         painter.setClipRect(plot.intersected(QRect(0, m_axisHeight, width(), plot.height())));
-        for (int row = lane.firstRow; row < lane.firstRow + lane.rowCount; ++row)
-            if (rowTop(row) + m_rowHeight >= m_axisHeight && rowTop(row) <= height())
-                paintRow(painter, row);
+        if (lane.kind == TimelineLane::Kind::Memory)
+            paintMemoryLane(painter, lane);
+        else
+            for (int row = lane.firstRow; row < lane.firstRow + lane.rowCount; ++row)
+                if (rowTop(row) + m_rowHeight >= m_axisHeight && rowTop(row) <= height())
+                    paintRow(painter, row);
         painter.setClipRect(QRect(0, m_axisHeight, width(), plot.height()));
     }
     painter.restore();
@@ -231,6 +235,61 @@ void TimelineView::paintRow(QPainter& painter, int row) const
     flush();
 }
 
+// The memory lane: the device's live bytes as a filled step curve, its height the run's peak (fixed, so zooming never
+// rescales it), the peak marked with its bytes. Only the visible steps are visited; steps within one pixel column
+// draw their highest value, so a short-lived spike between two frees still shows.
+void TimelineView::paintMemoryLane(QPainter& painter, const TimelineLane& lane) const
+{
+    const kforge::LiveBytesSeries& series = m_layout->liveBytes();
+    if (series.peak < 0)
+        return;
+    const auto& steps = series.steps;
+    const kforge::LiveBytesStep& peak = steps[size_t(series.peak)];
+    const double top = rowTop(lane.firstRow) + fontMetrics().height() + 2; // room for the peak's label
+    const double bottom = rowTop(lane.firstRow) + lane.rowCount * m_rowHeight - 1;
+    const auto yFor = [&](double bytes) {
+        return bottom - (bottom - top) * std::clamp(bytes / std::max<double>(1, peak.liveBytes), 0.0, 1.0);
+    };
+    const QRect plot = plotRect();
+    const double left = plot.left() - 1, right = plot.right() + 1;
+    double value = double(m_layout->liveBytesAt(timeForX(left)));
+    QPolygonF area;
+    area << QPointF(left, bottom) << QPointF(left, yFor(value));
+    const double viewEnd = timeForX(right);
+    for (size_t i = m_layout->firstStepFrom(timeForX(left)); i < steps.size() && double(steps[i].timeNs) <= viewEnd;) {
+        const double x = xForTime(double(steps[i].timeNs));
+        double highest = double(steps[i].liveBytes);
+        size_t last = i;
+        while (last + 1 < steps.size() && xForTime(double(steps[last + 1].timeNs)) < std::floor(x) + 1)
+            highest = std::max(highest, double(steps[++last].liveBytes));
+        area << QPointF(x, yFor(value)) << QPointF(x, yFor(highest));
+        value = double(steps[last].liveBytes);
+        if (last > i)
+            area << QPointF(x + 1, yFor(highest)) << QPointF(x + 1, yFor(value));
+        i = last + 1;
+    }
+    area << QPointF(right, yFor(value)) << QPointF(right, bottom);
+    QColor fill = semanticColor(Semantic::Function, palette());
+    painter.setPen(QPen(fill.darker(130), 1));
+    fill.setAlpha(140);
+    painter.setBrush(fill);
+    painter.drawPolygon(area);
+    painter.setBrush(Qt::NoBrush);
+
+    const double peakX = xForTime(double(peak.timeNs));
+    if (peakX < plot.left() - 1 || peakX > plot.right() + 1)
+        return;
+    const QColor mark = semanticColor(Semantic::Slower, palette());
+    painter.setPen(QPen(mark, 1, Qt::DashLine));
+    painter.drawLine(QPointF(peakX, top - 1), QPointF(peakX, bottom));
+    const QString label = tr("peak %1").arg(QString::fromStdString(kforge::bytesText(double(peak.liveBytes))));
+    const double labelWidth = fontMetrics().horizontalAdvance(label) + 6;
+    const double labelX = peakX + labelWidth <= plot.right() ? peakX + 3 : peakX - labelWidth; // inside the plot
+    painter.setPen(semanticTextColor(Semantic::Slower, palette()));
+    painter.drawText(QRectF(labelX, rowTop(lane.firstRow), labelWidth, fontMetrics().height() + 2),
+                     Qt::AlignVCenter | Qt::AlignLeft, label);
+}
+
 // The module tree's selection: every range of that module outlined, so its share of each forward shows.
 void TimelineView::paintModuleHighlight(QPainter& painter) const
 {
@@ -311,7 +370,17 @@ QString TimelineView::tooltipFor(const Hit& hit) const
         return QStringLiteral("<br/>%1: %2").arg(label, value.toHtmlEscaped());
     };
     QString text;
-    if (hit.record >= 0) {
+    if (hit.memory) {
+        const kforge::LiveBytesSeries& series = m_layout->liveBytes();
+        const auto bytes = [](std::int64_t n) { return QString::fromStdString(kforge::bytesText(double(n))); };
+        text = tr("<b>%1 live</b>").arg(bytes(m_layout->liveBytesAt(hit.ns)));
+        text += line(tr("at"), formatDuration(hit.ns / 1000.0));
+        if (series.peak >= 0) {
+            const kforge::LiveBytesStep& peak = series.steps[size_t(series.peak)];
+            text += line(tr("peak"), tr("%1 at %2").arg(bytes(peak.liveBytes), formatDuration(peak.timeNs / 1000.0)));
+        }
+        text += tr("<br/><i>allocated on the run's device since its forward began</i>");
+    } else if (hit.record >= 0) {
         const kforge::KernelRecord& r = m_run->records[static_cast<size_t>(hit.record)];
         text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.name).toHtmlEscaped());
         text += line(tr("kind"), QString::fromStdString(r.kind));

@@ -47,6 +47,20 @@ MemorySummary summarizeMemory(const ProfileRun& run);
 // allocations per forward. Empty when the run recorded no memory.
 std::vector<FlameFrame> memoryFlameGraph(const ProfileRun& run);
 
+// The bytes live on the run's device after one allocation or free, above its forward's start: the quantity the
+// forward's peak (MemorySummary::peakBytes) is the largest of.
+struct LiveBytesStep {
+    std::int64_t timeNs = 0;
+    std::int64_t liveBytes = 0;
+};
+struct LiveBytesSeries {
+    std::vector<LiveBytesStep> steps; // one per allocation or free of the run's device, in time order
+    int peak = -1;                    // the step that first reaches the largest liveBytes; -1 when empty
+};
+// Live bytes over the run, for a memory lane on a timeline: steps of the run's device, restarting from 0 at each
+// forward's first event, as summarizeMemory() counts them (so the peak step's bytes are its peakBytes).
+LiveBytesSeries liveBytesOverTime(const ProfileRun& run);
+
 class ModelSession;
 
 // The forward's peak (MemorySummary::peakBytes) without and with a plan, for a budget on it (optimize

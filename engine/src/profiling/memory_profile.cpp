@@ -105,6 +105,26 @@ MemorySummary summarizeMemory(const ProfileRun& run)
     return summary;
 }
 
+LiveBytesSeries liveBytesOverTime(const ProfileRun& run)
+{
+    LiveBytesSeries series;
+    std::map<int, std::int64_t> live; // by iteration, in the records' order as summarizeMemory() sums them
+    for (const MemoryRecord& event : run.memory) {
+        if (!onRunDevice(event, run.device))
+            continue;
+        std::int64_t& now = live[event.iteration];
+        now += event.bytes;
+        series.steps.push_back({event.timeNs, now});
+    }
+    // Threads record apart, so the records are not in time order across them; each step keeps its value.
+    std::stable_sort(series.steps.begin(), series.steps.end(),
+                     [](const LiveBytesStep& a, const LiveBytesStep& b) { return a.timeNs < b.timeNs; });
+    for (size_t i = 0; i < series.steps.size(); ++i)
+        if (series.peak < 0 || series.steps[i].liveBytes > series.steps[size_t(series.peak)].liveBytes)
+            series.peak = int(i);
+    return series;
+}
+
 std::vector<FlameFrame> memoryFlameGraph(const ProfileRun& run)
 {
     // The allocations as records whose "duration" is their bytes: flameGraph() sums them per module and function
