@@ -20,6 +20,7 @@
 #include "views/about_dialog.h"
 #include "views/module_tree_page.h"
 #include "views/module_tree_view.h"
+#include "views/optimize_view.h"
 #include "views/profile_page.h"
 #include "views/settings_dialog.h"
 #include "workspaces/model_opening.h"
@@ -460,6 +461,7 @@ void MainWindow::setPersistent(bool persistent)
     m_modelSpace->page()->view()->setRemembering(persistent);
     m_profileSpace->setPersistent(persistent);
     m_planSpace->files()->setPersistent(persistent);
+    m_optimizeSpace->view()->setRemembering(persistent);
 }
 
 MainWindow::UnsavedChanges MainWindow::unsavedChanges() const { return m_planSpace->files()->unsavedChanges(); }

@@ -9,6 +9,7 @@
 #include "item_models/candidate_table_model.h"
 #include "item_models/plan_document.h"
 #include "controllers/optimize_controller.h"
+#include "views/optimize_view.h"
 #include "test_window.h"
 #include "window_parts.h"
 
@@ -16,6 +17,8 @@
 #include <kforge/plugins.h>
 
 #include <QAction>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -207,6 +210,58 @@ private Q_SLOTS:
         QVERIFY(outcome == OptimizeController::Outcome::Cancelled || outcome == OptimizeController::Outcome::Finished);
         QVERIFY(!optimizeController(*window)->isRunning());
         QVERIFY(window->actions().run->isEnabled()); // the session is free again
+    }
+
+    // The Optimize dock's peak-memory budget (kforge optimize --max-peak-increase): none by default, kept between
+    // sessions, given to the run. TestMemoizedGeluProvider keeps its outputs between calls, so a plan holding it
+    // raises the forward's peak: under a 0% budget the plan made holds no entry, the table's row for it says why
+    // when the plan's measurement dropped it (on a machine so loaded that its rounds stalled it is never kept), and
+    // the run's summary gives the peak it measured.
+    void thePeakBudgetIsGivenToTheRunAndItsDropShows()
+    {
+        const auto window = windowWithTinyGpt();
+        auto* view = part<kforge::ui::OptimizeView>(*window, "optimizeView");
+        QVERIFY(!view->peakBudgetBox()->isChecked());
+        QVERIFY(!view->peakBudgetSpin()->isEnabled());
+        QVERIFY(!view->peakBudgetPercent());
+        view->setRemembering(true); // test windows write no settings; this one keeps the budget (test settings)
+        view->setPeakBudgetPercent(0.0);
+        view->setRemembering(false);
+        QVERIFY(view->peakBudgetSpin()->isEnabled());
+        {
+            const auto next = makeTestWindow();
+            QCOMPARE(part<kforge::ui::OptimizeView>(*next, "optimizeView")->peakBudgetPercent(),
+                     std::optional<double>(0.0));
+        }
+        QSettings().remove(QStringLiteral("optimize/maxPeakIncreasePercent"));
+
+        kforge::OptimizeOptions options = optimizeController(*window)->options();
+        options.providers = {"TestMemoizedGeluProvider"};
+        options.generators.clear();
+        optimizeController(*window)->setOptions(options);
+        QSignalSpy finished(optimizeController(*window), &OptimizeController::finished);
+        QVERIFY(window->optimize());
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(optimizeController(*window)->options().maxPeakIncreasePercent, std::optional<double>(0.0));
+        QVERIFY(optimizeController(*window)->plan().entries.empty());
+        const QString summary = finished.first().at(1).toString();
+        QVERIFY2(summary.contains(QStringLiteral("peak memory ")), qPrintable(summary));
+
+        const auto& candidates = *optimizeController(*window)->candidates();
+        int rows = 0;
+        for (int row = 0; row < candidates.rowCount(); ++row) {
+            if (candidates.candidate(row).provider != "TestMemoizedGeluProvider")
+                continue;
+            ++rows;
+            QVERIFY(!candidates.candidate(row).kept);
+            const QString result = candidates.index(row, kforge::ui::CandidateTableModel::Result).data().toString();
+            if (summary.contains(QStringLiteral("after dropping gelu")))
+                QVERIFY2(result.contains(QStringLiteral("beyond the budget of +0%")), qPrintable(result));
+            else
+                QVERIFY2(!result.startsWith(QStringLiteral("kept")), qPrintable(result));
+        }
+        QVERIFY(rows >= 1);
+        view->setPeakBudgetPercent(std::nullopt);
     }
 };
 

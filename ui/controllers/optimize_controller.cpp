@@ -6,6 +6,7 @@
 #include "controllers/queue_call.h"
 #include "controllers/session_owner.h"
 
+#include <kforge/memory_profile.h>
 #include <kforge/model_session.h>
 
 namespace kforge::ui {
@@ -66,7 +67,18 @@ void OptimizeController::stop() { m_job.stop(); }
 
 QString OptimizeController::summary(const kforge::OptimizeResult& result)
 {
-    const QString kept = tr("%n function(s) kept in the plan", nullptr, int(result.plan.entries.size()));
+    QString kept = tr("%n function(s) kept in the plan", nullptr, int(result.plan.entries.size()));
+    if (result.peak) // a budget was set: what the plan does to the forward's peak, and what it cost the plan
+        kept +=
+            tr(", peak memory %1").arg(QString::fromStdString(kforge::describePeakChange(*result.peak))) +
+            (result.droppedByBudget.empty()
+                 ? QString()
+                 : tr(" after dropping %1 for the budget")
+                           .arg(
+                               QString::fromStdString(result.droppedByBudget.front()).section(QLatin1Char(':'), 0, 0)) +
+                       (result.droppedByBudget.size() > 1
+                            ? tr(" and %n more", nullptr, int(result.droppedByBudget.size() - 1))
+                            : QString()));
     if (!result.plan.entries.empty())
         return kept;
     QStringList why;
@@ -101,6 +113,7 @@ void OptimizeController::finish(Result r)
         outcome = Outcome::Failed;
         message = r.error;
     } else {
+        m_candidates->settle(r.result.candidates);
         m_plan = r.result.plan;
         m_plan.modelName = m_owner->session() ? m_owner->session()->displayName() : std::string();
         outcome = r.result.cancelled ? Outcome::Cancelled : Outcome::Finished;

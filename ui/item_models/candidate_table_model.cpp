@@ -18,6 +18,20 @@ void CandidateTableModel::clear()
     endResetModel();
 }
 
+void CandidateTableModel::settle(const std::vector<kforge::CandidateReport>& final)
+{
+    for (size_t row = 0; row < m_rows.size() && row < final.size(); ++row) {
+        kforge::CandidateReport& shown = m_rows[row];
+        const kforge::CandidateReport& now = final[row];
+        if (shown.function != now.function || shown.provider != now.provider || shown.generator != now.generator ||
+            (shown.kept == now.kept && shown.rejected == now.rejected))
+            continue;
+        shown.kept = now.kept;
+        shown.rejected = now.rejected;
+        Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
+    }
+}
+
 void CandidateTableModel::append(const std::vector<kforge::CandidateReport>& candidates,
                                  const kforge::FunctionReport& function)
 {

@@ -22,6 +22,10 @@ public:
     // One function's candidates; `function` says whether make_plan chose per module (FunctionReport::granularity).
     void append(const std::vector<kforge::CandidateReport>& candidates, const kforge::FunctionReport& function = {});
     const kforge::CandidateReport& candidate(int row) const { return m_rows.at(size_t(row)); }
+    // The run's final word on each row: make_plan drops entries after their function's rows arrived (the plan's
+    // verification, the peak budget), which changes those candidates' kept and why. Rows are matched by place,
+    // function and candidate; the others stay as they are.
+    void settle(const std::vector<kforge::CandidateReport>& final);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -109,6 +109,7 @@ bool OptimizeWorkspace::optimize()
     options.device = m_profiles->device().toStdString();
     options.warmupIterations = m_profiles->warmupIterations();
     options.iterations = m_profiles->iterations();
+    options.maxPeakIncreasePercent = m_view->peakBudgetPercent();
     m_optimize->setOptions(options);
     QString error;
     if (!m_optimize->start(&error)) {

@@ -24,6 +24,7 @@ public:
 
     void addProfileMenuActions(QMenu* profileMenu);
     OptimizeController* controller() const { return m_optimize; }
+    OptimizeView* view() const { return m_view; }
 
     // False, with error(), when nothing started; finished() follows a start.
     bool optimize();
