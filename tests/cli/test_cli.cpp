@@ -1644,7 +1644,8 @@ TEST(CliExported, TorchExportSaveFilesOpenAndProgramsAreChosenByName)
 
 // A decomposed program (tests/data/models/make_decomposed_programs.py: run_decompositions() left each linear as
 // permute + addmm): an entry for its linear says it can never fire in run, verify and plan validate, and run, modules
-// and profile count its linear calls alike, Python's 3 per forward.
+// and profile count its linear calls alike, Python's 3 per forward; so they do on torchao's unwrapped int8 program,
+// whose ops of one call export splits with _assert_tensor_metadata checks.
 TEST(CliExported, ADecomposedFunctionsEntryCanNeverFireInEveryCommandAndItsCallsCountAlike)
 {
     const std::string model = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/decomposed_mlp.pt2";
@@ -1672,18 +1673,24 @@ TEST(CliExported, ADecomposedFunctionsEntryCanNeverFireInEveryCommandAndItsCalls
         contains(validate.out, "function-decomposed: linear is decomposed into permute + addmm in this program"))
         << validate;
 
-    const Result modules = runKforge({"modules", model, "--json"});
-    ASSERT_EQ(modules.exitCode, 0) << modules;
-    EXPECT_EQ(parseJson(modules)[0].at("subtree_functions").at("linear"), 3) << modules;
-    const Result profile =
-        runKforge({"profile", model, "--warmup", "0", "--iterations", "2", "--group-by", "function", "--json", "-q"});
-    ASSERT_EQ(profile.exitCode, 0) << profile;
-    long long linear = 0;
-    const json profiled = parseJson(profile);
-    for (const json& row : profiled.at("functions"))
-        if (row.at("name") == "linear")
-            linear = row.at("calls").get<long long>();
-    EXPECT_EQ(linear, 2 * 3) << profile;
+    for (const std::string file : {"decomposed_mlp.pt2", "unwrapped_int8.pt2"}) {
+        const std::string program = std::string(KFORGE_SOURCE_DIR) + "/tests/data/models/" + file;
+        const Result plain = runKforge({"run", program, "--json"});
+        ASSERT_EQ(plain.exitCode, 0) << plain;
+        EXPECT_EQ(callsBy(parseJson(plain), "linear", "original"), 3) << file << "\n" << plain;
+        const Result modules = runKforge({"modules", program, "--json"});
+        ASSERT_EQ(modules.exitCode, 0) << modules;
+        EXPECT_EQ(parseJson(modules)[0].at("subtree_functions").at("linear"), 3) << file << "\n" << modules;
+        const Result profile = runKforge(
+            {"profile", program, "--warmup", "0", "--iterations", "2", "--group-by", "function", "--json", "-q"});
+        ASSERT_EQ(profile.exitCode, 0) << profile;
+        long long linear = 0;
+        const json profiled = parseJson(profile);
+        for (const json& row : profiled.at("functions"))
+            if (row.at("name") == "linear")
+                linear = row.at("calls").get<long long>();
+        EXPECT_EQ(linear, 2 * 3) << file << "\n" << profile;
+    }
 }
 
 // A model whose gate module calls torch.cond (tests/data/models/make_cond_branches.py): every command says once that

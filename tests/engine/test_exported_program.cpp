@@ -319,7 +319,8 @@ TEST(ExportedProgram, DecomposedFunctionsCountAsTheirTorchFnCalls)
 
 // Programs whose linear calls export decomposed (make_decomposed_programs.py: run_decompositions()'s permute + addmm,
 // and torchao's unwrapped int8 weights, whose ops of one call export splits with _assert_tensor_metadata checks): each
-// call counts once in the module tree, in a forward's events and in a profile's function table, Python's 3 per forward.
+// call counts once in the module tree, in a forward's events and in a profile's function table and flame graph,
+// Python's 3 per forward.
 TEST(ExportedProgram, DecomposedCallsCountOnceInTheTreeTheEventsAndTheProfile)
 {
     for (const std::string file : {"decomposed_mlp.pt2", "unwrapped_int8.pt2"}) {
@@ -332,11 +333,17 @@ TEST(ExportedProgram, DecomposedCallsCountOnceInTheTreeTheEventsAndTheProfile)
         ProfileOptions options;
         options.warmupIterations = 0;
         options.iterations = 2;
+        const ProfileRun run = profile(*session, options);
         std::map<std::string, long long> profiled;
-        for (const StatRow& row : statistics(profile(*session, options).records, GroupBy::Function))
+        for (const StatRow& row : statistics(run.records, GroupBy::Function))
             profiled[row.key] = row.calls;
         EXPECT_EQ(profiled["linear"], 2 * 3) << file;
         EXPECT_EQ(profiled.count("(no function)"), 0u) << file << ": the metadata checks inside a call are the call's";
+        double flameLinear = 0; // calls per forward, over the modules whose frames hold linear
+        for (const FlameFrame& frame : flameGraph(run))
+            if (frame.kind == FlameFrame::Kind::Function && frame.name == "linear")
+                flameLinear += frame.calls;
+        EXPECT_DOUBLE_EQ(flameLinear, 3.0) << file << ": the flame graph counts calls, not their ops";
     }
 }
 

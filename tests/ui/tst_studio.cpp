@@ -369,22 +369,52 @@ private Q_SLOTS:
 
     // Issue 68 in the desktop: an entry for a function the exported program decomposed (run_decompositions() left each
     // linear as permute + addmm) and an entry on a module inside a torch.cond branch can never fire; the plan editor's
-    // Problems column says why and what to do, as every CLI command does (tests/data/models/make_*.py made both).
+    // Problems column says why and what to do, as every CLI command does (tests/data/models/make_*.py made both), and a
+    // forward with the plan runs and names the entry as one that can never fire.
     void entriesThatCanNeverFireInExportedProgramsSayWhy()
     {
         const QString models = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/");
+        const auto runWarns = [](MainWindow& window, const QString& expected) {
+            QSignalSpy finished(&window, &MainWindow::runFinished);
+            QVERIFY2(window.runForward(), qPrintable(statusMessage(window)));
+            const QStringList warnings = window.planWarnings();
+            QVERIFY2(warnings.size() == 1 && warnings.first().startsWith(expected),
+                     qPrintable(QStringLiteral("plan warnings: [") + warnings.join(QStringLiteral(" | ")) + u']'));
+            const auto [ok, message] = waitForRun(finished);
+            QVERIFY2(ok, qPrintable(message));
+        };
         const auto decomposed = openWindow(models + QStringLiteral("decomposed_mlp.pt2"));
         decomposed->addPlanEntry(QStringLiteral("fc1"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
         const QString linear =
             planDocument(*decomposed)->model()->index(0, PlanModel::ProblemsColumn).data().toString();
         QVERIFY2(linear.contains(QStringLiteral("linear is decomposed into permute + addmm in this program")),
                  qPrintable(linear));
+        runWarns(*decomposed, QStringLiteral("plan entry 0 (scope 'fc1', linear -> AtenLinearProvider) can never fire: "
+                                             "linear is decomposed into permute + addmm in this program"));
+        if (QTest::currentTestFailed())
+            return;
 
         const auto cond = openWindow(models + QStringLiteral("cond_branches.pt2"));
         cond->addPlanEntry(QStringLiteral("gate.cold"), QStringLiteral("linear"), QStringLiteral("AtenLinearProvider"));
         const QString branch = planDocument(*cond)->model()->index(0, PlanModel::ProblemsColumn).data().toString();
         QVERIFY2(branch.contains(QStringLiteral("'gate.cold' runs inside a torch.cond branch of 'gate'")),
                  qPrintable(branch));
+        runWarns(*cond, QStringLiteral("plan entry 0 (scope 'gate.cold', linear -> AtenLinearProvider) can never fire: "
+                                       "'gate.cold' runs inside a torch.cond branch of 'gate'"));
+    }
+
+    // Issue 68 item 4 in the desktop: opening a program whose module calls torch.cond says once, in the status bar,
+    // that export records no module stack inside cond branches and which scope plans the branches' calls.
+    void modulesInsideCondBranchesAreExplainedWhenTheProgramOpens()
+    {
+        const QString models = QString::fromUtf8(KFORGE_UI_TEST_DATA) + QStringLiteral("/../../data/models/");
+        const auto cond = openWindow(models + QStringLiteral("cond_branches.pt2"));
+        const QString status = QStringLiteral("status bar: ") + statusMessage(*cond);
+        QVERIFY2(status.count(QStringLiteral("run inside torch.cond branches of 'gate'")) == 1, qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("export records no module stack inside cond branches")),
+                 qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("plan them with scope 'gate' (the module holding the cond)")),
+                 qPrintable(status));
     }
 
     // CpuGeluProvider computes float32 and bfloat16 only: it declines a float64 call, the original serves it and is
