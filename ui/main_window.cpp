@@ -66,15 +66,9 @@ static void initKForgeResources()
 namespace kforge::ui {
 namespace {
 
-QString droppedFile(const QMimeData* mime)
+DroppedFiles droppedFiles(const QMimeData* mime)
 {
-    if (!mime || !mime->hasUrls())
-        return {};
-    for (const QUrl& url : mime->urls()) {
-        if (url.isLocalFile())
-            return url.toLocalFile();
-    }
-    return {};
+    return mime && mime->hasUrls() ? sortDroppedFiles(mime->urls()) : DroppedFiles{};
 }
 
 std::vector<kforge::ProviderCatalogEntry> loadCatalog()
@@ -265,22 +259,30 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
-    if (!droppedFile(event->mimeData()).isEmpty())
+    // Any local file is taken: one that cannot be opened is refused at the drop, with a line saying why.
+    const DroppedFiles dropped = droppedFiles(event->mimeData());
+    if (!dropped.model.isEmpty() || !dropped.profiles.isEmpty() || !dropped.refusal.isEmpty())
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event)
 {
-    const QString file = droppedFile(event->mimeData());
-    if (file.isEmpty()) {
+    const DroppedFiles dropped = droppedFiles(event->mimeData());
+    if (!dropped.refusal.isEmpty()) {
+        event->ignore();
+        m_status->show(dropped.refusal);
+        m_status->warningDialog(tr("Cannot Open"), dropped.refusal);
+        return;
+    }
+    if (dropped.model.isEmpty() && dropped.profiles.isEmpty()) {
         event->ignore();
         return;
     }
     event->acceptProposedAction();
-    if (isProfileFile(file))
-        openProfile(file);
+    if (!dropped.profiles.isEmpty())
+        m_profileSpace->openDropped(dropped.profiles, mapToGlobal(event->position().toPoint()));
     else
-        openSource(file);
+        openSource(dropped.model);
 }
 
 void MainWindow::openSource(const QString& source, const std::optional<ProgramChoice>& choice)
@@ -389,6 +391,7 @@ bool MainWindow::showView(const QString& name) { return m_views.show(name); }
 
 bool MainWindow::isLoading() const { return m_opening->isLoading(); }
 void MainWindow::setProgramChooser(ProgramChooser chooser) { m_opening->setProgramChooser(std::move(chooser)); }
+void MainWindow::setDropChooser(DropChooser chooser) { m_profileSpace->setDropChooser(std::move(chooser)); }
 const kforge::ModelSession* MainWindow::session() const { return m_owner->session().get(); }
 QString MainWindow::source() const { return m_owner->source(); }
 bool MainWindow::setInputSpecs(const QStringList& specs, QString* error)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include "application/dropped_files.h"
 #include "application/program_choice.h"
 #include "application/view_registry.h"
 #include "controllers/plan_file_controller.h"
@@ -131,6 +132,8 @@ public:
     bool modalErrors() const;
     void setModalErrors(bool modal);
     void setProgramChooser(ProgramChooser chooser);
+    // Whether a .kfprof dropped while a run is shown is compared with it or opened: a menu at the drop unless set.
+    void setDropChooser(DropChooser chooser);
     bool isPersistent() const;
     void setPersistent(bool persistent);
     UnsavedChanges unsavedChanges() const;

@@ -130,6 +130,24 @@ QStringList keys(const QAbstractItemModel& model, int column = 0)
 
 qint64 fileSize(const QString& path) { return QFileInfo(path).size(); }
 
+// Sends what a real drag of `files` onto the window delivers; returns whether the drop was accepted.
+bool dropFiles(MainWindow& window, const QStringList& files)
+{
+    QMimeData mime;
+    QList<QUrl> urls;
+    for (const QString& file : files)
+        urls << QUrl::fromLocalFile(file);
+    mime.setUrls(urls);
+    const QPoint center = window.rect().center();
+    QDragEnterEvent enter(center, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    if (!enter.isAccepted())
+        return false;
+    QDropEvent drop(QPointF(center), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+    return drop.isAccepted();
+}
+
 QByteArray head(const QString& path, int bytes)
 {
     QFile file(path);
@@ -1071,6 +1089,107 @@ private Q_SLOTS:
                     .startsWith(QStringLiteral("-50")));
         QVERIFY(!files->compareWith(dir.filePath(QStringLiteral("missing.kfprof")), 0));
         QCOMPARE(window->findChildren<ReportWorkspace*>().size(), 1); // nothing opened for a file that is not there
+    }
+
+    // Issue 70: a .kfprof dropped on the window while a run is shown offers to compare with it (a menu at the drop,
+    // answered here by the chooser): Compare opens the same pair as File › Compare With…, Cancel opens nothing. Two
+    // .kfprof dropped at once are a pair: the first opens, the second is compared with it. A file that is not a
+    // .kfprof or a model, and a .kfprof that cannot be read, are refused with a line naming them; nothing shown goes.
+    void droppingASecondProfileOnARunComparesWithIt()
+    {
+        using kforge::ui::ModuleTreeModel;
+        using kforge::ui::ReportWorkspace;
+        QTemporaryDir dir;
+        const auto window = openTinyGpt();
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        const auto shown = profileResults(*window)->baseline.run;
+        kforge::ProfileRun slower = *shown;
+        for (kforge::KernelRecord& r : slower.records)
+            r.durationNs *= 2;
+        const QString before = dir.filePath(QStringLiteral("before.kfprof"));
+        const QString after = dir.filePath(QStringLiteral("after.kfprof"));
+        kforge::saveProfile(*shown, before.toStdString());
+        kforge::saveProfile(slower, after.toStdString());
+
+        QStringList offered;
+        kforge::ui::DropChoice answer = kforge::ui::DropChoice::Cancel;
+        window->setDropChooser([&](const QString& fileName, const QPoint&) {
+            offered << fileName;
+            return answer;
+        });
+        auto* tabs = part<QTabWidget>(*window, "centralTabs");
+        QVERIFY(dropFiles(*window, {after})); // cancelled at the menu
+        QCOMPARE(offered, QStringList{QStringLiteral("after.kfprof")});
+        QVERIFY(window->findChildren<ReportWorkspace*>().isEmpty());
+        QCOMPARE(profileResults(*window)->baseline.run, shown);
+
+        answer = kforge::ui::DropChoice::Compare;
+        QVERIFY(dropFiles(*window, {after}));
+        QCOMPARE(offered.size(), 2);
+        auto reports = window->findChildren<ReportWorkspace*>();
+        QCOMPARE(reports.size(), 1);
+        ReportWorkspace* report = reports.first();
+        QCOMPARE(tabs->currentWidget(), report);
+        QCOMPARE(tabs->tabText(tabs->indexOf(report)), QStringLiteral("tiny-gpt vs after.kfprof"));
+        const kforge::ui::ProfileResults& pair = *report->results()->results();
+        QVERIFY(pair.both());
+        QCOMPARE(pair.baseline.run, shown);
+        QCOMPARE(pair.plan.run->records.size(), slower.records.size());
+        QVERIFY(pair.comparison);
+        QVERIFY2(pair.comparison->baselineTotalUs > 0 &&
+                     std::abs(pair.comparison->planTotalUs / pair.comparison->baselineTotalUs - 2.0) < 0.01,
+                 "B's forward is twice A's");
+        QVERIFY(report->treeModel()
+                    ->indexOfPath(QString(), ModuleTreeModel::DeltaColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("+100")));
+        QCOMPARE(profileResults(*window)->baseline.run, shown); // the Profile tab keeps its run
+
+        // Refused with a line naming the file, before anything is asked or read.
+        const QString notes = dir.filePath(QStringLiteral("notes.txt"));
+        QFile(notes).open(QIODevice::WriteOnly);
+        QVERIFY(!dropFiles(*window, {notes}));
+        QVERIFY2(statusMessage(*window).contains(QStringLiteral("notes.txt")) &&
+                     statusMessage(*window).contains(QStringLiteral(".kfprof")),
+                 qPrintable(statusMessage(*window)));
+        QVERIFY(!dropFiles(*window, {before, after, notes}));
+        QCOMPARE(offered.size(), 2);
+        // A .kfprof that cannot be read: the reader's error, and the pair and the Profile tab stay.
+        QSignalSpy errors(window.get(), &MainWindow::profileError);
+        const QString broken = dir.filePath(QStringLiteral("broken.kfprof"));
+        {
+            QFile file(broken);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("not a profile");
+        }
+        tabs->setCurrentWidget(profilePage(*window));
+        QVERIFY(dropFiles(*window, {broken})); // compared, as the chooser says
+        QCOMPARE(offered.size(), 3);
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.first().first().toString().contains(QStringLiteral("broken.kfprof")),
+                 qPrintable(errors.first().first().toString()));
+        QCOMPARE(window->findChildren<ReportWorkspace*>().size(), 1);
+        QCOMPARE(profileResults(*window)->baseline.run, shown);
+
+        // Two at once on a window that shows nothing: the pair, the first dropped as the reference (A).
+        const auto fresh = makeWindow();
+        fresh->setDropChooser([&](const QString& fileName, const QPoint&) {
+            offered << fileName;
+            return kforge::ui::DropChoice::Cancel;
+        });
+        QVERIFY(dropFiles(*fresh, {before, after}));
+        QCOMPARE(offered.size(), 3); // nothing asked
+        reports = fresh->findChildren<ReportWorkspace*>();
+        QCOMPARE(reports.size(), 1);
+        const kforge::ui::ProfileResults& dropped = *reports.first()->results()->results();
+        QVERIFY(dropped.both() && dropped.comparison);
+        QCOMPARE(dropped.baseline.run->records.size(), shown->records.size());
+        QCOMPARE(dropped.baseline.run->records.front().durationNs, shown->records.front().durationNs);
+        QCOMPARE(dropped.plan.run->records.front().durationNs, slower.records.front().durationNs);
+        QCOMPARE(profileResults(*fresh)->baseline.run->records.size(), shown->records.size()); // A opened here
     }
 
     // A saved profile of another model opens in a report of its own (a tab, as Nsight opens each report): its own

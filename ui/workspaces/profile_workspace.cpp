@@ -26,6 +26,7 @@
 #include <kforge/plan.h>
 
 #include <QAction>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
@@ -50,7 +51,8 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
       m_benchmark(new BenchmarkController(context.owner, m_profile->sharedSettings(), this)),
       m_verify(new VerifyController(context.owner, m_profile->sharedSettings(), this)),
       m_page(new ProfilePage(m_profile->source(), m_profile, context.window)),
-      m_files(new ProfileFileController(m_profile->source(), m_page, context.window))
+      m_files(new ProfileFileController(m_profile->source(), m_page, context.window)),
+      m_chooseDrop(dropMenu(context.window))
 {
     m_profile->setObjectName(QStringLiteral("profileController"));
     m_benchmark->setObjectName(QStringLiteral("benchmarkController"));
@@ -363,6 +365,23 @@ void ProfileWorkspace::updateDeviceStatus()
 }
 
 void ProfileWorkspace::showPage() { m_tabs->setCurrentWidget(m_page); }
+
+bool ProfileWorkspace::openDropped(const QStringList& files, const QPoint& globalPos)
+{
+    if (files.size() == 2) // opening the first shows its run (its report, or the Profile tab) for the second
+        return m_files->open(files.front()) && shownFiles()->compareWith(files.back());
+    if (!m_context.actions->compareWith->isEnabled()) // no run shown, or a profile running here
+        return m_files->open(files.front());
+    switch (m_chooseDrop(QFileInfo(files.front()).fileName(), globalPos)) {
+    case DropChoice::Compare:
+        return shownFiles()->compareWith(files.front());
+    case DropChoice::Open:
+        return m_files->open(files.front());
+    case DropChoice::Cancel:
+        break;
+    }
+    return false;
+}
 
 bool ProfileWorkspace::isShown() const { return m_tabs->currentWidget() == m_page || shownReport(); }
 

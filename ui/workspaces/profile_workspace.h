@@ -4,6 +4,7 @@
 // (baseline, with plan, compare, benchmark, verify, cancel), .kfprof files and the exports in the File menu, and the
 // status bar's device. It profiles through ProfileController, benchmarks through BenchmarkController, verifies through
 // VerifyController (one MeasureSettings for the three), and reads and writes files through ProfileFileController.
+#include "application/dropped_files.h"
 #include "item_models/profile_results.h"
 #include "workspaces/workspace_context.h"
 
@@ -19,6 +20,7 @@
 class QLabel;
 class QMenu;
 class QMenuBar;
+class QPoint;
 class QStatusBar;
 class QTabWidget;
 class QToolBar;
@@ -74,6 +76,11 @@ public:
     QList<ReportWorkspace*> reports() const;
     ReportWorkspace* shownReport() const; // the report on the tab shown, or null
     void closeReport(ReportWorkspace* report);
+    // .kfprof files dropped on the window (sortDroppedFiles: one or two). One opens, unless a run is shown (Compare
+    // With… is enabled): then the chooser says whether it is compared with that run or opened. Two are a pair: the
+    // first opens, the second is compared with the run it shows. False when nothing opened (the reason was reported).
+    bool openDropped(const QStringList& files, const QPoint& globalPos);
+    void setDropChooser(DropChooser chooser) { m_chooseDrop = std::move(chooser); }
 
 Q_SIGNALS:
     void finished(bool ok, const QString& message);  // ok: all iterations measured
@@ -107,6 +114,7 @@ private:
     ProfilePage* m_page;
     ProfileFileController* m_files;
     QLabel* m_deviceLabel = nullptr;
+    DropChooser m_chooseDrop; // a menu at the drop unless a test sets one
     bool m_modalErrors = true;
     bool m_persistent = true;
     std::uint64_t m_verifiedRevision = 0; // the plan's revision when the last Verify Plan started
