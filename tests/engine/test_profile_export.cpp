@@ -5,6 +5,7 @@
 #include <kforge/profile_export.h>
 #include <kforge/profiling.h>
 
+#include "build_path.h"
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <fstream>
@@ -513,6 +515,60 @@ TEST(ChromeTrace, LargeRunStreamsInBoundedChunks)
     EXPECT_GT(counting.writes, 100u);
     std::cout << "[ info ] 200,000 kernel records -> " << counting.total / 1'000'000 << " MB of trace in " << seconds
               << " s (" << long(200'000 / seconds) << " records/s)\n";
+}
+
+// The trace of a representative pair of runs, byte for byte as the writer wrote it before it was made faster
+// (issue 70): host ops with shapes, kernels with flows from their calls, a graph replay, a memcpy and a memset, module
+// and function ranges, memory counters, and names that need escaping. KFORGE_WRITE_GOLDEN=1 rewrites the file after
+// a deliberate change of the format.
+TEST(ChromeTrace, OutputOfARepresentativePairIsUnchanged)
+{
+    ProfileRun baseline = syntheticCudaRun(true);
+    baseline.ranges.push_back({"range", "warm\"up\\", "", 100, 50, 2, 0});
+    KernelRecord op;
+    op.kind = "cpu_op";
+    op.name = "aten::linear";
+    op.modulePath = "fc";
+    op.function = "linear";
+    op.op = "aten::linear";
+    op.provider = "original";
+    op.inputShapes = "[[8, 16], [4, 16], [4]]";
+    op.startNs = 1'900;
+    op.durationNs = 3'300;
+    op.thread = 1;
+    op.device = -1;
+    baseline.records.insert(baseline.records.begin(), op);
+    KernelRecord replay = baseline.records[1];
+    replay.startNs = 9'000;
+    replay.graphReplay = true;
+    replay.correlation = 0;
+    baseline.records.push_back(replay);
+    KernelRecord set = baseline.records.back();
+    set.kind = "memset";
+    set.name = "Memset (Device) \xce\xbb";
+    set.graphReplay = false;
+    set.device = 1;
+    set.stream = 0;
+    set.startNs = -1'234;
+    baseline.records.push_back(set);
+    baseline.memory = {{100, 4096, 4096, "fc", "linear", "cuda:0", 1, 0, 7},
+                       {200, 512, 4608, "", "", "cpu", 1, 0, 9},
+                       {300, -4096, 512, "fc", "", "cuda:0", 1, 0, 7}};
+    ProfileRun plan = syntheticCudaRun();
+    plan.usedPlan = true;
+    plan.records[0].provider = "cuda.gemm";
+    const std::string text = traceOf({{"baseline", &baseline}, {"plan", &plan}});
+    const auto golden = std::filesystem::path(KFORGE_TEST_DATA) / "traces" / "representative.trace.json";
+    if (const char* write = std::getenv("KFORGE_WRITE_GOLDEN"); write && std::string(write) == "1")
+        writeText(golden, text);
+    const std::string expected = readText(golden);
+    ASSERT_FALSE(expected.empty()) << golden;
+    if (text != expected) {
+        const auto actual = std::filesystem::temp_directory_path() / "representative.trace.json";
+        writeText(actual, text);
+        const auto at = std::mismatch(text.begin(), text.end(), expected.begin(), expected.end()).first - text.begin();
+        FAIL() << "the trace differs from " << golden << " at byte " << at << ": written to " << actual;
+    }
 }
 
 // ---- CSV -------------------------------------------------------------------------------------------------------

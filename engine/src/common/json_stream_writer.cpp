@@ -2,6 +2,8 @@
 // The escaping half of JsonStreamWriter: strings and fixed-point microseconds.
 #include "common/json_stream_writer.h"
 
+#include <array>
+
 namespace kforge {
 namespace {
 
@@ -24,75 +26,102 @@ size_t utf8Length(std::string_view s, size_t i)
     return 0;
 }
 
+// Bytes a string cannot copy as they are: control characters, '"', '\\', DEL, and bytes from 0x80 (the UTF-8
+// sequence they start is checked, and replaced by U+FFFD where ill-formed).
+constexpr auto kEscaped = [] {
+    std::array<bool, 256> escaped{};
+    for (int c = 0; c < 256; ++c)
+        escaped[size_t(c)] = c < 0x20 || c == '"' || c == '\\' || c >= 0x7f;
+    return escaped;
+}();
+
 } // namespace
 
 void JsonStreamWriter::micros(std::int64_t ns)
 {
+    if (kCapacity - m_size < kMaxDigits)
+        flush();
+    char* p = m_buf.get() + m_size;
     if (ns < 0) {
-        m_buf.push_back('-');
+        *p++ = '-';
         ns = -ns;
     }
-    number(ns / 1000);
+    p = std::to_chars(p, m_buf.get() + kCapacity, ns / 1000).ptr;
     const auto frac = static_cast<int>(ns % 1000);
-    m_buf.push_back('.');
-    m_buf.push_back(char('0' + frac / 100));
-    m_buf.push_back(char('0' + frac / 10 % 10));
-    m_buf.push_back(char('0' + frac % 10));
+    p[0] = '.';
+    p[1] = char('0' + frac / 100);
+    p[2] = char('0' + frac / 10 % 10);
+    p[3] = char('0' + frac % 10);
+    m_size = size_t(p + 4 - m_buf.get());
 }
 
 void JsonStreamWriter::string(std::string_view s)
 {
-    m_buf.push_back('"');
+    putChar('"');
     static constexpr char kHex[] = "0123456789abcdef";
     for (size_t i = 0; i < s.size();) {
+        // Names are mostly printable ASCII: such a run is copied whole.
+        size_t clean = i;
+        while (clean < s.size() && !kEscaped[static_cast<unsigned char>(s[clean])])
+            ++clean;
+        if (clean > i) {
+            put(s.data() + i, clean - i);
+            i = clean;
+            continue;
+        }
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x80) {
             switch (c) {
             case '"':
-                m_buf.append("\\\"");
+                raw("\\\"");
                 break;
             case '\\':
-                m_buf.append("\\\\");
+                raw("\\\\");
                 break;
             case '\n':
-                m_buf.append("\\n");
+                raw("\\n");
                 break;
             case '\r':
-                m_buf.append("\\r");
+                raw("\\r");
                 break;
             case '\t':
-                m_buf.append("\\t");
+                raw("\\t");
                 break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    m_buf.append("\\u00");
-                    m_buf.push_back(kHex[c >> 4]);
-                    m_buf.push_back(kHex[c & 15]);
-                } else {
-                    m_buf.push_back(char(c));
-                }
+            default: // the other control characters and DEL
+                const char escaped[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+                put(escaped, sizeof escaped);
             }
             ++i;
             continue;
         }
         const size_t n = utf8Length(s, i);
         if (n == 0) {
-            m_buf.append("\\ufffd");
+            raw("\\ufffd");
             ++i;
         } else {
-            m_buf.append(s.substr(i, n));
+            put(s.data() + i, n);
             i += n;
         }
     }
-    m_buf.push_back('"');
-    maybeFlush();
+    putChar('"');
+}
+
+void JsonStreamWriter::spill(const char* text, size_t n)
+{
+    flush();
+    if (n >= kCapacity) {
+        m_out.write(text, std::streamsize(n));
+        return;
+    }
+    std::memcpy(m_buf.get(), text, n);
+    m_size = n;
 }
 
 void JsonStreamWriter::flush()
 {
-    if (!m_buf.empty()) {
-        m_out.write(m_buf.data(), std::streamsize(m_buf.size()));
-        m_buf.clear();
+    if (m_size > 0) {
+        m_out.write(m_buf.get(), std::streamsize(m_size));
+        m_size = 0;
     }
 }
 

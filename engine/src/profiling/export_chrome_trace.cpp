@@ -58,10 +58,11 @@ public:
             writeRange(i);
         std::string key;
         for (const KernelRecord& r : m_run.records) {
-            writeRecord(r);
+            const bool host = onHost(r); // once: comparing the kind per use cost 200 instructions a record
+            writeRecord(r, host);
             if (!r.function.empty() && !r.graphReplay)
-                if (const long fn = launchingCall(r, key); fn >= 0)
-                    writeFlow(size_t(fn), r);
+                if (const long fn = launchingCall(r, host, key); fn >= 0)
+                    writeFlow(size_t(fn), r, host);
         }
         writeLiveBytes();
     }
@@ -133,15 +134,21 @@ private:
     // began at or before the launch. A CPU op execution contains the call it served (the interposer runs inside
     // the op), so for it the call begins before the op ends; a kernel starts after the call that launched it
     // began. The latest such call wins. -1 when there is none.
-    long launchingCall(const KernelRecord& r, std::string& key) const
+    long launchingCall(const KernelRecord& r, bool host, std::string& key)
     {
-        groupKeyInto(key, r.function, r.iteration);
-        const auto found = m_calls.find(key);
-        if (found == m_calls.end())
+        // A call launches its records one after another: the group of the record before is the likeliest.
+        if (!m_lastCalls || r.iteration != m_lastIteration || r.function != m_lastFunction) {
+            groupKeyInto(key, r.function, r.iteration);
+            const auto found = m_calls.find(key);
+            m_lastCalls = found == m_calls.end() ? &m_noCalls : &found->second;
+            m_lastFunction = r.function;
+            m_lastIteration = r.iteration;
+        }
+        const auto& calls = *m_lastCalls;
+        if (calls.empty())
             return -1;
-        const auto& calls = found->second;
         const auto& ranges = m_run.ranges;
-        const std::int64_t anchor = onHost(r) ? r.startNs + r.durationNs : r.startNs;
+        const std::int64_t anchor = host ? r.startNs + r.durationNs : r.startNs;
         auto it = std::upper_bound(calls.begin(), calls.end(), anchor,
                                    [&](std::int64_t t, std::uint32_t i) { return t < ranges[i].startNs; });
         for (int tries = 0; it != calls.begin() && tries < 64; ++tries) {
@@ -230,7 +237,7 @@ private:
         }
     }
 
-    void sliceHead(const char* cat, std::string_view name, int pid, std::uint64_t tid, std::int64_t startNs,
+    void sliceHead(std::string_view cat, std::string_view name, int pid, std::uint64_t tid, std::int64_t startNs,
                    std::int64_t durationNs)
     {
         beginEvent();
@@ -249,21 +256,22 @@ private:
         m_w.raw(R"(,"args":{)");
     }
 
-    void arg(const char* key, std::string_view value, bool first = false)
+    // Keys are literals: their lengths are known where they are written.
+    template <size_t N> void arg(const char (&key)[N], std::string_view value, bool first = false)
     {
         m_w.raw(first ? "\"" : ",\"");
         m_w.raw(key);
         m_w.raw("\":");
         m_w.string(value);
     }
-    void argInt(const char* key, long long value)
+    template <size_t N> void argInt(const char (&key)[N], long long value)
     {
         m_w.raw(",\"");
         m_w.raw(key);
         m_w.raw("\":");
         m_w.number(value);
     }
-    void argDims(const char* key, const std::array<int, 3>& d)
+    template <size_t N> void argDims(const char (&key)[N], const std::array<int, 3>& d)
     {
         m_w.raw(",\"");
         m_w.raw(key);
@@ -307,17 +315,17 @@ private:
     }
 
     // Kineto's categories: "kernel", "gpu_memcpy", "gpu_memset" on the GPU, "cpu_op" on the host.
-    static const char* category(const KernelRecord& r)
+    static std::string_view category(const KernelRecord& r)
     {
         if (r.kind == "kernel" || r.kind == "cpu_op")
-            return r.kind.c_str();
+            return r.kind;
         return r.kind == "memcpy" ? "gpu_memcpy" : r.kind == "memset" ? "gpu_memset" : "other";
     }
 
-    void writeRecord(const KernelRecord& r)
+    void writeRecord(const KernelRecord& r, bool host)
     {
-        const bool host = onHost(r);
-        sliceHead(category(r), r.name, host ? m_hostPid : gpuPid(r.device), host ? r.thread : r.stream, r.startNs,
+        const std::string_view cat = category(r);
+        sliceHead(cat, r.name, host ? m_hostPid : gpuPid(r.device), host ? r.thread : r.stream, r.startNs,
                   r.durationNs);
         arg("module", r.modulePath, true);
         arg("function", r.function);
@@ -335,7 +343,7 @@ private:
             argInt("stream", r.stream);
             m_w.raw(R"(,"thread":)");
             m_w.number(r.thread);
-            if (r.kind == "kernel") { // Kineto's names for them
+            if (cat == "kernel") { // Kineto's names for them
                 argDims("grid", r.grid);
                 argDims("block", r.block);
                 argInt("registers per thread", r.registersPerThread);
@@ -363,13 +371,12 @@ private:
 
     // "s" strictly inside the call's slice, "f" strictly inside the record's slice but outside the call (a CPU op
     // execution contains the call it served on the same lane): flows bind to the slice open at their time.
-    void writeFlow(size_t call, const KernelRecord& r)
+    void writeFlow(size_t call, const KernelRecord& r, bool host)
     {
         const RangeRecord& fn = m_run.ranges[call];
         const unsigned long long id = m_nextFlowId++;
         flowEvent('s', id, m_hostPid, fn.thread, fn.startNs + fn.durationNs / 2);
         std::int64_t at = r.startNs + r.durationNs / 2;
-        const bool host = onHost(r);
         if (host && fn.thread == r.thread && fn.startNs >= r.startNs && end(fn) <= r.startNs + r.durationNs) {
             if (fn.startNs - r.startNs >= 2)
                 at = r.startNs + (fn.startNs - r.startNs) / 2;
@@ -390,6 +397,11 @@ private:
     unsigned long long& m_nextFlowId;
     std::vector<std::int32_t> m_moduleOfRange;
     std::unordered_map<std::string, std::vector<std::uint32_t>> m_calls;
+    const std::vector<std::uint32_t>* m_lastCalls =
+        nullptr; // launchingCall's group for m_lastFunction, m_lastIteration
+    std::string m_lastFunction;
+    int m_lastIteration = 0;
+    const std::vector<std::uint32_t> m_noCalls;
     std::unordered_map<std::string, std::string> m_moduleTypes;
 };
 
