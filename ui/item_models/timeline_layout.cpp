@@ -130,7 +130,8 @@ void TimelineLayout::addMemoryLane(const kforge::ProfileRun& run)
     m_liveBytes = kforge::liveBytesOverTime(run);
     if (m_liveBytes.steps.empty())
         return;
-    const QString device = QString::fromStdString(run.device.empty() ? run.memory.front().device : run.device);
+    const QString device =
+        QString::fromStdString(run.device.empty() ? std::string(run.memory.front().device) : run.device);
     TimelineLane lane{TimelineLane::Kind::Memory, QStringLiteral("Memory · %1").arg(device)};
     lane.firstRow = rowCount();
     lane.rowCount = MemoryLaneRows;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kforge {
@@ -58,17 +59,23 @@ struct RangeRecord {
 
 // One allocation (bytes > 0) or free (bytes < 0) the allocator reported during a measured forward, with the module
 // and function call open on its thread at that moment (c10's memory reporting, as torch.profiler's profile_memory).
+// Its names are views of text that lives as long as the process (a literal, or internedText()): a forward makes
+// thousands of these, and a std::string each was most of what recording memory cost (bench_profiling
+// --instructions). Set them from internedText() (or a literal), never from a temporary string.
 struct MemoryRecord {
     std::int64_t timeNs = 0;
     std::int64_t bytes = 0;
     std::int64_t totalAllocatedBytes = 0; // the allocator's live bytes after it
-    std::string modulePath;               // "" = the root, or another thread than the forward's
-    std::string function;                 // "" when no function call was open
-    std::string device;                   // "cpu", "cuda:0"
+    std::string_view modulePath;          // "" = the root, or another thread than the forward's
+    std::string_view function;            // "" when no function call was open
+    std::string_view device;              // "cpu", "cuda:0"
     std::uint64_t thread = 0;
     int iteration = 0;
     std::uint64_t address = 0; // pairs a free with its allocation; 0 in files from before it was recorded
 };
+
+// `text` kept for the life of the process, one copy per distinct text (thread-safe): for MemoryRecord's names.
+std::string_view internedText(std::string_view text);
 
 struct ProfileRun;
 

@@ -220,7 +220,7 @@ private:
     // allocation and free (the bytes live above the first measured forward's start), as Perfetto draws counters.
     void writeLiveBytes()
     {
-        std::map<std::string, std::int64_t> live; // by device
+        std::map<std::string_view, std::int64_t> live; // by device
         for (const MemoryRecord& event : m_run.memory) {
             std::int64_t& now = live[event.device];
             now += event.bytes;

@@ -195,7 +195,9 @@ std::vector<KernelRecord> readCsv(std::istream& in)
                 std::string* text = cell();
                 if (!text)
                     return;
-                if constexpr (record_columns::kIsText<T>) {
+                if constexpr (record_columns::kIsInterned<T>) {
+                    value = internedText(*text);
+                } else if constexpr (record_columns::kIsText<T>) {
                     value = std::move(*text);
                 } else if constexpr (record_columns::kIsFlag<T>) {
                     if (*text == "1" || *text == "true")

@@ -32,10 +32,10 @@ Dict newDict() { return Dict(c10::StringType::get(), c10::AnyType::get()); }
 List newList() { return List(c10::AnyType::get()); }
 
 // "cuda:1" -> 1; "cpu" -> 0.
-int deviceIndex(const std::string& device)
+int deviceIndex(std::string_view device)
 {
     const auto colon = device.find(':');
-    return colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1));
+    return colon == std::string_view::npos ? 0 : std::stoi(std::string(device.substr(colon + 1)));
 }
 
 bool onRunDevice(const MemoryRecord& event, const std::string& runDevice)
@@ -43,10 +43,10 @@ bool onRunDevice(const MemoryRecord& event, const std::string& runDevice)
     return event.device.rfind(runDevice, 0) == 0; // "cuda" takes "cuda:0"
 }
 
-Dict frame(const std::string& name, const std::string& filename)
+Dict frame(std::string_view name, const std::string& filename)
 {
     Dict f = newDict();
-    f.insert("name", name);
+    f.insert("name", std::string(name));
     f.insert("filename", filename);
     f.insert("line", 0);
     return f;

@@ -111,7 +111,9 @@ Record decodeRow(const JsonReader& rd, const std::vector<std::string>& strings, 
         using T = decltype(value);
         const json* c = cell(k);
         if (c) {
-            if constexpr (record_columns::kIsText<T>) {
+            if constexpr (record_columns::kIsInterned<T>) {
+                value = internedText(tableText(rd, strings, *c, cellPath, k));
+            } else if constexpr (record_columns::kIsText<T>) {
                 value = tableText(rd, strings, *c, cellPath, k);
             } else if constexpr (record_columns::kIsDims<T>) {
                 if (!c->is_array() || c->size() != 3)

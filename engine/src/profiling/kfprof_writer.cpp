@@ -94,7 +94,7 @@ void writeRun(JsonStreamWriter& w, const LabeledRun& labeled)
 
     std::unordered_map<std::string_view, std::uint32_t> index;
     std::vector<std::string_view> strings;
-    const auto id = [&](const std::string& s) {
+    const auto id = [&](std::string_view s) {
         const auto [it, added] = index.emplace(s, std::uint32_t(strings.size()));
         if (added)
             strings.push_back(s);

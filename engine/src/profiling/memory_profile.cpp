@@ -33,7 +33,7 @@ std::vector<PeakHolder> holdersAt(const std::vector<MemoryRecord>& events, size_
         else
             alive.erase(event.address);
     }
-    std::map<std::pair<std::string, std::string>, PeakHolder> byPlace;
+    std::map<std::pair<std::string_view, std::string_view>, PeakHolder> byPlace;
     for (const auto& [address, allocation] : alive) {
         PeakHolder& holder = byPlace[{allocation->modulePath, allocation->function}];
         holder.module = allocation->modulePath;

@@ -9,6 +9,7 @@
 #include <array>
 #include <concepts>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -68,7 +69,11 @@ template <MemoryRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("address", r.address);
 }
 
-template <class T> inline constexpr bool kIsText = std::is_same_v<std::remove_cvref_t<T>, std::string>;
+// Text columns: std::string, or a std::string_view of interned text (MemoryRecord's names: readers intern what they
+// read).
+template <class T> inline constexpr bool kIsInterned = std::is_same_v<std::remove_cvref_t<T>, std::string_view>;
+template <class T>
+inline constexpr bool kIsText = std::is_same_v<std::remove_cvref_t<T>, std::string> || kIsInterned<T>;
 template <class T> inline constexpr bool kIsDims = std::is_same_v<std::remove_cvref_t<T>, std::array<int, 3>>;
 template <class T> inline constexpr bool kIsFlag = std::is_same_v<std::remove_cvref_t<T>, bool>;
 
