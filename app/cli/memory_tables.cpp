@@ -42,6 +42,24 @@ nlohmann::ordered_json aliveAtPeakJson(const MemorySummary& memory)
     return holders;
 }
 
+// A CUDA run's driver-level allocations (CUPTI's memory records), apart from the caching allocator's figures.
+void printDriverMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
+{
+    if (memory.driverModules.empty())
+        return;
+    out << "\ndevice memory through the driver per forward (cudaMalloc and frees, the caching allocator's segments "
+           "and what bypasses it): peak "
+        << bytesText(double(memory.driverPeakBytes)) << " above the forward's start\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const ModuleMemory& m : memory.driverModules) {
+        if (top && rows.size() == top)
+            break;
+        rows.push_back({module_path::displayName(m.path), bytesText(m.allocatedBytes), fixed(m.allocations, 1),
+                        bytesText(m.freedBytes)});
+    }
+    out << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED"}, rows);
+}
+
 } // namespace
 
 void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
@@ -65,23 +83,30 @@ void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top
         out << " (top " << top << " of " << memory.modules.size() << "; --top 0 for all)";
     out << '\n' << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED", "PEAK INSIDE"}, rows);
     printAliveAtPeak(out, memory, top);
+    printDriverMemory(out, memory, top);
 }
 
 nlohmann::ordered_json memoryJson(const MemorySummary& memory)
 {
-    nlohmann::ordered_json modules = nlohmann::ordered_json::array();
-    for (const ModuleMemory& m : memory.modules)
-        modules.push_back({{"path", m.path},
-                           {"allocated_bytes", m.allocatedBytes},
-                           {"allocations", m.allocations},
-                           {"freed_bytes", m.freedBytes},
-                           {"peak_bytes", m.peakBytes}});
-    return {{"recorded", memory.recorded},
-            {"peak_bytes", memory.peakBytes},
-            {"peak_module", memory.peakModule},
-            {"peak_function", memory.peakFunction},
-            {"modules", modules},
-            {"alive_at_peak", aliveAtPeakJson(memory)}};
+    const auto modulesJson = [](const std::vector<ModuleMemory>& rows) {
+        nlohmann::ordered_json modules = nlohmann::ordered_json::array();
+        for (const ModuleMemory& m : rows)
+            modules.push_back({{"path", m.path},
+                               {"allocated_bytes", m.allocatedBytes},
+                               {"allocations", m.allocations},
+                               {"freed_bytes", m.freedBytes},
+                               {"peak_bytes", m.peakBytes}});
+        return modules;
+    };
+    nlohmann::ordered_json out{{"recorded", memory.recorded},
+                               {"peak_bytes", memory.peakBytes},
+                               {"peak_module", memory.peakModule},
+                               {"peak_function", memory.peakFunction},
+                               {"modules", modulesJson(memory.modules)},
+                               {"alive_at_peak", aliveAtPeakJson(memory)}};
+    if (!memory.driverModules.empty())
+        out["driver"] = {{"peak_bytes", memory.driverPeakBytes}, {"modules", modulesJson(memory.driverModules)}};
+    return out;
 }
 
 namespace {

@@ -134,6 +134,22 @@ public:
         return m;
     }
 
+    // A driver allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2), as cudaMalloc or cudaFree makes one.
+    DeviceMemoryRecordStruct* deviceMemory(bool release, std::uint32_t correlation, std::uint64_t address,
+                                           std::uint64_t bytes, std::uint64_t timestamp)
+    {
+        auto* m = add<DeviceMemoryRecordStruct>(CUPTI_ACTIVITY_KIND_MEMORY2);
+        m->memoryOperationType =
+            release ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+        m->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        m->correlationId = correlation;
+        m->address = address;
+        m->bytes = bytes;
+        m->timestamp = timestamp;
+        m->deviceId = 1;
+        return m;
+    }
+
     std::uint8_t* data() { return m_data; }
     std::size_t used() const { return m_used; }
     ParsedActivities parsedBySeam() const
@@ -569,6 +585,54 @@ TEST(KernelAttribution, MemoryOperationsAreRecordsToo)
     EXPECT_EQ(records[1].modulePath, "");
     EXPECT_EQ(stats.memcpys, 1u);
     EXPECT_EQ(stats.memsets, 1u);
+#endif
+}
+
+// CUPTI's memory records (the driver's allocations and releases: cudaMalloc, AOTInductor's weights, cuBLAS
+// workspaces) become MemoryRecords marked driver, attributed through the cudaMalloc call's external ids as kernels are,
+// on the profile's clock and in time order; a release CUPTI reports with 0 bytes takes its allocation's size. Parsed
+// through the real iterator (pattern 2) and the seam (pattern 1) alike.
+TEST(KernelAttribution, DriverAllocationsAreAttributedMemoryRecords)
+{
+    REQUIRE_CUPTI_HEADERS();
+#ifdef KFORGE_WITH_CUPTI
+    SyntheticBuffer buffer;
+    buffer.external(kExternalKindFunctionCall, 101, 5); // cudaMalloc inside blocks.0's linear (a workspace)
+    buffer.external(kExternalKindModuleScope, 2, 5);
+    buffer.api(5, 1'000'100, 1'000'200, 42);
+    buffer.external(kExternalKindModuleScope, 3, 6); // its free, later, in blocks.0.attn
+    buffer.api(6, 1'000'900, 1'000'950, 42);
+    buffer.deviceMemory(true, 6, 0xA000, 0, 1'000'920);        // listed first: the join sorts by time
+    buffer.deviceMemory(false, 5, 0xA000, 8 << 20, 1'000'150); // 8 MiB
+    buffer.deviceMemory(false, 7, 0xB000, 4096, 1'000'300);    // no API record or ids: unattributed
+    const ParsedActivities parsed = buffer.parsedBySeam();
+    ASSERT_EQ(parsed.deviceMemory.size(), 3u);
+    EXPECT_TRUE(parsed.deviceMemory[0].release);
+    EXPECT_EQ(parsed.deviceMemory[1].bytes, std::uint64_t(8) << 20);
+
+    const std::vector<MemoryRecord> records = attributeDeviceMemory(parsed, sampleTables(), sampleOptions());
+    ASSERT_EQ(records.size(), 3u);
+    const MemoryRecord &alloc = records[0], &other = records[1], &release = records[2];
+    EXPECT_TRUE(alloc.driver && other.driver && release.driver);
+    EXPECT_EQ(alloc.bytes, 8 << 20);
+    EXPECT_EQ(alloc.modulePath, "blocks.0");
+    EXPECT_EQ(alloc.function, "linear");
+    EXPECT_EQ(alloc.device, "cuda:1");
+    EXPECT_EQ(alloc.timeNs, 1'150); // CUPTI 1'000'150 -> host 5'150 -> 1'150 after the profile start
+    EXPECT_EQ(alloc.thread, 42u);
+    EXPECT_EQ(alloc.address, 0xA000u);
+    EXPECT_EQ(other.modulePath, "");
+    EXPECT_EQ(other.function, "");
+    EXPECT_EQ(release.bytes, -(8 << 20)); // its allocation's size
+    EXPECT_EQ(release.modulePath, "blocks.0.attn");
+    EXPECT_EQ(release.totalAllocatedBytes, 4096); // the driver's live bytes after it, of those traced
+
+    // The real iterator reads the same records from the buffer.
+    ParsedActivities walked;
+    ASSERT_TRUE(parseBuffer(buffer.data(), buffer.used(), walked).ok);
+    ASSERT_EQ(walked.deviceMemory.size(), 3u);
+    EXPECT_EQ(walked.deviceMemory[1].address, 0xA000u);
+    EXPECT_EQ(walked.deviceMemory[1].device, 1u);
 #endif
 }
 

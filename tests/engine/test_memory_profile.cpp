@@ -306,3 +306,36 @@ TEST(MemoryProfile, LiveBytesOverTimePeakAtTheForwardsPeak)
     EXPECT_TRUE(liveBytesOverTime(ProfileRun{}).steps.empty());
     EXPECT_EQ(liveBytesOverTime(ProfileRun{}).peak, -1);
 }
+
+// A CUDA run's driver-level records (CUPTI's memory records, MemoryRecord::driver) are kept apart: the caching
+// allocator's figures, peak and snapshot leave them out (its segments would count twice), and the summary gives them
+// per module on their own. Made by construction (no GPU needed).
+TEST(MemoryProfile, TheDriversAllocationsAreSummarisedApartFromTheCachingAllocators)
+{
+    ProfileRun run;
+    run.device = "cuda";
+    run.iterations = 1;
+    const auto event = [](std::int64_t bytes, const char* module, bool driver, std::uint64_t address) {
+        MemoryRecord e;
+        e.bytes = bytes;
+        e.device = "cuda:0";
+        e.modulePath = module;
+        e.driver = driver;
+        e.address = address;
+        return e;
+    };
+    run.memory = {event(2 << 20, "block", true, 1),     // the caching allocator's 2 MiB segment
+                  event(4096, "block", false, 1),       // the tensor it serves
+                  event(32 << 20, "gemm", true, 2),     // a cuBLAS workspace, outside the caching allocator
+                  event(-(32 << 20), "gemm", true, 2)}; // freed
+    const MemorySummary summary = summarizeMemory(run);
+    EXPECT_EQ(summary.peakBytes, 4096);
+    ASSERT_FALSE(summary.modules.empty());
+    EXPECT_DOUBLE_EQ(summary.modules.front().allocatedBytes, 4096.0);
+    ASSERT_EQ(summary.driverModules.size(), 3u); // root, gemm, block
+    EXPECT_EQ(summary.driverModules.front().path, "");
+    EXPECT_DOUBLE_EQ(summary.driverModules.front().allocatedBytes, double((2 << 20) + (32 << 20)));
+    EXPECT_DOUBLE_EQ(summary.driverModules.front().freedBytes, double(32 << 20));
+    EXPECT_EQ(summary.driverPeakBytes, (2 << 20) + (32 << 20));
+    EXPECT_EQ(liveBytesOverTime(run).steps.size(), 1u); // the timeline's lane is the caching allocator's too
+}

@@ -38,6 +38,11 @@ struct MemorySummary {
     // The peak decomposed: its holders by bytes, largest first; their bytes sum to peakBytes when every allocation
     // alive at the peak was made in that forward (frees of older allocations are not reported, see ModuleMemory).
     std::vector<PeakHolder> aliveAtPeak;
+    // A CUDA run's driver-level allocations (CUPTI's memory records, MemoryRecord::driver), the same figures per
+    // module: what the caching allocator's figures above do not show (its segments, and what bypasses it:
+    // AOTInductor's weights blob, cuBLAS and cuDNN workspaces). Empty on the CPU and for runs without them.
+    std::vector<ModuleMemory> driverModules;
+    std::int64_t driverPeakBytes = 0; // the most driver bytes live above a forward's start
 };
 
 MemorySummary summarizeMemory(const ProfileRun& run);

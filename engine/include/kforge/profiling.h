@@ -72,6 +72,10 @@ struct MemoryRecord {
     std::uint64_t thread = 0;
     int iteration = 0;
     std::uint64_t address = 0; // pairs a free with its allocation; 0 in files from before it was recorded
+    // A CUDA run's driver-level allocation or release (CUPTI's memory records: cudaMalloc and its free), not a
+    // caching-allocator report: the caching allocator's segments and what bypasses it (AOTInductor's weights,
+    // cuBLAS/cuDNN workspaces). Kept apart from the allocator's figures, which the segments would count twice.
+    bool driver = false;
 };
 
 // `text` kept for the life of the process, one copy per distinct text (thread-safe): for MemoryRecord's names.

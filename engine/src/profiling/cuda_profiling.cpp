@@ -22,6 +22,7 @@ struct CudaProfiling::Impl {
     bool stopped = false;
     std::unordered_map<std::uint64_t, FunctionCallInfo> extraCalls;
     std::unordered_map<std::uint64_t, std::string> extraScopes;
+    std::vector<MemoryRecord> deviceMemory; // finish()'s, with CUPTI's memory records enabled
 };
 
 namespace {
@@ -70,10 +71,11 @@ std::string CudaProfiling::deviceName()
 
 std::string CudaProfiling::cuptiVersion() { return cuptiInfo(true).version; }
 
-CudaProfiling::CudaProfiling(HostRecorder& recorder) : m_recorder(recorder), m_impl(std::make_unique<Impl>())
+CudaProfiling::CudaProfiling(HostRecorder& recorder, bool deviceMemory)
+    : m_recorder(recorder), m_impl(std::make_unique<Impl>())
 {
     synchronize(); // warm-up work must not land in the trace
-    m_impl->api.start();
+    m_impl->api.start(deviceMemory);
     pushScopesFrom(m_recorder);
 }
 
@@ -140,7 +142,10 @@ std::vector<KernelRecord> CudaProfiling::finish(std::uint64_t& dropped)
     options.profileStartHostNs = m_recorder.originNs();
     const ParsedActivities parsed = m_impl->api.parseCompletedBuffers();
     dropped = m_impl->api.droppedRecords();
+    m_impl->deviceMemory = attributeDeviceMemory(parsed, tables, options);
     return attributeKernels(parsed, tables, options);
 }
+
+std::vector<MemoryRecord> CudaProfiling::takeDeviceMemory() { return std::move(m_impl->deviceMemory); }
 
 } // namespace kforge::profiling

@@ -16,7 +16,8 @@ public:
     static std::string deviceName();
     static std::string cuptiVersion();
 
-    explicit CudaProfiling(HostRecorder& recorder); // starts tracing; throws kforge::Error
+    // Starts tracing; throws kforge::Error. `deviceMemory`: CUPTI's memory records too (deviceMemory() after finish).
+    explicit CudaProfiling(HostRecorder& recorder, bool deviceMemory = false);
     // Module scopes and function calls of `recorder` push CUPTI external ids (and NVTX ranges) without
     // tracing: what a graph capture needs so that its nodes remember their scope.
     static void pushScopesFrom(HostRecorder& recorder);
@@ -28,6 +29,8 @@ public:
     ~CudaProfiling();
     void synchronize();                                       // waits for the device to finish the traced work
     std::vector<KernelRecord> finish(std::uint64_t& dropped); // stops tracing, attributes the records
+    // After finish(), with deviceMemory: the driver's allocations and releases (MemoryRecord::driver), attributed.
+    std::vector<MemoryRecord> takeDeviceMemory();
 
     struct Impl;
 

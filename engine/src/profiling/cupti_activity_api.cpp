@@ -235,7 +235,7 @@ void CuptiActivityApi::unsubscribe()
 #endif
 }
 
-void CuptiActivityApi::start()
+void CuptiActivityApi::start(bool deviceMemory)
 {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -309,9 +309,20 @@ void CuptiActivityApi::start()
                                      resultString(enabled));
         }
     }
+    if (deviceMemory) {
+        const CUptiResult enabled = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
+        if (enabled != CUPTI_SUCCESS) {
+            undo(std::size(kTracedKinds));
+            throw Error("CUPTI", "cannot enable CUPTI's memory records (MEMORY2) that --memory records on a GPU: " +
+                                     resultString(enabled) + "; profile without --memory to trace the kernels only");
+        }
+    }
     releaseOwner.armed = false;
     std::lock_guard<std::mutex> lock(m_mutex);
     m_active = true;
+    m_deviceMemory = deviceMemory;
+#else
+    (void)deviceMemory;
 #endif
 }
 
@@ -325,6 +336,8 @@ void CuptiActivityApi::stop()
 #ifdef KFORGE_WITH_CUPTI
     // No lock of ours here: CUPTI calls bufferCompleted from inside the flush.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (m_deviceMemory)
+        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY2);
     for (std::size_t i = std::size(kTracedKinds); i-- > 0;)
         cuptiActivityDisable(kTracedKinds[i]);
     // Records completed between the first flush and the disable.

@@ -77,8 +77,9 @@ public:
     // also the exclusivity check), the buffer callbacks, the clock origin, and the activity kinds
     // CONCURRENT_KERNEL, RUNTIME, DRIVER, EXTERNAL_CORRELATION, MEMCPY, MEMSET. Resets the buffer count and the
     // drop counters and discards buffers nobody took. kforge::Error when tracing cannot run or another CUPTI
-    // subscriber (LibTorch's profiler, Nsight) is active.
-    void start();
+    // subscriber (LibTorch's profiler, Nsight) is active. `deviceMemory` adds MEMORY2 (the driver's allocations and
+    // releases: what profile --memory records beside the caching allocator's reports).
+    void start(bool deviceMemory = false);
     // Flushes every buffer (forced, with no lock of ours held: CUPTI re-enters bufferCompleted), disables the
     // kinds and reads CUPTI's dropped-record count. Completed buffers stay queued for takeCompletedBuffers().
     // No-op when not started.
@@ -152,6 +153,7 @@ private:
     std::uint64_t m_cuptiDropped = 0;
     ClockOrigin m_origin;
     bool m_active = false;
+    bool m_deviceMemory = false; // MEMORY2 enabled by start()
 
     mutable std::mutex m_graphMutex;
     std::unordered_map<std::uint64_t, GraphNodeScope> m_graphNodes;

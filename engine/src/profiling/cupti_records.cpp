@@ -100,6 +100,19 @@ MemActivity memsetOf(const MemsetRecordStruct& m)
     return a;
 }
 
+DeviceMemoryActivity deviceMemoryOf(const DeviceMemoryRecordStruct& r)
+{
+    DeviceMemoryActivity a;
+    a.release = KFORGE_RAW_ENUM(r, memoryOperationType) == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    a.memoryKind = static_cast<std::uint8_t>(KFORGE_RAW_ENUM(r, memoryKind));
+    a.address = r.address;
+    a.bytes = r.bytes;
+    a.timestamp = r.timestamp;
+    a.device = r.deviceId;
+    a.correlation = r.correlationId;
+    return a;
+}
+
 ApiActivity apiOf(const ApiRecordStruct& r, ApiKind kind)
 {
     ApiActivity a;
@@ -122,6 +135,7 @@ void ParsedActivities::append(ParsedActivities&& other)
     moveAppend(mems, other.mems);
     moveAppend(apis, other.apis);
     moveAppend(externalCorrelations, other.externalCorrelations);
+    moveAppend(deviceMemory, other.deviceMemory);
     otherRecords += other.otherRecords;
     other = ParsedActivities{};
 }
@@ -148,6 +162,9 @@ bool parseRecord(const void* record, ParsedActivities& out)
         return true;
     case CUPTI_ACTIVITY_KIND_DRIVER:
         out.apis.push_back(apiOf(*static_cast<const ApiRecordStruct*>(record), ApiKind::Driver));
+        return true;
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+        out.deviceMemory.push_back(deviceMemoryOf(*static_cast<const DeviceMemoryRecordStruct*>(record)));
         return true;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto& e = *static_cast<const ExternalCorrelationRecordStruct*>(record);

@@ -40,6 +40,11 @@ using MemcpyRecordStruct = CUpti_ActivityMemcpy6;
 using MemcpyRecordStruct = CUpti_ActivityMemcpy5;
 #endif
 using MemsetRecordStruct = CUpti_ActivityMemset4;
+#if CUDA_VERSION >= 13000
+using DeviceMemoryRecordStruct = CUpti_ActivityMemory4; // CUPTI_ACTIVITY_KIND_MEMORY2
+#else
+using DeviceMemoryRecordStruct = CUpti_ActivityMemory3;
+#endif
 using ApiRecordStruct = CUpti_ActivityAPI;
 using ExternalCorrelationRecordStruct = CUpti_ActivityExternalCorrelation;
 #endif
@@ -77,6 +82,17 @@ struct MemActivity {
     std::uint32_t graphId = 0;
 };
 
+// One allocation or release the driver made (CUPTI_ACTIVITY_KIND_MEMORY2): every cudaMalloc/cuMemAlloc and its free,
+// so the caching allocator's segments, and what never passes through the caching allocator (AOTInductor's weights
+// blob, cuBLAS and cuDNN workspaces, a library's own cudaMalloc).
+struct DeviceMemoryActivity {
+    bool release = false;        // CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, else an allocation
+    std::uint8_t memoryKind = 0; // CUpti_ActivityMemoryKind (3 = device, 2 = pinned host, 5 = managed)
+    std::uint64_t address = 0, bytes = 0;
+    std::uint64_t timestamp = 0; // CUPTI ns
+    std::uint32_t device = 0, correlation = 0;
+};
+
 enum class ApiKind { Runtime, Driver };
 
 // One CUDA runtime or driver API call (the host side of a launch).
@@ -101,10 +117,14 @@ struct ParsedActivities {
     std::vector<MemActivity> mems;
     std::vector<ApiActivity> apis;
     std::vector<ExternalCorrelation> externalCorrelations;
+    std::vector<DeviceMemoryActivity> deviceMemory;
     std::uint64_t otherRecords = 0; // records of kinds we do not use
 
     void append(ParsedActivities&& other);
-    std::size_t size() const { return kernels.size() + mems.size() + apis.size() + externalCorrelations.size(); }
+    std::size_t size() const
+    {
+        return kernels.size() + mems.size() + apis.size() + externalCorrelations.size() + deviceMemory.size();
+    }
 };
 
 // A simultaneous pair of clocks, taken when tracing starts: CUPTI's timestamp and the host steady clock

@@ -220,9 +220,16 @@ private:
     // allocation and free (the bytes live above the first measured forward's start), as Perfetto draws counters.
     void writeLiveBytes()
     {
-        std::map<std::string_view, std::int64_t> live; // by device
+        struct Series {
+            std::int64_t now = 0;
+            std::string label; // "cuda:0", or "cuda:0 driver" for CUPTI's records of the driver's allocations
+        };
+        std::map<std::pair<std::string_view, bool>, Series> live; // by device, the driver's apart
         for (const MemoryRecord& event : m_run.memory) {
-            std::int64_t& now = live[event.device];
+            Series& series = live[{event.device, event.driver}];
+            if (series.label.empty())
+                series.label = std::string(event.device) + (event.driver ? " driver" : "");
+            std::int64_t& now = series.now;
             now += event.bytes;
             beginEvent();
             m_w.raw(R"({"ph":"C","cat":"memory","name":"live bytes","pid":)");
@@ -230,7 +237,7 @@ private:
             m_w.raw(R"(,"ts":)");
             m_w.micros(event.timeNs);
             m_w.raw(R"(,"args":{)");
-            m_w.string(event.device);
+            m_w.string(series.label);
             m_w.raw(":");
             m_w.number(now);
             m_w.raw("}}");

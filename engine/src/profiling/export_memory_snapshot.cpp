@@ -38,9 +38,10 @@ int deviceIndex(std::string_view device)
     return colon == std::string_view::npos ? 0 : std::stoi(std::string(device.substr(colon + 1)));
 }
 
+// The caching allocator's view, as PyTorch's snapshot is: the driver's records (MemoryRecord::driver) stay out.
 bool onRunDevice(const MemoryRecord& event, const std::string& runDevice)
 {
-    return event.device.rfind(runDevice, 0) == 0; // "cuda" takes "cuda:0"
+    return !event.driver && event.device.rfind(runDevice, 0) == 0; // "cuda" takes "cuda:0"
 }
 
 Dict frame(std::string_view name, const std::string& filename)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 
 namespace kforge::profiling {
 
@@ -172,12 +173,11 @@ std::string memActivityName(const MemActivity& mem)
            memoryKindName(mem.dstKind) + ")";
 }
 
-std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, const HostTables& tables,
-                                           const AttributionOptions& options, AttributionStats* statsOut)
-{
-    AttributionStats stats;
-    Attributor attributor{tables, options, stats, {}, {}};
+namespace {
 
+// The join's indexes: each correlation id's external ids and API call.
+void indexCorrelations(Attributor& attributor, const ParsedActivities& activities)
+{
     for (const ExternalCorrelation& e : activities.externalCorrelations) {
         if (e.kind != kExternalKindFunctionCall && e.kind != kExternalKindModuleScope)
             continue; // OpenACC, CUSTOM2, or another tool's ids
@@ -192,6 +192,16 @@ std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, c
         if (!inserted && std::tie(api.kind, api.start) < std::tie(it->second->kind, it->second->start))
             it->second = &api;
     }
+}
+
+} // namespace
+
+std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, const HostTables& tables,
+                                           const AttributionOptions& options, AttributionStats* statsOut)
+{
+    AttributionStats stats;
+    Attributor attributor{tables, options, stats, {}, {}};
+    indexCorrelations(attributor, activities);
 
     std::vector<KernelRecord> records;
     records.reserve(activities.kernels.size() + activities.mems.size());
@@ -239,6 +249,52 @@ std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, c
     });
     if (statsOut)
         *statsOut = stats;
+    return records;
+}
+
+std::vector<MemoryRecord> attributeDeviceMemory(const ParsedActivities& activities, const HostTables& tables,
+                                                const AttributionOptions& options)
+{
+    AttributionStats stats;
+    Attributor attributor{tables, options, stats, {}, {}};
+    indexCorrelations(attributor, activities);
+    std::vector<const DeviceMemoryActivity*> byTime;
+    for (const DeviceMemoryActivity& m : activities.deviceMemory)
+        byTime.push_back(&m);
+    std::stable_sort(byTime.begin(), byTime.end(), [](const DeviceMemoryActivity* a, const DeviceMemoryActivity* b) {
+        return a->timestamp < b->timestamp;
+    });
+    std::unordered_map<std::uint64_t, std::uint64_t> liveBytes; // by address: the allocation not yet released
+    std::vector<MemoryRecord> records;
+    records.reserve(byTime.size());
+    std::int64_t total = 0; // the driver's live bytes after each record, of those allocated while tracing
+    for (const DeviceMemoryActivity* m : byTime) {
+        KernelRecord place; // the kernels' join, for its module, function, thread and iteration
+        attributor.attribute(place, m->correlation, 0, m->timestamp);
+        std::uint64_t bytes = m->bytes;
+        if (m->release) {
+            if (const auto it = liveBytes.find(m->address); it != liveBytes.end()) {
+                bytes = bytes ? bytes : it->second;
+                liveBytes.erase(it);
+            }
+        } else {
+            liveBytes[m->address] = m->bytes;
+        }
+        MemoryRecord r;
+        r.timeNs = wrappingSub(cuptiToHostNs(m->timestamp, options.origin), options.profileStartHostNs);
+        const auto signedBytes = static_cast<std::int64_t>(
+            std::min<std::uint64_t>(bytes, std::uint64_t(std::numeric_limits<std::int64_t>::max())));
+        r.bytes = m->release ? -signedBytes : signedBytes;
+        r.totalAllocatedBytes = total = wrappingAdd(total, r.bytes);
+        r.modulePath = internedText(place.modulePath);
+        r.function = internedText(place.function);
+        r.device = internedText("cuda:" + std::to_string(m->device));
+        r.thread = place.thread;
+        r.iteration = place.iteration;
+        r.address = m->address;
+        r.driver = true;
+        records.push_back(r);
+    }
     return records;
 }
 

@@ -71,4 +71,10 @@ std::string memActivityName(const MemActivity& mem);
 std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, const HostTables& tables,
                                            const AttributionOptions& options, AttributionStats* stats = nullptr);
 
+// One MemoryRecord per driver allocation and release (MemoryRecord::driver; releases carry negative bytes), on the
+// device "cuda:N", attributed as kernels are (the module and function call whose external ids tagged the cudaMalloc
+// or free call), on the profile's clock, in time order. A release's bytes are its allocation's when CUPTI reports 0.
+std::vector<MemoryRecord> attributeDeviceMemory(const ParsedActivities& activities, const HostTables& tables,
+                                                const AttributionOptions& options);
+
 } // namespace kforge::profiling

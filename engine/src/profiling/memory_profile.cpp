@@ -15,7 +15,7 @@ namespace {
 // from a file that does not say its device.
 bool onRunDevice(const MemoryRecord& event, const std::string& runDevice)
 {
-    return runDevice.empty() || event.device.rfind(runDevice, 0) == 0;
+    return !event.driver && (runDevice.empty() || event.device.rfind(runDevice, 0) == 0);
 }
 
 // The allocations of event `at`'s iteration alive just after it, by the module and call that made them (paired with
@@ -51,38 +51,41 @@ std::vector<PeakHolder> holdersAt(const std::vector<MemoryRecord>& events, size_
 
 } // namespace
 
-MemorySummary summarizeMemory(const ProfileRun& run)
+namespace {
+
+// Per module, the bytes allocated and freed in it or below it and the peak reached while it was open, over the
+// events `counted` takes (live bytes above each iteration's start, summed in the events' order); and the peak event.
+struct ModuleFigures {
+    std::vector<ModuleMemory> modules; // the root first, then by allocated bytes
+    std::int64_t peakBytes = 0;
+    size_t peakEvent = 0;
+};
+
+template <class Counted> ModuleFigures moduleFigures(const ProfileRun& run, Counted counted)
 {
-    MemorySummary summary;
-    summary.recorded = !run.memory.empty();
-    if (!summary.recorded)
-        return summary;
     // Summed as integers, divided once: per-forward figures that do not depend on the order of the events.
     struct Totals {
         std::int64_t allocated = 0, freed = 0, allocations = 0, peak = 0;
     };
-    std::map<std::string, Totals> byModule;
+    ModuleFigures figures;
+    std::map<std::string_view, Totals> byModule;
     const double forwards = std::max(1, run.iterations);
-    // Live bytes above each iteration's start: the running sum of the iteration's events.
     std::map<int, std::int64_t> live;
-    size_t peakEvent = 0;
     for (size_t i = 0; i < run.memory.size(); ++i) {
         const MemoryRecord& event = run.memory[i];
-        if (!onRunDevice(event, run.device))
+        if (!counted(event))
             continue;
         std::int64_t& now = live[event.iteration];
         now += event.bytes;
-        if (now > summary.peakBytes) {
-            summary.peakBytes = now;
-            summary.peakModule = event.modulePath;
-            summary.peakFunction = event.function;
-            peakEvent = i;
+        if (now > figures.peakBytes) {
+            figures.peakBytes = now;
+            figures.peakEvent = i;
         }
         // The module and each module above it: a module's figures hold its subtree's.
         std::vector<std::string_view> scopes = module_path::ancestorsOf(event.modulePath);
         scopes.insert(scopes.begin(), event.modulePath);
         for (const std::string_view path : scopes) {
-            Totals& module = byModule[std::string(path)];
+            Totals& module = byModule[path];
             if (event.bytes > 0) {
                 module.allocated += event.bytes;
                 ++module.allocations;
@@ -92,16 +95,39 @@ MemorySummary summarizeMemory(const ProfileRun& run)
             module.peak = std::max(module.peak, now);
         }
     }
-    if (summary.peakBytes > 0)
-        summary.aliveAtPeak = holdersAt(run.memory, peakEvent, run.device);
     for (const auto& [path, totals] : byModule)
-        summary.modules.push_back({path, double(totals.allocated) / forwards, double(totals.freed) / forwards,
-                                   double(totals.allocations) / forwards, totals.peak});
-    std::stable_sort(summary.modules.begin(), summary.modules.end(), [](const ModuleMemory& a, const ModuleMemory& b) {
+        figures.modules.push_back({std::string(path), double(totals.allocated) / forwards,
+                                   double(totals.freed) / forwards, double(totals.allocations) / forwards,
+                                   totals.peak});
+    std::stable_sort(figures.modules.begin(), figures.modules.end(), [](const ModuleMemory& a, const ModuleMemory& b) {
         if (a.path.empty() != b.path.empty())
             return a.path.empty();
         return a.allocatedBytes > b.allocatedBytes;
     });
+    return figures;
+}
+
+} // namespace
+
+MemorySummary summarizeMemory(const ProfileRun& run)
+{
+    MemorySummary summary;
+    summary.recorded = !run.memory.empty();
+    if (!summary.recorded)
+        return summary;
+    ModuleFigures allocator =
+        moduleFigures(run, [&run](const MemoryRecord& event) { return onRunDevice(event, run.device); });
+    summary.modules = std::move(allocator.modules);
+    summary.peakBytes = allocator.peakBytes;
+    if (summary.peakBytes > 0) {
+        const MemoryRecord& peak = run.memory[allocator.peakEvent];
+        summary.peakModule = std::string(peak.modulePath);
+        summary.peakFunction = std::string(peak.function);
+        summary.aliveAtPeak = holdersAt(run.memory, allocator.peakEvent, run.device);
+    }
+    ModuleFigures driver = moduleFigures(run, [](const MemoryRecord& event) { return event.driver; });
+    summary.driverModules = std::move(driver.modules);
+    summary.driverPeakBytes = driver.peakBytes;
     return summary;
 }
 

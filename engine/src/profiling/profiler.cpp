@@ -20,6 +20,8 @@
 #include <ATen/ATen.h>
 #include <torch/version.h>
 
+#include <algorithm>
+
 namespace kforge {
 namespace {
 
@@ -127,7 +129,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         if (options.recordMemory)
             memory.emplace([&recorder] { return recorder.openScope(); });
         if (cuda) {
-            tracer = std::make_unique<profiling::CudaProfiling>(recorder);
+            tracer = std::make_unique<profiling::CudaProfiling>(recorder, options.recordMemory);
             if (replay)
                 addCaptureTables(sessionImpl(session), options.replayCapture, *tracer);
         }
@@ -180,6 +182,12 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
             run.memory = memory->take();
             for (MemoryRecord& event : run.memory) // on the clock of the ranges and records
                 event.timeNs -= recorder.originNs();
+            if (tracer) { // the driver's allocations beside the caching allocator's (on that clock already)
+                std::vector<MemoryRecord> driver = tracer->takeDeviceMemory();
+                run.memory.insert(run.memory.end(), driver.begin(), driver.end());
+                std::stable_sort(run.memory.begin(), run.memory.end(),
+                                 [](const MemoryRecord& a, const MemoryRecord& b) { return a.timeNs < b.timeNs; });
+            }
         }
     }
     if (runtime)

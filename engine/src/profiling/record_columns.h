@@ -67,6 +67,7 @@ template <MemoryRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("thread", r.thread);
     visit("iteration", r.iteration);
     visit("address", r.address);
+    visit("driver", r.driver);
 }
 
 // Text columns: std::string, or a std::string_view of interned text (MemoryRecord's names: readers intern what they
