@@ -21,14 +21,20 @@ using namespace kforge;
 
 namespace {
 
-ProfileRun memoryProfile(ModelSession& session, bool recordMemory)
+// One warm-up and `iterations` measured CPU forwards, memory recorded or not.
+ProfileOptions memoryOptions(bool recordMemory = true, int iterations = 2)
 {
     ProfileOptions options;
     options.device = "cpu";
     options.warmupIterations = 1;
-    options.iterations = 3;
+    options.iterations = iterations;
     options.recordMemory = recordMemory;
-    return profile(session, options);
+    return options;
+}
+
+ProfileRun memoryProfile(ModelSession& session, bool recordMemory)
+{
+    return profile(session, memoryOptions(recordMemory, 3));
 }
 
 const ModuleMemory& moduleOf(const MemorySummary& summary, const std::string& path)
@@ -187,10 +193,7 @@ TEST(MemoryProfile, ThePeakIsDecomposedIntoWhatWasAliveByWhereItWasAllocated)
 {
     test::TempDir dir;
     auto session = geluTimesTwo(dir);
-    ProfileOptions options;
-    options.warmupIterations = 1;
-    options.iterations = 2;
-    options.recordMemory = true;
+    ProfileOptions options = memoryOptions();
     const MemorySummary baseline = summarizeMemory(profile(*session, options));
     std::int64_t sum = 0;
     for (const PeakHolder& h : baseline.aliveAtPeak)
@@ -266,10 +269,7 @@ TEST(MemoryProfile, LiveBytesOverTimePeakAtTheForwardsPeak)
 {
     test::TempDir dir;
     auto session = geluTimesTwo(dir);
-    ProfileOptions options;
-    options.warmupIterations = 1;
-    options.iterations = 2;
-    options.recordMemory = true;
+    ProfileOptions options = memoryOptions();
     options.plan = test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")});
     options.usePlan = true;
     const ProfileRun run = profile(*session, options);
