@@ -42,6 +42,25 @@ nlohmann::ordered_json aliveAtPeakJson(const MemorySummary& memory)
     return holders;
 }
 
+// Per function and the provider that served it: what its calls allocated, and the most live inside one call.
+void printFunctionMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
+{
+    if (memory.functions.empty())
+        return;
+    std::vector<std::vector<std::string>> rows;
+    for (const FunctionMemory& f : memory.functions) {
+        if (top && rows.size() == top)
+            break;
+        rows.push_back({f.function, f.provider, fixed(f.calls, 1), bytesText(f.allocatedBytes), fixed(f.allocations, 1),
+                        bytesText(double(f.peakInCallBytes))});
+    }
+    out << "memory by function call and provider (per forward; PEAK IN A CALL: the most live inside one call above "
+           "its start, its workspace and outputs)";
+    if (top && memory.functions.size() > top)
+        out << " (top " << top << " of " << memory.functions.size() << ")";
+    out << '\n' << formatTable({"FUNCTION", "PROVIDER", "CALLS", "ALLOCATED", "ALLOCATIONS", "PEAK IN A CALL"}, rows);
+}
+
 // A CUDA run's driver-level allocations (CUPTI's memory records), apart from the caching allocator's figures.
 void printDriverMemory(std::ostream& out, const MemorySummary& memory, std::size_t top)
 {
@@ -82,12 +101,24 @@ void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top
     if (top && memory.modules.size() > top)
         out << " (top " << top << " of " << memory.modules.size() << "; --top 0 for all)";
     out << '\n' << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED", "PEAK INSIDE"}, rows);
+    printFunctionMemory(out, memory, top);
     printAliveAtPeak(out, memory, top);
     printDriverMemory(out, memory, top);
 }
 
 nlohmann::ordered_json memoryJson(const MemorySummary& memory)
 {
+    const auto functionsJson = [](const std::vector<FunctionMemory>& rows) {
+        nlohmann::ordered_json functions = nlohmann::ordered_json::array();
+        for (const FunctionMemory& f : rows)
+            functions.push_back({{"function", f.function},
+                                 {"provider", f.provider},
+                                 {"calls", f.calls},
+                                 {"allocated_bytes", f.allocatedBytes},
+                                 {"allocations", f.allocations},
+                                 {"peak_in_call_bytes", f.peakInCallBytes}});
+        return functions;
+    };
     const auto modulesJson = [](const std::vector<ModuleMemory>& rows) {
         nlohmann::ordered_json modules = nlohmann::ordered_json::array();
         for (const ModuleMemory& m : rows)
@@ -103,6 +134,7 @@ nlohmann::ordered_json memoryJson(const MemorySummary& memory)
                                {"peak_module", memory.peakModule},
                                {"peak_function", memory.peakFunction},
                                {"modules", modulesJson(memory.modules)},
+                               {"functions", functionsJson(memory.functions)},
                                {"alive_at_peak", aliveAtPeakJson(memory)}};
     if (!memory.driverModules.empty())
         out["driver"] = {{"peak_bytes", memory.driverPeakBytes}, {"modules", modulesJson(memory.driverModules)}};

@@ -339,3 +339,32 @@ TEST(MemoryProfile, TheDriversAllocationsAreSummarisedApartFromTheCachingAllocat
     EXPECT_EQ(summary.driverPeakBytes, (2 << 20) + (32 << 20));
     EXPECT_EQ(liveBytesOverTime(run).steps.size(), 1u); // the timeline's lane is the caching allocator's too
 }
+
+// Memory per function call and provider: gelu's calls allocate its 1 MiB output under the original; under
+// TestWorkspaceGeluProvider its 8 MiB workspace beside it, and the most live inside one call is both, exactly.
+TEST(MemoryProfile, EachFunctionAndProviderHasItsAllocationsAndItsPeakInACall)
+{
+    test::TempDir dir;
+    auto session = geluTimesTwo(dir);
+    ProfileOptions options = memoryOptions();
+    const auto rowOf = [](const MemorySummary& summary, const std::string& function) -> const FunctionMemory& {
+        const auto it = std::find_if(summary.functions.begin(), summary.functions.end(),
+                                     [&](const FunctionMemory& f) { return f.function == function; });
+        if (it == summary.functions.end())
+            throw std::runtime_error("no memory row for " + function);
+        return *it;
+    };
+    const FunctionMemory original = rowOf(summarizeMemory(profile(*session, options)), "gelu");
+    EXPECT_EQ(original.provider, "original");
+    EXPECT_DOUBLE_EQ(original.calls, 1.0);
+    EXPECT_DOUBLE_EQ(original.allocatedBytes, double(tensorBytes));
+    EXPECT_EQ(original.peakInCallBytes, tensorBytes);
+
+    options.plan = test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")});
+    options.usePlan = true;
+    const FunctionMemory served = rowOf(summarizeMemory(profile(*session, options)), "gelu");
+    EXPECT_EQ(served.provider, "TestWorkspaceGeluProvider");
+    EXPECT_DOUBLE_EQ(served.allocatedBytes, double(test::kWorkspaceGeluBytes + tensorBytes));
+    EXPECT_DOUBLE_EQ(served.allocations, 2.0);
+    EXPECT_EQ(served.peakInCallBytes, test::kWorkspaceGeluBytes + tensorBytes);
+}

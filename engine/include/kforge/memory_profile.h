@@ -29,6 +29,16 @@ struct PeakHolder {
     int allocations = 0;
 };
 
+// The memory of one function with the provider that served it (the run's function calls): what its calls allocated,
+// per forward, and the most bytes live inside one call above the call's start (its workspace and its outputs).
+struct FunctionMemory {
+    std::string function;
+    std::string provider;                       // "original" or the provider's name
+    double calls = 0;                           // per forward
+    double allocatedBytes = 0, allocations = 0; // per forward
+    std::int64_t peakInCallBytes = 0;           // over its calls
+};
+
 struct MemorySummary {
     bool recorded = false;             // the run recorded memory at all
     std::int64_t peakBytes = 0;        // of the forward, above its start (the largest of the iterations)
@@ -38,6 +48,8 @@ struct MemorySummary {
     // The peak decomposed: its holders by bytes, largest first; their bytes sum to peakBytes when every allocation
     // alive at the peak was made in that forward (frees of older allocations are not reported, see ModuleMemory).
     std::vector<PeakHolder> aliveAtPeak;
+    // Per function and provider, the ones whose calls allocated, by bytes allocated (largest first).
+    std::vector<FunctionMemory> functions;
     // A CUDA run's driver-level allocations (CUPTI's memory records, MemoryRecord::driver), the same figures per
     // module: what the caching allocator's figures above do not show (its segments, and what bypasses it:
     // AOTInductor's weights blob, cuBLAS and cuDNN workspaces). Empty on the CPU and for runs without them.

@@ -107,6 +107,66 @@ template <class Counted> ModuleFigures moduleFigures(const ProfileRun& run, Coun
     return figures;
 }
 
+// Each allocation and free made inside a function call, given to the call's range (the innermost range of that
+// function on the same thread holding its time), and summed per function and provider.
+std::vector<FunctionMemory> functionFigures(const ProfileRun& run)
+{
+    std::map<std::uint64_t, std::vector<const RangeRecord*>> callsByThread; // by start
+    for (const RangeRecord& range : run.ranges)
+        if (range.kind == "function")
+            callsByThread[range.thread].push_back(&range);
+    for (auto& [thread, calls] : callsByThread)
+        std::stable_sort(calls.begin(), calls.end(),
+                         [](const RangeRecord* a, const RangeRecord* b) { return a->startNs < b->startNs; });
+    const auto callOf = [&](const MemoryRecord& event) -> const RangeRecord* {
+        const auto thread = callsByThread.find(event.thread);
+        if (thread == callsByThread.end())
+            return nullptr;
+        const auto& calls = thread->second;
+        auto it = std::upper_bound(calls.begin(), calls.end(), event.timeNs,
+                                   [](std::int64_t t, const RangeRecord* r) { return t < r->startNs; });
+        for (int walked = 0; it != calls.begin() && walked < 8; ++walked) { // nested calls are few
+            const RangeRecord* call = *--it;
+            if (call->name == event.function && event.timeNs <= call->startNs + call->durationNs)
+                return call;
+        }
+        return nullptr;
+    };
+    struct Totals {
+        std::int64_t allocated = 0, allocations = 0, peak = 0;
+    };
+    std::map<std::pair<std::string_view, std::string_view>, Totals> byFunction;
+    std::map<const RangeRecord*, std::int64_t> liveInCall; // above the call's start
+    for (const MemoryRecord& event : run.memory) {
+        if (event.function.empty() || !onRunDevice(event, run.device))
+            continue;
+        const RangeRecord* call = callOf(event);
+        if (!call)
+            continue;
+        Totals& totals = byFunction[{call->name, call->provider}];
+        std::int64_t& live = liveInCall[call];
+        live += event.bytes;
+        totals.peak = std::max(totals.peak, live);
+        if (event.bytes > 0) {
+            totals.allocated += event.bytes;
+            ++totals.allocations;
+        }
+    }
+    std::map<std::pair<std::string_view, std::string_view>, std::int64_t> calls;
+    for (const RangeRecord& range : run.ranges)
+        if (range.kind == "function")
+            ++calls[{range.name, range.provider}];
+    const double forwards = std::max(1, run.iterations);
+    std::vector<FunctionMemory> rows;
+    for (const auto& [key, totals] : byFunction)
+        rows.push_back({std::string(key.first), std::string(key.second), double(calls[key]) / forwards,
+                        double(totals.allocated) / forwards, double(totals.allocations) / forwards, totals.peak});
+    std::stable_sort(rows.begin(), rows.end(), [](const FunctionMemory& a, const FunctionMemory& b) {
+        return a.allocatedBytes > b.allocatedBytes;
+    });
+    return rows;
+}
+
 } // namespace
 
 MemorySummary summarizeMemory(const ProfileRun& run)
@@ -125,6 +185,7 @@ MemorySummary summarizeMemory(const ProfileRun& run)
         summary.peakFunction = std::string(peak.function);
         summary.aliveAtPeak = holdersAt(run.memory, allocator.peakEvent, run.device);
     }
+    summary.functions = functionFigures(run);
     ModuleFigures driver = moduleFigures(run, [](const MemoryRecord& event) { return event.driver; });
     summary.driverModules = std::move(driver.modules);
     summary.driverPeakBytes = driver.peakBytes;
