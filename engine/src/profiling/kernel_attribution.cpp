@@ -255,6 +255,8 @@ std::vector<KernelRecord> attributeKernels(const ParsedActivities& activities, c
 std::vector<MemoryRecord> attributeDeviceMemory(const ParsedActivities& activities, const HostTables& tables,
                                                 const AttributionOptions& options)
 {
+    if (activities.deviceMemory.empty()) // a run without --memory: no join to index
+        return {};
     AttributionStats stats;
     Attributor attributor{tables, options, stats, {}, {}};
     indexCorrelations(attributor, activities);

@@ -2,6 +2,7 @@
 #include "profiling/memory_recorder.h"
 
 #include "runtime/clock.h"
+#include "runtime/string_pool.h"
 #include "runtime/thread_state.h"
 
 #include <algorithm>
@@ -111,3 +112,6 @@ MemoryRecorder::~MemoryRecorder() = default;
 std::vector<MemoryRecord> MemoryRecorder::take() { return m_reporter->take(); }
 
 } // namespace kforge::profiling
+
+// MemoryRecord's names (public, kforge/profiling.h): the runtime's pool, which never frees.
+std::string_view kforge::internedText(std::string_view text) { return runtime::intern(text); }

@@ -14,7 +14,6 @@
 #include "profiling/cuda_profiling.h"
 #include "profiling/host_recorder.h"
 #include "profiling/memory_recorder.h"
-#include "runtime/string_pool.h"
 #include "runtime/clock.h"
 
 #include <ATen/ATen.h>
@@ -61,8 +60,6 @@ void collectValues(const c10::IValue& v, std::vector<std::vector<float>>& out)
 }
 
 } // namespace
-
-std::string_view internedText(std::string_view text) { return runtime::intern(text); }
 
 ProfileRun profile(ModelSession& session, const ProfileOptions& options)
 {
