@@ -6,7 +6,8 @@
 //     memory recorded (ProfileOptions::recordMemory) vs without (target: at most 3% more); `--instructions` counts
 //     instructions per profiled forward with and without memory under callgrind, on tiny-gpt and the corpus's resnet18,
 //     hf_llama and hf_t5
-//     (issue 69: instruction counts on the corpus);
+//     (issue 69: instruction counts on the corpus; the CPU's allocations are heard through the allocator tap, and the
+//     "c10" row is the floor of the route it replaced, c10's reporting to a reporter that keeps nothing);
 //  3. where a CUDA device is visible, CUPTI profiling vs plain CUDA forwards of tiny-gpt and, when
 //     KFORGE_BENCH_MODEL names a TorchScript file (KFORGE_BENCH_INPUT its input spec, default
 //     float32[1,3,224,224]), of that model: wall time per forward, ratio, and kernel records per second.

@@ -16,7 +16,8 @@ std::int64_t callPeakBytes(const std::vector<const torch::jit::Stack*>& samples,
         torch::jit::Stack stack = *sample; // copies the IValues, not the tensors' storage: nothing allocated
         std::vector<MemoryRecord> events;
         {
-            profiling::MemoryRecorder recorder([] { return std::pair<const char*, const char*>(nullptr, nullptr); });
+            profiling::MemoryRecorder recorder([] { return std::pair<const char*, const char*>(nullptr, nullptr); },
+                                               /*tapCpuAllocator=*/device == "cpu");
             call(stack);
             events = recorder.take();
         }

@@ -4,7 +4,8 @@
 // each one to the thread's PROFILER_STATE debug info when it says memory profiling is on (the mechanism
 // torch.profiler's profile_memory uses). Installed on the forward thread; each event is attributed to the module and
 // function call open there (the host recorder's scopes). Never run alongside LibTorch's own profiler, which owns the
-// same debug info.
+// same debug info. A CPU recorder hears the CPU allocator through its tap instead (cpu_allocator_tap.h: the same
+// allocations without c10's size table) when the tap can be attached.
 #include <kforge/profiling.h>
 
 #include <c10/core/Allocator.h>
@@ -23,13 +24,15 @@ class MemoryRecorder {
 public:
     // The module path and function open on the recording thread (interned strings; function null when none).
     using ScopeNow = std::function<std::pair<const char*, const char*>()>;
-    explicit MemoryRecorder(ScopeNow scopeNow);
+    // tapCpuAllocator: for a recording of the CPU (a CUDA run needs c10's reporting, its caching allocator reports).
+    MemoryRecorder(ScopeNow scopeNow, bool tapCpuAllocator);
     ~MemoryRecorder();
     MemoryRecorder(const MemoryRecorder&) = delete;
     MemoryRecorder& operator=(const MemoryRecorder&) = delete;
 
     void setIteration(int iteration) { m_iteration = iteration; }
     std::vector<MemoryRecord> take(); // what was recorded so far, in time order
+    bool tapsCpuAllocator() const;    // heard through the tap, not c10's reporting
 
 private:
     class Reporter;

@@ -124,7 +124,7 @@ ProfileRun profile(ModelSession& session, const ProfileOptions& options)
         profiling::HostRecorder recorder(/*timeCpuOps=*/!cuda, options.recordShapes);
         std::optional<profiling::MemoryRecorder> memory;
         if (options.recordMemory)
-            memory.emplace([&recorder] { return recorder.openScope(); });
+            memory.emplace([&recorder] { return recorder.openScope(); }, /*tapCpuAllocator=*/!cuda);
         if (cuda) {
             tracer = std::make_unique<profiling::CudaProfiling>(recorder, options.recordMemory);
             if (replay)
