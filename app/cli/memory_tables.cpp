@@ -95,12 +95,13 @@ void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top
         if (top && rows.size() == top)
             break;
         rows.push_back({module_path::displayName(m.path), bytesText(m.allocatedBytes), fixed(m.allocations, 1),
-                        bytesText(m.freedBytes), bytesText(double(m.peakBytes))});
+                        bytesText(m.freedBytes), bytesText(double(m.peakBytes)),
+                        m.liveAtExitBytes ? bytesText(double(*m.liveAtExitBytes)) : "-"});
     }
-    out << "memory by module (its subtree; per forward)";
+    out << "memory by module (its subtree; per forward; live bytes above the forward's start)";
     if (top && memory.modules.size() > top)
         out << " (top " << top << " of " << memory.modules.size() << "; --top 0 for all)";
-    out << '\n' << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED", "PEAK INSIDE"}, rows);
+    out << '\n' << formatTable({"MODULE", "ALLOCATED", "ALLOCATIONS", "FREED", "PEAK INSIDE", "LIVE AT EXIT"}, rows);
     printFunctionMemory(out, memory, top);
     printAliveAtPeak(out, memory, top);
     printDriverMemory(out, memory, top);
@@ -126,7 +127,9 @@ nlohmann::ordered_json memoryJson(const MemorySummary& memory)
                                {"allocated_bytes", m.allocatedBytes},
                                {"allocations", m.allocations},
                                {"freed_bytes", m.freedBytes},
-                               {"peak_bytes", m.peakBytes}});
+                               {"peak_bytes", m.peakBytes},
+                               {"live_at_exit_bytes", m.liveAtExitBytes ? nlohmann::ordered_json(*m.liveAtExitBytes)
+                                                                        : nlohmann::ordered_json()}});
         return modules;
     };
     nlohmann::ordered_json out{{"recorded", memory.recorded},
@@ -155,6 +158,58 @@ std::string change(double before, double after)
 {
     const double delta = after - before;
     return (delta > 0 ? "+" : "") + bytesText(delta);
+}
+
+// Each function's memory on either side, its providers' rows summed: "original" against the plan's provider.
+struct FunctionSide {
+    std::string providers; // "original", "A, B" where module scopes differ
+    double allocatedBytes = 0;
+    std::int64_t peakInCallBytes = 0;
+};
+
+FunctionSide functionSide(const MemorySummary& memory, const std::string& function)
+{
+    FunctionSide side;
+    for (const FunctionMemory& f : memory.functions) {
+        if (f.function != function)
+            continue;
+        side.providers += (side.providers.empty() ? "" : ", ") + f.provider;
+        side.allocatedBytes += f.allocatedBytes;
+        side.peakInCallBytes = std::max(side.peakInCallBytes, f.peakInCallBytes);
+    }
+    return side;
+}
+
+// Per function, the baseline's provider against the plan's: what the calls allocated and the most live in one call
+// (a provider's workspace shows here before it shows in a module's peak).
+void printFunctionMemoryComparison(std::ostream& out, const MemorySummary& before, const MemorySummary& after,
+                                   std::size_t top)
+{
+    std::vector<std::string> functions;
+    for (const MemorySummary* side : {&after, &before})
+        for (const FunctionMemory& f : side->functions)
+            if (std::find(functions.begin(), functions.end(), f.function) == functions.end())
+                functions.push_back(f.function);
+    if (functions.empty())
+        return;
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& function : functions) {
+        if (top && rows.size() == top)
+            break;
+        const FunctionSide b = functionSide(before, function), a = functionSide(after, function);
+        rows.push_back({function, b.providers.empty() ? "-" : b.providers, a.providers.empty() ? "-" : a.providers,
+                        bytesText(b.allocatedBytes), bytesText(a.allocatedBytes),
+                        change(b.allocatedBytes, a.allocatedBytes), bytesText(double(b.peakInCallBytes)),
+                        bytesText(double(a.peakInCallBytes)),
+                        change(double(b.peakInCallBytes), double(a.peakInCallBytes))});
+    }
+    out << "\nmemory by function and provider (per forward)";
+    if (top && functions.size() > top)
+        out << " (top " << top << " of " << functions.size() << "; --top 0 for all)";
+    out << '\n'
+        << formatTable({"FUNCTION", "PROVIDER BEFORE", "AFTER", "ALLOCATED BEFORE", "AFTER", "CHANGE",
+                        "PEAK IN A CALL BEFORE", "AFTER", "CHANGE"},
+                       rows);
 }
 
 } // namespace
@@ -191,6 +246,7 @@ void printMemoryComparison(std::ostream& out, const MemorySummary& before, const
         out << " (top " << top << " of " << paths.size() << "; --top 0 for all)";
     out << '\n'
         << formatTable({"MODULE", "ALLOCATED BEFORE", "AFTER", "CHANGE", "PEAK BEFORE", "AFTER", "CHANGE"}, rows);
+    printFunctionMemoryComparison(out, before, after, top);
 }
 
 nlohmann::ordered_json memoryComparisonJson(const MemorySummary& before, const MemorySummary& after)

@@ -874,6 +874,27 @@ TEST(CliProfile, CompareMemoryShowsBothSidesPerModule)
     const json alone = parseJson(profiled).at("memory");
     EXPECT_EQ(alone.at("peak_bytes"), before.at("peak_bytes")) << profiled;
     EXPECT_EQ(alone.at("modules")[0].at("allocated_bytes"), before.at("modules")[0].at("allocated_bytes"));
+    // What each module left alive when it returned: a block its [1, 16, 64] float32 result; `blocks`, a ModuleList
+    // never called itself, nothing to say (null).
+    for (const json& m : alone.at("modules")) {
+        if (m.at("path") == "blocks.0")
+            EXPECT_EQ(m.at("live_at_exit_bytes"), 1 * 16 * 64 * 4) << m.dump();
+        if (m.at("path") == "blocks")
+            EXPECT_TRUE(m.at("live_at_exit_bytes").is_null()) << m.dump();
+    }
+
+    // The text names each function's provider on both sides beside its allocations.
+    const Result text = runKforge({"compare", "builtin:tiny-gpt", "--provide", ":gelu:AtenGeluProvider", "--memory",
+                                   "--iterations", "2", "--threads", "1", "-q"});
+    ASSERT_EQ(text.exitCode, 0) << text;
+    const std::string table = text.out.substr(text.out.find("memory by function and provider"));
+    EXPECT_NE(table.find("PEAK IN A CALL BEFORE"), std::string::npos) << text;
+    const size_t row = table.find("\ngelu ");
+    ASSERT_NE(row, std::string::npos) << text;
+    const std::string gelu = table.substr(row + 1, table.find('\n', row + 1) - row - 1);
+    EXPECT_NE(gelu.find("original"), std::string::npos) << gelu;
+    EXPECT_NE(gelu.find("AtenGeluProvider"), std::string::npos) << gelu;
+    EXPECT_NE(gelu.find("32.00 KiB"), std::string::npos) << gelu;
 }
 
 // kforge diff: two runs made apart, A the reference. A run against itself reads no change and passes

@@ -368,3 +368,38 @@ TEST(MemoryProfile, EachFunctionAndProviderHasItsAllocationsAndItsPeakInACall)
     EXPECT_DOUBLE_EQ(served.allocations, 2.0);
     EXPECT_EQ(served.peakInCallBytes, test::kWorkspaceGeluBytes + tensorBytes);
 }
+
+// What each module left alive when it returned: `first` returns its 1 MiB gelu, with or without a provider whose 8 MiB
+// workspace is freed inside the call (its peak inside shows the workspace, its exit does not); the forward returns its
+// 1 MiB product, first's result freed by then.
+TEST(MemoryProfile, EachModuleSaysWhatWasLiveWhenItReturned)
+{
+    test::TempDir dir;
+    auto session = geluTimesTwo(dir);
+    ProfileOptions options = memoryOptions();
+    for (const bool workspace : {false, true}) {
+        SCOPED_TRACE(workspace ? "TestWorkspaceGeluProvider" : "original");
+        options.usePlan = workspace;
+        options.plan = test::planOf({test::entry("", "gelu", "TestWorkspaceGeluProvider")});
+        const MemorySummary summary = summarizeMemory(profile(*session, options));
+        const ModuleMemory& first = moduleOf(summary, "first");
+        ASSERT_TRUE(first.liveAtExitBytes.has_value());
+        EXPECT_EQ(*first.liveAtExitBytes, tensorBytes);
+        EXPECT_EQ(first.peakBytes, tensorBytes + (workspace ? test::kWorkspaceGeluBytes : 0));
+        const ModuleMemory& root = moduleOf(summary, "");
+        ASSERT_TRUE(root.liveAtExitBytes.has_value());
+        EXPECT_EQ(*root.liveAtExitBytes, tensorBytes);
+    }
+}
+
+// A module that is never called itself (tiny-gpt's `blocks`, a ModuleList whose children the forward calls) has no
+// exit to measure; each block it holds has one.
+TEST(MemoryProfile, AModuleNeverCalledItselfHasNoExit)
+{
+    auto session = ModelSession::open("builtin:tiny-gpt");
+    const MemorySummary summary = summarizeMemory(memoryProfile(*session, true));
+    EXPECT_FALSE(moduleOf(summary, "blocks").liveAtExitBytes.has_value());
+    const ModuleMemory& block = moduleOf(summary, "blocks.0");
+    ASSERT_TRUE(block.liveAtExitBytes.has_value());
+    EXPECT_EQ(*block.liveAtExitBytes, 1 * 16 * 64 * 4); // its [1, 16, 64] float32 result, the embedding's freed
+}

@@ -7,6 +7,7 @@
 #include <kforge/profiling.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct ModuleMemory {
     double freedBytes = 0;      // per forward: frees made there
     double allocations = 0;     // per forward
     std::int64_t peakBytes = 0; // the most live bytes (above the forward's start) reached while inside it
+    // The live bytes (above the forward's start) when it returned, the most over its calls: what it and the modules
+    // before it left alive, its outputs among them. The root's is the forward's result and what the forward kept.
+    // None for a module never called itself (a ModuleList's, whose children are called in its place).
+    std::optional<std::int64_t> liveAtExitBytes;
 };
 
 // What was alive at the forward's peak, by where it was allocated: the allocations made in that forward and not yet

@@ -4,7 +4,9 @@
 #include <kforge/module_path.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -66,17 +68,20 @@ template <class Counted> ModuleFigures moduleFigures(const ProfileRun& run, Coun
     // Summed as integers, divided once: per-forward figures that do not depend on the order of the events.
     struct Totals {
         std::int64_t allocated = 0, freed = 0, allocations = 0, peak = 0;
+        std::optional<std::int64_t> liveAtExit;
     };
     ModuleFigures figures;
     std::map<std::string_view, Totals> byModule;
     const double forwards = std::max(1, run.iterations);
     std::map<int, std::int64_t> live;
+    std::map<int, std::vector<LiveBytesStep>> steps; // by iteration
     for (size_t i = 0; i < run.memory.size(); ++i) {
         const MemoryRecord& event = run.memory[i];
         if (!counted(event))
             continue;
         std::int64_t& now = live[event.iteration];
         now += event.bytes;
+        steps[event.iteration].push_back({event.timeNs, now});
         if (now > figures.peakBytes) {
             figures.peakBytes = now;
             figures.peakEvent = i;
@@ -95,10 +100,31 @@ template <class Counted> ModuleFigures moduleFigures(const ProfileRun& run, Coun
             module.peak = std::max(module.peak, now);
         }
     }
+    // When each module returned: the live bytes after the last event at or before its range's end.
+    const auto earlier = [](const LiveBytesStep& a, const LiveBytesStep& b) { return a.timeNs < b.timeNs; };
+    for (auto& [iteration, series] : steps) // another thread's event may come out of time order
+        std::stable_sort(series.begin(), series.end(), earlier);
+    for (const RangeRecord& range : run.ranges) {
+        if (range.kind != "module")
+            continue;
+        const auto module = byModule.find(range.name);
+        const auto series = steps.find(range.iteration);
+        if (module == byModule.end())
+            continue;
+        std::int64_t liveThen = 0;
+        if (series != steps.end()) {
+            const auto after = std::upper_bound(series->second.begin(), series->second.end(),
+                                                LiveBytesStep{range.startNs + range.durationNs, 0}, earlier);
+            if (after != series->second.begin())
+                liveThen = std::prev(after)->liveBytes;
+        }
+        std::optional<std::int64_t>& most = module->second.liveAtExit;
+        most = std::max(most.value_or(liveThen), liveThen);
+    }
     for (const auto& [path, totals] : byModule)
         figures.modules.push_back({std::string(path), double(totals.allocated) / forwards,
-                                   double(totals.freed) / forwards, double(totals.allocations) / forwards,
-                                   totals.peak});
+                                   double(totals.freed) / forwards, double(totals.allocations) / forwards, totals.peak,
+                                   totals.liveAtExit});
     std::stable_sort(figures.modules.begin(), figures.modules.end(), [](const ModuleMemory& a, const ModuleMemory& b) {
         if (a.path.empty() != b.path.empty())
             return a.path.empty();
