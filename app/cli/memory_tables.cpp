@@ -90,6 +90,9 @@ void printMemory(std::ostream& out, const MemorySummary& memory, std::size_t top
     out << "\nmemory per forward: peak " << bytesText(double(memory.peakBytes)) << " above the forward's start, in "
         << module_path::displayName(memory.peakModule)
         << (memory.peakFunction.empty() ? "" : " (" + memory.peakFunction + ")") << '\n';
+    if (memory.reservedPeakBytes > 0)
+        out << "the caching allocator held at most " << bytesText(double(memory.reservedPeakBytes))
+            << " reserved (its segments, allocated or cached)\n";
     std::vector<std::vector<std::string>> rows;
     for (const ModuleMemory& m : memory.modules) {
         if (top && rows.size() == top)
@@ -136,6 +139,7 @@ nlohmann::ordered_json memoryJson(const MemorySummary& memory)
                                {"peak_bytes", memory.peakBytes},
                                {"peak_module", memory.peakModule},
                                {"peak_function", memory.peakFunction},
+                               {"reserved_peak_bytes", memory.reservedPeakBytes},
                                {"modules", modulesJson(memory.modules)},
                                {"functions", functionsJson(memory.functions)},
                                {"alive_at_peak", aliveAtPeakJson(memory)}};

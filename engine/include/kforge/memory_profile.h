@@ -45,10 +45,13 @@ struct FunctionMemory {
 };
 
 struct MemorySummary {
-    bool recorded = false;             // the run recorded memory at all
-    std::int64_t peakBytes = 0;        // of the forward, above its start (the largest of the iterations)
-    std::string peakModule;            // the innermost module open at that peak
-    std::string peakFunction;          // and the function call, "" when none
+    bool recorded = false;      // the run recorded memory at all
+    std::int64_t peakBytes = 0; // of the forward, above its start (the largest of the iterations)
+    std::string peakModule;     // the innermost module open at that peak
+    std::string peakFunction;   // and the function call, "" when none
+    // A CUDA run's: the most the caching allocator held reserved (its segments, allocated or cached for reuse) as it
+    // reported with each allocation and free; a process-wide figure, not above the forward's start. 0 on the CPU.
+    std::int64_t reservedPeakBytes = 0;
     std::vector<ModuleMemory> modules; // every module that allocated, the root first, then by allocated bytes
     // The peak decomposed: its holders by bytes, largest first; their bytes sum to peakBytes when every allocation
     // alive at the peak was made in that forward (frees of older allocations are not reported, see ModuleMemory).

@@ -58,7 +58,8 @@ struct RangeRecord {
 };
 
 // One allocation (bytes > 0) or free (bytes < 0) the allocator reported during a measured forward, with the module
-// and function call open on its thread at that moment (c10's memory reporting, as torch.profiler's profile_memory).
+// and function call open on its thread at that moment (on the CPU through kforge's tap on the allocator, on CUDA
+// through c10's memory reporting, as torch.profiler's profile_memory).
 // Its names are views of text that lives as long as the process (a literal, or internedText()): a forward makes
 // thousands of these, and a std::string each was most of what recording memory cost (bench_profiling
 // --instructions). Set them from internedText() (or a literal), never from a temporary string.
@@ -76,6 +77,9 @@ struct MemoryRecord {
     // caching-allocator report: the caching allocator's segments and what bypasses it (AOTInductor's weights,
     // cuBLAS/cuDNN workspaces). Kept apart from the allocator's figures, which the segments would count twice.
     bool driver = false;
+    // The caching allocator's reserved bytes after it (its segments: what it holds from the driver, allocated or
+    // cached for reuse), as it reports them with each allocation and free; 0 on the CPU and in older files.
+    std::int64_t totalReservedBytes = 0;
 };
 
 // `text` kept for the life of the process, one copy per distinct text (thread-safe): for MemoryRecord's names.

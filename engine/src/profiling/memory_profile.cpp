@@ -211,6 +211,9 @@ MemorySummary summarizeMemory(const ProfileRun& run)
         summary.peakFunction = std::string(peak.function);
         summary.aliveAtPeak = holdersAt(run.memory, allocator.peakEvent, run.device);
     }
+    for (const MemoryRecord& event : run.memory)
+        if (onRunDevice(event, run.device))
+            summary.reservedPeakBytes = std::max(summary.reservedPeakBytes, event.totalReservedBytes);
     summary.functions = functionFigures(run);
     ModuleFigures driver = moduleFigures(run, [](const MemoryRecord& event) { return event.driver; });
     summary.driverModules = std::move(driver.modules);

@@ -121,10 +121,10 @@ public:
 
     bool memoryProfilingEnabled() const override { return !m_tapped; }
 
-    void reportMemoryUsage(void* ptr, int64_t bytes, size_t totalAllocated, size_t /*totalReserved*/,
+    void reportMemoryUsage(void* ptr, int64_t bytes, size_t totalAllocated, size_t totalReserved,
                            c10::Device device) override
     {
-        record(ptr, bytes, int64_t(totalAllocated), device);
+        record(ptr, bytes, int64_t(totalAllocated), device, int64_t(totalReserved));
     }
     void cpuAllocated(void* data, std::size_t bytes) override { record(data, int64_t(bytes), 0, c10::kCPU); }
     void cpuFreed(void* data) override { record(data, LiveBlocks::kFreeOfUnknownSize, 0, c10::kCPU); }
@@ -160,18 +160,20 @@ public:
             if (s.function != lastFunction)
                 functionName = (lastFunction = s.function) ? std::string_view(lastFunction) : std::string_view();
             records.push_back({s.timeNs, s.bytes, s.totalAllocated, moduleName, functionName, deviceName, s.thread,
-                               s.iteration, s.address});
+                               s.iteration, s.address, /*driver=*/false, s.totalReserved});
         }
         return records;
     }
 
 private:
-    void record(void* ptr, std::int64_t bytes, std::int64_t totalAllocated, c10::Device device)
+    void record(void* ptr, std::int64_t bytes, std::int64_t totalAllocated, c10::Device device,
+                std::int64_t totalReserved = 0)
     {
         const std::uint64_t thread = runtime::ThreadState::current().id();
         Sample sample{runtime::nowNs(), bytes,        totalAllocated,
                       nullptr,          nullptr,      device,
-                      thread,           *m_iteration, reinterpret_cast<std::uintptr_t>(ptr)};
+                      thread,           *m_iteration, reinterpret_cast<std::uintptr_t>(ptr),
+                      totalReserved};
         if (thread == m_thread) // the scopes are the forward thread's
             std::tie(sample.modulePath, sample.function) = m_scopeNow();
         const SpinLock lock(m_busy);
@@ -187,6 +189,7 @@ private:
         std::uint64_t thread;
         int iteration;
         std::uintptr_t address;
+        std::int64_t totalReserved;
     };
     // Reports come from the forward thread and, rarely, the intra-op pool: a spin lock, as it is almost never
     // contended (a mutex's lock and unlock were a fifth of what a report cost, bench_profiling --instructions).

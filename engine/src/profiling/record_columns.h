@@ -68,6 +68,7 @@ template <MemoryRow R, class Visit> void forEachColumn(R& r, Visit&& visit)
     visit("iteration", r.iteration);
     visit("address", r.address);
     visit("driver", r.driver);
+    visit("total_reserved_bytes", r.totalReservedBytes);
 }
 
 // Text columns: std::string, or a std::string_view of interned text (MemoryRecord's names: readers intern what they

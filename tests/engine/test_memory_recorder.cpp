@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU allocator's tap (profiling/cpu_allocator_tap.h) as a CPU memory recording uses it: the recording thread's
-// allocations heard with their sizes, their frees paired with them, nothing else heard, the allocator put back.
+// The memory recorder (profiling/memory_recorder.h) by both of its routes. The CPU allocator's tap
+// (profiling/cpu_allocator_tap.h), as a CPU recording uses it: the recording thread's allocations heard with their
+// sizes, their frees paired with them, nothing else heard, the allocator put back. c10's reporting, as the CUDA caching
+// allocator calls it: its allocated and reserved figures kept, through to the summary and the saved file.
 #include "profiling/memory_recorder.h"
+
+#include <kforge/memory_profile.h>
+#include <kforge/profile_export.h>
 
 #include <ATen/Parallel.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/torch.h>
+
+#include "test_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +26,7 @@
 namespace {
 
 using kforge::MemoryRecord;
+using kforge::ProfileRun;
 using kforge::profiling::MemoryRecorder;
 
 std::pair<const char*, const char*> noScope() { return {nullptr, nullptr}; }
@@ -159,4 +167,37 @@ TEST(CpuAllocatorTap, AnAllocatorItCannotWrapIsLeftInPlaceAndC10sReportingIsUsed
     }
     c10::SetAllocator(c10::DeviceType::CPU, before);
     ASSERT_EQ(c10::GetAllocator(c10::DeviceType::CPU), before);
+}
+
+// The CUDA caching allocator reports each block to the profiler with its live and reserved bytes (c10's
+// reportMemoryUsageToProfiler, the call it makes): both are kept with the record, the summary gives the most reserved,
+// and a saved run reads them back.
+TEST(MemoryRecorder, TheCachingAllocatorsReservedBytesAreKept)
+{
+    constexpr std::int64_t kSegment = 2 << 20;
+    int block = 0;
+    ProfileRun run;
+    run.device = "cuda";
+    run.iterations = 1;
+    {
+        MemoryRecorder recorder(noScope, /*tapCpuAllocator=*/false);
+        const c10::Device cuda(c10::DeviceType::CUDA, 0);
+        c10::reportMemoryUsageToProfiler(&block, 512, 512, kSegment, cuda);
+        c10::reportMemoryUsageToProfiler(&block, -512, 0, 2 * kSegment, cuda); // a second segment cached meanwhile
+        run.memory = recorder.take();
+    }
+    ASSERT_EQ(run.memory.size(), 2u);
+    EXPECT_EQ(run.memory[0].device, "cuda:0");
+    EXPECT_EQ(run.memory[0].bytes, 512);
+    EXPECT_EQ(run.memory[0].totalAllocatedBytes, 512);
+    EXPECT_EQ(run.memory[0].totalReservedBytes, kSegment);
+    EXPECT_EQ(run.memory[1].totalReservedBytes, 2 * kSegment);
+    EXPECT_EQ(kforge::summarizeMemory(run).reservedPeakBytes, 2 * kSegment);
+
+    kforge::test::TempDir dir;
+    kforge::saveProfile(run, dir.path("cuda.kfprof").string());
+    const ProfileRun saved = kforge::loadProfiles(dir.path("cuda.kfprof").string()).at(0).run;
+    ASSERT_EQ(saved.memory.size(), 2u);
+    EXPECT_EQ(saved.memory[1].totalReservedBytes, 2 * kSegment);
+    EXPECT_EQ(kforge::summarizeMemory(saved).reservedPeakBytes, 2 * kSegment);
 }
