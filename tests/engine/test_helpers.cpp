@@ -61,6 +61,7 @@ std::string errorOf(const std::function<void()>& action)
 
 #include "model/session_impl.h"
 #include "memoized_gelu_provider.h"
+#include "workspace_gelu_provider.h"
 #include "runtime/hook_ops.h"
 
 #include <kforge/provider_sdk.h>
@@ -125,37 +126,6 @@ protected:
 private:
     std::mutex m_mutex;
     std::vector<std::pair<std::vector<std::int64_t>, at::Tensor>> m_cache;
-};
-
-// StaleCacheGeluProvider's lookup (faster than gelu by construction), returning a copy of the stored output, with a
-// workspace of kWorkspaceGeluBytes allocated and freed in every call: exactly that many bytes more than the original
-// live at once in its calls.
-class WorkspaceGeluProvider final : public KernelProvider {
-public:
-    Function function() const override { return Function::Gelu; }
-    std::string typeName() const override { return "TestWorkspaceGeluProvider"; }
-
-protected:
-    CallResult run(const c10::OperatorHandle& op, torch::jit::Stack& stack) override
-    {
-        const auto args = parseGelu(stack);
-        if (!args)
-            return CallResult::decline("not gelu's normal form");
-        const at::Tensor workspace = at::empty({kWorkspaceGeluBytes}, at::kByte);
-        std::lock_guard lock(m_mutex);
-        if (!m_output.defined()) {
-            op.callBoxed(stack);
-            m_output = stack.back().toTensor().clone();
-            return CallResult::served();
-        }
-        torch::jit::drop(stack, GeluArgs::kArguments);
-        torch::jit::push(stack, m_output.clone());
-        return CallResult::served();
-    }
-
-private:
-    std::mutex m_mutex;
-    at::Tensor m_output;
 };
 
 class SlowGeluProvider final : public KernelProvider {
@@ -340,7 +310,7 @@ void registerTestProviders()
                    return std::make_unique<StaleCacheGeluProvider>();
                }});
         r.add({"TestWorkspaceGeluProvider", Function::Gelu, {"cpu"}, "test", [] {
-                   return std::make_unique<WorkspaceGeluProvider>();
+                   return std::make_unique<WorkspaceGeluProvider>(kWorkspaceGeluBytes);
                }});
         r.add({"TestZeroingInterpolateProvider", Function::Interpolate, {"cpu"}, "test", [] {
                    return std::make_unique<ZeroingInterpolateProvider>();

@@ -10,8 +10,11 @@
 #include "views/flame_graph_page.h"
 #include "views/module_tree_view.h"
 #include "views/module_tree_page.h"
+#include "views/memory_page.h"
 #include "item_models/comparison_model.h"
+#include "item_models/format.h"
 #include "item_models/kernel_stats_model.h"
+#include "item_models/memory_tables.h"
 #include "item_models/module_tree_model.h"
 #include "item_models/plan_document.h"
 #include "item_models/plan_model.h"
@@ -30,6 +33,7 @@
 #include "views/timeline_view.h"
 #include "workspaces/report_workspace.h"
 
+#include <kforge/memory_profile.h>
 #include <kforge/profile_export.h>
 #include <kforge/plugins.h>
 
@@ -44,6 +48,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QMimeData>
 #include <QSettings>
@@ -154,6 +159,103 @@ QByteArray head(const QString& path, int bytes)
     return file.open(QIODevice::ReadOnly) ? file.read(bytes) : QByteArray();
 }
 
+QString bytesText(double bytes) { return QString::fromStdString(kforge::bytesText(bytes)); }
+
+// A Memory view table's cell: the number it sorts by, and its text.
+double memoryNumber(const QAbstractItemModel& model, int row, int column)
+{
+    return model.index(row, column).data(kforge::ui::MemoryTableModel::SortRole).toDouble();
+}
+QString memoryText(const QAbstractItemModel& model, int row, int column)
+{
+    return model.index(row, column).data().toString();
+}
+
+// Where the Memory view's tables differ from the engine's summary of the same run, cell by cell: the numbers they
+// sort by must be the engine's exactly and the bytes read as kforge::bytesText spells them; "" when all agree.
+QString memoryTablesMismatch(const kforge::ui::MemoryPage& view, const kforge::MemorySummary& memory)
+{
+    using kforge::ui::FunctionMemoryModel;
+    using kforge::ui::PeakHoldersModel;
+    QStringList wrong;
+    const auto expect = [&](const char* table, const QAbstractItemModel& model, int row, int column, double number,
+                            const QString& text) {
+        const double shownNumber = memoryNumber(model, row, column);
+        const QString shown = memoryText(model, row, column);
+        if (shownNumber != number || (!text.isNull() && shown != text))
+            wrong << QStringLiteral("%1 row %2 column %3: %4 '%5', the engine's %6 '%7'")
+                         .arg(QLatin1String(table))
+                         .arg(row)
+                         .arg(column)
+                         .arg(shownNumber, 0, 'f')
+                         .arg(shown)
+                         .arg(number, 0, 'f')
+                         .arg(text);
+    };
+    const auto expectText = [&](const char* table, const QAbstractItemModel& model, int row, int column,
+                                const QString& text) {
+        if (memoryText(model, row, column) != text)
+            wrong << QStringLiteral("%1 row %2 column %3: '%4', the engine's '%5'")
+                         .arg(QLatin1String(table))
+                         .arg(row)
+                         .arg(column)
+                         .arg(memoryText(model, row, column), text);
+    };
+    const QAbstractItemModel& holders = *view.holdersModel();
+    if (holders.rowCount() != int(memory.aliveAtPeak.size()))
+        wrong << QStringLiteral("%1 holders, the engine's %2").arg(holders.rowCount()).arg(memory.aliveAtPeak.size());
+    for (int row = 0; row < std::min(holders.rowCount(), int(memory.aliveAtPeak.size())); ++row) {
+        const kforge::PeakHolder& h = memory.aliveAtPeak[size_t(row)];
+        expectText("holders", holders, row, PeakHoldersModel::ModuleColumn, kforge::ui::formatModulePath(h.module));
+        expectText("holders", holders, row, PeakHoldersModel::FunctionColumn,
+                   h.function.empty() ? QStringLiteral("—") : QString::fromStdString(h.function));
+        expect("holders", holders, row, PeakHoldersModel::BytesColumn, double(h.bytes), bytesText(double(h.bytes)));
+        expect("holders", holders, row, PeakHoldersModel::AllocationsColumn, h.allocations, QString());
+        expect("holders", holders, row, PeakHoldersModel::ShareColumn, double(h.bytes) / double(memory.peakBytes),
+               QString());
+    }
+    const QAbstractItemModel& functions = *view.functionsModel();
+    if (functions.rowCount() != int(memory.functions.size()))
+        wrong << QStringLiteral("%1 functions, the engine's %2").arg(functions.rowCount()).arg(memory.functions.size());
+    for (int row = 0; row < std::min(functions.rowCount(), int(memory.functions.size())); ++row) {
+        const kforge::FunctionMemory& f = memory.functions[size_t(row)];
+        expectText("functions", functions, row, FunctionMemoryModel::FunctionColumn,
+                   QString::fromStdString(f.function));
+        expectText("functions", functions, row, FunctionMemoryModel::ProviderColumn,
+                   QString::fromStdString(f.provider));
+        expect("functions", functions, row, FunctionMemoryModel::CallsColumn, f.calls, QString());
+        expect("functions", functions, row, FunctionMemoryModel::AllocatedColumn, f.allocatedBytes,
+               bytesText(f.allocatedBytes));
+        expect("functions", functions, row, FunctionMemoryModel::AllocationsColumn, f.allocations, QString());
+        expect("functions", functions, row, FunctionMemoryModel::PeakInCallColumn, double(f.peakInCallBytes),
+               bytesText(double(f.peakInCallBytes)));
+    }
+    return wrong.join(QLatin1Char('\n'));
+}
+
+// The row of `function` served by `provider` in the Memory view's per-function table, -1 when none.
+int functionMemoryRow(const QAbstractItemModel& functions, const QString& function, const QString& provider)
+{
+    for (int row = 0; row < functions.rowCount(); ++row)
+        if (memoryText(functions, row, kforge::ui::FunctionMemoryModel::FunctionColumn) == function &&
+            memoryText(functions, row, kforge::ui::FunctionMemoryModel::ProviderColumn) == provider)
+            return row;
+    return -1;
+}
+
+// Whether `table` shows its rows in the order of `column`'s numbers (sorted by number, not by text).
+bool sortsByNumber(QTableView& table, int column, Qt::SortOrder order)
+{
+    table.sortByColumn(column, order);
+    const QAbstractItemModel& shown = *table.model();
+    for (int row = 1; row < shown.rowCount(); ++row) {
+        const double before = memoryNumber(shown, row - 1, column), after = memoryNumber(shown, row, column);
+        if (order == Qt::AscendingOrder ? before > after : before < after)
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 class TestProfilePage : public QObject {
@@ -164,6 +266,8 @@ private Q_SLOTS:
         useTestSettings();
         // SeededNoise_gelu and friends: providers wrong by construction (tests/plugins/seeded_faults.h).
         kforge::loadProviderPlugin(KFORGE_SEEDED_FAULTS);
+        // TestWorkspaceGeluProvider: an 8 MiB workspace in each call (tests/plugins/workspace_gelu_provider.h).
+        kforge::loadProviderPlugin(KFORGE_WORKSPACE_GELU_PLUGIN);
     }
 
     void profileBaselineThroughAction()
@@ -837,6 +941,166 @@ private Q_SLOTS:
         memory->setChecked(false);
     }
 
+    // Issue 69: the Memory tab shows where the memory of the run shown went, the engine's figures exactly
+    // (kforge::summarizeMemory of the same run): the forward's peak and where it was reached, what was alive at it,
+    // each function and provider, sortable by number. tiny-gpt's gelu allocates its [1, 16, 256] float32 output
+    // (16 KiB) in each of its two calls; TestWorkspaceGeluProvider in blocks.0.mlp allocates an 8 MiB workspace beside
+    // it, so its row holds 8 MiB + 16 KiB and a Δ of exactly +8 MiB against the baseline's gelu per call, while the
+    // original's call in blocks.1 changes nothing; the Δ column is the plan's only. Without memory, a placeholder says
+    // how to record it.
+    void memoryViewShowsTheEnginesFiguresAndThePlansChange()
+    {
+        using kforge::ui::FunctionMemoryModel;
+        using kforge::ui::MemoryPage;
+        const auto window = openTinyGpt();
+        ProfilePage* page = profilePage(*window);
+        QVERIFY(window->showView(QStringLiteral("memory")));
+        auto* memory = qobject_cast<MemoryPage*>(window->viewNamed(QStringLiteral("memory")));
+        QVERIFY(memory && memory->isVisible());
+        QCOMPARE(page->subView(QStringLiteral("memory")), memory);
+        QVERIFY(memory->placeholder()->isVisibleTo(memory));
+        QVERIFY(!memory->tables()->isVisibleTo(memory));
+
+        QSignalSpy finished(window.get(), &MainWindow::profileFinished);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QVERIFY(memory->placeholder()->isVisibleTo(memory));
+        QVERIFY(!memory->tables()->isVisibleTo(memory));
+        const QString placeholder = memory->placeholder()->text();
+        QVERIFY2(placeholder.contains(QStringLiteral("recorded no memory")) &&
+                     placeholder.contains(QStringLiteral("Record memory")),
+                 qPrintable(placeholder));
+        QCOMPARE(memory->holdersModel()->rowCount(), 0);
+        QCOMPARE(memory->functionsModel()->rowCount(), 0);
+
+        page->recordMemoryBox()->setChecked(true);
+        window->actions().profileBaseline->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        const kforge::MemorySummary baseline = kforge::summarizeMemory(*profileResults(*window)->baseline.run);
+        QVERIFY(baseline.recorded && baseline.peakBytes > 0 && !baseline.aliveAtPeak.empty());
+        QVERIFY(!memory->placeholder()->isVisibleTo(memory));
+        QVERIFY(memory->tables()->isVisibleTo(memory));
+        const QString summary = memory->summaryLabel()->text();
+        QVERIFY2(summary.contains(bytesText(double(baseline.peakBytes))) &&
+                     summary.contains(kforge::ui::formatModulePath(baseline.peakModule).toHtmlEscaped()),
+                 qPrintable(summary));
+        const QString baselineMismatch = memoryTablesMismatch(*memory, baseline);
+        QVERIFY2(baselineMismatch.isEmpty(), qPrintable(baselineMismatch));
+        const FunctionMemoryModel& functions = *memory->functionsModel();
+        QVERIFY(!functions.hasDelta());
+        QCOMPARE(functions.columnCount(), int(FunctionMemoryModel::DeltaColumn));
+        QVERIFY2(!memory->driverSection()->isVisibleTo(memory), "a CPU run has no driver records");
+        QCOMPARE(memory->driverModel()->rowCount(), 0);
+        constexpr double geluOutput = 1 * 16 * 256 * 4;
+        const int gelu = functionMemoryRow(functions, QStringLiteral("gelu"), QStringLiteral("original"));
+        QVERIFY(gelu >= 0);
+        QCOMPARE(memoryNumber(functions, gelu, FunctionMemoryModel::CallsColumn), 2.0);
+        QCOMPARE(memoryNumber(functions, gelu, FunctionMemoryModel::AllocatedColumn), 2 * geluOutput);
+        QCOMPARE(memoryNumber(functions, gelu, FunctionMemoryModel::PeakInCallColumn), geluOutput);
+        // Sorted by number, not by text ("16.0 KiB" after "8.00 MiB"), both ways; the largest first to begin with.
+        QTableView* functionsTable = memory->functionsTable();
+        QCOMPARE(functionsTable->horizontalHeader()->sortIndicatorSection(), int(FunctionMemoryModel::AllocatedColumn));
+        for (int column : {FunctionMemoryModel::CallsColumn, FunctionMemoryModel::AllocatedColumn,
+                           FunctionMemoryModel::AllocationsColumn, FunctionMemoryModel::PeakInCallColumn})
+            for (Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder})
+                QVERIFY2(sortsByNumber(*functionsTable, column, order), qPrintable(QString::number(column)));
+        QVERIFY(sortsByNumber(*memory->holdersTable(), kforge::ui::PeakHoldersModel::BytesColumn, Qt::AscendingOrder));
+        QCOMPARE(functionsTable->model()->index(0, 0).data(Qt::TextAlignmentRole).toInt() & Qt::AlignLeft,
+                 int(Qt::AlignLeft));
+        QCOMPARE(functionsTable->model()
+                         ->index(0, FunctionMemoryModel::AllocatedColumn)
+                         .data(Qt::TextAlignmentRole)
+                         .toInt() &
+                     Qt::AlignRight,
+                 int(Qt::AlignRight));
+
+        window->addPlanEntry(QStringLiteral("blocks.0.mlp"), QStringLiteral("gelu"),
+                             QStringLiteral("TestWorkspaceGeluProvider"));
+        window->actions().profileWithPlan->trigger();
+        QVERIFY(waitForProfile(finished).first);
+        QCOMPARE(page->shown(), ProfilePage::Shown::Plan);
+        const auto results = profileResults(*window);
+        QVERIFY(results->both());
+        const kforge::MemorySummary plan = kforge::summarizeMemory(*results->plan.run);
+        const QString planMismatch = memoryTablesMismatch(*memory, plan);
+        QVERIFY2(planMismatch.isEmpty(), qPrintable(planMismatch));
+        QVERIFY(functions.hasDelta());
+        QCOMPARE(functions.columnCount(), int(FunctionMemoryModel::ColumnCount));
+        constexpr double workspace = 8 << 20;
+        const int served =
+            functionMemoryRow(functions, QStringLiteral("gelu"), QStringLiteral("TestWorkspaceGeluProvider"));
+        QVERIFY(served >= 0);
+        QCOMPARE(memoryNumber(functions, served, FunctionMemoryModel::CallsColumn), 1.0);
+        QCOMPARE(memoryNumber(functions, served, FunctionMemoryModel::AllocatedColumn), workspace + geluOutput);
+        QCOMPARE(memoryNumber(functions, served, FunctionMemoryModel::AllocationsColumn), 2.0);
+        QCOMPARE(memoryNumber(functions, served, FunctionMemoryModel::PeakInCallColumn), workspace + geluOutput);
+        QCOMPARE(memoryNumber(functions, served, FunctionMemoryModel::DeltaColumn), workspace);
+        QCOMPARE(memoryText(functions, served, FunctionMemoryModel::DeltaColumn),
+                 QStringLiteral("+") + bytesText(workspace));
+        const int original = functionMemoryRow(functions, QStringLiteral("gelu"), QStringLiteral("original"));
+        QVERIFY(original >= 0);
+        QCOMPARE(memoryNumber(functions, original, FunctionMemoryModel::CallsColumn), 1.0);
+        QCOMPARE(memoryNumber(functions, original, FunctionMemoryModel::DeltaColumn), 0.0);
+        QVERIFY(sortsByNumber(*functionsTable, FunctionMemoryModel::DeltaColumn, Qt::DescendingOrder));
+        QCOMPARE(memoryText(*functionsTable->model(), 0, FunctionMemoryModel::ProviderColumn),
+                 QStringLiteral("TestWorkspaceGeluProvider"));
+        QVERIFY2(memory->summaryLabel()->text().contains(bytesText(double(plan.peakBytes))) &&
+                     memory->summaryLabel()->text().contains(QStringLiteral("baseline")),
+                 qPrintable(memory->summaryLabel()->text()));
+
+        // The baseline shown: its own figures, no Δ.
+        page->setShown(ProfilePage::Shown::Baseline);
+        QVERIFY(!functions.hasDelta());
+        QCOMPARE(functions.columnCount(), int(FunctionMemoryModel::DeltaColumn));
+        const QString againMismatch = memoryTablesMismatch(*memory, baseline);
+        QVERIFY2(againMismatch.isEmpty(), qPrintable(againMismatch));
+        page->recordMemoryBox()->setChecked(false);
+    }
+
+    // A CUDA run's driver-level allocations (MemorySummary::driverModules) get a table of their own, headed by their
+    // peak; a CPU run's has none. A summary made by hand, as no GPU is needed for the view.
+    void memoryViewShowsTheDriversRecordsOfACudaRun()
+    {
+        using kforge::ui::DriverMemoryModel;
+        kforge::MemorySummary memory;
+        memory.recorded = true;
+        memory.peakBytes = 3 << 20;
+        memory.peakModule = "encoder";
+        memory.driverModules = {{"", 24 << 20, 4 << 20, 3, 20 << 20}, {"encoder.layers.0", 2 << 20, 0, 1.5, 2 << 20}};
+        memory.driverPeakBytes = 20 << 20;
+        auto views = std::make_shared<kforge::ui::RunViews>();
+        views->memory = memory;
+        auto results = std::make_shared<kforge::ui::ProfileResults>();
+        results->baseline.run = std::make_shared<kforge::ProfileRun>();
+        results->baseline.views = views;
+
+        kforge::ui::MemoryPage page;
+        page.setResults(results, false);
+        QVERIFY(page.tables()->isVisibleTo(&page));
+        QVERIFY(page.driverSection()->isVisibleTo(&page));
+        QVERIFY2(page.driverHeading()->text().contains(bytesText(20 << 20)), qPrintable(page.driverHeading()->text()));
+        const DriverMemoryModel& driver = *page.driverModel();
+        QCOMPARE(driver.rowCount(), 2);
+        for (int row = 0; row < 2; ++row) {
+            const kforge::ModuleMemory& m = memory.driverModules[size_t(row)];
+            QCOMPARE(memoryText(driver, row, DriverMemoryModel::ModuleColumn), kforge::ui::formatModulePath(m.path));
+            QCOMPARE(memoryNumber(driver, row, DriverMemoryModel::AllocatedColumn), m.allocatedBytes);
+            QCOMPARE(memoryText(driver, row, DriverMemoryModel::AllocatedColumn), bytesText(m.allocatedBytes));
+            QCOMPARE(memoryNumber(driver, row, DriverMemoryModel::FreedColumn), m.freedBytes);
+            QCOMPARE(memoryNumber(driver, row, DriverMemoryModel::AllocationsColumn), m.allocations);
+            QCOMPARE(memoryNumber(driver, row, DriverMemoryModel::PeakColumn), double(m.peakBytes));
+        }
+        QCOMPARE(memoryText(driver, 1, DriverMemoryModel::AllocationsColumn), QLocale().toString(1.5, 'f', 1));
+
+        auto cpuViews = std::make_shared<kforge::ui::RunViews>(*views); // a run without driver records
+        cpuViews->memory.driverModules.clear();
+        auto cpu = std::make_shared<kforge::ui::ProfileResults>(*results);
+        cpu->baseline.views = cpuViews;
+        page.setResults(cpu, false);
+        QVERIFY(!page.driverSection()->isVisibleTo(&page));
+        QCOMPARE(page.driverModel()->rowCount(), 0);
+    }
+
     // The flame graph of the run shown: modules, functions, ops; a click zooms into a frame and Backspace goes
     // back up; the search highlights; the plan's graph is coloured against the baseline's; PNG and SVG export.
     void flameGraphZoomSearchDifferentialExport()
@@ -1438,7 +1702,7 @@ private Q_SLOTS:
     {
         const auto window = makeWindow();
         for (const QString& name : {QStringLiteral("profile"), QStringLiteral("chart"), QStringLiteral("timeline"),
-                                    QStringLiteral("comparison")}) {
+                                    QStringLiteral("comparison"), QStringLiteral("memory")}) {
             QVERIFY2(MainWindow::viewNames().contains(name), qPrintable(name));
             QVERIFY2(window->viewNamed(name), qPrintable(name));
             QVERIFY(window->showView(name));

@@ -12,6 +12,7 @@
 #include "controllers/profile_results_source.h"
 #include "controllers/verify_controller.h"
 #include "views/flame_graph_page.h"
+#include "views/memory_page.h"
 #include "views/time_share_chart.h"
 #include "views/timeline_view.h"
 
@@ -137,6 +138,8 @@ ProfilePage::ProfilePage(ProfileResultsSource* results, ProfileController* contr
     m_tabs->addTab(createComparisonTab(), tr("Co&mparison"));
     m_flame = new FlameGraphPage(this);
     m_tabs->addTab(m_flame, tr("F&lame Graph"));
+    m_memory = new MemoryPage(this);
+    m_tabs->addTab(m_memory, tr("Memor&y"));
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -655,6 +658,7 @@ void ProfilePage::showRun()
     m_timelineDetails->setText(timelineHint().toHtmlEscaped()); // the details were of the run shown before
     // The plan's flame graph can be coloured by speedup against the baseline's.
     m_flame->setResults(m_results, shown() == Shown::Plan);
+    m_memory->setResults(m_results, shown() == Shown::Plan); // the plan's against the baseline's
     showTable();
     Q_EMIT shownRunChanged();
 }
@@ -766,6 +770,8 @@ QWidget* ProfilePage::subView(const QString& name) const
         return m_timelineTab;
     if (name == QLatin1String("comparison"))
         return m_comparisonTab;
+    if (name == QLatin1String("memory"))
+        return m_memory;
     return nullptr;
 }
 

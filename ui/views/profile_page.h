@@ -29,6 +29,7 @@ namespace kforge::ui {
 class ComparisonModel;
 class FlameGraphPage;
 class KernelStatsModel;
+class MemoryPage;
 class BenchmarkController;
 class MeasureController;
 class ProfileController;
@@ -38,10 +39,10 @@ class TimeShareChart;
 class TimelineView;
 
 // The Profile page: a bar to run a baseline, a run with the plan, a comparison or a benchmark (warm-up,
-// iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in five tabs: the
-// kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, the comparison and the
-// flame graph. Clicking a record in the timeline selects its row in the kernel table. It shows the results its
-// source hands it (ProfileResults, made off the UI thread) and computes none of them.
+// iterations, device, progress and Cancel), and the results of the run shown (baseline or plan) in six tabs: the
+// kernel table (grouping, filter, sortable statistics), the time-share chart, the timeline, the comparison, the
+// flame graph and where the memory went. Clicking a record in the timeline selects its row in the kernel table. It
+// shows the results its source hands it (ProfileResults, made off the UI thread) and computes none of them.
 class ProfilePage : public QWidget, public ProfileDisplay {
     Q_OBJECT
 public:
@@ -71,7 +72,7 @@ public:
     void setOrigin(const QString& origin) override;
     bool isReport() const { return m_controller == nullptr; }
 
-    // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame"; null for other names.
+    // The sub-views by name: "kernels", "chart", "timeline", "comparison", "flame", "memory"; null for other names.
     QWidget* subView(const QString& name) const;
     void showSubView(const QString& name);
     void focusFilter();
@@ -197,6 +198,7 @@ private:
     QTableView* m_comparisonTable;
     QWidget* m_comparisonTab;
     FlameGraphPage* m_flame;
+    MemoryPage* m_memory;
 };
 
 } // namespace kforge::ui

@@ -89,7 +89,8 @@ ProfileWorkspace::ProfileWorkspace(const WorkspaceContext& context, QTabWidget* 
 QStringList ProfileWorkspace::viewNames()
 {
     return {QStringLiteral("profile"),    QStringLiteral("chart"), QStringLiteral("timeline"),
-            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame")};
+            QStringLiteral("comparison"), QStringLiteral("flame"), QStringLiteral("diff-flame"),
+            QStringLiteral("memory")};
 }
 
 bool ProfileWorkspace::isProfileFile(const QString& path)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The profile workspace: the Profile tab (kernels, chart, timeline, comparison, flame graphs), the Profile menu
+// The profile workspace: the Profile tab (kernels, chart, timeline, comparison, flame graphs, memory), the Profile menu
 // (baseline, with plan, compare, benchmark, verify, cancel), .kfprof files and the exports in the File menu, and the
 // status bar's device. It profiles through ProfileController, benchmarks through BenchmarkController, verifies through
 // VerifyController (one MeasureSettings for the three), and reads and writes files through ProfileFileController.
