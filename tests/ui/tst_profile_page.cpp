@@ -892,6 +892,7 @@ private Q_SLOTS:
         QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::TimeColumn));
         QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::AllocatedColumn));
         QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::PeakColumn));
+        QVERIFY(modules->view()->isColumnHidden(ModuleTreeModel::LiveAtExitColumn));
 
         QCheckBox* memory = page->recordMemoryBox();
         QVERIFY(memory && !memory->isChecked());
@@ -912,6 +913,14 @@ private Q_SLOTS:
         QVERIFY(bytes("", ModuleTreeModel::AllocatedColumn) >= bytes("blocks.0", ModuleTreeModel::AllocatedColumn) +
                                                                    bytes("blocks.1", ModuleTreeModel::AllocatedColumn));
         QVERIFY(bytes("", ModuleTreeModel::PeakColumn) > 0);
+        // What a block left alive when it returned: its [1, 16, 64] float32 result; `blocks`, a ModuleList never
+        // called itself, has no exit to show.
+        QVERIFY(!modules->view()->isColumnHidden(ModuleTreeModel::LiveAtExitColumn));
+        QCOMPARE(bytes("blocks.0", ModuleTreeModel::LiveAtExitColumn), 1 * 16 * 64 * 4.0);
+        QVERIFY(model->indexOfPath(QStringLiteral("blocks"), ModuleTreeModel::LiveAtExitColumn)
+                    .data()
+                    .toString()
+                    .isEmpty());
         const QModelIndex qkv =
             model->indexOfPath(QStringLiteral("blocks.0.attn.qkv"), ModuleTreeModel::AllocatedColumn);
         QVERIFY2(!qkv.data().toString().isEmpty(), "the bytes are shown");

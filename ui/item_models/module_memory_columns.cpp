@@ -50,6 +50,8 @@ QVariant ModuleMemoryColumns::sortValue(const std::string& path, Column column) 
         return shown ? shown->allocatedBytes : 0.0;
     case Column::Peak:
         return qint64(shown ? shown->peakBytes : 0);
+    case Column::LiveAtExit: // a module never called itself sorts below every one that was
+        return qint64(shown && shown->liveAtExitBytes ? *shown->liveAtExitBytes : -1);
     case Column::PeakDelta:
         return qint64((shown ? shown->peakBytes : 0) - (before ? before->peakBytes : 0));
     }
@@ -67,6 +69,8 @@ QVariant ModuleMemoryColumns::display(const std::string& path, Column column) co
         return shown ? formatBytes(std::int64_t(shown->allocatedBytes)) : QString();
     case Column::Peak:
         return shown ? formatBytes(shown->peakBytes) : QString();
+    case Column::LiveAtExit:
+        return shown && shown->liveAtExitBytes ? formatBytes(*shown->liveAtExitBytes) : QString();
     case Column::PeakDelta:
         return hasDelta() ? signedBytes(sortValue(path, column).toLongLong()) : QString();
     }
@@ -83,6 +87,12 @@ QString ModuleMemoryColumns::toolTip(const std::string& path) const
                        .arg(formatBytes(std::int64_t(shown->allocatedBytes)))
                        .arg(shown->allocations, 0, 'g', 4)
                        .arg(formatBytes(std::int64_t(shown->freedBytes)), formatBytes(shown->peakBytes));
+    text += QLatin1Char(' ') +
+            (shown->liveAtExitBytes
+                 ? tr("When it returned, %1 were live above the forward's start (its outputs and what the modules "
+                      "before it left alive; the most over its calls).")
+                       .arg(formatBytes(*shown->liveAtExitBytes))
+                 : tr("It is never called itself (its children are called in its place), so it has no exit."));
     if (const kforge::ModuleMemory* before = find(m_baseline, path))
         text += QLatin1Char('\n') +
                 tr("Baseline: %1 allocated, peak %2.")

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The module tree's memory columns, for a profile made with memory recorded: the bytes allocated per forward in the
-// module and below it, the peak reached while inside it, and, when baseline and plan both recorded memory, the plan's
-// peak against the baseline's. Fed whole from the profile results (kforge::summarizeMemory, made off the UI thread).
+// module and below it, the peak reached while inside it, the live bytes when it returned, and, when baseline and plan
+// both recorded memory, the plan's peak against the baseline's. Fed whole from the profile results
+// (kforge::summarizeMemory, made off the UI thread).
 #include <kforge/memory_profile.h>
 
 #include <QVariant>
@@ -14,7 +15,7 @@ namespace kforge::ui {
 
 class ModuleMemoryColumns {
 public:
-    enum class Column { Allocated, Peak, PeakDelta };
+    enum class Column { Allocated, Peak, LiveAtExit, PeakDelta }; // in the tree's column order
 
     // `shown`: the run the tree shows (null or not recorded: no memory columns); `baseline`: its baseline when the
     // tree shows the plan of a comparison (null otherwise), for the Δ column.

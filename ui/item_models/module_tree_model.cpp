@@ -646,6 +646,8 @@ QVariant ModuleTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Allocated");
     case PeakColumn:
         return tr("Peak memory");
+    case LiveAtExitColumn:
+        return tr("Live at exit");
     case PeakDeltaColumn:
         return tr("Δ peak");
     default:

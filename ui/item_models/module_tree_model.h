@@ -44,6 +44,7 @@ public:
         ErrorColumn,       // the last Verify Plan: how the module's outputs compare with the baseline's
         AllocatedColumn,   // of a profile with memory, per forward: bytes allocated in the module and below it
         PeakColumn,        // the most bytes live while inside it, above the forward's start
+        LiveAtExitColumn,  // the bytes live when it returned, above the forward's start
         PeakDeltaColumn,   // the plan's peak against the baseline's, when both recorded memory
         ColumnCount
     };

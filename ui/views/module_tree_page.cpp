@@ -110,6 +110,7 @@ void ModuleTreePage::setTimeRuns(bool baseline, bool plan)
     m_view->setColumnHidden(ModuleTreeModel::ErrorColumn, !m_model->hasModuleAgreement());
     m_view->setColumnHidden(ModuleTreeModel::AllocatedColumn, !m_model->hasModuleMemory());
     m_view->setColumnHidden(ModuleTreeModel::PeakColumn, !m_model->hasModuleMemory());
+    m_view->setColumnHidden(ModuleTreeModel::LiveAtExitColumn, !m_model->hasModuleMemory());
     m_view->setColumnHidden(ModuleTreeModel::PeakDeltaColumn, !m_model->hasMemoryDelta());
 }
 
