@@ -140,8 +140,8 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setModules(parseFixture(kFixture), QStringLiteral("net"));
 
-        // and five time columns, filled after a profile, the Error column and three memory columns
-        QCOMPARE(model.columnCount(), 16);
+        // and five time columns, filled after a profile, the Error column and four memory columns
+        QCOMPARE(model.columnCount(), 17);
         QCOMPARE(model.rowCount(), 1);
         const QModelIndex root = model.index(0, 0);
         QCOMPARE(root.data().toString(), QStringLiteral("net"));
