@@ -26,8 +26,16 @@ void* operator new(std::size_t size)
         return p;
     throw std::bad_alloc();
 }
+// The nothrow form too (std::stable_sort's temporary buffer): its blocks come back through the operator delete above,
+// so they must come from malloc as well (AddressSanitizer: alloc-dealloc-mismatch otherwise).
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept
+{
+    ++tAllocations;
+    return std::malloc(size ? size : 1);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 using kforge::profiling::HostRecorder;
 
